@@ -1,0 +1,114 @@
+#include "statements.h"
+
+#include "constants.h"
+#include "pg/connection.h"
+
+namespace leader::lease {
+
+namespace {
+
+constexpr std::string_view AcquireSql = R"sql(
+INSERT INTO leader_leases AS l (role, holder_token, holder_id, acquired_at, expires_at)
+VALUES ($1, (extract(epoch FROM clock_timestamp()) * 1000)::bigint, $2, now(),
+        now() + $4::bigint * interval '1 millisecond')
+ON CONFLICT (role) DO UPDATE
+   SET holder_token = l.holder_token + 1,
+       holder_id = EXCLUDED.holder_id,
+       acquired_at = now(),
+       expires_at = now() + $4::bigint * interval '1 millisecond'
+ WHERE l.paused_at IS NULL
+   AND (l.expires_at IS NULL OR l.expires_at <= now())
+   AND (l.last_tick_ended_at IS NULL
+        OR l.last_tick_ended_at <= now() - $3::bigint * interval '1 millisecond')
+   AND (l.not_before IS NULL OR l.not_before <= now())
+RETURNING l.holder_token, now()
+)sql";
+
+constexpr std::string_view RenewSql = R"sql(
+UPDATE leader_leases
+   SET expires_at = now() + $3::bigint * interval '1 millisecond'
+ WHERE role = $1 AND holder_token = $2 AND holder_id IS NOT NULL
+RETURNING now()
+)sql";
+
+// $3 is the outcome; $4 the role's interval; $5 the cap on a lost tick's cooldown.
+constexpr std::string_view ReleaseSql = R"sql(
+UPDATE leader_leases
+   SET holder_id = NULL,
+       acquired_at = NULL,
+       expires_at = NULL,
+       last_tick_ended_at = CASE WHEN $3 = 'completed' THEN now() ELSE last_tick_ended_at END,
+       last_tick_holder = CASE WHEN $3 = 'completed' THEN holder_id ELSE last_tick_holder END,
+       not_before = CASE $3
+                        WHEN 'failed' THEN now() + $4::bigint * interval '1 millisecond'
+                        WHEN 'lost' THEN now() + least($4::bigint, $5::bigint)
+                                                 * interval '1 millisecond'
+                    END
+ WHERE role = $1 AND holder_token = $2 AND holder_id IS NOT NULL
+RETURNING now()
+)sql";
+
+} // namespace
+
+std::string_view outcomeName(Outcome outcome)
+{
+    switch (outcome) {
+    case Outcome::Completed:
+        return "completed";
+    case Outcome::Interrupted:
+        return "interrupted";
+    case Outcome::Failed:
+        return "failed";
+    case Outcome::Lost:
+        return "lost";
+    }
+    return "unknown";
+}
+
+std::optional<Acquired> acquire(pg::Connection &connection, std::string_view role,
+                                std::string_view holderId, std::chrono::milliseconds interval)
+{
+    const pg::Result result = connection.exec("acquire", AcquireSql,
+                                              {role, holderId, interval.count(), LeaseTTL.count()},
+                                              StatementTimeout);
+    if (result.rows() == 0)
+        return std::nullopt;
+    return Acquired{result.toInt64(0, 0), std::string(result.text(0, 1))};
+}
+
+std::optional<std::string> renew(pg::Connection &connection, std::string_view role,
+                                 std::int64_t token)
+{
+    const pg::Result result = connection.exec("renew", RenewSql,
+                                              {role, token, LeaseTTL.count()}, StatementTimeout);
+    if (result.rows() == 0)
+        return std::nullopt;
+    return std::string(result.text(0, 0));
+}
+
+bool release(pg::Connection &connection, std::string_view role, std::int64_t token,
+             Outcome outcome, std::chrono::milliseconds interval)
+{
+    const pg::Result result = connection.exec(
+            "release", ReleaseSql,
+            {role, token, outcomeName(outcome), interval.count(), LostCooldownCap.count()},
+            StatementTimeout);
+    return result.rows() == 1;
+}
+
+std::string pause(pg::Connection &connection, std::string_view role, std::string_view by,
+                  std::string_view reason)
+{
+    const pg::Result result = connection.exec("pause", "SELECT leader_pause($1, $2, $3)",
+                                              {role, by, reason}, StatementTimeout);
+    return std::string(result.text(0, 0));
+}
+
+bool unpause(pg::Connection &connection, std::string_view role)
+{
+    const pg::Result result = connection.exec("unpause", "SELECT leader_unpause($1)", {role},
+                                              StatementTimeout);
+    return result.toBool(0, 0);
+}
+
+} // namespace leader::lease

@@ -1,0 +1,52 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace leader::pg {
+class Connection;
+}
+
+namespace leader::lease {
+
+// The four statements of ADR-114 as amended (0175: not_before). Each is one autocommit statement
+// on the database clock: no SET, no session state, no BEGIN, so any pooled connection serves.
+
+struct Acquired
+{
+    std::int64_t token = 0;
+    std::string databaseNow; // RETURNING now(), to observe clock drift; never compared
+};
+
+enum class Outcome {
+    Completed,   // work returned: stamps last_tick_ended_at and last_tick_holder
+    Interrupted, // a shutdown cancelled the tick: no stamp, no added wait
+    Failed,      // the work threw: no stamp, not_before = now() + interval
+    Lost,        // the lease was lost: no stamp, not_before = now() + min(interval, 60 s)
+};
+
+std::string_view outcomeName(Outcome outcome);
+
+// 1 row: this holder leads the role for this tick. nullopt: not due, held, paused or cooling.
+std::optional<Acquired> acquire(pg::Connection &connection, std::string_view role,
+                                std::string_view holderId, std::chrono::milliseconds interval);
+
+// The database's now() when the lease was extended; nullopt is definite loss (taken over,
+// released or paused). A thrown pg::Error is a missed beat, not a loss.
+std::optional<std::string> renew(pg::Connection &connection, std::string_view role,
+                                 std::int64_t token);
+
+// true when this token still held the row and released it.
+bool release(pg::Connection &connection, std::string_view role, std::int64_t token,
+             Outcome outcome, std::chrono::milliseconds interval);
+
+// SELECT leader_pause(...): returns paused_at as the database prints it.
+std::string pause(pg::Connection &connection, std::string_view role, std::string_view by,
+                  std::string_view reason);
+// true when the role was paused and is now unpaused.
+bool unpause(pg::Connection &connection, std::string_view role);
+
+} // namespace leader::lease

@@ -1,0 +1,309 @@
+#include "connection.h"
+
+#include "error.h"
+#include "platform/socketwait.h"
+
+#include <libpq-fe.h>
+
+#include <algorithm>
+#include <atomic>
+#include <optional>
+#include <thread>
+#include <vector>
+
+namespace leader::pg {
+
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+// How long a cancelled statement may take to report its cancellation before the connection is
+// dropped instead: a server that does not answer a cancel is as good as unreachable.
+constexpr auto CancelGrace = 500ms;
+
+std::string oneLine(const char *message)
+{
+    std::string line;
+    std::string_view rest = message ? message : "";
+    while (!rest.empty()) {
+        const std::size_t end = rest.find('\n');
+        std::string_view part = rest.substr(0, end);
+        rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+        while (!part.empty() && (part.front() == ' ' || part.front() == '\t'))
+            part.remove_prefix(1);
+        while (!part.empty() && (part.back() == ' ' || part.back() == '\r'))
+            part.remove_suffix(1);
+        if (part.empty())
+            continue;
+        if (!line.empty())
+            line += "; ";
+        line += part;
+    }
+    return line.empty() ? std::string("no message from libpq") : line;
+}
+
+std::string field(const PGresult *result, int code)
+{
+    const char *value = PQresultErrorField(result, code);
+    return value ? value : "";
+}
+
+std::string describeError(const PGresult *result)
+{
+    std::string message = field(result, PG_DIAG_MESSAGE_PRIMARY);
+    if (message.empty())
+        return oneLine(PQresultErrorMessage(result));
+    if (const std::string detail = field(result, PG_DIAG_MESSAGE_DETAIL); !detail.empty())
+        message += " (" + detail + ")";
+    if (const std::string hint = field(result, PG_DIAG_MESSAGE_HINT); !hint.empty())
+        message += "; hint: " + hint;
+    return oneLine(message.c_str());
+}
+
+std::chrono::milliseconds remainingUntil(Clock::time_point deadline)
+{
+    return std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+}
+
+} // namespace
+
+void Connection::Deleter::operator()(pg_conn *conn) const
+{
+    PQfinish(conn);
+}
+
+Connection::Connection(ConnectOptions options)
+    : m_options(std::move(options))
+{}
+
+Connection::~Connection() = default;
+Connection::Connection(Connection &&) noexcept = default;
+Connection &Connection::operator=(Connection &&) noexcept = default;
+
+void Connection::open()
+{
+    open(m_options.connectTimeout);
+}
+
+void Connection::open(std::chrono::milliseconds timeout)
+{
+    openUntil(Clock::now() + timeout);
+}
+
+bool Connection::isOpen() const
+{
+    return m_conn && PQstatus(m_conn.get()) == CONNECTION_OK;
+}
+
+void Connection::close()
+{
+    m_conn.reset();
+}
+
+void Connection::openUntil(Clock::time_point deadline)
+{
+    close();
+    const std::string keepalivesIdle = std::to_string(m_options.keepalivesIdleSeconds);
+    const std::string keepalivesInterval = std::to_string(m_options.keepalivesIntervalSeconds);
+    const std::string keepalivesCount = std::to_string(m_options.keepalivesCount);
+    const std::string userTimeout = std::to_string(m_options.tcpUserTimeout.count());
+    const std::string connectSeconds = std::to_string(
+            std::max<long long>(1, (m_options.connectTimeout.count() + 999) / 1000));
+    // Later keywords override earlier ones, so the URL (dbname, expanded) comes last and wins.
+    std::vector<const char *> keys{"application_name", "connect_timeout",     "keepalives",
+                                   "keepalives_idle",  "keepalives_interval", "keepalives_count",
+                                   "tcp_user_timeout"};
+    std::vector<const char *> values{m_options.applicationName.c_str(),
+                                     connectSeconds.c_str(),
+                                     "1",
+                                     keepalivesIdle.c_str(),
+                                     keepalivesInterval.c_str(),
+                                     keepalivesCount.c_str(),
+                                     userTimeout.c_str()};
+    if (!m_options.url.empty()) {
+        keys.push_back("dbname");
+        values.push_back(m_options.url.c_str());
+    }
+    keys.push_back(nullptr);
+    values.push_back(nullptr);
+
+    const auto fail = [this](const std::string &why, bool deadlineExceeded) {
+        failTransport("connect", "cannot connect to " + describeTarget(m_options.url) + ": " + why,
+                      deadlineExceeded);
+    };
+    m_conn.reset(PQconnectStartParams(keys.data(), values.data(), 1));
+    if (!m_conn)
+        fail("out of memory", false);
+    if (PQstatus(m_conn.get()) == CONNECTION_BAD)
+        fail(oneLine(PQerrorMessage(m_conn.get())), false);
+
+    PostgresPollingStatusType status = PGRES_POLLING_WRITING;
+    while (status != PGRES_POLLING_OK) {
+        if (status == PGRES_POLLING_FAILED)
+            fail(oneLine(PQerrorMessage(m_conn.get())), false);
+        const auto remaining = remainingUntil(deadline);
+        if (remaining <= 0ms
+            || platform::waitSocket(PQsocket(m_conn.get()),
+                                    status == PGRES_POLLING_READING ? platform::WaitFor::Read
+                                                                    : platform::WaitFor::Write,
+                                    remaining)
+                       == platform::WaitResult::TimedOut)
+            fail("no answer within the connect timeout", true);
+        status = PQconnectPoll(m_conn.get());
+    }
+    PQsetnonblocking(m_conn.get(), 1);
+    // libpq prints notices to stderr by default; a NOTICE is never an error the engine acts on.
+    PQsetNoticeProcessor(m_conn.get(), [](void *, const char *) {}, nullptr);
+}
+
+Result Connection::exec(std::string_view statement, std::string_view sql,
+                        std::span<const Param> params, std::chrono::milliseconds timeout)
+{
+    return run(statement, sql, params, false, timeout);
+}
+
+void Connection::execScript(std::string_view statement, std::string_view sql,
+                            std::chrono::milliseconds timeout)
+{
+    run(statement, sql, {}, true, timeout);
+}
+
+Result Connection::run(std::string_view statement, std::string_view sql,
+                       std::span<const Param> params, bool script,
+                       std::chrono::milliseconds timeout)
+{
+    auto deadline = Clock::now() + timeout;
+    if (!isOpen()) {
+        try {
+            openUntil(std::min(deadline, Clock::now() + m_options.connectTimeout));
+        } catch (const Error &error) {
+            throw Error(ErrorKind::Transport, {}, std::string(statement), error.what(),
+                        error.deadlineExceeded());
+        }
+    }
+    PGconn *conn = m_conn.get();
+    const std::string text(sql);
+    int sent = 0;
+    if (script) {
+        sent = PQsendQuery(conn, text.c_str());
+    } else {
+        std::vector<const char *> values;
+        values.reserve(params.size());
+        for (const Param &param : params)
+            values.push_back(param.value() ? param.value()->c_str() : nullptr);
+        sent = PQsendQueryParams(conn, text.c_str(), static_cast<int>(values.size()), nullptr,
+                                 values.data(), nullptr, nullptr, 0);
+    }
+    if (!sent)
+        failTransport(statement, oneLine(PQerrorMessage(conn)), false);
+
+    for (int flushed = PQflush(conn); flushed != 0; flushed = PQflush(conn)) {
+        if (flushed < 0)
+            failTransport(statement, oneLine(PQerrorMessage(conn)), false);
+        const auto remaining = remainingUntil(deadline);
+        if (remaining <= 0ms
+            || platform::waitSocket(PQsocket(conn), platform::WaitFor::Write, remaining)
+                       == platform::WaitResult::TimedOut)
+            failTransport(statement, "could not send the statement before its deadline", true);
+        if (!PQconsumeInput(conn))
+            failTransport(statement, oneLine(PQerrorMessage(conn)), false);
+    }
+
+    // Set once the deadline passed and a cancel request went out; the server then has CancelGrace
+    // to answer, and the cancel must have been delivered before the connection serves again, so a
+    // late cancel can never hit the next statement.
+    std::shared_ptr<std::atomic<bool>> cancelDelivered;
+    std::optional<std::pair<std::string, std::string>> serverError; // SQLSTATE, message
+    Result last;
+    for (;;) {
+        while (PQisBusy(conn)) {
+            auto remaining = remainingUntil(deadline);
+            if (remaining > 0ms) {
+                const auto waited = platform::waitSocket(PQsocket(conn), platform::WaitFor::Read,
+                                                         remaining);
+                if (waited == platform::WaitResult::Failed)
+                    failTransport(statement, "waiting for the server failed", false);
+                remaining = remainingUntil(deadline);
+            }
+            if (remaining <= 0ms) {
+                if (cancelDelivered)
+                    failTransport(statement,
+                                  "no answer within the " + std::to_string(timeout.count())
+                                          + " ms deadline, nor to the cancel request; connection"
+                                            " dropped",
+                                  true);
+                cancelDelivered = std::make_shared<std::atomic<bool>>(false);
+                if (PGcancel *cancel = PQgetCancel(conn)) {
+                    // PQcancel blocks on its own connect, which a blackholed link can stall for
+                    // minutes; it must never hold up the caller.
+                    std::thread([cancel, delivered = cancelDelivered] {
+                        char error[256];
+                        PQcancel(cancel, error, sizeof error);
+                        PQfreeCancel(cancel);
+                        delivered->store(true);
+                    }).detach();
+                }
+                deadline = Clock::now() + CancelGrace;
+            }
+            if (!PQconsumeInput(conn))
+                failTransport(statement, oneLine(PQerrorMessage(conn)), false);
+        }
+        PGresult *raw = PQgetResult(conn);
+        if (!raw)
+            break;
+        const ExecStatusType status = PQresultStatus(raw);
+        if ((status == PGRES_FATAL_ERROR || status == PGRES_BAD_RESPONSE) && !serverError)
+            serverError.emplace(field(raw, PG_DIAG_SQLSTATE), describeError(raw));
+        Result result(raw);
+        if (status != PGRES_FATAL_ERROR && status != PGRES_BAD_RESPONSE)
+            last = std::move(result);
+    }
+    const bool broken = PQstatus(conn) == CONNECTION_BAD;
+    if (cancelDelivered && !cancelDelivered->load())
+        close();
+    if (!serverError)
+        return last;
+    if (broken || serverError->first.empty())
+        failTransport(statement, serverError->second, false);
+    const bool cancelled = cancelDelivered && serverError->first == sqlstate::QueryCanceled;
+    throw Error(ErrorKind::Definite, serverError->first, std::string(statement),
+                cancelled ? "exceeded its " + std::to_string(timeout.count())
+                                    + " ms deadline and was cancelled"
+                          : redactSecrets(serverError->second, m_options.url),
+                cancelled);
+}
+
+void Connection::failTransport(std::string_view statement, const std::string &what,
+                               bool deadlineExceeded)
+{
+    close();
+    throw Error(ErrorKind::Transport, {}, std::string(statement),
+                redactSecrets(what, m_options.url), deadlineExceeded);
+}
+
+std::string Connection::target() const
+{
+    if (!isOpen())
+        return describeTarget(m_options.url);
+    const char *host = PQhost(m_conn.get());
+    return std::string(PQuser(m_conn.get())) + "@" + (host ? host : "") + ":"
+           + PQport(m_conn.get()) + "/" + PQdb(m_conn.get());
+}
+
+std::string Connection::user() const
+{
+    return isOpen() ? PQuser(m_conn.get()) : std::string();
+}
+
+int Connection::serverVersion() const
+{
+    return isOpen() ? PQserverVersion(m_conn.get()) : 0;
+}
+
+bool Connection::inTransaction() const
+{
+    return isOpen() && PQtransactionStatus(m_conn.get()) != PQTRANS_IDLE;
+}
+
+} // namespace leader::pg

@@ -1,0 +1,103 @@
+#pragma once
+
+#include "conninfo.h"
+#include "result.h"
+
+#include <chrono>
+#include <concepts>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+struct pg_conn;
+
+namespace leader::pg {
+
+// One text-format statement parameter; nullptr is SQL NULL.
+class Param final
+{
+public:
+    Param(std::nullptr_t) {}
+    Param(std::string_view value)
+        : m_value(std::string(value))
+    {}
+    Param(const char *value)
+        : m_value(std::string(value))
+    {}
+    Param(const std::string &value)
+        : m_value(value)
+    {}
+    template<std::integral T>
+    Param(T value)
+        : m_value(std::to_string(value))
+    {}
+    Param(bool) = delete;
+
+    const std::optional<std::string> &value() const { return m_value; }
+
+private:
+    std::optional<std::string> m_value;
+};
+
+// A libpq connection that sends every statement through the asynchronous API under a client-side
+// deadline, cancels it when the deadline passes, and uses unnamed statements only, so it works
+// unchanged through a transaction pooler. A broken connection is reopened by the next statement,
+// inside that statement's deadline. Not thread-safe: one thread uses a connection at a time.
+class Connection final
+{
+public:
+    explicit Connection(ConnectOptions options);
+    ~Connection();
+    Connection(Connection &&) noexcept;
+    Connection &operator=(Connection &&) noexcept;
+    Connection(const Connection &) = delete;
+    Connection &operator=(const Connection &) = delete;
+
+    // Opens now rather than at the first statement; throws Error (Transport, "connect").
+    void open();
+    void open(std::chrono::milliseconds timeout);
+    bool isOpen() const;
+    void close();
+
+    // One statement with $n parameters (extended protocol, unnamed). Throws Error.
+    Result exec(std::string_view statement, std::string_view sql, std::span<const Param> params,
+                std::chrono::milliseconds timeout);
+    Result exec(std::string_view statement, std::string_view sql,
+                std::initializer_list<Param> params, std::chrono::milliseconds timeout)
+    {
+        return exec(statement, sql, std::span<const Param>(params.begin(), params.size()),
+                    timeout);
+    }
+    // Several statements without parameters (simple protocol), e.g. a migration file.
+    void execScript(std::string_view statement, std::string_view sql,
+                    std::chrono::milliseconds timeout);
+
+    const ConnectOptions &options() const { return m_options; }
+    std::string target() const;         // user@host:port/db, never a password
+    std::string user() const;           // the session's login role
+    int serverVersion() const;          // e.g. 150018
+    bool inTransaction() const;
+    pg_conn *handle() const { return m_conn.get(); }
+
+private:
+    using Clock = std::chrono::steady_clock;
+    void openUntil(Clock::time_point deadline);
+    Result run(std::string_view statement, std::string_view sql, std::span<const Param> params,
+               bool script, std::chrono::milliseconds timeout);
+    [[noreturn]] void failTransport(std::string_view statement, const std::string &what,
+                                    bool deadlineExceeded);
+    void cancelAndDrain(std::string_view statement, std::chrono::milliseconds timeout);
+
+    struct Deleter
+    {
+        void operator()(pg_conn *conn) const;
+    };
+    ConnectOptions m_options;
+    std::unique_ptr<pg_conn, Deleter> m_conn;
+};
+
+} // namespace leader::pg

@@ -1,0 +1,39 @@
+#include "error.h"
+
+namespace leader::pg {
+
+Error::Error(ErrorKind kind, std::string sqlstate, std::string statement,
+             const std::string &message, bool deadlineExceeded)
+    : std::runtime_error(message)
+    , m_kind(kind)
+    , m_sqlstate(std::move(sqlstate))
+    , m_statement(std::move(statement))
+    , m_deadlineExceeded(deadlineExceeded)
+{}
+
+std::string explain(const Error &error)
+{
+    const std::string what = error.what();
+    const std::string &state = error.sqlstate();
+    const auto contains = [&what](const char *text) { return what.find(text) != std::string::npos; };
+    std::string advice;
+    if (state == sqlstate::InsufficientPrivilege)
+        advice = "the login lacks a privilege: grant it hardcount_app (replicas, pause) or "
+                 "hardcount_monitor (read-only status)";
+    else if (state == sqlstate::UndefinedTable || state == sqlstate::UndefinedFunction)
+        advice = "the lease schema is missing: run leaderctl migrate --database URL";
+    else if (contains("password authentication failed") || contains("no password supplied"))
+        advice = "check the user and password (in the URL, PGPASSWORD or ~/.pgpass)";
+    else if (state == sqlstate::InvalidCatalogName || contains("does not exist"))
+        advice = "check the database name in the URL";
+    else if (error.isTransport() && error.deadlineExceeded())
+        advice = "the server did not answer in time: check the host, port and network";
+    else if (contains("could not translate host name"))
+        advice = "check the host name in the URL";
+    std::string line = error.statement().empty() ? what : error.statement() + ": " + what;
+    if (!state.empty())
+        line += " [SQLSTATE " + state + "]";
+    return advice.empty() ? line : line + "; " + advice;
+}
+
+} // namespace leader::pg

@@ -1,0 +1,14 @@
+#pragma once
+
+#include <chrono>
+
+namespace leader::platform {
+
+enum class WaitFor { Read, Write };
+enum class WaitResult { Ready, TimedOut, Failed };
+
+// Waits until the socket is ready for the given direction, at most timeout. The one place the
+// engine touches the OS socket API, so a Windows build fills in only this file.
+WaitResult waitSocket(int socket, WaitFor direction, std::chrono::milliseconds timeout);
+
+} // namespace leader::platform

@@ -1,0 +1,187 @@
+#include "migrator.h"
+
+#include "pg/connection.h"
+#include "pg/error.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace leader::schema {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr auto MigrationTimeout = 60s;
+constexpr auto QueryTimeout = 5s;
+// Serialises migrators across replicas and tools; transaction-scoped, so a pooler is fine.
+constexpr long long MigrationLockKey = 7'654'114;
+
+constexpr std::string_view CreateTableSql = R"sql(
+CREATE TABLE IF NOT EXISTS schema_migrations (
+    version    bigint PRIMARY KEY,
+    name       text NOT NULL,
+    applied_at timestamptz NOT NULL DEFAULT now()
+))sql";
+
+std::string label(int version)
+{
+    std::string digits = std::to_string(version);
+    return std::string(digits.size() < 4 ? 4 - digits.size() : 0, '0') + digits;
+}
+
+bool isKnown(int version)
+{
+    const auto all = embeddedMigrations();
+    return std::any_of(all.begin(), all.end(),
+                       [version](const Migration &m) { return m.version == version; });
+}
+
+} // namespace
+
+Migrator::Migrator(pg::Connection &connection)
+    : m_connection(connection)
+{}
+
+std::vector<AppliedMigration> Migrator::applied()
+{
+    const pg::Result exists = m_connection.exec(
+            "schema_migrations exists", "SELECT to_regclass('schema_migrations') IS NOT NULL", {},
+            QueryTimeout);
+    if (!exists.toBool(0, 0))
+        return {};
+    try {
+        const pg::Result result = m_connection.exec(
+                "schema_migrations",
+                "SELECT version, name, applied_at FROM schema_migrations ORDER BY version", {},
+                QueryTimeout);
+        std::vector<AppliedMigration> rows;
+        for (int row = 0; row < result.rows(); ++row)
+            rows.push_back({static_cast<int>(result.toInt64(row, 0)),
+                            std::string(result.text(row, 1)), std::string(result.text(row, 2))});
+        return rows;
+    } catch (const pg::Error &error) {
+        if (error.sqlstate() == pg::sqlstate::UndefinedColumn)
+            throw SchemaError("schema_migrations in this database belongs to another migration "
+                              "tool; apply the lease schema with that tool, or use a database of "
+                              "its own for leaderctl migrate");
+        throw;
+    }
+}
+
+void Migrator::refuseUnknown(const std::vector<AppliedMigration> &applied) const
+{
+    for (const AppliedMigration &migration : applied) {
+        if (!isKnown(migration.version))
+            throw SchemaError("the database has migration " + label(migration.version) + " ("
+                              + migration.name
+                              + ") that this build does not know; upgrade leader console "
+                                "before using it with this database");
+    }
+}
+
+std::vector<Migration> Migrator::pending(std::initializer_list<MigrationSet> sets)
+{
+    const std::vector<AppliedMigration> done = applied();
+    refuseUnknown(done);
+    std::vector<Migration> todo;
+    for (const Migration &migration : embeddedMigrations()) {
+        const bool wanted = std::find(sets.begin(), sets.end(), migration.set) != sets.end();
+        const bool isApplied = std::any_of(done.begin(), done.end(), [&](const auto &a) {
+            return a.version == migration.version;
+        });
+        if (wanted && !isApplied)
+            todo.push_back(migration);
+    }
+    return todo;
+}
+
+std::vector<int> Migrator::migrate(std::initializer_list<MigrationSet> sets)
+{
+    std::vector<int> versions;
+    for (const Migration &migration : pending(sets)) {
+        runInTransaction("migrate " + label(migration.version), migration, true);
+        versions.push_back(migration.version);
+    }
+    return versions;
+}
+
+std::vector<int> Migrator::rollbackTo(int version)
+{
+    std::vector<AppliedMigration> done = applied();
+    refuseUnknown(done);
+    std::vector<int> versions;
+    std::reverse(done.begin(), done.end());
+    for (const AppliedMigration &appliedMigration : done) {
+        if (appliedMigration.version < version)
+            break;
+        const auto all = embeddedMigrations();
+        const auto migration = std::find_if(all.begin(), all.end(), [&](const Migration &m) {
+            return m.version == appliedMigration.version;
+        });
+        runInTransaction("rollback " + label(migration->version), *migration, false);
+        versions.push_back(migration->version);
+    }
+    return versions;
+}
+
+void Migrator::runInTransaction(const std::string &statement, const Migration &migration, bool up)
+{
+    try {
+        m_connection.exec(statement, "BEGIN", {}, QueryTimeout);
+        m_connection.exec(statement, "SELECT pg_advisory_xact_lock($1)", {MigrationLockKey},
+                          MigrationTimeout);
+        m_connection.exec(statement, CreateTableSql, {}, QueryTimeout);
+        // Another migrator may have done this one while this one waited for the lock.
+        const pg::Result seen = m_connection.exec(
+                statement, "SELECT 1 FROM schema_migrations WHERE version = $1",
+                {migration.version}, QueryTimeout);
+        if ((seen.rows() == 1) == up) {
+            m_connection.exec(statement, "COMMIT", {}, QueryTimeout);
+            return;
+        }
+        m_connection.execScript(statement, up ? migration.up : migration.down, MigrationTimeout);
+        if (up)
+            m_connection.exec(statement,
+                              "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)",
+                              {migration.version, migration.name}, QueryTimeout);
+        else
+            m_connection.exec(statement, "DELETE FROM schema_migrations WHERE version = $1",
+                              {migration.version}, QueryTimeout);
+        m_connection.exec(statement, "COMMIT", {}, QueryTimeout);
+    } catch (const pg::Error &) {
+        if (m_connection.isOpen() && m_connection.inTransaction()) {
+            try {
+                m_connection.exec(statement, "ROLLBACK", {}, QueryTimeout);
+            } catch (const pg::Error &) {
+                m_connection.close(); // the server rolls back a dropped session's transaction
+            }
+        }
+        throw;
+    }
+}
+
+void requireLeaseSchema(pg::Connection &connection)
+{
+    const pg::Result result = connection.exec("check lease schema", R"sql(
+SELECT to_regclass('leader_leases') IS NOT NULL,
+       to_regprocedure('leader_fence(text,bigint)') IS NOT NULL
+           AND to_regclass('leader_status') IS NOT NULL
+           AND to_regprocedure('leader_pause(text,text,text)') IS NOT NULL,
+       EXISTS (SELECT 1 FROM pg_attribute
+                WHERE attrelid = to_regclass('leader_leases') AND attname = 'not_before'
+                  AND NOT attisdropped)
+)sql",
+                                              {}, QueryTimeout);
+    std::string missing;
+    if (!result.toBool(0, 0) || !result.toBool(0, 1))
+        missing = "0174 (leader_leases, leader_fence, leader_status, leader_pause)";
+    else if (!result.toBool(0, 2))
+        missing = "0175 (leader_leases.not_before)";
+    if (!missing.empty())
+        throw SchemaError("the database " + connection.target()
+                          + " lacks lease migration " + missing
+                          + "; apply it with: leaderctl migrate --database URL");
+}
+
+} // namespace leader::schema

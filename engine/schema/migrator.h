@@ -1,0 +1,56 @@
+#pragma once
+
+#include "migrations.h"
+
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace leader::pg {
+class Connection;
+}
+
+namespace leader::schema {
+
+// The database's schema is not one this build can work with; the message says what to do.
+class SchemaError final : public std::runtime_error
+{
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct AppliedMigration
+{
+    int version;
+    std::string name;
+    std::string appliedAt;
+};
+
+// Applies the embedded migrations in version order, each in its own transaction under a
+// transaction-scoped advisory lock (safe through a transaction pooler), recording each in
+// schema_migrations. Throws SchemaError or pg::Error.
+class Migrator final
+{
+public:
+    explicit Migrator(pg::Connection &connection);
+
+    std::vector<AppliedMigration> applied();
+    std::vector<Migration> pending(std::initializer_list<MigrationSet> sets);
+    // Returns the versions it applied: none when the database is up to date.
+    std::vector<int> migrate(std::initializer_list<MigrationSet> sets);
+    // Undoes every applied migration from the newest down to and including version.
+    std::vector<int> rollbackTo(int version);
+
+private:
+    void refuseUnknown(const std::vector<AppliedMigration> &applied) const;
+    void runInTransaction(const std::string &statement, const Migration &migration, bool up);
+
+    pg::Connection &m_connection;
+};
+
+// Checks, by the objects themselves (so a schema that Hardcount's own migrator applied counts),
+// that the lease migrations are in place. Throws SchemaError naming what is missing.
+void requireLeaseSchema(pg::Connection &connection);
+
+} // namespace leader::schema

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Starts or stops the servers the database suites need, on loopback only: a private PostgreSQL
+# cluster and PgBouncer in transaction mode in front of it, both as an unprivileged account (they
+# refuse to run as root). `start DIR` writes DIR/env, to be sourced by the test runner.
+#   scripts/test-servers.sh start DIR     scripts/test-servers.sh stop DIR
+set -euo pipefail
+
+command=${1:-}
+dir=${2:-}
+[[ -n $command && -n $dir ]] || { echo "usage: $0 start|stop DIR" >&2; exit 2; }
+
+account=$(id -un)
+as_account=()
+if ((EUID == 0)); then
+    account=leaderci
+    id -u "$account" >/dev/null 2>&1 ||
+        useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$account"
+    as_account=(runuser -u "$account" --)
+fi
+
+bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+[[ -x $bindir/initdb ]] || { echo "test-servers: no PostgreSQL server (run scripts/setup-deps.sh)" >&2; exit 1; }
+
+stop() {
+    if [[ -f $dir/pgbouncer.pid ]]; then
+        kill "$(cat "$dir/pgbouncer.pid")" 2>/dev/null || true
+        rm -f "$dir/pgbouncer.pid"
+    fi
+    if [[ -f $dir/data/postmaster.pid ]]; then
+        "${as_account[@]}" "$bindir/pg_ctl" -D "$dir/data" -m fast -w -t 60 stop >/dev/null || true
+    fi
+}
+
+free_port() {
+    local port
+    for port in $(seq "$1" $(($1 + 200))); do
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+            echo "$port"
+            return
+        fi
+    done
+    echo "test-servers: no free port from $1" >&2
+    exit 1
+}
+
+case $command in
+stop)
+    stop
+    exit 0
+    ;;
+start) ;;
+*)
+    echo "usage: $0 start|stop DIR" >&2
+    exit 2
+    ;;
+esac
+
+trap 'stop' ERR
+rm -rf "$dir"
+mkdir -p "$dir/run"
+chmod 0755 "$dir"
+chmod 0700 "$dir/run"
+password=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+printf '%s\n' "$password" >"$dir/password"
+chown -R "$account" "$dir"
+
+"${as_account[@]}" "$bindir/initdb" -D "$dir/data" -U "$account" -E UTF8 --no-instructions \
+    --auth-local=trust --auth-host=scram-sha-256 >"$dir/initdb.log" 2>&1 ||
+    { cat "$dir/initdb.log" >&2; exit 1; }
+
+pg_port=$(free_port 55432)
+# fsync off: a test server holds nothing worth a crash-safe write, and the suites run faster.
+"${as_account[@]}" "$bindir/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 \
+    -o "-p $pg_port -k $dir/run -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off" \
+    start >/dev/null || { tail -n 20 "$dir/postgres.log" >&2; exit 1; }
+
+psql=(psql -X -q -v ON_ERROR_STOP=1 -h "$dir/run" -p "$pg_port" -U "$account" -d postgres)
+# The grant roles exist before any migration, as a DBA would create them; the logins are the
+# owner that migrates, an app login, a monitor login and one with no grant at all.
+"${as_account[@]}" "${psql[@]}" <<SQL
+CREATE ROLE hardcount_app NOLOGIN;
+CREATE ROLE hardcount_monitor NOLOGIN;
+CREATE ROLE lt_owner LOGIN PASSWORD '$password';
+CREATE ROLE lt_app LOGIN PASSWORD '$password' IN ROLE hardcount_app;
+CREATE ROLE lt_monitor LOGIN PASSWORD '$password' IN ROLE hardcount_monitor;
+CREATE ROLE lt_nobody LOGIN PASSWORD '$password';
+ALTER ROLE "$account" PASSWORD '$password';
+SQL
+
+bouncer_port=$(free_port $((pg_port + 1000)))
+{
+    for login in lt_owner lt_app lt_monitor lt_nobody "$account"; do
+        printf '"%s" "%s"\n' "$login" "$password"
+    done
+} >"$dir/userlist.txt"
+cat >"$dir/pgbouncer.ini" <<INI
+[databases]
+* = host=127.0.0.1 port=$pg_port
+
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = $bouncer_port
+unix_socket_dir =
+auth_type = scram-sha-256
+auth_file = $dir/userlist.txt
+pool_mode = transaction
+max_client_conn = 1000
+default_pool_size = 20
+logfile = $dir/pgbouncer.log
+pidfile = $dir/pgbouncer.pid
+admin_users = $account
+INI
+chown "$account" "$dir/userlist.txt" "$dir/pgbouncer.ini"
+chmod 0600 "$dir/userlist.txt"
+"${as_account[@]}" pgbouncer -d -q "$dir/pgbouncer.ini" ||
+    { tail -n 20 "$dir/pgbouncer.log" >&2; exit 1; }
+for _ in $(seq 1 100); do
+    PGPASSWORD=$password psql -X -q -h 127.0.0.1 -p "$bouncer_port" -U lt_owner -d postgres \
+        -c 'SELECT 1' >/dev/null 2>&1 && break
+    sleep 0.1
+done
+PGPASSWORD=$password psql -X -q -h 127.0.0.1 -p "$bouncer_port" -U lt_owner -d postgres \
+    -c 'SELECT 1' >/dev/null || { echo "test-servers: PgBouncer does not answer" >&2; exit 1; }
+
+cat >"$dir/env" <<ENV
+export LEADER_TEST_ADMIN_URL='postgresql://$account@/postgres?host=$dir/run&port=$pg_port'
+export LEADER_TEST_HOST=127.0.0.1
+export LEADER_TEST_PG_PORT=$pg_port
+export LEADER_TEST_BOUNCER_PORT=$bouncer_port
+export LEADER_TEST_PASSWORD=$password
+ENV
+echo "test-servers: PostgreSQL $("$bindir/postgres" --version | awk '{print $3}') on 127.0.0.1:$pg_port," \
+    "PgBouncer $(pgbouncer --version | awk 'NR==1{print $2}') (transaction mode) on 127.0.0.1:$bouncer_port," \
+    "as $account"

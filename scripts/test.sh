@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The test command: installs what is missing, builds with the ci preset (-Werror), checks the
+# formatting, starts PostgreSQL and PgBouncer on loopback, runs every suite (the database suites
+# twice: direct and through PgBouncer), and stops the servers, also on failure.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+scripts/setup-deps.sh
+cmake --preset ci >/dev/null
+cmake --build --preset ci -j "$(nproc)"
+cmake --build --preset ci --target format-check
+
+servers=$(mktemp -d /tmp/leader-test-servers.XXXXXX)
+trap 'scripts/test-servers.sh stop "$servers"; rm -rf "$servers"' EXIT
+scripts/test-servers.sh start "$servers"
+# shellcheck source=/dev/null
+source "$servers/env"
+
+ctest --preset ci -j "$(nproc)" --timeout 900 "$@"

@@ -1,0 +1,506 @@
+// The lease table's SQL contract (ADR-114 and migration 0175): the four statements as the engine
+// sends them, run as a login that holds only hardcount_app, on the database clock, straight to
+// Postgres and again through PgBouncer in transaction mode.
+
+#include "lease/constants.h"
+#include "lease/statements.h"
+#include "pg/error.h"
+#include "schema/migrator.h"
+#include "testdatabase.h"
+
+#include <QtTest>
+
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <vector>
+
+Q_DECLARE_METATYPE(leader::lease::Outcome)
+
+using namespace std::chrono_literals;
+using leader::lease::Outcome;
+using leader::pg::Connection;
+using leader::test::Login;
+using leader::test::TestDatabase;
+
+namespace {
+
+constexpr auto Short = 5s;
+
+QString scalar(Connection &connection, const std::string &sql)
+{
+    const leader::pg::Result result = connection.exec("test query", sql, {}, Short);
+    return result.isNull(0, 0) ? QString() : QString::fromStdString(std::string(result.text(0, 0)));
+}
+
+} // namespace
+
+class TestLeaseSql final : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+
+    void acquireLeadsOnlyOneHolder();
+    void acquireRacingContendersExactlyOneWins();
+    void acquireRespects_data();
+    void acquireRespects();
+    void acquireRecreatesMissingRow();
+    void renewExtendsOnDatabaseClock();
+    void renewRefused_data();
+    void renewRefused();
+    void releaseByOutcome_data();
+    void releaseByOutcome();
+    void releaseWithStaleTokenChangesNothing();
+    void completedTickWaitsForItsInterval();
+    void pauseNullsHolderAndClosesFence();
+    void unpauseLeavesRoleDueButKeepsNotBefore();
+    void pauseTwiceKeepsTheFirst();
+    void pauseRejects_data();
+    void pauseRejects();
+    void checksReject_data();
+    void checksReject();
+    void fence_data();
+    void fence();
+    void statusStates();
+    void tickAgeNeverNegative();
+    void reapplyReseedsAboveEveryToken();
+
+private:
+    // Moves the role's clock-derived columns as if time had passed, as the owner.
+    void ownerExec(const std::string &sql) { m_owner->exec("test setup", sql, {}, Short); }
+    std::int64_t acquireOrFail(const char *holder, std::chrono::milliseconds interval = 0ms);
+
+    std::unique_ptr<TestDatabase> m_db;
+    std::unique_ptr<Connection> m_app;
+    std::unique_ptr<Connection> m_owner;
+};
+
+void TestLeaseSql::initTestCase()
+{
+    m_db = std::make_unique<TestDatabase>("leasesql");
+    m_db->migrateLease();
+    m_app = std::make_unique<Connection>(m_db->connect(Login::App));
+    m_owner = std::make_unique<Connection>(m_db->connect(Login::Owner));
+}
+
+void TestLeaseSql::init()
+{
+    ownerExec("UPDATE leader_leases SET holder_id = NULL, acquired_at = NULL, expires_at = NULL, "
+              "last_tick_ended_at = NULL, last_tick_holder = NULL, paused_at = NULL, "
+              "paused_by = NULL, pause_reason = NULL, not_before = NULL");
+}
+
+std::int64_t TestLeaseSql::acquireOrFail(const char *holder, std::chrono::milliseconds interval)
+{
+    const auto acquired = leader::lease::acquire(*m_app, "billing", holder, interval);
+    if (!acquired)
+        qFatal("acquire for %s returned no row", holder);
+    return acquired->token;
+}
+
+void TestLeaseSql::acquireLeadsOnlyOneHolder()
+{
+    const auto first = leader::lease::acquire(*m_app, "billing", "a:1:00000001", 0ms);
+    QVERIFY(first.has_value());
+    QVERIFY(!first->databaseNow.empty());
+    QVERIFY(!leader::lease::acquire(*m_app, "billing", "b:2:00000002", 0ms));
+    QVERIFY(!leader::lease::acquire(*m_app, "billing", "a:1:00000001", 0ms));
+    // Roles are independent rows.
+    QVERIFY(leader::lease::acquire(*m_app, "dunning", "b:2:00000002", 0ms));
+    QCOMPARE(scalar(*m_app, "SELECT holder_id FROM leader_leases WHERE role = 'billing'"),
+             QStringLiteral("a:1:00000001"));
+}
+
+void TestLeaseSql::acquireRacingContendersExactlyOneWins()
+{
+    constexpr int Contenders = 8;
+    std::vector<Connection> connections;
+    for (int i = 0; i < Contenders; ++i)
+        connections.push_back(m_db->connect(Login::App));
+    std::atomic<int> ready = 0;
+    std::atomic<int> winners = 0;
+    std::vector<std::thread> threads;
+    for (int i = 0; i < Contenders; ++i) {
+        threads.emplace_back([&, i] {
+            ++ready;
+            while (ready.load() < Contenders) {
+            }
+            if (leader::lease::acquire(connections[i], "webhook_outbox",
+                                       "racer:" + std::to_string(i) + ":00000000", 0ms))
+                ++winners;
+        });
+    }
+    for (std::thread &thread : threads)
+        thread.join();
+    QCOMPARE(winners.load(), 1);
+}
+
+void TestLeaseSql::acquireRespects_data()
+{
+    QTest::addColumn<QString>("setup");
+    QTest::addColumn<qint64>("intervalMs");
+    QTest::addColumn<bool>("acquired");
+    // Each refusal row fails when its predicate is deleted from ACQUIRE's WHERE (checked once).
+    QTest::newRow("paused")
+            << "UPDATE leader_leases SET paused_at = now(), paused_by = 'op', pause_reason = 'test'"
+            << qint64(0) << false;
+    QTest::newRow("held, not expired")
+            << "UPDATE leader_leases SET holder_id = 'x:1:00000000', acquired_at = now(), "
+               "expires_at = now() + interval '5 s'"
+            << qint64(0) << false;
+    QTest::newRow("held, expired")
+            << "UPDATE leader_leases SET holder_id = 'x:1:00000000', "
+               "acquired_at = now() - interval '20 s', expires_at = now() - interval '1 ms'"
+            << qint64(0) << true;
+    QTest::newRow("interval not passed")
+            << "UPDATE leader_leases SET last_tick_ended_at = now() - interval '59 s'"
+            << qint64(60'000) << false;
+    QTest::newRow("interval passed")
+            << "UPDATE leader_leases SET last_tick_ended_at = now() - interval '61 s'"
+            << qint64(60'000) << true;
+    QTest::newRow("not_before ahead")
+            << "UPDATE leader_leases SET not_before = now() + interval '30 s'" << qint64(0)
+            << false;
+    QTest::newRow("not_before passed")
+            << "UPDATE leader_leases SET not_before = now() - interval '1 ms'" << qint64(0) << true;
+    QTest::newRow("never ran") << "SELECT 1" << qint64(3'600'000) << true;
+}
+
+void TestLeaseSql::acquireRespects()
+{
+    QFETCH(QString, setup);
+    QFETCH(qint64, intervalMs);
+    QFETCH(bool, acquired);
+    ownerExec(setup.toStdString() + (setup.startsWith("UPDATE") ? " WHERE role = 'billing'" : ""));
+    const auto result = leader::lease::acquire(*m_app, "billing", "me:1:00000001",
+                                               std::chrono::milliseconds(intervalMs));
+    QCOMPARE(result.has_value(), acquired);
+    if (acquired) {
+        QCOMPARE(scalar(*m_app, "SELECT holder_id FROM leader_leases WHERE role = 'billing'"),
+                 QStringLiteral("me:1:00000001"));
+        QCOMPARE(scalar(*m_app, "SELECT round(extract(epoch FROM expires_at - acquired_at))::int "
+                                "FROM leader_leases WHERE role = 'billing'"),
+                 QString::number(leader::lease::LeaseTTL.count() / 1000));
+    }
+}
+
+void TestLeaseSql::acquireRecreatesMissingRow()
+{
+    ownerExec("DELETE FROM leader_leases WHERE role = 'email_outbox'");
+    const auto acquired = leader::lease::acquire(*m_app, "email_outbox", "me:1:00000001", 0ms);
+    QVERIFY(acquired.has_value());
+    // A recreated row starts from epoch milliseconds, above any token issued before.
+    const qint64 nowMs = scalar(*m_app, "SELECT (extract(epoch FROM now()) * 1000)::bigint")
+                                 .toLongLong();
+    QVERIFY2(std::abs(acquired->token - nowMs) < 60'000, "token is not epoch milliseconds");
+}
+
+void TestLeaseSql::renewExtendsOnDatabaseClock()
+{
+    const std::int64_t token = acquireOrFail("me:1:00000001");
+    ownerExec("UPDATE leader_leases SET expires_at = now() + interval '1 s' WHERE role = 'billing'");
+    QVERIFY(leader::lease::renew(*m_app, "billing", token).has_value());
+    const double left = scalar(*m_app, "SELECT extract(epoch FROM expires_at - now()) "
+                                       "FROM leader_leases WHERE role = 'billing'")
+                                .toDouble();
+    QVERIFY2(left > 9.0 && left <= 10.0, qPrintable(QString::number(left)));
+}
+
+void TestLeaseSql::renewRefused_data()
+{
+    QTest::addColumn<QString>("change");
+    QTest::addColumn<bool>("wrongToken");
+    QTest::newRow("wrong token") << QString() << true;
+    QTest::newRow("taken over") << "UPDATE leader_leases SET holder_token = holder_token + 1, "
+                                   "holder_id = 'other:2:00000002'"
+                                << false;
+    QTest::newRow("released") << "UPDATE leader_leases SET holder_id = NULL, acquired_at = NULL, "
+                                 "expires_at = NULL"
+                              << false;
+    QTest::newRow("paused") << "SELECT leader_pause('billing', 'op', 'test')" << false;
+}
+
+void TestLeaseSql::renewRefused()
+{
+    QFETCH(QString, change);
+    QFETCH(bool, wrongToken);
+    const std::int64_t token = acquireOrFail("me:1:00000001");
+    if (!change.isEmpty())
+        ownerExec(change.toStdString() + (change.startsWith("UPDATE") ? " WHERE role = 'billing'" : ""));
+    // Zero rows is the definite loss the heartbeat cancels on.
+    QVERIFY(!leader::lease::renew(*m_app, "billing", wrongToken ? token + 1 : token));
+}
+
+void TestLeaseSql::releaseByOutcome_data()
+{
+    QTest::addColumn<Outcome>("outcome");
+    QTest::addColumn<qint64>("intervalMs");
+    QTest::addColumn<bool>("stamped");
+    QTest::addColumn<int>("cooldownSeconds"); // -1: no not_before
+    QTest::newRow("completed") << Outcome::Completed << qint64(30'000) << true << -1;
+    QTest::newRow("interrupted") << Outcome::Interrupted << qint64(30'000) << false << -1;
+    QTest::newRow("failed, short interval") << Outcome::Failed << qint64(30'000) << false << 30;
+    // A panicked tick waits one full interval (amendment 2026-10-19), not the 60 s cap.
+    QTest::newRow("failed, hourly") << Outcome::Failed << qint64(3'600'000) << false << 3600;
+    QTest::newRow("lost, short interval") << Outcome::Lost << qint64(30'000) << false << 30;
+    QTest::newRow("lost, hourly") << Outcome::Lost << qint64(3'600'000) << false << 60;
+}
+
+void TestLeaseSql::releaseByOutcome()
+{
+    QFETCH(Outcome, outcome);
+    QFETCH(qint64, intervalMs);
+    QFETCH(bool, stamped);
+    QFETCH(int, cooldownSeconds);
+    const std::int64_t token = acquireOrFail("me:1:00000001");
+    QVERIFY(leader::lease::release(*m_app, "billing", token, outcome,
+                                   std::chrono::milliseconds(intervalMs)));
+    const leader::pg::Result row = m_app->exec(
+            "read row",
+            "SELECT holder_id, expires_at, last_tick_ended_at IS NOT NULL, last_tick_holder, "
+            "round(extract(epoch FROM not_before - now()))::int FROM leader_leases "
+            "WHERE role = 'billing'",
+            {}, Short);
+    QVERIFY(row.isNull(0, 0));
+    QVERIFY(row.isNull(0, 1));
+    QCOMPARE(row.toBool(0, 2), stamped);
+    QCOMPARE(row.isNull(0, 3), !stamped);
+    if (stamped)
+        QCOMPARE(row.text(0, 3), std::string_view("me:1:00000001"));
+    if (cooldownSeconds < 0)
+        QVERIFY(row.isNull(0, 4));
+    else
+        QCOMPARE(row.toInt64(0, 4), std::int64_t(cooldownSeconds));
+}
+
+void TestLeaseSql::releaseWithStaleTokenChangesNothing()
+{
+    const std::int64_t stale = acquireOrFail("old:1:00000001");
+    ownerExec("UPDATE leader_leases SET expires_at = now() - interval '1 ms' WHERE role = 'billing'");
+    const std::int64_t current = acquireOrFail("new:2:00000002");
+    QCOMPARE(current, stale + 1);
+    QVERIFY(!leader::lease::release(*m_app, "billing", stale, Outcome::Completed, 0ms));
+    QCOMPARE(scalar(*m_app, "SELECT holder_id FROM leader_leases WHERE role = 'billing'"),
+             QStringLiteral("new:2:00000002"));
+    QVERIFY(scalar(*m_app, "SELECT last_tick_ended_at FROM leader_leases WHERE role = 'billing'")
+                    .isNull());
+}
+
+void TestLeaseSql::completedTickWaitsForItsInterval()
+{
+    const std::int64_t token = acquireOrFail("me:1:00000001", 1h);
+    QVERIFY(leader::lease::release(*m_app, "billing", token, Outcome::Completed, 1h));
+    QVERIFY(!leader::lease::acquire(*m_app, "billing", "me:1:00000001", 1h));
+    QVERIFY(leader::lease::acquire(*m_app, "billing", "me:1:00000001", 0ms));
+}
+
+void TestLeaseSql::pauseNullsHolderAndClosesFence()
+{
+    const std::int64_t token = acquireOrFail("me:1:00000001");
+    const std::string fenceSql = "SELECT leader_fence('billing', " + std::to_string(token) + ")";
+    QCOMPARE(scalar(*m_app, fenceSql), QStringLiteral("t"));
+    const std::string pausedAt = leader::lease::pause(*m_app, "billing", "alice@ops", "drill");
+    QVERIFY(!pausedAt.empty());
+    // One statement: the holder is gone and the fence is false from its commit.
+    QCOMPARE(scalar(*m_app, fenceSql), QStringLiteral("f"));
+    QVERIFY(scalar(*m_app, "SELECT holder_id FROM leader_leases WHERE role = 'billing'").isNull());
+    QVERIFY(!leader::lease::renew(*m_app, "billing", token));
+    QVERIFY(!leader::lease::acquire(*m_app, "billing", "other:2:00000002", 0ms));
+    QCOMPARE(scalar(*m_app, "SELECT state || '/' || paused_by || '/' || pause_reason "
+                            "FROM leader_status WHERE role = 'billing'"),
+             QStringLiteral("paused/alice@ops/drill"));
+}
+
+void TestLeaseSql::unpauseLeavesRoleDueButKeepsNotBefore()
+{
+    ownerExec("UPDATE leader_leases SET last_tick_ended_at = now() - interval '2 h' "
+              "WHERE role = 'billing'");
+    leader::lease::pause(*m_app, "billing", "alice@ops", "drill");
+    QVERIFY(leader::lease::unpause(*m_app, "billing"));
+    QVERIFY(!leader::lease::unpause(*m_app, "billing"));
+    QVERIFY(leader::lease::acquire(*m_app, "billing", "me:1:00000001", 1h));
+
+    init();
+    ownerExec("UPDATE leader_leases SET not_before = now() + interval '1 h' WHERE role = 'dunning'");
+    leader::lease::pause(*m_app, "dunning", "alice@ops", "drill");
+    QVERIFY(leader::lease::unpause(*m_app, "dunning"));
+    QVERIFY(!scalar(*m_app, "SELECT not_before FROM leader_leases WHERE role = 'dunning'").isNull());
+    QVERIFY(!leader::lease::acquire(*m_app, "dunning", "me:1:00000001", 0ms));
+}
+
+void TestLeaseSql::pauseTwiceKeepsTheFirst()
+{
+    const std::string first = leader::lease::pause(*m_app, "billing", "alice@ops", "first");
+    const std::string second = leader::lease::pause(*m_app, "billing", "bob@ops", "second");
+    QCOMPARE(second, first);
+    QCOMPARE(scalar(*m_app, "SELECT paused_by FROM leader_leases WHERE role = 'billing'"),
+             QStringLiteral("alice@ops"));
+}
+
+void TestLeaseSql::pauseRejects_data()
+{
+    QTest::addColumn<QString>("role");
+    QTest::addColumn<QString>("by");
+    QTest::addColumn<QString>("reason");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("unknown role") << "payroll" << "alice" << "why" << "unknown role 'payroll'";
+    QTest::newRow("no reason") << "billing" << "alice" << "  " << "needs who pauses and why";
+    QTest::newRow("no one") << "billing" << "" << "why" << "needs who pauses and why";
+}
+
+void TestLeaseSql::pauseRejects()
+{
+    QFETCH(QString, role);
+    QFETCH(QString, by);
+    QFETCH(QString, reason);
+    QFETCH(QString, message);
+    try {
+        leader::lease::pause(*m_app, role.toStdString(), by.toStdString(), reason.toStdString());
+        QFAIL("pause was accepted");
+    } catch (const leader::pg::Error &error) {
+        QCOMPARE(error.sqlstate(), std::string(leader::pg::sqlstate::InvalidParameterValue));
+        QVERIFY2(QString::fromUtf8(error.what()).contains(message), error.what());
+    }
+    QCOMPARE(scalar(*m_app, "SELECT count(*) FROM leader_leases WHERE paused_at IS NOT NULL"),
+             QStringLiteral("0"));
+}
+
+void TestLeaseSql::checksReject_data()
+{
+    QTest::addColumn<QString>("update");
+    QTest::newRow("holder without expiry")
+            << "SET holder_id = 'x:1:00000000', acquired_at = now(), expires_at = NULL";
+    QTest::newRow("expiry without holder") << "SET holder_id = NULL, expires_at = now()";
+    QTest::newRow("paused and held")
+            << "SET paused_at = now(), paused_by = 'op', pause_reason = 'why', "
+               "holder_id = 'x:1:00000000', acquired_at = now(), expires_at = now() + interval '1 s'";
+    QTest::newRow("pause without who") << "SET paused_at = now()";
+    QTest::newRow("sixth role") << "SET role = 'payroll'";
+}
+
+void TestLeaseSql::checksReject()
+{
+    QFETCH(QString, update);
+    try {
+        ownerExec("UPDATE leader_leases " + update.toStdString() + " WHERE role = 'billing'");
+        QFAIL("the CHECK let the row through");
+    } catch (const leader::pg::Error &error) {
+        QCOMPARE(error.sqlstate(), std::string(leader::pg::sqlstate::CheckViolation));
+    }
+}
+
+void TestLeaseSql::fence_data()
+{
+    QTest::addColumn<QString>("change");
+    QTest::addColumn<int>("tokenOffset");
+    QTest::addColumn<QString>("role");
+    QTest::addColumn<bool>("holds");
+    // Each false row fails when its predicate is deleted from leader_fence (checked once).
+    QTest::newRow("current holder") << QString() << 0 << "billing" << true;
+    QTest::newRow("older token") << QString() << -1 << "billing" << false;
+    QTest::newRow("other role") << QString() << 0 << "dunning" << false;
+    QTest::newRow("expired") << "UPDATE leader_leases SET expires_at = now() - interval '1 ms'"
+                             << 0 << "billing" << false;
+    QTest::newRow("paused") << "SELECT leader_pause('billing', 'op', 'why')" << 0 << "billing"
+                            << false;
+    QTest::newRow("released")
+            << "UPDATE leader_leases SET holder_id = NULL, acquired_at = NULL, expires_at = NULL"
+            << 0 << "billing" << false;
+}
+
+void TestLeaseSql::fence()
+{
+    QFETCH(QString, change);
+    QFETCH(int, tokenOffset);
+    QFETCH(QString, role);
+    QFETCH(bool, holds);
+    const std::int64_t token = acquireOrFail("me:1:00000001");
+    // dunning's row carries the same token value, so "other role" tests the role predicate.
+    ownerExec("UPDATE leader_leases SET holder_token = " + std::to_string(token)
+              + " WHERE role = 'dunning'");
+    if (!change.isEmpty())
+        ownerExec(change.toStdString() + (change.startsWith("UPDATE") ? " WHERE role = 'billing'" : ""));
+    QCOMPARE(scalar(*m_app, "SELECT leader_fence('" + role.toStdString() + "', "
+                                    + std::to_string(token + tokenOffset) + ")"),
+             holds ? QStringLiteral("t") : QStringLiteral("f"));
+}
+
+void TestLeaseSql::statusStates()
+{
+    const auto stateOf = [this](const char *role) {
+        return scalar(*m_app,
+                      std::string("SELECT state FROM leader_status WHERE role = '") + role + "'");
+    };
+    QCOMPARE(scalar(*m_app, "SELECT count(*) FILTER (WHERE state = 'never ran' "
+                            "AND last_tick_age_seconds IS NULL) FROM leader_status"),
+             QStringLiteral("5"));
+
+    const std::int64_t token = acquireOrFail("me:1:00000001");
+    QCOMPARE(stateOf("billing"), QStringLiteral("led"));
+    QCOMPARE(scalar(*m_app, "SELECT holder_id || ' ' || (expires_in_seconds > 9) "
+                            "FROM leader_status WHERE role = 'billing'"),
+             QStringLiteral("me:1:00000001 true"));
+
+    QVERIFY(leader::lease::release(*m_app, "billing", token, Outcome::Completed, 0ms));
+    QCOMPARE(stateOf("billing"), QStringLiteral("free"));
+    const double age = scalar(*m_app, "SELECT last_tick_age_seconds FROM leader_status "
+                                      "WHERE role = 'billing'")
+                               .toDouble();
+    QVERIFY2(age >= 0 && age < 5, qPrintable(QString::number(age)));
+
+    const std::int64_t again = acquireOrFail("me:1:00000001");
+    QVERIFY(leader::lease::release(*m_app, "billing", again, Outcome::Lost, 30s));
+    QCOMPARE(stateOf("billing"), QStringLiteral("cooling"));
+    QVERIFY(scalar(*m_app, "SELECT not_before_in_seconds FROM leader_status "
+                           "WHERE role = 'billing'")
+                    .toDouble()
+            > 25);
+
+    leader::lease::pause(*m_app, "dunning", "alice@ops", "drill");
+    QCOMPARE(stateOf("dunning"), QStringLiteral("paused"));
+    // An expired lease is nobody's: the view shows no holder for it.
+    ownerExec("UPDATE leader_leases SET holder_id = 'dead:1:00000000', acquired_at = now(), "
+              "expires_at = now() - interval '1 s' WHERE role = 'email_outbox'");
+    QCOMPARE(stateOf("email_outbox"), QStringLiteral("never ran"));
+    QVERIFY(scalar(*m_app, "SELECT holder_id FROM leader_status WHERE role = 'email_outbox'")
+                    .isNull());
+}
+
+void TestLeaseSql::tickAgeNeverNegative()
+{
+    // A database clock stepped backwards must not export a negative age the alert would ignore.
+    ownerExec("UPDATE leader_leases SET last_tick_ended_at = now() + interval '1 h' "
+              "WHERE role = 'billing'");
+    QCOMPARE(scalar(*m_app, "SELECT last_tick_age_seconds FROM leader_status "
+                            "WHERE role = 'billing'")
+                     .toDouble(),
+             0.0);
+}
+
+void TestLeaseSql::reapplyReseedsAboveEveryToken()
+{
+    std::int64_t highest = 0;
+    for (int tick = 0; tick < 3; ++tick) {
+        const std::int64_t token = acquireOrFail("me:1:00000001");
+        QVERIFY(leader::lease::release(*m_app, "billing", token, Outcome::Completed, 0ms));
+        highest = std::max(highest, token);
+    }
+    highest = std::max<std::int64_t>(
+            highest, scalar(*m_app, "SELECT max(holder_token) FROM leader_leases").toLongLong());
+
+    leader::schema::Migrator migrator(*m_owner);
+    QCOMPARE(migrator.rollbackTo(174), (std::vector<int>{175, 174}));
+    QCOMPARE(scalar(*m_owner, "SELECT to_regclass('leader_leases') IS NULL"), QStringLiteral("t"));
+    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}), (std::vector<int>{174, 175}));
+    QVERIFY(migrator.migrate({leader::schema::MigrationSet::Lease}).empty());
+
+    QCOMPARE(scalar(*m_app, "SELECT count(*) FROM leader_leases WHERE holder_token > "
+                                    + std::to_string(highest)),
+             QStringLiteral("5"));
+}
+
+QTEST_GUILESS_MAIN(TestLeaseSql)
+#include "tst_leasesql.moc"

@@ -1,0 +1,122 @@
+#include "testdatabase.h"
+
+#include "schema/migrator.h"
+
+#include <cstdlib>
+#include <stdexcept>
+
+#include <unistd.h>
+
+namespace leader::test {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string requiredEnv(const char *name)
+{
+    const char *value = std::getenv(name);
+    if (!value || !*value)
+        throw std::runtime_error(std::string(name)
+                                 + " is not set: run the database suites through scripts/test.sh, "
+                                   "which starts Postgres and PgBouncer and sets it");
+    return value;
+}
+
+pg::Connection adminConnection(const std::string &adminUrl)
+{
+    pg::Connection connection({.url = adminUrl, .applicationName = "leader-tests admin"});
+    connection.open();
+    return connection;
+}
+
+} // namespace
+
+std::string loginName(Login login)
+{
+    switch (login) {
+    case Login::Owner:
+        return "lt_owner";
+    case Login::App:
+        return "lt_app";
+    case Login::Monitor:
+        return "lt_monitor";
+    case Login::Nobody:
+        return "lt_nobody";
+    }
+    return {};
+}
+
+TestDatabase::TestDatabase(std::string_view purpose)
+    : m_adminUrl(requiredEnv("LEADER_TEST_ADMIN_URL"))
+    , m_host(requiredEnv("LEADER_TEST_HOST"))
+    , m_password(requiredEnv("LEADER_TEST_PASSWORD"))
+    , m_directPort(std::stoi(requiredEnv("LEADER_TEST_PG_PORT")))
+{
+    const std::string via = requiredEnv("LEADER_TEST_VIA");
+    if (via != "direct" && via != "pgbouncer")
+        throw std::runtime_error("LEADER_TEST_VIA must be direct or pgbouncer, not " + via);
+    m_viaPgBouncer = via == "pgbouncer";
+    m_targetPort = m_viaPgBouncer ? std::stoi(requiredEnv("LEADER_TEST_BOUNCER_PORT"))
+                                  : m_directPort;
+    m_name = "lt_" + std::string(purpose) + "_" + via + "_" + std::to_string(::getpid());
+    recreate();
+}
+
+TestDatabase::~TestDatabase()
+{
+    try {
+        adminConnection(m_adminUrl)
+                .exec("drop test database", "DROP DATABASE IF EXISTS \"" + m_name + "\" WITH (FORCE)",
+                      {}, 30s);
+    } catch (const std::exception &) {
+        // A leftover database is harmless: the next run of this test recreates it.
+    }
+}
+
+void TestDatabase::recreate()
+{
+    pg::Connection admin = adminConnection(m_adminUrl);
+    admin.exec("drop test database", "DROP DATABASE IF EXISTS \"" + m_name + "\" WITH (FORCE)", {},
+               30s);
+    admin.exec("create test database",
+               "CREATE DATABASE \"" + m_name + "\" OWNER " + loginName(Login::Owner), {}, 30s);
+}
+
+std::string TestDatabase::urlFor(Login login, int port) const
+{
+    return "postgresql://" + loginName(login) + ":" + m_password + "@" + m_host + ":"
+           + std::to_string(port) + "/" + m_name;
+}
+
+std::string TestDatabase::url(Login login) const
+{
+    return urlFor(login, m_targetPort);
+}
+
+std::string TestDatabase::directUrl(Login login) const
+{
+    return urlFor(login, m_directPort);
+}
+
+pg::Connection TestDatabase::connect(Login login) const
+{
+    pg::Connection connection({.url = url(login), .applicationName = "leader-tests"});
+    connection.open();
+    return connection;
+}
+
+pg::Connection TestDatabase::connectDirect(Login login) const
+{
+    pg::Connection connection({.url = directUrl(login), .applicationName = "leader-tests"});
+    connection.open();
+    return connection;
+}
+
+void TestDatabase::migrateLease() const
+{
+    pg::Connection owner = connect(Login::Owner);
+    schema::Migrator(owner).migrate({schema::MigrationSet::Lease});
+}
+
+} // namespace leader::test

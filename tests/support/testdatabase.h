@@ -1,0 +1,56 @@
+#pragma once
+
+#include "pg/connection.h"
+
+#include <string>
+#include <string_view>
+
+namespace leader::test {
+
+// The login roles scripts/test.sh creates once per server: the owner migrates, the app holds only
+// hardcount_app, the monitor only hardcount_monitor, and nobody holds nothing.
+enum class Login { Owner, App, Monitor, Nobody };
+
+std::string loginName(Login login);
+
+// A fresh database for one test program, created through the admin URL and dropped at the end.
+// Statements reach it the way LEADER_TEST_VIA says: straight to Postgres ("direct") or through
+// PgBouncer in transaction mode ("pgbouncer"). Throws std::runtime_error with a one-line reason
+// when the test servers are not there (run the suite through scripts/test.sh).
+class TestDatabase final
+{
+public:
+    explicit TestDatabase(std::string_view purpose);
+    ~TestDatabase();
+    TestDatabase(const TestDatabase &) = delete;
+    TestDatabase &operator=(const TestDatabase &) = delete;
+
+    const std::string &name() const { return m_name; }
+    bool viaPgBouncer() const { return m_viaPgBouncer; }
+
+    // A URL with the login's password, through the configured route.
+    std::string url(Login login) const;
+    // Always straight to Postgres: migrations and DDL, which a transaction pooler is not for.
+    std::string directUrl(Login login) const;
+    pg::Connection connect(Login login) const;
+    pg::Connection connectDirect(Login login) const;
+
+    // Applies the embedded lease migrations as the owner, through the configured route: the
+    // migrator is meant to be pooler-safe.
+    void migrateLease() const;
+    // Drops and recreates the database, empty.
+    void recreate();
+
+private:
+    std::string urlFor(Login login, int port) const;
+
+    std::string m_name;
+    std::string m_adminUrl;
+    std::string m_host;
+    std::string m_password;
+    int m_directPort = 0;
+    int m_targetPort = 0;
+    bool m_viaPgBouncer = false;
+};
+
+} // namespace leader::test

@@ -1,0 +1,333 @@
+// leaderctl: the operator's command line over the lease table.
+
+#include "output.h"
+
+#include "embedded/cluster.h"
+#include "lease/roles.h"
+#include "lease/statements.h"
+#include "pg/connection.h"
+#include "pg/error.h"
+#include "schema/migrator.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+namespace {
+
+using namespace std::chrono_literals;
+
+enum ExitCode {
+    Ok = 0,
+    Failed = 1,      // the database refused or failed the operation
+    Usage = 2,       // wrong arguments
+    SchemaProblem = 3, // lease schema missing, or the database has migrations this build lacks
+    Unreachable = 4, // cannot connect
+};
+
+constexpr const char *HelpText = R"(Usage: leaderctl COMMAND [OPTIONS]
+
+Commands:
+  status    [--json]                 who leads what, on the database clock (leader_status)
+  pause     ROLE --reason WHY [--by WHO]
+                                     pause a role cluster-wide (leader_pause); WHO defaults to
+                                     user@host
+  unpause   ROLE                     unpause a role (leader_unpause)
+  migrate                            apply the lease migrations (0174, 0175); a no-op when up to date
+  demo      [--dir DIR] [--keep-running]
+                                     start the private demo cluster, migrate it, print its status
+
+Options:
+  --database URL   postgresql:// URL or key=value conninfo; default DATABASE_URL, then the
+                   standard PG* variables (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, ...)
+  --help, --version
+
+Roles: billing, dunning, webhook_outbox, email_outbox, webhook_delivery
+
+Exit codes: 0 done; 1 the database refused or failed the operation; 2 wrong arguments;
+            3 lease schema missing or newer than this build; 4 cannot connect.
+)";
+
+struct Arguments
+{
+    std::string command;
+    std::vector<std::string> positional;
+    std::map<std::string, std::string> options;
+    std::vector<std::string> flags;
+
+    bool hasFlag(const std::string &flag) const
+    {
+        return std::find(flags.begin(), flags.end(), flag) != flags.end();
+    }
+    std::string option(const std::string &name) const
+    {
+        const auto it = options.find(name);
+        return it == options.end() ? std::string() : it->second;
+    }
+};
+
+class UsageError final : public std::runtime_error
+{
+public:
+    using std::runtime_error::runtime_error;
+};
+
+Arguments parse(int argc, char **argv)
+{
+    static const std::vector<std::string> valued{"--database", "--reason", "--by", "--dir"};
+    static const std::vector<std::string> switches{"--json", "--keep-running", "--help",
+                                                   "--version"};
+    Arguments arguments;
+    for (int i = 1; i < argc; ++i) {
+        std::string arg = argv[i];
+        if (arg.rfind("--", 0) != 0) {
+            if (arguments.command.empty())
+                arguments.command = arg;
+            else
+                arguments.positional.push_back(arg);
+            continue;
+        }
+        std::string value;
+        const std::size_t equals = arg.find('=');
+        const bool inlineValue = equals != std::string::npos;
+        if (inlineValue) {
+            value = arg.substr(equals + 1);
+            arg = arg.substr(0, equals);
+        }
+        if (std::find(valued.begin(), valued.end(), arg) != valued.end()) {
+            if (!inlineValue) {
+                if (i + 1 >= argc)
+                    throw UsageError(arg + " needs a value");
+                value = argv[++i];
+            }
+            arguments.options[arg] = value;
+        } else if (std::find(switches.begin(), switches.end(), arg) != switches.end()) {
+            arguments.flags.push_back(arg);
+        } else {
+            throw UsageError("unknown option " + arg);
+        }
+    }
+    return arguments;
+}
+
+leader::pg::Connection connect(const std::string &url)
+{
+    leader::pg::Connection connection({.url = url, .applicationName = "leaderctl"});
+    connection.open();
+    return connection;
+}
+
+std::string defaultOperator()
+{
+    const char *user = std::getenv("USER");
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    return std::string(user && *user ? user : "operator") + "@" + host;
+}
+
+std::string requireRole(const Arguments &arguments)
+{
+    if (arguments.positional.size() != 1)
+        throw UsageError(arguments.command + " takes one role, e.g. leaderctl " + arguments.command
+                         + " email_outbox");
+    const std::string &role = arguments.positional.front();
+    if (!leader::lease::isKnownRole(role))
+        throw UsageError("unknown role '" + role
+                         + "'; roles are billing, dunning, webhook_outbox, email_outbox, "
+                           "webhook_delivery");
+    return role;
+}
+
+int printStatus(leader::pg::Connection &connection, bool json)
+{
+    leader::schema::requireLeaseSchema(connection);
+    const leader::pg::Result result = connection.exec("status", R"sql(
+SELECT role, state, holder_id, holder_token::text,
+       to_char(acquired_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+       expires_in_seconds::text, last_tick_age_seconds::text,
+       to_char(last_tick_ended_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+       paused_by, to_char(paused_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+       pause_reason, to_char(not_before AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+       to_char(observed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+  FROM leader_status
+ ORDER BY array_position(ARRAY['billing', 'dunning', 'webhook_outbox', 'email_outbox',
+                               'webhook_delivery'], role)
+)sql",
+                                                      {}, 5s);
+    static const std::vector<std::string> keys{
+            "role",           "state",     "holder_id",     "holder_token", "acquired_at",
+            "expires_in_s",   "last_tick_age_s", "last_tick_ended_at", "paused_by", "paused_at",
+            "pause_reason",   "not_before"};
+    static const std::vector<bool> numeric{false, false, false, true,  false, true,
+                                           true,  false, false, false, false, false};
+    if (json) {
+        std::cout << "{\"observed_at\":"
+                  << (result.rows() ? leaderctl::jsonString(std::string(result.text(0, 12)))
+                                    : std::string("null"))
+                  << ",\"roles\":[";
+        for (int row = 0; row < result.rows(); ++row) {
+            std::cout << (row ? "," : "") << "{";
+            for (std::size_t column = 0; column < keys.size(); ++column) {
+                const int c = static_cast<int>(column);
+                std::cout << (column ? "," : "") << leaderctl::jsonString(keys[column]) << ":";
+                if (result.isNull(row, c))
+                    std::cout << "null";
+                else if (numeric[column])
+                    std::cout << result.text(row, c);
+                else
+                    std::cout << leaderctl::jsonString(std::string(result.text(row, c)));
+            }
+            std::cout << "}";
+        }
+        std::cout << "]}\n";
+        return Ok;
+    }
+    std::vector<std::vector<std::optional<std::string>>> rows;
+    for (int row = 0; row < result.rows(); ++row) {
+        std::vector<std::optional<std::string>> cells;
+        for (int column : {0, 1, 2, 3, 4, 5, 6, 8, 10, 11})
+            cells.push_back(result.optionalText(row, column));
+        rows.push_back(std::move(cells));
+    }
+    std::cout << leaderctl::formatTable({"ROLE", "STATE", "HOLDER", "TOKEN", "ACQUIRED (UTC)",
+                                         "EXPIRES IN s", "LAST TICK AGE s", "PAUSED BY", "REASON",
+                                         "NOT BEFORE (UTC)"},
+                                        rows);
+    if (result.rows())
+        std::cout << "database clock: " << result.text(0, 12) << "\n";
+    return Ok;
+}
+
+int migrate(leader::pg::Connection &connection)
+{
+    const std::vector<int> applied =
+            leader::schema::Migrator(connection).migrate({leader::schema::MigrationSet::Lease});
+    if (applied.empty()) {
+        std::cout << "leaderctl: " << connection.target() << " is up to date\n";
+        return Ok;
+    }
+    for (const leader::schema::Migration &migration : leader::schema::embeddedMigrations()) {
+        if (std::find(applied.begin(), applied.end(), migration.version) != applied.end())
+            std::cout << "leaderctl: applied migration " << std::setw(4) << std::setfill('0')
+                      << migration.version << " " << migration.name << "\n";
+    }
+    return Ok;
+}
+
+std::filesystem::path defaultDemoDirectory()
+{
+    // The server cannot run as root, and its account must reach the directory: /root is private.
+    if (geteuid() == 0)
+        return "/var/lib/leader-console/demo-cluster";
+    if (const char *data = std::getenv("XDG_DATA_HOME"); data && *data)
+        return std::filesystem::path(data) / "leader-console" / "demo-cluster";
+    const char *home = std::getenv("HOME");
+    return std::filesystem::path(home ? home : "/tmp") / ".local/share/leader-console/demo-cluster";
+}
+
+int demo(const Arguments &arguments)
+{
+    const std::filesystem::path directory = arguments.option("--dir").empty()
+                                                    ? defaultDemoDirectory()
+                                                    : std::filesystem::path(arguments.option("--dir"));
+    leader::embedded::Cluster cluster({.directory = directory});
+    std::cout << "leaderctl: starting the demo cluster in " << directory.string() << "\n";
+    cluster.start();
+    {
+        leader::pg::Connection admin = connect(cluster.url("postgres"));
+        const leader::pg::Result exists = admin.exec(
+                "demo database", "SELECT 1 FROM pg_database WHERE datname = 'leader_demo'", {}, 5s);
+        if (exists.rows() == 0)
+            admin.exec("create demo database", "CREATE DATABASE leader_demo", {}, 30s);
+    }
+    leader::pg::Connection connection = connect(cluster.url("leader_demo"));
+    migrate(connection);
+    printStatus(connection, false);
+    if (arguments.hasFlag("--keep-running")) {
+        std::cout << "leaderctl: the cluster keeps running; connect with: psql '"
+                  << cluster.url("leader_demo") << "'\n";
+        return Ok;
+    }
+    cluster.stop();
+    std::cout << "leaderctl: demo cluster stopped (run with --keep-running to explore it)\n";
+    return Ok;
+}
+
+int run(const Arguments &arguments)
+{
+    if (arguments.hasFlag("--help") || arguments.command == "help") {
+        std::cout << HelpText;
+        return Ok;
+    }
+    if (arguments.hasFlag("--version")) {
+        std::cout << "leaderctl " << LEADER_VERSION << "\n";
+        return Ok;
+    }
+    if (arguments.command.empty())
+        throw UsageError("no command given");
+    if (arguments.command == "demo")
+        return demo(arguments);
+
+    const std::string url = leader::pg::databaseUrlFrom(arguments.option("--database"));
+    if (arguments.command == "status") {
+        leader::pg::Connection connection = connect(url);
+        return printStatus(connection, arguments.hasFlag("--json"));
+    }
+    if (arguments.command == "migrate") {
+        leader::pg::Connection connection = connect(url);
+        return migrate(connection);
+    }
+    if (arguments.command == "pause") {
+        const std::string role = requireRole(arguments);
+        const std::string reason = arguments.option("--reason");
+        if (reason.empty())
+            throw UsageError("pause needs --reason WHY, e.g. --reason 'SMTP key rotation'");
+        const std::string by = arguments.option("--by").empty() ? defaultOperator()
+                                                                : arguments.option("--by");
+        leader::pg::Connection connection = connect(url);
+        leader::schema::requireLeaseSchema(connection);
+        const std::string at = leader::lease::pause(connection, role, by, reason);
+        std::cout << "leaderctl: " << role << " paused at " << at << " by " << by << "\n";
+        return Ok;
+    }
+    if (arguments.command == "unpause") {
+        const std::string role = requireRole(arguments);
+        leader::pg::Connection connection = connect(url);
+        leader::schema::requireLeaseSchema(connection);
+        const bool changed = leader::lease::unpause(connection, role);
+        std::cout << "leaderctl: " << role << (changed ? " unpaused" : " was not paused") << "\n";
+        return Ok;
+    }
+    throw UsageError("unknown command '" + arguments.command + "'");
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    try {
+        return run(parse(argc, argv));
+    } catch (const UsageError &error) {
+        std::cerr << "leaderctl: " << error.what() << " (see leaderctl --help)\n";
+        return Usage;
+    } catch (const leader::schema::SchemaError &error) {
+        std::cerr << "leaderctl: " << error.what() << "\n";
+        return SchemaProblem;
+    } catch (const leader::pg::Error &error) {
+        std::cerr << "leaderctl: " << leader::pg::explain(error) << "\n";
+        return error.isTransport() ? Unreachable : Failed;
+    } catch (const leader::embedded::ClusterError &error) {
+        std::cerr << "leaderctl: " << error.what() << "\n";
+        return Failed;
+    } catch (const std::exception &error) {
+        std::cerr << "leaderctl: " << error.what() << "\n";
+        return Failed;
+    }
+}
