@@ -36,7 +36,7 @@ class Cluster final
 {
 public:
     explicit Cluster(ClusterOptions options);
-    ~Cluster(); // stops the server if this object started it
+    ~Cluster(); // stops the server if this object started or adopted it
     Cluster(const Cluster &) = delete;
     Cluster &operator=(const Cluster &) = delete;
 

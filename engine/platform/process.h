@@ -1,0 +1,73 @@
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+// Child processes, accounts and file ownership: the one place the engine calls fork, exec, setuid,
+// kill, waitpid, getpwnam and friends, so a Windows build fills in only this file (and
+// socketwait.cpp). Failures of the OS calls themselves throw std::system_error.
+namespace leader::platform {
+
+struct Account
+{
+    unsigned uid = 0;
+    unsigned gid = 0;
+    std::string name;
+    std::filesystem::path home;
+};
+
+std::optional<Account> lookupAccount(const std::string &name);
+// The account that owns path; nullopt if path does not exist or its owner has no account entry.
+std::optional<Account> ownerOf(const std::filesystem::path &path);
+bool isRoot();
+
+struct ProcessOptions
+{
+    // Run as this account (its groups included); switching to another account needs root.
+    std::optional<Account> asAccount;
+    std::chrono::milliseconds timeout{30000};
+    // Added to the caller's environment, replacing variables of the same name.
+    std::vector<std::pair<std::string, std::string>> environment;
+    // Empty: the caller's working directory.
+    std::filesystem::path workingDirectory;
+};
+
+struct ProcessResult
+{
+    int exitCode = -1;  // -1 when it was killed by a signal, timed out or could not be started
+    std::string output; // stdout and stderr, interleaved
+    bool timedOut = false;
+    std::string error; // why it could not be started; empty when it ran
+
+    bool succeeded() const { return exitCode == 0; }
+};
+
+// Runs argv[0] (looked up in PATH when it holds no '/') with stdin from /dev/null, collects its
+// output and waits for it; at the timeout its whole process group is killed. The child is always
+// reaped. Descendants that detach from the group (daemons) are left running.
+ProcessResult runProcess(const std::vector<std::string> &argv, const ProcessOptions &options = {});
+
+// True while pid names a process that has not exited (a zombie has exited).
+bool processAlive(int pid);
+// Ends pid at once, without letting it clean up (SIGKILL). False if there is no such process.
+bool killProcess(int pid);
+
+// A TCP port on 127.0.0.1 that was free a moment ago: whoever binds it next may still lose a race.
+int freeLoopbackPort();
+
+// Gives path, and everything below it when it is a directory, to account. Symbolic links are not
+// followed.
+void chownTree(const std::filesystem::path &path, const Account &account);
+// Whether account may search every directory from / down to directory.
+bool canTraverse(const Account &account, const std::filesystem::path &directory);
+// Creates or replaces path with contents, readable and writable by its owner only from the start.
+void writePrivateFile(const std::filesystem::path &path, std::string_view contents);
+// Reads n random bytes from the operating system's generator.
+std::string randomBytes(std::size_t n);
+
+} // namespace leader::platform
