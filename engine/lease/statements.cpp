@@ -79,15 +79,15 @@ std::optional<Acquired> acquire(pg::Connection &connection, std::string_view rol
 std::optional<std::string> renew(pg::Connection &connection, std::string_view role,
                                  std::int64_t token)
 {
-    const pg::Result result = connection.exec("renew", RenewSql,
-                                              {role, token, LeaseTTL.count()}, StatementTimeout);
+    const pg::Result result
+            = connection.exec("renew", RenewSql, {role, token, LeaseTTL.count()}, StatementTimeout);
     if (result.rows() == 0)
         return std::nullopt;
     return std::string(result.text(0, 0));
 }
 
-bool release(pg::Connection &connection, std::string_view role, std::int64_t token,
-             Outcome outcome, std::chrono::milliseconds interval)
+bool release(pg::Connection &connection, std::string_view role, std::int64_t token, Outcome outcome,
+             std::chrono::milliseconds interval)
 {
     const pg::Result result = connection.exec(
             "release", ReleaseSql,
@@ -106,8 +106,8 @@ std::string pause(pg::Connection &connection, std::string_view role, std::string
 
 bool unpause(pg::Connection &connection, std::string_view role)
 {
-    const pg::Result result = connection.exec("unpause", "SELECT leader_unpause($1)", {role},
-                                              StatementTimeout);
+    const pg::Result result
+            = connection.exec("unpause", "SELECT leader_unpause($1)", {role}, StatementTimeout);
     return result.toBool(0, 0);
 }
 

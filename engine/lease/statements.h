@@ -40,8 +40,8 @@ std::optional<std::string> renew(pg::Connection &connection, std::string_view ro
                                  std::int64_t token);
 
 // true when this token still held the row and released it.
-bool release(pg::Connection &connection, std::string_view role, std::int64_t token,
-             Outcome outcome, std::chrono::milliseconds interval);
+bool release(pg::Connection &connection, std::string_view role, std::int64_t token, Outcome outcome,
+             std::chrono::milliseconds interval);
 
 // SELECT leader_pause(...): returns paused_at as the database prints it.
 std::string pause(pg::Connection &connection, std::string_view role, std::string_view by,

@@ -154,7 +154,8 @@ void Connection::openUntil(Clock::time_point deadline)
     }
     PQsetnonblocking(m_conn.get(), 1);
     // libpq prints notices to stderr by default; a NOTICE is never an error the engine acts on.
-    PQsetNoticeProcessor(m_conn.get(), [](void *, const char *) {}, nullptr);
+    PQsetNoticeProcessor(
+            m_conn.get(), [](void *, const char *) {}, nullptr);
 }
 
 Result Connection::exec(std::string_view statement, std::string_view sql,
@@ -220,8 +221,8 @@ Result Connection::run(std::string_view statement, std::string_view sql,
         while (PQisBusy(conn)) {
             auto remaining = remainingUntil(deadline);
             if (remaining > 0ms) {
-                const auto waited = platform::waitSocket(PQsocket(conn), platform::WaitFor::Read,
-                                                         remaining);
+                const auto waited
+                        = platform::waitSocket(PQsocket(conn), platform::WaitFor::Read, remaining);
                 if (waited == platform::WaitResult::Failed)
                     failTransport(statement, "waiting for the server failed", false);
                 remaining = remainingUntil(deadline);
@@ -287,8 +288,8 @@ std::string Connection::target() const
     if (!isOpen())
         return describeTarget(m_options.url);
     const char *host = PQhost(m_conn.get());
-    return std::string(PQuser(m_conn.get())) + "@" + (host ? host : "") + ":"
-           + PQport(m_conn.get()) + "/" + PQdb(m_conn.get());
+    return std::string(PQuser(m_conn.get())) + "@" + (host ? host : "") + ":" + PQport(m_conn.get())
+           + "/" + PQdb(m_conn.get());
 }
 
 std::string Connection::user() const

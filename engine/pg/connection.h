@@ -69,17 +69,16 @@ public:
     Result exec(std::string_view statement, std::string_view sql,
                 std::initializer_list<Param> params, std::chrono::milliseconds timeout)
     {
-        return exec(statement, sql, std::span<const Param>(params.begin(), params.size()),
-                    timeout);
+        return exec(statement, sql, std::span<const Param>(params.begin(), params.size()), timeout);
     }
     // Several statements without parameters (simple protocol), e.g. a migration file.
     void execScript(std::string_view statement, std::string_view sql,
                     std::chrono::milliseconds timeout);
 
     const ConnectOptions &options() const { return m_options; }
-    std::string target() const;         // user@host:port/db, never a password
-    std::string user() const;           // the session's login role
-    int serverVersion() const;          // e.g. 150018
+    std::string target() const; // user@host:port/db, never a password
+    std::string user() const;   // the session's login role
+    int serverVersion() const;  // e.g. 150018
     bool inTransaction() const;
     pg_conn *handle() const { return m_conn.get(); }
 
@@ -90,7 +89,6 @@ private:
                bool script, std::chrono::milliseconds timeout);
     [[noreturn]] void failTransport(std::string_view statement, const std::string &what,
                                     bool deadlineExceeded);
-    void cancelAndDrain(std::string_view statement, std::chrono::milliseconds timeout);
 
     struct Deleter
     {

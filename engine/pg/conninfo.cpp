@@ -28,7 +28,8 @@ std::string percentDecoded(const std::string &text)
 {
     std::string decoded;
     for (std::size_t i = 0; i < text.size(); ++i) {
-        if (text[i] == '%' && i + 2 < text.size() && std::isxdigit(static_cast<unsigned char>(text[i + 1]))
+        if (text[i] == '%' && i + 2 < text.size()
+            && std::isxdigit(static_cast<unsigned char>(text[i + 1]))
             && std::isxdigit(static_cast<unsigned char>(text[i + 2]))) {
             decoded += static_cast<char>(std::stoi(text.substr(i + 1, 2), nullptr, 16));
             i += 2;
@@ -89,8 +90,17 @@ std::string redactSecrets(std::string text, const std::string &url)
     for (const std::regex *pattern : {&userinfo, &keyword}) {
         for (std::sregex_iterator it(url.begin(), url.end(), *pattern), end; it != end; ++it) {
             std::string secret = (*it)[1].str();
-            if (secret.size() >= 2 && secret.front() == '\'' && secret.back() == '\'')
+            if (secret.size() >= 2 && secret.front() == '\'' && secret.back() == '\'') {
                 secret = secret.substr(1, secret.size() - 2);
+                // libpq reads \' and \\ inside quotes as the character itself.
+                std::string unescaped;
+                for (std::size_t i = 0; i < secret.size(); ++i) {
+                    if (secret[i] == '\\' && i + 1 < secret.size())
+                        ++i;
+                    unescaped += secret[i];
+                }
+                secrets.push_back(unescaped);
+            }
             secrets.push_back(secret);
             secrets.push_back(percentDecoded(secret));
         }

@@ -15,14 +15,17 @@ std::string explain(const Error &error)
 {
     const std::string what = error.what();
     const std::string &state = error.sqlstate();
-    const auto contains = [&what](const char *text) { return what.find(text) != std::string::npos; };
+    const auto contains = [&what](const char *text) {
+        return what.find(text) != std::string::npos;
+    };
     std::string advice;
     if (state == sqlstate::InsufficientPrivilege)
         advice = "the login lacks a privilege: grant it hardcount_app (replicas, pause) or "
                  "hardcount_monitor (read-only status)";
     else if (state == sqlstate::UndefinedTable || state == sqlstate::UndefinedFunction)
         advice = "the lease schema is missing: run leaderctl migrate --database URL";
-    else if (contains("password authentication failed") || contains("no password supplied"))
+    else if (contains("password authentication failed") || contains("no password supplied")
+             || contains("SASL authentication failed")) // PgBouncer's wording under SCRAM
         advice = "check the user and password (in the URL, PGPASSWORD or ~/.pgpass)";
     else if (state == sqlstate::InvalidCatalogName || contains("does not exist"))
         advice = "check the database name in the URL";
@@ -30,7 +33,10 @@ std::string explain(const Error &error)
         advice = "the server did not answer in time: check the host, port and network";
     else if (contains("could not translate host name"))
         advice = "check the host name in the URL";
-    std::string line = error.statement().empty() ? what : error.statement() + ": " + what;
+    // A connect failure already says "cannot connect to ...".
+    std::string line = error.statement().empty() || error.statement() == "connect"
+                               ? what
+                               : error.statement() + ": " + what;
     if (!state.empty())
         line += " [SQLSTATE " + state + "]";
     return advice.empty() ? line : line + "; " + advice;

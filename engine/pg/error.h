@@ -20,7 +20,8 @@ public:
     bool isTransport() const { return m_kind == ErrorKind::Transport; }
     // Five-character SQLSTATE from the server; empty for a transport failure.
     const std::string &sqlstate() const { return m_sqlstate; }
-    // The statement's name as the engine knows it ("acquire", "migrate 0174"), never its parameters.
+    // The statement's name as the engine knows it ("acquire", "migrate 0174"), never its
+    // parameters.
     const std::string &statement() const { return m_statement; }
     bool deadlineExceeded() const { return m_deadlineExceeded; }
 

@@ -133,9 +133,9 @@ void Migrator::runInTransaction(const std::string &statement, const Migration &m
                           MigrationTimeout);
         m_connection.exec(statement, CreateTableSql, {}, QueryTimeout);
         // Another migrator may have done this one while this one waited for the lock.
-        const pg::Result seen = m_connection.exec(
-                statement, "SELECT 1 FROM schema_migrations WHERE version = $1",
-                {migration.version}, QueryTimeout);
+        const pg::Result seen
+                = m_connection.exec(statement, "SELECT 1 FROM schema_migrations WHERE version = $1",
+                                    {migration.version}, QueryTimeout);
         if ((seen.rows() == 1) == up) {
             m_connection.exec(statement, "COMMIT", {}, QueryTimeout);
             return;
@@ -179,9 +179,8 @@ SELECT to_regclass('leader_leases') IS NOT NULL,
     else if (!result.toBool(0, 2))
         missing = "0175 (leader_leases.not_before)";
     if (!missing.empty())
-        throw SchemaError("the database " + connection.target()
-                          + " lacks lease migration " + missing
-                          + "; apply it with: leaderctl migrate --database URL");
+        throw SchemaError("the database " + connection.target() + " lacks lease migration "
+                          + missing + "; apply it with: leaderctl migrate --database URL");
 }
 
 } // namespace leader::schema

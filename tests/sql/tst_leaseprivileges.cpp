@@ -78,7 +78,8 @@ void TestLeasePrivileges::refused_data()
     QTest::newRow("monitor reads the table") << Login::Monitor << "SELECT * FROM leader_leases";
     QTest::newRow("monitor writes the table")
             << Login::Monitor << "UPDATE leader_leases SET not_before = NULL";
-    QTest::newRow("monitor calls the fence") << Login::Monitor << "SELECT leader_fence('billing', 1)";
+    QTest::newRow("monitor calls the fence")
+            << Login::Monitor << "SELECT leader_fence('billing', 1)";
     QTest::newRow("nobody reads status") << Login::Nobody << "SELECT * FROM leader_status";
     QTest::newRow("nobody pauses") << Login::Nobody << "SELECT leader_pause('billing', 'n', 'w')";
 }
@@ -130,18 +131,19 @@ void TestLeasePrivileges::rolesSeededMatchEngineConstants()
     // The ADR's RolesSeededMatchGoConstants, for C++: the CHECK's list, the seeded rows and the
     // engine's constants are one list.
     Connection monitor = m_db->connect(Login::Owner);
-    const std::string definition(
-            monitor.exec("check", "SELECT pg_get_constraintdef(oid) FROM pg_constraint "
-                                  "WHERE conname = 'leader_leases_role_known'",
-                         {}, 5s)
-                    .text(0, 0));
+    const std::string definition(monitor.exec("check",
+                                              "SELECT pg_get_constraintdef(oid) FROM pg_constraint "
+                                              "WHERE conname = 'leader_leases_role_known'",
+                                              {}, 5s)
+                                         .text(0, 0));
     std::vector<std::string> checked;
     const std::regex quoted("'([a-z_]+)'");
-    for (std::sregex_iterator it(definition.begin(), definition.end(), quoted), end; it != end; ++it)
+    for (std::sregex_iterator it(definition.begin(), definition.end(), quoted), end; it != end;
+         ++it)
         checked.push_back((*it)[1].str());
     std::vector<std::string> seeded;
-    const leader::pg::Result rows =
-            monitor.exec("rows", "SELECT role FROM leader_leases ORDER BY role", {}, 5s);
+    const leader::pg::Result rows
+            = monitor.exec("rows", "SELECT role FROM leader_leases ORDER BY role", {}, 5s);
     for (int row = 0; row < rows.rows(); ++row)
         seeded.emplace_back(rows.text(row, 0));
     std::vector<std::string> constants(leader::lease::Roles.begin(), leader::lease::Roles.end());

@@ -143,7 +143,8 @@ void TestLeaseSql::acquireRespects_data()
     QTest::addColumn<QString>("setup");
     QTest::addColumn<qint64>("intervalMs");
     QTest::addColumn<bool>("acquired");
-    // Each refusal row fails when its predicate is deleted from ACQUIRE's WHERE (checked once).
+    // Each refusal row fails when its predicate is deleted from ACQUIRE's WHERE (checked once for
+    // all four; without the pause predicate the held-and-paused row also trips a CHECK).
     QTest::newRow("paused")
             << "UPDATE leader_leases SET paused_at = now(), paused_by = 'op', pause_reason = 'test'"
             << qint64(0) << false;
@@ -193,15 +194,16 @@ void TestLeaseSql::acquireRecreatesMissingRow()
     const auto acquired = leader::lease::acquire(*m_app, "email_outbox", "me:1:00000001", 0ms);
     QVERIFY(acquired.has_value());
     // A recreated row starts from epoch milliseconds, above any token issued before.
-    const qint64 nowMs = scalar(*m_app, "SELECT (extract(epoch FROM now()) * 1000)::bigint")
-                                 .toLongLong();
+    const qint64 nowMs
+            = scalar(*m_app, "SELECT (extract(epoch FROM now()) * 1000)::bigint").toLongLong();
     QVERIFY2(std::abs(acquired->token - nowMs) < 60'000, "token is not epoch milliseconds");
 }
 
 void TestLeaseSql::renewExtendsOnDatabaseClock()
 {
     const std::int64_t token = acquireOrFail("me:1:00000001");
-    ownerExec("UPDATE leader_leases SET expires_at = now() + interval '1 s' WHERE role = 'billing'");
+    ownerExec(
+            "UPDATE leader_leases SET expires_at = now() + interval '1 s' WHERE role = 'billing'");
     QVERIFY(leader::lease::renew(*m_app, "billing", token).has_value());
     const double left = scalar(*m_app, "SELECT extract(epoch FROM expires_at - now()) "
                                        "FROM leader_leases WHERE role = 'billing'")
@@ -229,8 +231,11 @@ void TestLeaseSql::renewRefused()
     QFETCH(bool, wrongToken);
     const std::int64_t token = acquireOrFail("me:1:00000001");
     if (!change.isEmpty())
-        ownerExec(change.toStdString() + (change.startsWith("UPDATE") ? " WHERE role = 'billing'" : ""));
-    // Zero rows is the definite loss the heartbeat cancels on.
+        ownerExec(change.toStdString()
+                  + (change.startsWith("UPDATE") ? " WHERE role = 'billing'" : ""));
+    // Zero rows is the definite loss the heartbeat cancels on. Deleting RENEW's token predicate
+    // fails "wrong token" and "taken over"; deleting holder_id IS NOT NULL makes "released" and
+    // "paused" write an expiry without a holder, which the CHECK refuses (both checked once).
     QVERIFY(!leader::lease::renew(*m_app, "billing", wrongToken ? token + 1 : token));
 }
 
@@ -279,9 +284,11 @@ void TestLeaseSql::releaseByOutcome()
 void TestLeaseSql::releaseWithStaleTokenChangesNothing()
 {
     const std::int64_t stale = acquireOrFail("old:1:00000001");
-    ownerExec("UPDATE leader_leases SET expires_at = now() - interval '1 ms' WHERE role = 'billing'");
+    ownerExec(
+            "UPDATE leader_leases SET expires_at = now() - interval '1 ms' WHERE role = 'billing'");
     const std::int64_t current = acquireOrFail("new:2:00000002");
     QCOMPARE(current, stale + 1);
+    // Fails when RELEASE's token predicate is deleted (checked once).
     QVERIFY(!leader::lease::release(*m_app, "billing", stale, Outcome::Completed, 0ms));
     QCOMPARE(scalar(*m_app, "SELECT holder_id FROM leader_leases WHERE role = 'billing'"),
              QStringLiteral("new:2:00000002"));
@@ -324,10 +331,12 @@ void TestLeaseSql::unpauseLeavesRoleDueButKeepsNotBefore()
     QVERIFY(leader::lease::acquire(*m_app, "billing", "me:1:00000001", 1h));
 
     init();
-    ownerExec("UPDATE leader_leases SET not_before = now() + interval '1 h' WHERE role = 'dunning'");
+    ownerExec(
+            "UPDATE leader_leases SET not_before = now() + interval '1 h' WHERE role = 'dunning'");
     leader::lease::pause(*m_app, "dunning", "alice@ops", "drill");
     QVERIFY(leader::lease::unpause(*m_app, "dunning"));
-    QVERIFY(!scalar(*m_app, "SELECT not_before FROM leader_leases WHERE role = 'dunning'").isNull());
+    QVERIFY(!scalar(*m_app, "SELECT not_before FROM leader_leases WHERE role = 'dunning'")
+                     .isNull());
     QVERIFY(!leader::lease::acquire(*m_app, "dunning", "me:1:00000001", 0ms));
 }
 
@@ -346,9 +355,18 @@ void TestLeaseSql::pauseRejects_data()
     QTest::addColumn<QString>("by");
     QTest::addColumn<QString>("reason");
     QTest::addColumn<QString>("message");
-    QTest::newRow("unknown role") << "payroll" << "alice" << "why" << "unknown role 'payroll'";
-    QTest::newRow("no reason") << "billing" << "alice" << "  " << "needs who pauses and why";
-    QTest::newRow("no one") << "billing" << "" << "why" << "needs who pauses and why";
+    QTest::newRow("unknown role") << "payroll"
+                                  << "alice"
+                                  << "why"
+                                  << "unknown role 'payroll'";
+    QTest::newRow("no reason") << "billing"
+                               << "alice"
+                               << "  "
+                               << "needs who pauses and why";
+    QTest::newRow("no one") << "billing"
+                            << ""
+                            << "why"
+                            << "needs who pauses and why";
 }
 
 void TestLeaseSql::pauseRejects()
@@ -376,7 +394,8 @@ void TestLeaseSql::checksReject_data()
     QTest::newRow("expiry without holder") << "SET holder_id = NULL, expires_at = now()";
     QTest::newRow("paused and held")
             << "SET paused_at = now(), paused_by = 'op', pause_reason = 'why', "
-               "holder_id = 'x:1:00000000', acquired_at = now(), expires_at = now() + interval '1 s'";
+               "holder_id = 'x:1:00000000', acquired_at = now(), expires_at = now() + interval '1 "
+               "s'";
     QTest::newRow("pause without who") << "SET paused_at = now()";
     QTest::newRow("sixth role") << "SET role = 'payroll'";
 }
@@ -398,12 +417,15 @@ void TestLeaseSql::fence_data()
     QTest::addColumn<int>("tokenOffset");
     QTest::addColumn<QString>("role");
     QTest::addColumn<bool>("holds");
-    // Each false row fails when its predicate is deleted from leader_fence (checked once).
+    // Deleting the token, role or expiry predicate from leader_fence fails the "older token",
+    // "other role" and "expired" rows (checked once). "paused" and "released" are covered twice:
+    // both null holder_id and the CHECKs tie a holder to an expiry, so holder_id IS NOT NULL and
+    // paused_at IS NULL are defence in depth; deleting either alone leaves them false (checked).
     QTest::newRow("current holder") << QString() << 0 << "billing" << true;
     QTest::newRow("older token") << QString() << -1 << "billing" << false;
     QTest::newRow("other role") << QString() << 0 << "dunning" << false;
-    QTest::newRow("expired") << "UPDATE leader_leases SET expires_at = now() - interval '1 ms'"
-                             << 0 << "billing" << false;
+    QTest::newRow("expired") << "UPDATE leader_leases SET expires_at = now() - interval '1 ms'" << 0
+                             << "billing" << false;
     QTest::newRow("paused") << "SELECT leader_pause('billing', 'op', 'why')" << 0 << "billing"
                             << false;
     QTest::newRow("released")
@@ -422,7 +444,8 @@ void TestLeaseSql::fence()
     ownerExec("UPDATE leader_leases SET holder_token = " + std::to_string(token)
               + " WHERE role = 'dunning'");
     if (!change.isEmpty())
-        ownerExec(change.toStdString() + (change.startsWith("UPDATE") ? " WHERE role = 'billing'" : ""));
+        ownerExec(change.toStdString()
+                  + (change.startsWith("UPDATE") ? " WHERE role = 'billing'" : ""));
     QCOMPARE(scalar(*m_app, "SELECT leader_fence('" + role.toStdString() + "', "
                                     + std::to_string(token + tokenOffset) + ")"),
              holds ? QStringLiteral("t") : QStringLiteral("f"));

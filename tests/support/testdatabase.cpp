@@ -57,8 +57,8 @@ TestDatabase::TestDatabase(std::string_view purpose)
     if (via != "direct" && via != "pgbouncer")
         throw std::runtime_error("LEADER_TEST_VIA must be direct or pgbouncer, not " + via);
     m_viaPgBouncer = via == "pgbouncer";
-    m_targetPort = m_viaPgBouncer ? std::stoi(requiredEnv("LEADER_TEST_BOUNCER_PORT"))
-                                  : m_directPort;
+    m_targetPort
+            = m_viaPgBouncer ? std::stoi(requiredEnv("LEADER_TEST_BOUNCER_PORT")) : m_directPort;
     m_name = "lt_" + std::string(purpose) + "_" + via + "_" + std::to_string(::getpid());
     recreate();
 }
@@ -67,8 +67,8 @@ TestDatabase::~TestDatabase()
 {
     try {
         adminConnection(m_adminUrl)
-                .exec("drop test database", "DROP DATABASE IF EXISTS \"" + m_name + "\" WITH (FORCE)",
-                      {}, 30s);
+                .exec("drop test database",
+                      "DROP DATABASE IF EXISTS \"" + m_name + "\" WITH (FORCE)", {}, 30s);
     } catch (const std::exception &) {
         // A leftover database is harmless: the next run of this test recreates it.
     }

@@ -1,10 +1,9 @@
 // leaderctl: the operator's command line over the lease table.
 
-#include "output.h"
-
 #include "embedded/cluster.h"
 #include "lease/roles.h"
 #include "lease/statements.h"
+#include "output.h"
 #include "pg/connection.h"
 #include "pg/error.h"
 #include "schema/migrator.h"
@@ -26,10 +25,10 @@ using namespace std::chrono_literals;
 
 enum ExitCode {
     Ok = 0,
-    Failed = 1,      // the database refused or failed the operation
-    Usage = 2,       // wrong arguments
+    Failed = 1,        // the database refused or failed the operation
+    Usage = 2,         // wrong arguments
     SchemaProblem = 3, // lease schema missing, or the database has migrations this build lacks
-    Unreachable = 4, // cannot connect
+    Unreachable = 4,   // cannot connect
 };
 
 constexpr const char *HelpText = R"(Usage: leaderctl COMMAND [OPTIONS]
@@ -52,7 +51,8 @@ Options:
 Roles: billing, dunning, webhook_outbox, email_outbox, webhook_delivery
 
 Exit codes: 0 done; 1 the database refused or failed the operation; 2 wrong arguments;
-            3 lease schema missing or newer than this build; 4 cannot connect.
+            3 lease schema missing or newer than this build; 4 cannot connect
+            (server unreachable or login refused).
 )";
 
 struct Arguments
@@ -162,9 +162,9 @@ SELECT role, state, holder_id, holder_token::text,
 )sql",
                                                       {}, 5s);
     static const std::vector<std::string> keys{
-            "role",           "state",     "holder_id",     "holder_token", "acquired_at",
-            "expires_in_s",   "last_tick_age_s", "last_tick_ended_at", "paused_by", "paused_at",
-            "pause_reason",   "not_before"};
+            "role",        "state",        "holder_id",       "holder_token",
+            "acquired_at", "expires_in_s", "last_tick_age_s", "last_tick_ended_at",
+            "paused_by",   "paused_at",    "pause_reason",    "not_before"};
     static const std::vector<bool> numeric{false, false, false, true,  false, true,
                                            true,  false, false, false, false, false};
     if (json) {
@@ -207,8 +207,8 @@ SELECT role, state, holder_id, holder_token::text,
 
 int migrate(leader::pg::Connection &connection)
 {
-    const std::vector<int> applied =
-            leader::schema::Migrator(connection).migrate({leader::schema::MigrationSet::Lease});
+    const std::vector<int> applied
+            = leader::schema::Migrator(connection).migrate({leader::schema::MigrationSet::Lease});
     if (applied.empty()) {
         std::cout << "leaderctl: " << connection.target() << " is up to date\n";
         return Ok;
@@ -234,9 +234,9 @@ std::filesystem::path defaultDemoDirectory()
 
 int demo(const Arguments &arguments)
 {
-    const std::filesystem::path directory = arguments.option("--dir").empty()
-                                                    ? defaultDemoDirectory()
-                                                    : std::filesystem::path(arguments.option("--dir"));
+    const std::filesystem::path directory
+            = arguments.option("--dir").empty() ? defaultDemoDirectory()
+                                                : std::filesystem::path(arguments.option("--dir"));
     leader::embedded::Cluster cluster({.directory = directory});
     std::cout << "leaderctl: starting the demo cluster in " << directory.string() << "\n";
     cluster.start();
@@ -289,8 +289,8 @@ int run(const Arguments &arguments)
         const std::string reason = arguments.option("--reason");
         if (reason.empty())
             throw UsageError("pause needs --reason WHY, e.g. --reason 'SMTP key rotation'");
-        const std::string by = arguments.option("--by").empty() ? defaultOperator()
-                                                                : arguments.option("--by");
+        const std::string by
+                = arguments.option("--by").empty() ? defaultOperator() : arguments.option("--by");
         leader::pg::Connection connection = connect(url);
         leader::schema::requireLeaseSchema(connection);
         const std::string at = leader::lease::pause(connection, role, by, reason);

@@ -1,0 +1,483 @@
+// leaderctl as an operator meets it: the real binary, run with QProcess against a real database,
+// straight to Postgres and through PgBouncer in transaction mode. A failure is one line on stderr
+// with the exit code the help text documents, and never echoes a password.
+
+#include "lease/roles.h"
+#include "pg/connection.h"
+#include "testdatabase.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <memory>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+using namespace std::chrono_literals;
+using leader::test::Login;
+using leader::test::TestDatabase;
+
+namespace {
+
+constexpr int ProcessDeadlineMs = 30'000;
+// A password no server knows, so any trace of it in the output is an echo of the URL.
+const QString WrongPassword = QStringLiteral("s3cr3t-xyz");
+
+QString qs(std::string_view text)
+{
+    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
+}
+
+QStringList roleNames()
+{
+    QStringList names;
+    for (const std::string_view role : leader::lease::Roles)
+        names << qs(role);
+    return names;
+}
+
+struct Run
+{
+    bool finished = false;
+    int exitCode = -1;
+    QProcess::ExitStatus exitStatus = QProcess::CrashExit;
+    QString out;
+    QString err;
+
+    QString describe() const
+    {
+        return QStringLiteral("exit %1%2; stdout: %3; stderr: %4")
+                .arg(exitCode)
+                .arg(exitStatus == QProcess::CrashExit ? " (crashed or timed out)" : "", out, err);
+    }
+};
+
+// The caller's environment without anything that says where to connect: each test passes that.
+QProcessEnvironment cleanEnvironment()
+{
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    for (const QString &name : environment.keys()) {
+        if (name.startsWith("PG") || name == "DATABASE_URL")
+            environment.remove(name);
+    }
+    return environment;
+}
+
+// Entries of the form NAME=value.
+Run leaderctl(const QStringList &arguments, const QStringList &assignments = {})
+{
+    QProcessEnvironment environment = cleanEnvironment();
+    for (const QString &assignment : assignments) {
+        const qsizetype equals = assignment.indexOf(u'=');
+        environment.insert(assignment.left(equals), assignment.mid(equals + 1));
+    }
+    QProcess process;
+    process.setProcessEnvironment(environment);
+    process.start(QStringLiteral(LEADERCTL_PATH), arguments);
+    Run run;
+    run.finished = process.waitForFinished(ProcessDeadlineMs);
+    if (!run.finished) {
+        process.kill();
+        process.waitForFinished();
+    }
+    run.exitCode = process.exitCode();
+    run.exitStatus = run.finished ? process.exitStatus() : QProcess::CrashExit;
+    run.out = QString::fromUtf8(process.readAllStandardOutput());
+    run.err = QString::fromUtf8(process.readAllStandardError());
+    return run;
+}
+
+// A loopback port nobody listens on, held bound so no other process takes it meanwhile: the
+// kernel refuses every connection to it.
+class RefusingPort final
+{
+public:
+    RefusingPort()
+        : m_socket(::socket(AF_INET, SOCK_STREAM, 0))
+    {
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t length = sizeof address;
+        if (m_socket < 0
+            || ::bind(m_socket, reinterpret_cast<sockaddr *>(&address), sizeof address) != 0
+            || ::getsockname(m_socket, reinterpret_cast<sockaddr *>(&address), &length) != 0)
+            qFatal("cannot bind a loopback port");
+        m_port = ntohs(address.sin_port);
+    }
+    ~RefusingPort() { ::close(m_socket); }
+    RefusingPort(const RefusingPort &) = delete;
+    RefusingPort &operator=(const RefusingPort &) = delete;
+
+    int port() const { return m_port; }
+
+private:
+    int m_socket;
+    int m_port = 0;
+};
+
+} // namespace
+
+class TestLeaderctl final : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+
+    void helpAndVersion_data();
+    void helpAndVersion();
+    void migrateAppliesTheLeaseMigrationsOnce();
+    void statusFindsTheDatabase_data();
+    void statusFindsTheDatabase();
+    void statusJson();
+    void pauseAndUnpause_data();
+    void pauseAndUnpause();
+    void badInput_data();
+    void badInput();
+    void demoStartsMigratesAndStopsItsCluster();
+
+private:
+    QString url(Login login) const { return qs(m_db->url(login)); }
+    // Idempotent, so each test stands alone; in file order leaderctl itself migrated already.
+    void ensureMigrated() const { m_db->migrateLease(); }
+    QString appliedMigrations() const;
+    // The roles of `leaderctl status --json`, checked to parse; empty after a failed check.
+    QJsonArray statusRoles();
+
+    std::unique_ptr<TestDatabase> m_db;    // migrated by the tests
+    std::unique_ptr<TestDatabase> m_empty; // never migrated
+    RefusingPort m_refusingPort;
+};
+
+void TestLeaderctl::initTestCase()
+{
+    QVERIFY2(QFileInfo(QStringLiteral(LEADERCTL_PATH)).isExecutable(), LEADERCTL_PATH);
+    m_db = std::make_unique<TestDatabase>("leaderctl");
+    m_empty = std::make_unique<TestDatabase>("leaderctl_empty");
+}
+
+QString TestLeaderctl::appliedMigrations() const
+{
+    leader::pg::Connection owner = m_db->connect(Login::Owner);
+    const leader::pg::Result result = owner.exec(
+            "applied",
+            "SELECT string_agg(version || ' at ' || applied_at, ', ' ORDER BY version) "
+            "FROM schema_migrations",
+            {}, 5s);
+    return qs(result.text(0, 0));
+}
+
+QJsonArray TestLeaderctl::statusRoles()
+{
+    const Run run = leaderctl({"status", "--json", "--database", url(Login::Monitor)});
+    [&] {
+        QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.describe()));
+        QVERIFY2(run.err.isEmpty(), qPrintable(run.err));
+    }();
+    if (QTest::currentTestFailed())
+        return {};
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(run.out.toUtf8(), &error);
+    [&] {
+        QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
+        QVERIFY(document.isObject());
+        QVERIFY(document.object().value("observed_at").isString());
+    }();
+    return QTest::currentTestFailed() ? QJsonArray() : document.object().value("roles").toArray();
+}
+
+void TestLeaderctl::helpAndVersion_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QString>("expected"); // the start of stdout
+    QTest::newRow("--help") << QStringList{"--help"} << "Usage: leaderctl COMMAND";
+    QTest::newRow("help") << QStringList{"help"} << "Usage: leaderctl COMMAND";
+    QTest::newRow("status --help") << QStringList{"status", "--help"} << "Usage: leaderctl COMMAND";
+    QTest::newRow("--version") << QStringList{"--version"}
+                               << QStringLiteral("leaderctl " LEADER_VERSION "\n");
+}
+
+void TestLeaderctl::helpAndVersion()
+{
+    QFETCH(QStringList, arguments);
+    QFETCH(QString, expected);
+    const Run run = leaderctl(arguments);
+    QVERIFY2(run.finished, qPrintable(run.describe()));
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(run.out.startsWith(expected), qPrintable(run.out));
+    QVERIFY2(run.err.isEmpty(), qPrintable(run.err));
+    if (expected.startsWith("Usage"))
+        QVERIFY(run.out.contains("Exit codes: 0 done; 1 "));
+}
+
+void TestLeaderctl::migrateAppliesTheLeaseMigrationsOnce()
+{
+    const Run first = leaderctl({"migrate", "--database", url(Login::Owner)});
+    QVERIFY2(first.finished && first.exitCode == 0, qPrintable(first.describe()));
+    QVERIFY2(first.err.isEmpty(), qPrintable(first.err));
+    const qsizetype at0174 = first.out.indexOf("applied migration 0174");
+    const qsizetype at0175 = first.out.indexOf("applied migration 0175");
+    QVERIFY2(at0174 >= 0 && at0175 > at0174, qPrintable(first.out));
+    const QString applied = appliedMigrations();
+    QVERIFY2(applied.startsWith("174 at ") && applied.contains(", 175 at "), qPrintable(applied));
+
+    const Run second = leaderctl({"migrate", "--database", url(Login::Owner)});
+    QVERIFY2(second.finished && second.exitCode == 0, qPrintable(second.describe()));
+    QVERIFY2(second.out.contains("up to date"), qPrintable(second.out));
+    QVERIFY2(!second.out.contains("applied"), qPrintable(second.out));
+    QVERIFY2(second.err.isEmpty(), qPrintable(second.err));
+    QCOMPARE(appliedMigrations(), applied);
+}
+
+void TestLeaderctl::statusFindsTheDatabase_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QStringList>("environment");
+    const QString monitor = url(Login::Monitor);
+    QTest::newRow("--database URL")
+            << QStringList{"status", "--database", monitor} << QStringList();
+    QTest::newRow("--database=URL")
+            << QStringList{"status", "--database=" + monitor} << QStringList();
+    QTest::newRow("DATABASE_URL") << QStringList{"status"}
+                                  << QStringList{"DATABASE_URL=" + monitor};
+    const QString port = m_db->viaPgBouncer() ? qEnvironmentVariable("LEADER_TEST_BOUNCER_PORT")
+                                              : qEnvironmentVariable("LEADER_TEST_PG_PORT");
+    QTest::newRow("PG* variables")
+            << QStringList{"status"}
+            << QStringList{"PGHOST=" + qEnvironmentVariable("LEADER_TEST_HOST"), "PGPORT=" + port,
+                           "PGUSER=lt_monitor",
+                           "PGPASSWORD=" + qEnvironmentVariable("LEADER_TEST_PASSWORD"),
+                           "PGDATABASE=" + qs(m_db->name())};
+}
+
+void TestLeaderctl::statusFindsTheDatabase()
+{
+    QFETCH(QStringList, arguments);
+    QFETCH(QStringList, environment);
+    ensureMigrated();
+    const Run run = leaderctl(arguments, environment);
+    QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.describe()));
+    QVERIFY2(run.err.isEmpty(), qPrintable(run.err));
+    const QStringList lines = run.out.split(u'\n', Qt::SkipEmptyParts);
+    // A header, one line per role in the documented order, and the database clock.
+    QCOMPARE(lines.size(), 7);
+    QVERIFY2(lines.first().startsWith("ROLE "), qPrintable(lines.first()));
+    const QStringList roles = roleNames();
+    for (int i = 0; i < roles.size(); ++i) {
+        const QStringList cells = lines[i + 1].split(QStringLiteral("  "), Qt::SkipEmptyParts);
+        QVERIFY2(cells.size() >= 2, qPrintable(lines[i + 1]));
+        QCOMPARE(cells[0].trimmed(), roles[i]);
+        QCOMPARE(cells[1].trimmed(), QStringLiteral("never ran"));
+    }
+    QVERIFY2(lines.last().startsWith("database clock: "), qPrintable(lines.last()));
+}
+
+void TestLeaderctl::statusJson()
+{
+    ensureMigrated();
+    const QJsonArray roles = statusRoles();
+    if (QTest::currentTestFailed())
+        return;
+    QCOMPARE(roles.size(), 5);
+    const QStringList names = roleNames();
+    for (int i = 0; i < roles.size(); ++i) {
+        const QJsonObject role = roles[i].toObject();
+        QCOMPARE(role.value("role").toString(), names[i]);
+        QCOMPARE(role.value("state").toString(), QStringLiteral("never ran"));
+        // Present and null, not missing: a consumer must tell "never ran" from a field it lacks.
+        QVERIFY(role.contains("last_tick_age_s") && role.value("last_tick_age_s").isNull());
+        QVERIFY(role.contains("holder_id") && role.value("holder_id").isNull());
+        QVERIFY(role.value("holder_token").isDouble());
+    }
+}
+
+void TestLeaderctl::pauseAndUnpause_data()
+{
+    QTest::addColumn<QString>("role");
+    QTest::addColumn<QString>("by"); // empty: leaderctl's default
+    QTest::addColumn<QString>("expectedBy");
+    QTest::newRow("--by given") << "email_outbox"
+                                << "alice@ops"
+                                << "alice@ops";
+    QTest::newRow("--by defaults to user@host") << "dunning"
+                                                << ""
+                                                << "ops-tester@" + QSysInfo::machineHostName();
+}
+
+void TestLeaderctl::pauseAndUnpause()
+{
+    QFETCH(QString, role);
+    QFETCH(QString, by);
+    QFETCH(QString, expectedBy);
+    ensureMigrated();
+    const QString reason = QStringLiteral("SMTP key rotation");
+    QStringList arguments{"pause", role, "--reason", reason, "--database", url(Login::App)};
+    if (!by.isEmpty())
+        arguments << "--by" << by;
+    const Run pause = leaderctl(arguments, {"USER=ops-tester"});
+    QVERIFY2(pause.finished && pause.exitCode == 0, qPrintable(pause.describe()));
+    QVERIFY2(pause.out.startsWith("leaderctl: " + role + " paused at "), qPrintable(pause.out));
+    QVERIFY2(pause.out.contains(" by " + expectedBy), qPrintable(pause.out));
+
+    const Run table = leaderctl({"status", "--database", url(Login::Monitor)});
+    QVERIFY2(table.finished && table.exitCode == 0, qPrintable(table.describe()));
+    const QStringList lines = table.out.split(u'\n');
+    const auto line = std::find_if(lines.begin(), lines.end(), [&](const QString &text) {
+        return text.startsWith(role + " ");
+    });
+    QVERIFY2(line != lines.end(), qPrintable(table.out));
+    QVERIFY2(line->contains(" paused ") && line->contains(expectedBy) && line->contains(reason),
+             qPrintable(*line));
+
+    QJsonArray roles = statusRoles();
+    if (QTest::currentTestFailed())
+        return;
+    for (const QJsonValue &value : roles) {
+        const QJsonObject entry = value.toObject();
+        if (entry.value("role").toString() == role) {
+            QCOMPARE(entry.value("state").toString(), QStringLiteral("paused"));
+            QCOMPARE(entry.value("paused_by").toString(), expectedBy);
+            QCOMPARE(entry.value("pause_reason").toString(), reason);
+            QVERIFY(entry.value("paused_at").isString());
+        } else {
+            // A pause is per role.
+            QCOMPARE(entry.value("state").toString(), QStringLiteral("never ran"));
+        }
+    }
+
+    const Run unpause = leaderctl({"unpause", role, "--database", url(Login::App)});
+    QVERIFY2(unpause.finished && unpause.exitCode == 0, qPrintable(unpause.describe()));
+    QCOMPARE(unpause.out, "leaderctl: " + role + " unpaused\n");
+    roles = statusRoles();
+    if (QTest::currentTestFailed())
+        return;
+    for (const QJsonValue &value : roles) {
+        QCOMPARE(value.toObject().value("state").toString(), QStringLiteral("never ran"));
+        QVERIFY(value.toObject().value("paused_by").isNull());
+    }
+
+    const Run again = leaderctl({"unpause", role, "--database", url(Login::App)});
+    QVERIFY2(again.finished && again.exitCode == 0, qPrintable(again.describe()));
+    QCOMPARE(again.out, "leaderctl: " + role + " was not paused\n");
+}
+
+void TestLeaderctl::badInput_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QStringList>("environment");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QStringList>("stderrContains");
+
+    const QString wrongPassword
+            = url(Login::Owner)
+                      .replace(qEnvironmentVariable("LEADER_TEST_PASSWORD"), WrongPassword);
+    const QString closedPort = QStringLiteral("127.0.0.1:%1").arg(m_refusingPort.port());
+    const QString nowhere = "postgresql://lt_owner:" + WrongPassword + "@" + closedPort + "/x";
+    const QString port = m_db->viaPgBouncer() ? qEnvironmentVariable("LEADER_TEST_BOUNCER_PORT")
+                                              : qEnvironmentVariable("LEADER_TEST_PG_PORT");
+
+    QTest::newRow("unresolvable host")
+            << QStringList{"status", "--database",
+                           "postgresql://lt_owner:" + WrongPassword + "@no-such-host.invalid/x"}
+            << QStringList() << 4
+            << QStringList{"no-such-host.invalid", "check the host name in the URL"};
+    QTest::newRow("closed port") << QStringList{"status", "--database", nowhere} << QStringList()
+                                 << 4 << QStringList{"lt_owner@" + closedPort + "/x"};
+    QTest::newRow("wrong password")
+            << QStringList{"status", "--database", wrongPassword} << QStringList() << 4
+            << QStringList{"authentication failed", "check the user and password"};
+    QTest::newRow("wrong PGPASSWORD")
+            << QStringList{"status"}
+            << QStringList{"PGHOST=" + qEnvironmentVariable("LEADER_TEST_HOST"), "PGPORT=" + port,
+                           "PGUSER=lt_owner", "PGPASSWORD=" + WrongPassword,
+                           "PGDATABASE=" + qs(m_db->name())}
+            << 4 << QStringList{"authentication failed", "check the user and password"};
+    QTest::newRow("status without the schema")
+            << QStringList{"status", "--database", qs(m_empty->url(Login::Owner))} << QStringList()
+            << 3 << QStringList{"lacks lease migration 0174", "leaderctl migrate"};
+    QTest::newRow("pause without the schema")
+            << QStringList{"pause", "billing",    "--reason",
+                           "x",     "--database", qs(m_empty->url(Login::App))}
+            << QStringList() << 3 << QStringList{"lacks lease migration 0174", "leaderctl migrate"};
+    QTest::newRow("status as a login without grants")
+            << QStringList{"status", "--database", url(Login::Nobody)} << QStringList() << 1
+            << QStringList{"permission denied", "42501", "hardcount_monitor"};
+    QTest::newRow("pause as the monitor login")
+            << QStringList{"pause", "billing", "--reason", "x", "--database", url(Login::Monitor)}
+            << QStringList() << 1 << QStringList{"leader_pause", "42501", "hardcount_app"};
+    QTest::newRow("pause an unknown role")
+            << QStringList{"pause", "accounting", "--reason", "x", "--database", url(Login::App)}
+            << QStringList() << 2 << QStringList{"unknown role 'accounting'", "billing, dunning"};
+    QTest::newRow("unpause an unknown role")
+            << QStringList{"unpause", "accounting", "--database", url(Login::App)} << QStringList()
+            << 2 << QStringList{"unknown role 'accounting'"};
+    QTest::newRow("pause without a role")
+            << QStringList{"pause", "--reason", "x", "--database", url(Login::App)} << QStringList()
+            << 2 << QStringList{"pause takes one role"};
+    QTest::newRow("pause without --reason")
+            << QStringList{"pause", "billing", "--database", url(Login::App)} << QStringList() << 2
+            << QStringList{"--reason"};
+    QTest::newRow("--reason without its value")
+            << QStringList{"pause", "billing", "--database", url(Login::App), "--reason"}
+            << QStringList() << 2 << QStringList{"--reason needs a value"};
+    QTest::newRow("unknown command")
+            << QStringList{"frobnicate", "--database", url(Login::App)} << QStringList() << 2
+            << QStringList{"unknown command 'frobnicate'", "--help"};
+    QTest::newRow("unknown option") << QStringList{"status", "--jsn", "--database", url(Login::App)}
+                                    << QStringList() << 2 << QStringList{"unknown option --jsn"};
+    QTest::newRow("no command") << QStringList() << QStringList() << 2
+                                << QStringList{"no command given"};
+}
+
+void TestLeaderctl::badInput()
+{
+    QFETCH(QStringList, arguments);
+    QFETCH(QStringList, environment);
+    QFETCH(int, exitCode);
+    QFETCH(QStringList, stderrContains);
+    ensureMigrated();
+    const Run run = leaderctl(arguments, environment);
+    QVERIFY2(run.finished, qPrintable(run.describe()));
+    // A crash (an uncaught exception aborts) is a CrashExit; a stack trace is more than one line.
+    QCOMPARE(run.exitStatus, QProcess::NormalExit);
+    QCOMPARE(run.exitCode, exitCode);
+    QVERIFY2(run.out.isEmpty(), qPrintable(run.out));
+    QVERIFY2(run.err.startsWith("leaderctl: ") && run.err.endsWith(u'\n')
+                     && run.err.count(u'\n') == 1,
+             qPrintable(run.err));
+    for (const QString &expected : stderrContains)
+        QVERIFY2(run.err.contains(expected), qPrintable(run.err));
+    for (const QString &secret : {WrongPassword, qEnvironmentVariable("LEADER_TEST_PASSWORD")})
+        QVERIFY2(!(run.out + run.err).contains(secret), qPrintable(run.err));
+}
+
+void TestLeaderctl::demoStartsMigratesAndStopsItsCluster()
+{
+    // Under /tmp so that, when the test runs as root, the server's own account can reach it.
+    QTemporaryDir parent(QDir::tempPath() + "/leaderctl-demo-XXXXXX");
+    QVERIFY(parent.isValid());
+    QFile::setPermissions(parent.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner
+                                                 | QFileDevice::ExeOwner | QFileDevice::ExeGroup
+                                                 | QFileDevice::ExeOther);
+    const QString directory = parent.filePath("cluster");
+    for (const bool firstRun : {true, false}) {
+        const Run run = leaderctl({"demo", "--dir", directory});
+        QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.describe()));
+        // The first run creates and migrates the cluster; the second reuses it as it is.
+        QCOMPARE(run.out.contains("applied migration 0174 leader_leases"), firstRun);
+        QCOMPARE(run.out.contains("is up to date"), !firstRun);
+        QCOMPARE(run.out.count("never ran"), 5);
+        QVERIFY2(run.out.contains("demo cluster stopped"), qPrintable(run.describe()));
+        QVERIFY(!QFile::exists(directory + "/data/postmaster.pid"));
+    }
+}
+
+QTEST_GUILESS_MAIN(TestLeaderctl)
+#include "tst_leaderctl.moc"
