@@ -21,14 +21,14 @@ ON CONFLICT (role) DO UPDATE
    AND (l.last_tick_ended_at IS NULL
         OR l.last_tick_ended_at <= now() - $3::bigint * interval '1 millisecond')
    AND (l.not_before IS NULL OR l.not_before <= now())
-RETURNING l.holder_token, now()
+RETURNING l.holder_token, now(), extract(epoch FROM now())
 )sql";
 
 constexpr std::string_view RenewSql = R"sql(
 UPDATE leader_leases
    SET expires_at = now() + $3::bigint * interval '1 millisecond'
  WHERE role = $1 AND holder_token = $2 AND holder_id IS NOT NULL
-RETURNING now()
+RETURNING now(), extract(epoch FROM now())
 )sql";
 
 // $3 is the outcome; $4 the role's interval; $5 the cap on a lost tick's cooldown.
@@ -73,17 +73,18 @@ std::optional<Acquired> acquire(pg::Connection &connection, std::string_view rol
                                               StatementTimeout);
     if (result.rows() == 0)
         return std::nullopt;
-    return Acquired{result.toInt64(0, 0), std::string(result.text(0, 1))};
+    return Acquired{result.toInt64(0, 0),
+                    DatabaseNow{std::string(result.text(0, 1)), result.toDouble(0, 2)}};
 }
 
-std::optional<std::string> renew(pg::Connection &connection, std::string_view role,
+std::optional<DatabaseNow> renew(pg::Connection &connection, std::string_view role,
                                  std::int64_t token)
 {
     const pg::Result result
             = connection.exec("renew", RenewSql, {role, token, LeaseTTL.count()}, StatementTimeout);
     if (result.rows() == 0)
         return std::nullopt;
-    return std::string(result.text(0, 0));
+    return DatabaseNow{std::string(result.text(0, 0)), result.toDouble(0, 1)};
 }
 
 bool release(pg::Connection &connection, std::string_view role, std::int64_t token, Outcome outcome,

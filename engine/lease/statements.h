@@ -15,10 +15,18 @@ namespace leader::lease {
 // The four statements of ADR-114 as amended (0175: not_before). Each is one autocommit statement
 // on the database clock: no SET, no session state, no BEGIN, so any pooled connection serves.
 
+// RETURNING now() lets the manager observe database-vs-host clock drift; it is never compared
+// with a database timestamp to decide anything.
+struct DatabaseNow
+{
+    std::string text;        // as the database prints it
+    double epochSeconds = 0; // the same instant as a number
+};
+
 struct Acquired
 {
     std::int64_t token = 0;
-    std::string databaseNow; // RETURNING now(), to observe clock drift; never compared
+    DatabaseNow now;
 };
 
 enum class Outcome {
@@ -36,7 +44,7 @@ std::optional<Acquired> acquire(pg::Connection &connection, std::string_view rol
 
 // The database's now() when the lease was extended; nullopt is definite loss (taken over,
 // released or paused). A thrown pg::Error is a missed beat, not a loss.
-std::optional<std::string> renew(pg::Connection &connection, std::string_view role,
+std::optional<DatabaseNow> renew(pg::Connection &connection, std::string_view role,
                                  std::int64_t token);
 
 // true when this token still held the row and released it.

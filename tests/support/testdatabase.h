@@ -30,6 +30,9 @@ public:
 
     // A URL with the login's password, through the configured route.
     std::string url(Login login) const;
+    // The route's port, and the same URL on another loopback port: a link proxy in front of it.
+    int targetPort() const { return m_targetPort; }
+    std::string urlOnPort(Login login, int port) const { return urlFor(login, port); }
     // Always straight to Postgres: migrations and DDL, which a transaction pooler is not for.
     std::string directUrl(Login login) const;
     pg::Connection connect(Login login) const;

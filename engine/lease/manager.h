@@ -1,0 +1,95 @@
+#pragma once
+
+#include "events.h"
+#include "pg/conninfo.h"
+#include "pg/pool.h"
+#include "statements.h"
+#include "tick.h"
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+
+namespace leader::metrics {
+class LeaseMetrics;
+}
+
+namespace leader::lease {
+
+struct ManagerOptions
+{
+    pg::ConnectOptions database;
+    // The heartbeat's own connections; empty url: the same database as above.
+    pg::ConnectOptions heartbeat;
+    std::string holderId; // empty: makeHolderId()
+    EventBus *events = nullptr;
+    metrics::LeaseMetrics *metrics = nullptr;
+};
+
+struct LeadResult
+{
+    bool acquired = false;
+    std::int64_t token = 0;
+    Outcome outcome = Outcome::Completed; // when acquired
+    std::string lossReason;               // when outcome is Lost
+};
+
+using Work = std::function<void(TickContext &)>;
+
+// Manager::lead is ADR-114's Lead: ACQUIRE, run the work with a context carrying the token while
+// a heartbeat renews the lease on its own connection, then RELEASE by outcome on a fresh
+// deadline, whatever happened to the work. Thread-safe: each role runner calls lead() from its
+// own thread.
+class Manager final
+{
+public:
+    explicit Manager(ManagerOptions options);
+    ~Manager();
+    Manager(const Manager &) = delete;
+    Manager &operator=(const Manager &) = delete;
+
+    // Not acquired: the role is not due, held, paused or cooling. When the work throws (other
+    // than TickCancelled) the tick is released first — failed, or lost/interrupted if that came
+    // first — and the exception then continues to the caller. Statement errors of ACQUIRE itself
+    // propagate as pg::Error.
+    LeadResult lead(std::string_view role, std::chrono::milliseconds interval, const Work &work);
+
+    // Cancels every running tick as interrupted; later lead() calls acquire nothing.
+    void shutdown();
+    bool isShuttingDown() const { return m_shuttingDown.load(); }
+
+    const std::string &holderId() const { return m_holderId; }
+    // The pool the manager's own statements use, for the replica's other autocommit statements.
+    pg::ConnectionPool &pool() { return m_pool; }
+    // Database clock minus this host's clock, from the last ACQUIRE or RENEW: for display only,
+    // never compared with a database timestamp to decide anything.
+    std::optional<std::chrono::milliseconds> clockDrift() const;
+
+private:
+    void heartbeat(TickContext &context, std::atomic<bool> &stop, std::mutex &mutex,
+                   std::condition_variable &wake);
+    std::string lossReasonAfterEmptyRenew(pg::Connection &connection, const TickContext &context);
+    void observeDrift(double databaseEpochSeconds, std::chrono::system_clock::time_point sent,
+                      std::chrono::system_clock::time_point received);
+    void publish(EventKind kind, const TickContext &context, std::string outcome = {},
+                 std::string reason = {}, std::string detail = {}, std::string databaseTime = {});
+
+    const std::string m_holderId;
+    EventBus *m_events;
+    metrics::LeaseMetrics *m_metrics;
+    pg::ConnectionPool m_pool;
+    pg::ConnectionPool m_heartbeatPool;
+    std::atomic<bool> m_shuttingDown = false;
+    std::atomic<long long> m_driftMs = 0;
+    std::atomic<bool> m_driftKnown = false;
+
+    std::mutex m_ticksMutex;
+    std::set<const TickContext *> m_ticks;
+};
+
+} // namespace leader::lease

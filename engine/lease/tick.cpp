@@ -1,0 +1,120 @@
+#include "tick.h"
+
+#include "constants.h"
+
+#include <cstdio>
+#include <random>
+
+#include <unistd.h>
+
+namespace leader::lease {
+
+TickContext::TickContext(std::string role, std::int64_t token, std::string holderId,
+                         std::chrono::milliseconds interval, pg::Connection &connection,
+                         Clock::time_point lastAck, CancelledCallback onCancelled)
+    : m_role(std::move(role))
+    , m_token(token)
+    , m_holderId(std::move(holderId))
+    , m_interval(interval)
+    , m_connection(connection)
+    , m_lastAck(lastAck.time_since_epoch().count())
+    , m_onCancelled(std::move(onCancelled))
+{}
+
+bool TickContext::isCancelled() const
+{
+    return cause() != CancelCause::None;
+}
+
+CancelCause TickContext::cause() const
+{
+    const std::lock_guard lock(m_mutex);
+    return m_cause;
+}
+
+std::string TickContext::lossReason() const
+{
+    const std::lock_guard lock(m_mutex);
+    return m_reason;
+}
+
+void TickContext::throwIfCancelled() const
+{
+    // The abandon is judged here too, so no statement starts after it even if the heartbeat
+    // thread is still asleep.
+    if (Clock::now() >= lastAck() + AbandonAfter)
+        cancel(CancelCause::LeaseLost, "heartbeat_timeout");
+    const std::lock_guard lock(m_mutex);
+    if (m_cause != CancelCause::None)
+        throw TickCancelled("tick of " + m_role + " cancelled"
+                            + (m_reason.empty() ? std::string() : " (" + m_reason + ")"));
+}
+
+pg::Result TickContext::exec(std::string_view statement, std::string_view sql,
+                             std::initializer_list<pg::Param> params,
+                             std::chrono::milliseconds timeout)
+{
+    return exec(statement, sql, std::span<const pg::Param>(params.begin(), params.size()), timeout);
+}
+
+pg::Result TickContext::exec(std::string_view statement, std::string_view sql,
+                             std::span<const pg::Param> params, std::chrono::milliseconds timeout)
+{
+    throwIfCancelled();
+    const auto untilExpirySafe = std::chrono::duration_cast<std::chrono::milliseconds>(
+            lastAck() + AbandonAfter + StatementTimeout - Clock::now());
+    return m_connection.exec(statement, sql, params, std::min(timeout, untilExpirySafe));
+}
+
+bool TickContext::sleepFor(std::chrono::milliseconds duration) const
+{
+    std::unique_lock lock(m_mutex);
+    return !m_cancelled.wait_for(lock, duration, [this] { return m_cause != CancelCause::None; });
+}
+
+void TickContext::acknowledged(Clock::time_point sentAt)
+{
+    m_lastAck.store(sentAt.time_since_epoch().count());
+}
+
+TickContext::Clock::time_point TickContext::lastAck() const
+{
+    return Clock::time_point(Clock::duration(m_lastAck.load()));
+}
+
+bool TickContext::cancel(CancelCause cause, std::string reason) const
+{
+    {
+        const std::lock_guard lock(m_mutex);
+        if (m_cause != CancelCause::None)
+            return false;
+        m_cause = cause;
+        m_reason = reason;
+    }
+    m_cancelled.notify_all();
+    if (m_onCancelled)
+        m_onCancelled(cause, reason);
+    return true;
+}
+
+Fence fence(const TickContext *context)
+{
+    if (!context)
+        throw NoToken("a leader-only statement ran outside a led tick");
+    context->throwIfCancelled();
+    return Fence{context->m_role, context->m_token};
+}
+
+std::string makeHolderId()
+{
+    char host[256] = {};
+    if (gethostname(host, sizeof host - 1) != 0 || !*host)
+        std::snprintf(host, sizeof host, "unknown");
+    std::random_device entropy;
+    const unsigned suffix = std::uniform_int_distribution<unsigned>()(entropy);
+    char id[320];
+    std::snprintf(id, sizeof id, "%s:%d:%08x", host, static_cast<int>(getpid()), suffix);
+    return id;
+}
+
+} // namespace leader::lease

@@ -1,0 +1,113 @@
+#pragma once
+
+#include "pg/connection.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace leader::lease {
+
+enum class CancelCause {
+    None,
+    LeaseLost, // RENEW returned no row, or the heartbeat gave up (see lossReason)
+    Shutdown,  // the replica is stopping: the tick is released as interrupted
+};
+
+// Thrown by a cancelled tick's context instead of starting a statement. The manager treats it as
+// the tick ending by cancellation, never as a failure of the work.
+class TickCancelled final : public std::runtime_error
+{
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// fence() found no tick: a leader-only statement was called outside a led tick.
+class NoToken final : public std::logic_error
+{
+public:
+    using std::logic_error::logic_error;
+};
+
+// What one tick's work sees: its role, its token (only through fence()), its cancellation, and
+// the one connection every statement of the tick goes through. Once cancelled, no statement of
+// the tick starts; nor does any after AbandonAfter has passed since the last acknowledged beat,
+// even if the heartbeat thread has not woken yet.
+class TickContext final
+{
+public:
+    using Clock = std::chrono::steady_clock;
+
+    // Called once, by whichever thread cancels the tick first, outside any lock.
+    using CancelledCallback = std::function<void(CancelCause cause, const std::string &reason)>;
+
+    TickContext(std::string role, std::int64_t token, std::string holderId,
+                std::chrono::milliseconds interval, pg::Connection &connection,
+                Clock::time_point lastAck, CancelledCallback onCancelled = {});
+    TickContext(const TickContext &) = delete;
+    TickContext &operator=(const TickContext &) = delete;
+
+    const std::string &role() const { return m_role; }
+    const std::string &holderId() const { return m_holderId; }
+    std::chrono::milliseconds interval() const { return m_interval; }
+
+    bool isCancelled() const;
+    CancelCause cause() const;
+    std::string lossReason() const;
+    void throwIfCancelled() const;
+
+    // Runs a statement of the tick, unless the tick is cancelled. Its deadline is capped so that
+    // it ends before the lease could expire: AbandonAfter + StatementTimeout < LeaseTTL.
+    pg::Result exec(std::string_view statement, std::string_view sql,
+                    std::initializer_list<pg::Param> params,
+                    std::chrono::milliseconds timeout = std::chrono::milliseconds(2000));
+    pg::Result exec(std::string_view statement, std::string_view sql,
+                    std::span<const pg::Param> params, std::chrono::milliseconds timeout);
+    // Waits as simulated work does; returns false at once when the tick is cancelled.
+    bool sleepFor(std::chrono::milliseconds duration) const;
+
+    // For the manager and its heartbeat.
+    std::int64_t token() const { return m_token; }
+    void acknowledged(Clock::time_point sentAt);
+    Clock::time_point lastAck() const;
+    // The first cause wins; later calls change nothing. Returns whether this call cancelled.
+    // Const, like reading it: cancellation is state shared by everyone holding the context.
+    bool cancel(CancelCause cause, std::string reason = {}) const;
+
+private:
+    friend struct Fence fence(const TickContext *context);
+
+    const std::string m_role;
+    const std::int64_t m_token;
+    const std::string m_holderId;
+    const std::chrono::milliseconds m_interval;
+    pg::Connection &m_connection;
+    std::atomic<Clock::rep> m_lastAck;
+    const CancelledCallback m_onCancelled;
+
+    mutable std::mutex m_mutex;
+    mutable std::condition_variable m_cancelled;
+    mutable CancelCause m_cause = CancelCause::None;
+    mutable std::string m_reason;
+};
+
+struct Fence
+{
+    std::string role;
+    std::int64_t token;
+};
+
+// The token a leader-only claim proves with AND leader_fence($role, $token). Throws NoToken
+// without a tick, and TickCancelled for a cancelled one: there is no unfenced fallback.
+Fence fence(const TickContext *context);
+
+// hostname:pid:8hex — observability only, never part of the fence.
+std::string makeHolderId();
+
+} // namespace leader::lease

@@ -1,0 +1,80 @@
+#include "stepguard.h"
+
+#include "lease/tick.h"
+#include "log/log.h"
+
+#include <utility>
+#include <vector>
+
+namespace leader::scheduler {
+
+namespace {
+
+thread_local std::vector<std::string> t_path;
+
+std::string joined(const std::vector<std::string> &parts)
+{
+    std::string path;
+    for (const std::string &part : parts)
+        path += (path.empty() ? "" : " > ") + part;
+    return path;
+}
+
+std::string describe(const std::exception_ptr &failure)
+{
+    try {
+        std::rethrow_exception(failure);
+    } catch (const std::exception &error) {
+        return error.what();
+    } catch (...) {
+        return "an exception that is not a std::exception";
+    }
+}
+
+} // namespace
+
+StepGuard::StepGuard(std::string name)
+    : m_name(std::move(name))
+{
+    t_path.push_back(m_name);
+}
+
+StepGuard::~StepGuard()
+{
+    t_path.pop_back();
+}
+
+std::string StepGuard::currentPath()
+{
+    return joined(t_path);
+}
+
+bool StepGuard::run(std::string_view step, const std::function<void()> &body)
+{
+    t_path.emplace_back(step);
+    try {
+        body();
+        t_path.pop_back();
+        return true;
+    } catch (const lease::TickCancelled &) {
+        t_path.pop_back();
+        throw;
+    } catch (...) {
+        // Logged once per guard the failure passes on its way up; the first line is the deepest.
+        log::write(log::Level::Error, "scheduler", "step panicked; running the rest",
+                   "step=\"" + joined(t_path) + "\" error=\"" + describe(std::current_exception())
+                           + "\"");
+        t_path.pop_back();
+        if (!m_first)
+            m_first = std::current_exception();
+        return false;
+    }
+}
+
+void StepGuard::finish()
+{
+    if (m_first)
+        std::rethrow_exception(std::exchange(m_first, nullptr));
+}
+
+} // namespace leader::scheduler

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <exception>
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace leader::scheduler {
+
+// scheduler.Panics of ADR-114 (amendment 2026-10-19): each named step of a tick runs under the
+// guard. A step that throws stops; the guard logs it with its step path (the guards it is nested
+// in, outermost first: "billing > close period > subscription 42") and the rest of the steps run.
+// finish() throws the first failure again, so the tick is released as failed. A cancelled tick
+// (lease::TickCancelled) is not a failure: it passes straight through.
+class StepGuard final
+{
+public:
+    explicit StepGuard(std::string name);
+    ~StepGuard();
+    StepGuard(const StepGuard &) = delete;
+    StepGuard &operator=(const StepGuard &) = delete;
+
+    // Returns whether the step ran to its end.
+    bool run(std::string_view step, const std::function<void()> &body);
+    bool failed() const { return static_cast<bool>(m_first); }
+    void finish();
+
+    // The path of the guards and steps running on this thread, outermost first.
+    static std::string currentPath();
+
+private:
+    std::string m_name;
+    std::exception_ptr m_first;
+};
+
+} // namespace leader::scheduler

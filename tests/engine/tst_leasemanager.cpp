@@ -1,0 +1,491 @@
+// The test locks of ADR-114 for the lease runtime, against a real Postgres and again through
+// PgBouncer in transaction mode: Manager::lead, its heartbeat, RELEASE by outcome, and the role
+// runner's polling.
+
+#include "faults/linkproxy.h"
+#include "lease/constants.h"
+#include "lease/manager.h"
+#include "lease/roles.h"
+#include "log/log.h"
+#include "metrics/leasemetrics.h"
+#include "metrics/registry.h"
+#include "scheduler/rolerunner.h"
+#include "scheduler/stepguard.h"
+#include "testdatabase.h"
+
+#include <QElapsedTimer>
+#include <QProcess>
+#include <QtTest>
+
+#include <atomic>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+using namespace std::chrono_literals;
+using leader::lease::EventKind;
+using leader::lease::LeadResult;
+using leader::lease::Manager;
+using leader::lease::Outcome;
+using leader::lease::TickContext;
+using leader::lease::TransitionEvent;
+using leader::pg::Connection;
+using leader::test::Login;
+using leader::test::TestDatabase;
+
+namespace {
+
+// Collects the transition events of one manager, for waiting on them from the test thread.
+class Recorder final
+{
+public:
+    explicit Recorder(leader::lease::EventBus &bus)
+    {
+        bus.subscribe([this](const TransitionEvent &event) {
+            const std::lock_guard lock(m_mutex);
+            m_events.push_back(event);
+        });
+    }
+    std::optional<TransitionEvent> last(EventKind kind) const
+    {
+        const std::lock_guard lock(m_mutex);
+        for (auto it = m_events.rbegin(); it != m_events.rend(); ++it)
+            if (it->kind == kind)
+                return *it;
+        return std::nullopt;
+    }
+    int count(EventKind kind) const
+    {
+        const std::lock_guard lock(m_mutex);
+        return static_cast<int>(std::count_if(m_events.begin(), m_events.end(),
+                                              [kind](const auto &e) { return e.kind == kind; }));
+    }
+
+private:
+    mutable std::mutex m_mutex;
+    std::vector<TransitionEvent> m_events;
+};
+
+struct Replica
+{
+    explicit Replica(const std::string &url, std::string holder = {})
+        : recorder(events)
+        , manager({.database = {.url = url}, .holderId = std::move(holder), .events = &events})
+    {}
+    leader::lease::EventBus events;
+    Recorder recorder;
+    Manager manager;
+};
+
+double seconds(std::chrono::steady_clock::duration duration)
+{
+    return std::chrono::duration<double>(duration).count();
+}
+
+} // namespace
+
+class TestLeaseManager final : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+
+    void twoManagersContendExactlyOneLeads();
+    void runnersNeverOverlapATick();
+    void killedLeaderIsTakenOverWithinTtl();
+    void pauseMidTickCancelsWithinOneHeartbeat();
+    void unpauseResumesAtTheNextPoll();
+    void cleanShutdownReleasesImmediately();
+    void panickedTickIsNotACompletion();
+    void panicAfterShutdownReleasesAsInterrupted();
+    void stepPanicRestOfTheTickRuns();
+    void takenOverLeaseIsReportedOnceAndLeftAlone();
+    void fenceRefusesOutsideATick();
+    void cutHeartbeatAbandonsBeforeTtlAndStartsNothingAfter();
+
+private:
+    QString field(const std::string &sql);
+    std::string appUrl() const { return m_db->url(Login::App); }
+
+    std::unique_ptr<TestDatabase> m_db;
+    std::unique_ptr<Connection> m_owner;
+};
+
+void TestLeaseManager::initTestCase()
+{
+    m_db = std::make_unique<TestDatabase>("leasemanager");
+    m_db->migrateLease();
+    m_owner = std::make_unique<Connection>(m_db->connect(Login::Owner));
+}
+
+void TestLeaseManager::init()
+{
+    m_owner->exec("reset",
+                  "UPDATE leader_leases SET holder_id = NULL, acquired_at = NULL, "
+                  "expires_at = NULL, last_tick_ended_at = NULL, last_tick_holder = NULL, "
+                  "paused_at = NULL, paused_by = NULL, pause_reason = NULL, "
+                  "not_before = NULL",
+                  {}, 5s);
+}
+
+QString TestLeaseManager::field(const std::string &sql)
+{
+    const leader::pg::Result result = m_owner->exec("inspect", sql, {}, 5s);
+    return result.isNull(0, 0) ? QString() : QString::fromStdString(std::string(result.text(0, 0)));
+}
+
+void TestLeaseManager::twoManagersContendExactlyOneLeads()
+{
+    Replica a(appUrl(), "a:1:0000000a");
+    Replica b(appUrl(), "b:2:0000000b");
+    std::promise<void> release;
+    std::shared_future<void> released = release.get_future().share();
+    const auto hold = [&released](TickContext &) {
+        released.wait();
+    };
+    for (const std::string_view role : leader::lease::Roles) {
+        auto first
+                = std::async(std::launch::async, [&] { return a.manager.lead(role, 0ms, hold); });
+        auto second
+                = std::async(std::launch::async, [&] { return b.manager.lead(role, 0ms, hold); });
+        // The loser returns at once; the winner holds until released.
+        QTRY_VERIFY_WITH_TIMEOUT(first.wait_for(0s) == std::future_status::ready
+                                         || second.wait_for(0s) == std::future_status::ready,
+                                 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(field("SELECT count(*) FROM leader_leases WHERE role = '"
+                                        + std::string(role) + "' AND holder_id IS NOT NULL"),
+                                  QStringLiteral("1"), 5000);
+        std::promise<void> next;
+        release.set_value();
+        const LeadResult ra = first.get();
+        const LeadResult rb = second.get();
+        QCOMPARE(int(ra.acquired) + int(rb.acquired), 1);
+        release = std::move(next);
+        released = release.get_future().share();
+    }
+}
+
+void TestLeaseManager::runnersNeverOverlapATick()
+{
+    Replica a(appUrl(), "a:1:0000000a");
+    Replica b(appUrl(), "b:2:0000000b");
+    std::atomic<int> inside = 0;
+    std::atomic<int> overlaps = 0;
+    std::atomic<int> ticks = 0;
+    const auto work = [&](TickContext &context) {
+        if (++inside > 1)
+            ++overlaps;
+        context.sleepFor(30ms);
+        --inside;
+        ++ticks;
+    };
+    leader::scheduler::RoleRunner runnerA(a.manager, {"webhook_delivery", 0ms, work});
+    leader::scheduler::RoleRunner runnerB(b.manager, {"webhook_delivery", 0ms, work});
+    runnerA.start();
+    runnerB.start();
+    QTRY_VERIFY_WITH_TIMEOUT(ticks.load() >= 20, 30000);
+    a.manager.shutdown();
+    b.manager.shutdown();
+    runnerA.stop();
+    runnerB.stop();
+    QCOMPARE(overlaps.load(), 0);
+    QCOMPARE(int(runnerA.ticksLed() + runnerB.ticksLed()), ticks.load());
+}
+
+void TestLeaseManager::killedLeaderIsTakenOverWithinTtl()
+{
+    QProcess victim;
+    victim.start(QStringLiteral(LEASEHOLDER_PATH),
+                 {QString::fromStdString(appUrl()), QStringLiteral("billing")});
+    QVERIFY(victim.waitForStarted());
+    // QTRY re-evaluates its condition once it holds, so the output accumulates.
+    QByteArray output;
+    QTRY_VERIFY_WITH_TIMEOUT((output += victim.readAllStandardOutput()).startsWith("acquired"),
+                             10000);
+    // Let at least one RENEW land, so the takeover is measured from a heartbeat.
+    QTRY_VERIFY_WITH_TIMEOUT(field("SELECT expires_at - acquired_at > interval '10 s' "
+                                   "FROM leader_leases WHERE role = 'billing'")
+                                     == QStringLiteral("t"),
+                             10000);
+
+    victim.kill(); // SIGKILL: no RELEASE, connections dropped
+    QVERIFY(victim.waitForFinished());
+    QElapsedTimer sinceKill;
+    sinceKill.start();
+    const QString lastHeartbeat = field("SELECT (expires_at - interval '"
+                                        + std::to_string(leader::lease::LeaseTTL.count())
+                                        + " ms')::text FROM leader_leases WHERE role = 'billing'");
+
+    Replica contender(appUrl(), "contender:9:00000009");
+    leader::scheduler::RoleRunner runner(contender.manager, {"billing", 0ms, [](TickContext &) {
+                                                             }});
+    runner.start();
+    QTRY_VERIFY_WITH_TIMEOUT(runner.ticksLed() >= 1, 20000);
+    const double afterKill = sinceKill.elapsed() / 1000.0;
+    contender.manager.shutdown();
+    runner.stop();
+
+    const double afterHeartbeat
+            = field("SELECT extract(epoch FROM last_tick_ended_at - '" + lastHeartbeat.toStdString()
+                    + "'::timestamptz) FROM leader_leases WHERE role = 'billing'")
+                      .toDouble();
+    QCOMPARE(field("SELECT last_tick_holder FROM leader_leases WHERE role = 'billing'"),
+             QStringLiteral("contender:9:00000009"));
+    qInfo("killed-leader takeover: running elsewhere %.3f s after the victim's last heartbeat "
+          "(database clock), %.3f s after SIGKILL; bound %lld s",
+          afterHeartbeat, afterKill,
+          static_cast<long long>(leader::lease::LeaseTTL.count() / 1000));
+    // Never before the lease expired, and within a poll's margin after it.
+    QVERIFY2(afterHeartbeat >= seconds(leader::lease::LeaseTTL) - 0.05, "taken over early");
+    QVERIFY2(afterHeartbeat <= seconds(leader::lease::LeaseTTL) + 1.5, "taken over late");
+}
+
+void TestLeaseManager::pauseMidTickCancelsWithinOneHeartbeat()
+{
+    Replica replica(appUrl());
+    std::atomic<bool> workEnded = false;
+    auto tick = std::async(std::launch::async, [&] {
+        return replica.manager.lead("email_outbox", 0ms, [&](TickContext &context) {
+            context.sleepFor(60s);
+            workEnded = true;
+        });
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(replica.recorder.count(EventKind::Acquired) == 1, 5000);
+    QElapsedTimer sincePause;
+    m_owner->exec("pause", "SELECT leader_pause('email_outbox', 'op@test', 'drill')", {}, 5s);
+    sincePause.start();
+    QTRY_VERIFY_WITH_TIMEOUT(workEnded.load(), 10000);
+    const double cancelledAfter = sincePause.elapsed() / 1000.0;
+    qInfo("pause to work cancelled: %.3f s", cancelledAfter);
+    QVERIFY(cancelledAfter <= seconds(leader::lease::HeartbeatEvery + 500ms));
+
+    const LeadResult result = tick.get();
+    QCOMPARE(result.outcome, Outcome::Lost);
+    QCOMPARE(result.lossReason, std::string("paused"));
+    QCOMPARE(replica.recorder.count(EventKind::PausedObserved), 1);
+    // ACQUIRE is refused cluster-wide while paused.
+    QVERIFY(!replica.manager.lead("email_outbox", 0ms, [](TickContext &) {}).acquired);
+}
+
+void TestLeaseManager::unpauseResumesAtTheNextPoll()
+{
+    m_owner->exec("pause", "SELECT leader_pause('dunning', 'op@test', 'drill')", {}, 5s);
+    Replica replica(appUrl());
+    leader::scheduler::RoleRunner runner(replica.manager, {"dunning", 0ms, [](TickContext &) {
+                                                           }});
+    runner.start();
+    QTRY_VERIFY_WITH_TIMEOUT(runner.polls() >= 1, 5000);
+    QCOMPARE(runner.ticksLed(), std::uint64_t(0));
+
+    QElapsedTimer sinceUnpause;
+    m_owner->exec("unpause", "SELECT leader_unpause('dunning')", {}, 5s);
+    sinceUnpause.start();
+    QTRY_VERIFY_WITH_TIMEOUT(runner.ticksLed() >= 1, 10000);
+    qInfo("unpause to next tick: %.3f s", sinceUnpause.elapsed() / 1000.0);
+    QVERIFY(sinceUnpause.elapsed() <= (leader::lease::MaxPoll + 1s).count());
+    replica.manager.shutdown();
+    runner.stop();
+}
+
+void TestLeaseManager::cleanShutdownReleasesImmediately()
+{
+    Replica replica(appUrl());
+    auto tick = std::async(std::launch::async, [&] {
+        return replica.manager.lead("billing", 1h,
+                                    [](TickContext &context) { context.sleepFor(60s); });
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(replica.recorder.count(EventKind::Acquired) == 1, 5000);
+    QElapsedTimer sinceShutdown;
+    sinceShutdown.start();
+    replica.manager.shutdown();
+    QVERIFY(tick.wait_for(2s) == std::future_status::ready);
+    QCOMPARE(tick.get().outcome, Outcome::Interrupted);
+    QVERIFY(sinceShutdown.elapsed() < 2000);
+    // Released, not left to expire: no stamp, no cooldown, and another replica leads at once.
+    QCOMPARE(field("SELECT (holder_id IS NULL) || ',' || (last_tick_ended_at IS NULL) || ',' "
+                   "|| (not_before IS NULL) FROM leader_leases WHERE role = 'billing'"),
+             QStringLiteral("true,true,true"));
+    Replica other(appUrl());
+    QVERIFY(other.manager.lead("billing", 1h, [](TickContext &) {}).acquired);
+}
+
+void TestLeaseManager::panickedTickIsNotACompletion()
+{
+    // Pinned by Manager::lead's outcome: with a thrown work released as completed, this fails.
+    leader::metrics::Registry registry;
+    leader::metrics::LeaseMetrics metrics(registry);
+    leader::lease::EventBus events;
+    Recorder recorder(events);
+    Manager manager({.database = {.url = appUrl()}, .events = &events, .metrics = &metrics});
+    const std::string panicked
+            = "hardcount_leader_lease_lost_total{reason=\"panicked\",role=\"billing\"} ";
+    QVERIFY(registry.exposition().find(panicked + "0\n") != std::string::npos);
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, manager.lead("billing", 120s, [](TickContext &) {
+        throw std::runtime_error("nil dereference on one unusual row");
+    }));
+    QVERIFY(registry.exposition().find(panicked + "1\n") != std::string::npos);
+    const auto released = recorder.last(EventKind::Released);
+    QVERIFY(released);
+    QCOMPARE(released->outcome, std::string("failed"));
+    QVERIFY(field("SELECT last_tick_ended_at FROM leader_leases WHERE role = 'billing'").isNull());
+    // A panicked tick waits one full interval, not the 60 s cap of a lost lease.
+    const double cooldown = field("SELECT extract(epoch FROM not_before - now()) "
+                                  "FROM leader_leases WHERE role = 'billing'")
+                                    .toDouble();
+    QVERIFY2(cooldown > 110 && cooldown <= 120, qPrintable(QString::number(cooldown)));
+}
+
+void TestLeaseManager::panicAfterShutdownReleasesAsInterrupted()
+{
+    Replica replica(appUrl());
+    auto tick = std::async(std::launch::async, [&] {
+        return replica.manager.lead("dunning", 120s, [](TickContext &context) {
+            context.sleepFor(60s);
+            throw std::runtime_error("panicked on the cancelled context");
+        });
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(replica.recorder.count(EventKind::Acquired) == 1, 5000);
+    replica.manager.shutdown();
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, tick.get());
+    QCOMPARE(replica.recorder.last(EventKind::Released)->outcome, std::string("interrupted"));
+    // A deploy adds no wait: no cooldown, no stamp.
+    QCOMPARE(field("SELECT (not_before IS NULL) || ',' || (last_tick_ended_at IS NULL) "
+                   "FROM leader_leases WHERE role = 'dunning'"),
+             QStringLiteral("true,true"));
+}
+
+void TestLeaseManager::stepPanicRestOfTheTickRuns()
+{
+    std::vector<std::string> logged;
+    std::mutex logMutex;
+    leader::log::setSink([&](const leader::log::Record &record) {
+        const std::lock_guard lock(logMutex);
+        logged.push_back(record.message + " " + record.context);
+    });
+    Replica replica(appUrl());
+    std::vector<std::string> ran;
+    QVERIFY_THROWS_EXCEPTION(
+            std::runtime_error, replica.manager.lead("billing", 0ms, [&](TickContext &) {
+                leader::scheduler::StepGuard guard("billing");
+                guard.run("reconcile", [&] { ran.push_back("reconcile"); });
+                guard.run("close period", [&] {
+                    leader::scheduler::StepGuard rows("subscriptions");
+                    rows.run("subscription 42", [] { throw std::runtime_error("bad row"); });
+                    rows.run("subscription 43", [&] { ran.push_back("subscription 43"); });
+                    rows.finish();
+                });
+                guard.run("cleanup", [&] { ran.push_back("cleanup"); });
+                guard.finish();
+            }));
+    leader::log::setSink({});
+    QCOMPARE(ran, (std::vector<std::string>{"reconcile", "subscription 43", "cleanup"}));
+    QCOMPARE(replica.recorder.last(EventKind::Released)->outcome, std::string("failed"));
+    const std::lock_guard lock(logMutex);
+    QVERIFY(std::any_of(logged.begin(), logged.end(), [](const std::string &line) {
+        return line.find("billing > close period > subscriptions > subscription 42")
+                       != std::string::npos
+               && line.find("bad row") != std::string::npos;
+    }));
+}
+
+void TestLeaseManager::takenOverLeaseIsReportedOnceAndLeftAlone()
+{
+    Replica replica(appUrl());
+    auto tick = std::async(std::launch::async, [&] {
+        return replica.manager.lead("webhook_outbox", 30s,
+                                    [](TickContext &context) { context.sleepFor(60s); });
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(replica.recorder.count(EventKind::Acquired) == 1, 5000);
+    // What a takeover after expiry leaves in the row: a new token and holder.
+    m_owner->exec("take over",
+                  "UPDATE leader_leases SET holder_token = holder_token + 1, "
+                  "holder_id = 'thief:7:00000007', acquired_at = now(), "
+                  "expires_at = now() + interval '10 s' WHERE role = 'webhook_outbox'",
+                  {}, 5s);
+    QVERIFY(tick.wait_for(leader::lease::HeartbeatEvery + 2s) == std::future_status::ready);
+    const LeadResult result = tick.get();
+    QCOMPARE(result.outcome, Outcome::Lost);
+    QCOMPARE(result.lossReason, std::string("taken_over"));
+    QCOMPARE(replica.recorder.count(EventKind::Lost), 1);
+    // RELEASE matched nothing: the thief's lease stands.
+    QCOMPARE(field("SELECT holder_id FROM leader_leases WHERE role = 'webhook_outbox'"),
+             QStringLiteral("thief:7:00000007"));
+}
+
+void TestLeaseManager::fenceRefusesOutsideATick()
+{
+    QVERIFY_THROWS_EXCEPTION(leader::lease::NoToken, leader::lease::fence(nullptr));
+    Replica replica(appUrl());
+    std::optional<leader::lease::Fence> inside;
+    replica.manager.lead("billing", 0ms, [&](TickContext &context) {
+        inside = leader::lease::fence(&context);
+        context.cancel(leader::lease::CancelCause::Shutdown);
+        QVERIFY_THROWS_EXCEPTION(leader::lease::TickCancelled, leader::lease::fence(&context));
+        QVERIFY_THROWS_EXCEPTION(leader::lease::TickCancelled,
+                                 context.exec("after cancel", "SELECT 1", {}));
+    });
+    QVERIFY(inside);
+    QCOMPARE(inside->role, std::string("billing"));
+    QCOMPARE(inside->token, replica.recorder.last(EventKind::Acquired)->token);
+}
+
+void TestLeaseManager::cutHeartbeatAbandonsBeforeTtlAndStartsNothingAfter()
+{
+    // Only the heartbeat's connection goes through the proxy: the work and RELEASE still reach
+    // the database, as when one connection of a pool is blackholed.
+    leader::faults::LinkProxy proxy("127.0.0.1", m_db->targetPort());
+    const int proxyPort = proxy.start();
+    leader::lease::EventBus events;
+    Recorder recorder(events);
+    Manager manager({.database = {.url = appUrl()},
+                     .heartbeat = {.url = m_db->urlOnPort(Login::App, proxyPort)},
+                     .events = &events});
+
+    using Clock = std::chrono::steady_clock;
+    std::vector<Clock::time_point> statementStarts;
+    Clock::time_point lastAck;
+    Clock::time_point cancelledAt;
+    const LeadResult result = manager.lead("billing", 30s, [&](TickContext &context) {
+        proxy.sever();
+        for (;;) {
+            try {
+                context.throwIfCancelled();
+                statementStarts.push_back(Clock::now());
+                context.exec("work", "SELECT 1", {});
+            } catch (const leader::lease::TickCancelled &) {
+                cancelledAt = Clock::now();
+                lastAck = context.lastAck();
+                return;
+            }
+            context.sleepFor(50ms);
+        }
+    });
+    proxy.heal();
+
+    QCOMPARE(result.outcome, Outcome::Lost);
+    QCOMPARE(result.lossReason, std::string("heartbeat_timeout"));
+    QVERIFY(recorder.count(EventKind::LateBeat) >= 1);
+    const double abandonedAfter = seconds(cancelledAt - lastAck);
+    qInfo("heartbeat cut: abandoned %.3f s after the last acknowledged beat (abandon %lld s, "
+          "TTL %lld s)",
+          abandonedAfter, static_cast<long long>(leader::lease::AbandonAfter.count() / 1000),
+          static_cast<long long>(leader::lease::LeaseTTL.count() / 1000));
+    QVERIFY(abandonedAfter >= seconds(leader::lease::AbandonAfter) - 0.01);
+    QVERIFY(abandonedAfter < seconds(leader::lease::LeaseTTL - leader::lease::StatementTimeout));
+    // No statement of the tick started after the abandon. The work thread's own check and the
+    // heartbeat's each enforce this; deleting both makes the work run on (checked once).
+    QVERIFY(!statementStarts.empty());
+    QVERIFY(statementStarts.back() < lastAck + leader::lease::AbandonAfter);
+    // Released as lost over the work connection: a cooldown of min(interval, 60 s), no stamp.
+    const double cooldown = field("SELECT extract(epoch FROM not_before - now()) "
+                                  "FROM leader_leases WHERE role = 'billing'")
+                                    .toDouble();
+    QVERIFY2(cooldown > 25 && cooldown <= 30, qPrintable(QString::number(cooldown)));
+    QVERIFY(field("SELECT holder_id FROM leader_leases WHERE role = 'billing'").isNull());
+}
+
+QTEST_GUILESS_MAIN(TestLeaseManager)
+#include "tst_leasemanager.moc"
