@@ -174,10 +174,12 @@ void LinkProxy::Pump::pollLinks(const Control &control)
     m_items.assign(2, {});
     m_items[0] = {.handle = m_proxy.m_waker.handle(), .wantRead = true};
     m_items[1] = {.handle = m_listener.handle(), .wantRead = true};
-    std::optional<Clock::time_point> wakeAt = control.severed ? control.healAt : std::nullopt;
+    // max() is "nothing to wake for": GCC 12 reports a std::optional here as maybe-uninitialized.
+    Clock::time_point wakeAt
+            = control.severed && control.healAt ? *control.healAt : Clock::time_point::max();
     const auto wakeForDue = [&wakeAt, now](const Flow &flow) {
         if (!flow.chunks.empty() && flow.chunks.front().due > now)
-            wakeAt = std::min(wakeAt.value_or(Clock::time_point::max()), flow.chunks.front().due);
+            wakeAt = std::min(wakeAt, flow.chunks.front().due);
     };
     // A socket with nothing wanted from it stays out of the poll, so a hang-up already acted on is
     // not reported again and again.
@@ -202,8 +204,8 @@ void LinkProxy::Pump::pollLinks(const Control &control)
         }
     }
     std::optional<std::chrono::milliseconds> timeout;
-    if (wakeAt)
-        timeout = std::max(0ms, std::chrono::ceil<std::chrono::milliseconds>(*wakeAt - now));
+    if (wakeAt != Clock::time_point::max())
+        timeout = std::max(0ms, std::chrono::ceil<std::chrono::milliseconds>(wakeAt - now));
     platform::pollSockets(m_items, timeout);
 }
 

@@ -42,8 +42,22 @@ void Manager::shutdown()
 {
     m_shuttingDown.store(true);
     const std::lock_guard lock(m_ticksMutex);
-    for (const TickContext *context : m_ticks)
+    for (const auto &[context, beat] : m_ticks)
         context->cancel(CancelCause::Shutdown);
+}
+
+void Manager::renewNow(std::string_view role)
+{
+    const std::lock_guard lock(m_ticksMutex);
+    for (const auto &[context, beat] : m_ticks) {
+        if (context->role() != role)
+            continue;
+        {
+            const std::lock_guard beatLock(beat->mutex);
+            beat->now = true;
+        }
+        beat->wake.notify_all();
+    }
 }
 
 std::optional<std::chrono::milliseconds> Manager::clockDrift() const
@@ -104,17 +118,15 @@ LeadResult Manager::lead(std::string_view role, std::chrono::milliseconds interv
                                     context, {}, reason);
                         });
     publish(EventKind::Acquired, context, {}, {}, {}, acquired->now.text);
+    Beat beat;
     {
         const std::lock_guard lock(m_ticksMutex);
-        m_ticks.insert(&context);
+        m_ticks.emplace(&context, &beat);
     }
     if (m_shuttingDown.load()) // a shutdown that ran between the check above and the insert
         context.cancel(CancelCause::Shutdown);
 
-    std::atomic<bool> stop = false;
-    std::mutex beatMutex;
-    std::condition_variable beatWake;
-    std::thread beat([&] { heartbeat(context, stop, beatMutex, beatWake); });
+    std::thread beating([&] { heartbeat(context, beat); });
 
     const auto workStarted = Clock::now();
     std::exception_ptr failure;
@@ -126,11 +138,11 @@ LeadResult Manager::lead(std::string_view role, std::chrono::milliseconds interv
         failure = std::current_exception();
     }
     {
-        const std::lock_guard lock(beatMutex);
-        stop.store(true);
+        const std::lock_guard lock(beat.mutex);
+        beat.stop = true;
     }
-    beatWake.notify_all();
-    beat.join();
+    beat.wake.notify_all();
+    beating.join();
     {
         const std::lock_guard lock(m_ticksMutex);
         m_ticks.erase(&context);
@@ -170,16 +182,18 @@ LeadResult Manager::lead(std::string_view role, std::chrono::milliseconds interv
     return LeadResult{true, acquired->token, outcome, lossReason};
 }
 
-void Manager::heartbeat(TickContext &context, std::atomic<bool> &stop, std::mutex &mutex,
-                        std::condition_variable &wake)
+void Manager::heartbeat(TickContext &context, Beat &beat)
 {
     pg::ConnectionPool::Lease connection = m_heartbeatPool.take();
     Clock::time_point lastSend = context.lastAck();
     for (;;) {
         {
-            std::unique_lock lock(mutex);
-            if (wake.wait_until(lock, lastSend + HeartbeatEvery, [&] { return stop.load(); }))
+            std::unique_lock lock(beat.mutex);
+            beat.wake.wait_until(lock, lastSend + HeartbeatEvery,
+                                 [&] { return beat.stop || beat.now; });
+            if (beat.stop)
                 return;
+            beat.now = false;
         }
         // Judged before sending, so that no statement of this tick starts after the abandon.
         if (Clock::now() >= context.lastAck() + AbandonAfter) {

@@ -8,10 +8,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 
@@ -59,6 +60,10 @@ public:
     // propagate as pg::Error.
     LeadResult lead(std::string_view role, std::chrono::milliseconds interval, const Work &work);
 
+    // A notification said the role's row changed (paused, say): its running tick renews now
+    // rather than at its next beat, and so learns of a loss at once. Only a hint.
+    void renewNow(std::string_view role);
+
     // Cancels every running tick as interrupted; later lead() calls acquire nothing.
     void shutdown();
     bool isShuttingDown() const { return m_shuttingDown.load(); }
@@ -71,8 +76,15 @@ public:
     std::optional<std::chrono::milliseconds> clockDrift() const;
 
 private:
-    void heartbeat(TickContext &context, std::atomic<bool> &stop, std::mutex &mutex,
-                   std::condition_variable &wake);
+    // What lead() and its heartbeat thread share.
+    struct Beat
+    {
+        std::mutex mutex;
+        std::condition_variable wake;
+        bool stop = false;
+        bool now = false;
+    };
+    void heartbeat(TickContext &context, Beat &beat);
     std::string lossReasonAfterEmptyRenew(pg::Connection &connection, const TickContext &context);
     void observeDrift(double databaseEpochSeconds, std::chrono::system_clock::time_point sent,
                       std::chrono::system_clock::time_point received);
@@ -89,7 +101,7 @@ private:
     std::atomic<bool> m_driftKnown = false;
 
     std::mutex m_ticksMutex;
-    std::set<const TickContext *> m_ticks;
+    std::map<const TickContext *, Beat *> m_ticks;
 };
 
 } // namespace leader::lease

@@ -31,8 +31,11 @@ UPDATE leader_leases
 RETURNING now(), extract(epoch FROM now())
 )sql";
 
-// $3 is the outcome; $4 the role's interval; $5 the cap on a lost tick's cooldown.
+// $3 is the outcome; $4 the role's interval; $5 the cap on a lost tick's cooldown. The NOTIFY
+// is a hint for idle contenders (WakeListener), sent only when the row was released and only at
+// commit; correctness never depends on it.
 constexpr std::string_view ReleaseSql = R"sql(
+WITH released AS (
 UPDATE leader_leases
    SET holder_id = NULL,
        acquired_at = NULL,
@@ -45,7 +48,23 @@ UPDATE leader_leases
                                                  * interval '1 millisecond'
                     END
  WHERE role = $1 AND holder_token = $2 AND holder_id IS NOT NULL
-RETURNING now()
+RETURNING role
+)
+SELECT now(), pg_notify('leader_leases', role) FROM released
+)sql";
+
+// Pause tells the holder at once (it renews now instead of at its next beat); unpause tells idle
+// contenders the role is due. Both hints, as above.
+constexpr std::string_view PauseSql = R"sql(
+SELECT paused_at, pg_notify('leader_leases', $1)
+  FROM leader_pause($1, $2, $3) AS paused_at
+)sql";
+
+constexpr std::string_view UnpauseSql = R"sql(
+SELECT changed, notified.sent
+  FROM leader_unpause($1) AS changed
+  LEFT JOIN LATERAL (SELECT true AS sent, pg_notify('leader_leases', $1) WHERE changed) notified
+    ON true
 )sql";
 
 } // namespace
@@ -100,15 +119,14 @@ bool release(pg::Connection &connection, std::string_view role, std::int64_t tok
 std::string pause(pg::Connection &connection, std::string_view role, std::string_view by,
                   std::string_view reason)
 {
-    const pg::Result result = connection.exec("pause", "SELECT leader_pause($1, $2, $3)",
-                                              {role, by, reason}, StatementTimeout);
+    const pg::Result result
+            = connection.exec("pause", PauseSql, {role, by, reason}, StatementTimeout);
     return std::string(result.text(0, 0));
 }
 
 bool unpause(pg::Connection &connection, std::string_view role)
 {
-    const pg::Result result
-            = connection.exec("unpause", "SELECT leader_unpause($1)", {role}, StatementTimeout);
+    const pg::Result result = connection.exec("unpause", UnpauseSql, {role}, StatementTimeout);
     return result.toBool(0, 0);
 }
 

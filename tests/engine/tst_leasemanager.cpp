@@ -6,6 +6,7 @@
 #include "lease/constants.h"
 #include "lease/manager.h"
 #include "lease/roles.h"
+#include "lease/wakelistener.h"
 #include "log/log.h"
 #include "metrics/leasemetrics.h"
 #include "metrics/registry.h"
@@ -105,6 +106,7 @@ private slots:
     void takenOverLeaseIsReportedOnceAndLeftAlone();
     void fenceRefusesOutsideATick();
     void cutHeartbeatAbandonsBeforeTtlAndStartsNothingAfter();
+    void fastWakeOrPollingFallback();
 
 private:
     QString field(const std::string &sql);
@@ -485,6 +487,59 @@ void TestLeaseManager::cutHeartbeatAbandonsBeforeTtlAndStartsNothingAfter()
                                     .toDouble();
     QVERIFY2(cooldown > 25 && cooldown <= 30, qPrintable(QString::number(cooldown)));
     QVERIFY(field("SELECT holder_id FROM leader_leases WHERE role = 'billing'").isNull());
+}
+
+void TestLeaseManager::fastWakeOrPollingFallback()
+{
+    // Straight to Postgres a released role is taken over, and a paused tick cancelled, at once;
+    // through the transaction pooler LISTEN is detected as useless and both fall back to polling,
+    // with no error.
+    Replica holder(appUrl(), "holder:1:00000001");
+    Replica contender(appUrl(), "contender:2:00000002");
+    leader::scheduler::RoleRunner runner(contender.manager, {"billing", 0ms, [](TickContext &) {
+                                                             }});
+    leader::lease::WakeListener contenderWake({.url = appUrl()}, [&](const std::string &role) {
+        if (role == "billing")
+            runner.wake();
+    });
+    leader::lease::WakeListener holderWake(
+            {.url = appUrl()}, [&](const std::string &role) { holder.manager.renewNow(role); });
+    const bool listening = contenderWake.start() && holderWake.start();
+    QCOMPARE(listening, !m_db->viaPgBouncer());
+
+    std::promise<void> finish;
+    const std::shared_future<void> finished = finish.get_future().share();
+    auto tick = std::async(std::launch::async, [&] {
+        return holder.manager.lead("billing", 0ms, [finished](TickContext &) { finished.wait(); });
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(holder.recorder.count(EventKind::Acquired) == 1, 5000);
+    runner.start();
+    QTRY_VERIFY_WITH_TIMEOUT(runner.polls() >= 1, 5000);
+    QCOMPARE(runner.ticksLed(), std::uint64_t(0));
+
+    finish.set_value();
+    QCOMPARE(tick.get().outcome, Outcome::Completed);
+    QTRY_VERIFY_WITH_TIMEOUT(runner.ticksLed() >= 1, 10000);
+    const double takeover = seconds(contender.recorder.last(EventKind::Acquired)->monotonic
+                                    - holder.recorder.last(EventKind::Released)->monotonic);
+    qInfo("released mid-interval, taken over after %.3f s (%s)", takeover,
+          listening ? "LISTEN/NOTIFY" : "polling");
+    QVERIFY(takeover <= (listening ? 0.5 : seconds(leader::lease::MaxPoll) + 1.0));
+    contender.manager.shutdown();
+    runner.stop();
+
+    auto paused = std::async(std::launch::async, [&] {
+        return holder.manager.lead("dunning", 0ms,
+                                   [](TickContext &context) { context.sleepFor(60s); });
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(holder.recorder.last(EventKind::Acquired)->role == "dunning", 5000);
+    QElapsedTimer sincePause;
+    leader::lease::pause(*m_owner, "dunning", "op@test", "drill");
+    sincePause.start();
+    QCOMPARE(paused.get().lossReason, std::string("paused"));
+    qInfo("pause to work cancelled: %.3f s (%s)", sincePause.elapsed() / 1000.0,
+          listening ? "LISTEN/NOTIFY" : "next heartbeat");
+    QVERIFY(sincePause.elapsed() <= (listening ? 500 : 3500));
 }
 
 QTEST_GUILESS_MAIN(TestLeaseManager)
