@@ -12,7 +12,14 @@ cmake --build --preset ci -j "$(nproc)"
 cmake --build --preset ci --target format-check
 
 servers=$(mktemp -d /tmp/leader-test-servers.XXXXXX)
-trap 'scripts/test-servers.sh stop "$servers"; rm -rf "$servers"' EXIT
+export LEADER_TEST_REPORT=$servers/measurements.txt
+report() {
+    if [[ -s $LEADER_TEST_REPORT ]]; then
+        echo "Figures measured by the tests (correctness bounds, not benchmarks):"
+        sort "$LEADER_TEST_REPORT" | sed 's/^/  /'
+    fi
+}
+trap 'report; scripts/test-servers.sh stop "$servers"; rm -rf "$servers"' EXIT
 scripts/test-servers.sh start "$servers"
 # shellcheck source=/dev/null
 source "$servers/env"
