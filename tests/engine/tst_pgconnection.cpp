@@ -3,6 +3,7 @@
 // errors, parameters, pooled interleaving, and what the messages say (the target, never a
 // password). Also the conninfo helpers the messages are built from.
 
+#include "loopbackport.h"
 #include "pg/connection.h"
 #include "pg/conninfo.h"
 #include "pg/error.h"
@@ -21,8 +22,6 @@
 #include <thread>
 #include <vector>
 
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 using namespace std::chrono_literals;
@@ -44,39 +43,6 @@ QString qs(std::string_view text)
 {
     return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
 }
-
-// A loopback port that never serves Postgres, held open for the test's lifetime so no other
-// process can take it. Bound without listening, the kernel refuses every connection; listening
-// without accepting, it completes the handshake and then stays silent.
-class LoopbackPort final
-{
-public:
-    enum class Behaviour { Refuse, Silent };
-
-    explicit LoopbackPort(Behaviour behaviour)
-        : m_socket(::socket(AF_INET, SOCK_STREAM, 0))
-    {
-        sockaddr_in address{};
-        address.sin_family = AF_INET;
-        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        socklen_t length = sizeof address;
-        if (m_socket < 0
-            || ::bind(m_socket, reinterpret_cast<sockaddr *>(&address), sizeof address) != 0
-            || (behaviour == Behaviour::Silent && ::listen(m_socket, 16) != 0)
-            || ::getsockname(m_socket, reinterpret_cast<sockaddr *>(&address), &length) != 0)
-            qFatal("cannot bind a loopback port");
-        m_port = ntohs(address.sin_port);
-    }
-    ~LoopbackPort() { ::close(m_socket); }
-    LoopbackPort(const LoopbackPort &) = delete;
-    LoopbackPort &operator=(const LoopbackPort &) = delete;
-
-    int port() const { return m_port; }
-
-private:
-    int m_socket;
-    int m_port = 0;
-};
 
 // The variables libpq and the conninfo helpers read, cleared for one scope (then set as a row
 // asks) and restored afterwards, so neither the caller's environment nor one row leaks into
@@ -164,8 +130,8 @@ private:
 
     std::unique_ptr<TestDatabase> m_db;
     std::unique_ptr<Connection> m_admin;
-    LoopbackPort m_refusingPort{LoopbackPort::Behaviour::Refuse};
-    LoopbackPort m_silentPort{LoopbackPort::Behaviour::Silent};
+    leader::test::LoopbackPort m_refusingPort{leader::test::LoopbackPort::Behaviour::Refuse};
+    leader::test::LoopbackPort m_silentPort{leader::test::LoopbackPort::Behaviour::Silent};
 };
 
 void TestPgConnection::initTestCase()

@@ -3,6 +3,7 @@
 // with the exit code the help text documents, and never echoes a password.
 
 #include "lease/roles.h"
+#include "loopbackport.h"
 #include "pg/connection.h"
 #include "testdatabase.h"
 
@@ -14,10 +15,6 @@
 #include <QtTest>
 
 #include <memory>
-
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 using namespace std::chrono_literals;
 using leader::test::Login;
@@ -93,35 +90,6 @@ Run leaderctl(const QStringList &arguments, const QStringList &assignments = {})
     return run;
 }
 
-// A loopback port nobody listens on, held bound so no other process takes it meanwhile: the
-// kernel refuses every connection to it.
-class RefusingPort final
-{
-public:
-    RefusingPort()
-        : m_socket(::socket(AF_INET, SOCK_STREAM, 0))
-    {
-        sockaddr_in address{};
-        address.sin_family = AF_INET;
-        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        socklen_t length = sizeof address;
-        if (m_socket < 0
-            || ::bind(m_socket, reinterpret_cast<sockaddr *>(&address), sizeof address) != 0
-            || ::getsockname(m_socket, reinterpret_cast<sockaddr *>(&address), &length) != 0)
-            qFatal("cannot bind a loopback port");
-        m_port = ntohs(address.sin_port);
-    }
-    ~RefusingPort() { ::close(m_socket); }
-    RefusingPort(const RefusingPort &) = delete;
-    RefusingPort &operator=(const RefusingPort &) = delete;
-
-    int port() const { return m_port; }
-
-private:
-    int m_socket;
-    int m_port = 0;
-};
-
 } // namespace
 
 class TestLeaderctl final : public QObject
@@ -153,7 +121,7 @@ private:
 
     std::unique_ptr<TestDatabase> m_db;    // migrated by the tests
     std::unique_ptr<TestDatabase> m_empty; // never migrated
-    RefusingPort m_refusingPort;
+    leader::test::LoopbackPort m_refusingPort{leader::test::LoopbackPort::Behaviour::Refuse};
 };
 
 void TestLeaderctl::initTestCase()
