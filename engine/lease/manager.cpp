@@ -166,7 +166,15 @@ LeadResult Manager::lead(std::string_view role, std::chrono::milliseconds interv
         m_metrics->tickFinished(role, Clock::now() - workStarted);
     }
 
-    // RELEASE runs on a fresh deadline of its own, whatever happened to the work.
+    // RELEASE runs on a fresh deadline of its own, whatever happened to the work — also when the
+    // work left its connection inside a transaction, which must not swallow the RELEASE.
+    if (connection->inTransaction()) {
+        try {
+            connection->exec("rollback", "ROLLBACK", {}, StatementTimeout);
+        } catch (const pg::Error &) {
+            connection->close(); // the server rolls back a dropped session; RELEASE reconnects
+        }
+    }
     try {
         const bool released = release(*connection, role, acquired->token, outcome, interval);
         publish(EventKind::Released, context, std::string(outcomeName(outcome)), lossReason,

@@ -11,6 +11,7 @@
 #include "measurement.h"
 #include "metrics/leasemetrics.h"
 #include "metrics/registry.h"
+#include "pg/error.h"
 #include "scheduler/rolerunner.h"
 #include "scheduler/stepguard.h"
 #include "testdatabase.h"
@@ -106,6 +107,7 @@ private slots:
     void stepPanicRestOfTheTickRuns();
     void takenOverLeaseIsReportedOnceAndLeftAlone();
     void fenceRefusesOutsideATick();
+    void workLeftInATransactionIsStillReleased();
     void cutHeartbeatAbandonsBeforeTtlAndStartsNothingAfter();
     void fastWakeOrPollingFallback();
 
@@ -553,6 +555,22 @@ void TestLeaseManager::fastWakeOrPollingFallback()
             QString::asprintf("pause to work cancelled: %.3f s (%s)", sincePause.elapsed() / 1000.0,
                               listening ? "LISTEN/NOTIFY" : "next heartbeat"));
     QVERIFY(sincePause.elapsed() <= (listening ? 500 : 3500));
+}
+
+void TestLeaseManager::workLeftInATransactionIsStillReleased()
+{
+    // Without the ROLLBACK before RELEASE, the release would run inside the work's aborted
+    // transaction and be lost with it (checked once).
+    Replica replica(appUrl());
+    QVERIFY_THROWS_EXCEPTION(leader::pg::Error,
+                             replica.manager.lead("billing", 120s, [](TickContext &context) {
+                                 context.exec("begin", "BEGIN", {});
+                                 context.exec("fails", "SELECT 1 / 0", {});
+                             }));
+    QCOMPARE(replica.recorder.last(EventKind::Released)->outcome, std::string("failed"));
+    QCOMPARE(field("SELECT (holder_id IS NULL) || ',' || (not_before > now()) "
+                   "FROM leader_leases WHERE role = 'billing'"),
+             QStringLiteral("true,true"));
 }
 
 QTEST_GUILESS_MAIN(TestLeaseManager)
