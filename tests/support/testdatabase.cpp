@@ -119,4 +119,10 @@ void TestDatabase::migrateLease() const
     schema::Migrator(owner).migrate({schema::MigrationSet::Lease});
 }
 
+void TestDatabase::migrateDemo() const
+{
+    pg::Connection owner = connect(Login::Owner);
+    schema::Migrator(owner).migrate({schema::MigrationSet::Lease, schema::MigrationSet::Demo});
+}
+
 } // namespace leader::test

@@ -41,6 +41,8 @@ public:
     // Applies the embedded lease migrations as the owner, through the configured route: the
     // migrator is meant to be pooler-safe.
     void migrateLease() const;
+    // Applies the lease and the demo (five roles' domain) migrations, the same way.
+    void migrateDemo() const;
     // Drops and recreates the database, empty.
     void recreate();
 
