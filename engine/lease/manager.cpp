@@ -176,9 +176,11 @@ LeadResult Manager::lead(std::string_view role, std::chrono::milliseconds interv
         }
     }
     try {
-        const bool released = release(*connection, role, acquired->token, outcome, interval);
+        const std::optional<DatabaseNow> released
+                = release(*connection, role, acquired->token, outcome, interval);
         publish(EventKind::Released, context, std::string(outcomeName(outcome)), lossReason,
-                released ? std::string() : "the row was no longer ours");
+                released ? std::string() : "the row was no longer ours",
+                released ? released->text : std::string());
     } catch (const pg::Error &error) {
         log::write(log::Level::Warning, "lease", "release failed; the lease ends at its expiry",
                    "role=" + context.role() + " error=" + pg::explain(error));

@@ -50,7 +50,7 @@ UPDATE leader_leases
  WHERE role = $1 AND holder_token = $2 AND holder_id IS NOT NULL
 RETURNING role
 )
-SELECT now(), pg_notify('leader_leases', role) FROM released
+SELECT now(), extract(epoch FROM now()), pg_notify('leader_leases', role) FROM released
 )sql";
 
 // Pause tells the holder at once (it renews now instead of at its next beat); unpause tells idle
@@ -106,14 +106,17 @@ std::optional<DatabaseNow> renew(pg::Connection &connection, std::string_view ro
     return DatabaseNow{std::string(result.text(0, 0)), result.toDouble(0, 1)};
 }
 
-bool release(pg::Connection &connection, std::string_view role, std::int64_t token, Outcome outcome,
-             std::chrono::milliseconds interval)
+std::optional<DatabaseNow> release(pg::Connection &connection, std::string_view role,
+                                   std::int64_t token, Outcome outcome,
+                                   std::chrono::milliseconds interval)
 {
     const pg::Result result = connection.exec(
             "release", ReleaseSql,
             {role, token, outcomeName(outcome), interval.count(), LostCooldownCap.count()},
             StatementTimeout);
-    return result.rows() == 1;
+    if (result.rows() == 0)
+        return std::nullopt;
+    return DatabaseNow{std::string(result.text(0, 0)), result.toDouble(0, 1)};
 }
 
 std::string pause(pg::Connection &connection, std::string_view role, std::string_view by,

@@ -47,9 +47,11 @@ std::optional<Acquired> acquire(pg::Connection &connection, std::string_view rol
 std::optional<DatabaseNow> renew(pg::Connection &connection, std::string_view role,
                                  std::int64_t token);
 
-// true when this token still held the row and released it.
-bool release(pg::Connection &connection, std::string_view role, std::int64_t token, Outcome outcome,
-             std::chrono::milliseconds interval);
+// The database's now() when this token still held the row and released it; nullopt when the
+// row was no longer this token's.
+std::optional<DatabaseNow> release(pg::Connection &connection, std::string_view role,
+                                   std::int64_t token, Outcome outcome,
+                                   std::chrono::milliseconds interval);
 
 // SELECT leader_pause(...): returns paused_at as the database prints it.
 std::string pause(pg::Connection &connection, std::string_view role, std::string_view by,
