@@ -82,7 +82,9 @@ CREATE TABLE webhook_events (
     kind          text NOT NULL,
     payload       jsonb NOT NULL DEFAULT '{}',
     created_at    timestamptz NOT NULL DEFAULT now(),
-    dispatched_at timestamptz
+    dispatched_at timestamptz,
+    -- The token whose ProcessBatch dispatched the event: audit evidence, never a fence.
+    dispatch_token bigint
 );
 CREATE INDEX webhook_events_pending ON webhook_events (id) WHERE dispatched_at IS NULL;
 
@@ -91,9 +93,13 @@ CREATE TABLE webhook_deliveries (
     event_id        bigint NOT NULL UNIQUE REFERENCES webhook_events,
     status          text NOT NULL DEFAULT 'pending'
                     CHECK (status IN ('pending', 'delivered', 'dead')),
-    attempts        integer NOT NULL DEFAULT 0,
+    attempts        integer NOT NULL DEFAULT 0 CHECK (attempts >= 0),
     next_attempt_at timestamptz NOT NULL DEFAULT now(),
-    delivered_at    timestamptz
+    delivered_at    timestamptz,
+    -- The ListPendingDeliveries claim a mark must prove (ErrStaleDeliveryMark); claimed_at NULL
+    -- means unclaimed, and a claim older than the reclaim delay is taken again.
+    claim_token     bigint,
+    claimed_at      timestamptz
 );
 CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (next_attempt_at)
     WHERE status = 'pending';

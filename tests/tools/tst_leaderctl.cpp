@@ -110,6 +110,8 @@ private slots:
     void badInput_data();
     void badInput();
     void demoStartsMigratesAndStopsItsCluster();
+    void auditOnTheDemoSchema();
+    void workloadCreatesWhatItReports();
 
 private:
     QString url(Login login) const { return qs(m_db->url(login)); }
@@ -445,6 +447,83 @@ void TestLeaderctl::demoStartsMigratesAndStopsItsCluster()
         QVERIFY2(run.out.contains("demo cluster stopped"), qPrintable(run.describe()));
         QVERIFY(!QFile::exists(directory + "/data/postmaster.pid"));
     }
+}
+
+void TestLeaderctl::auditOnTheDemoSchema()
+{
+    TestDatabase demo("leaderctl_audit");
+    const Run before = leaderctl({"audit", "--database", qs(demo.url(Login::App))});
+    QVERIFY2(before.finished && before.exitCode == 3, qPrintable(before.describe()));
+    QVERIFY2(before.err.contains("leaderctl migrate --demo") && before.err.count(u'\n') == 1,
+             qPrintable(before.err));
+
+    const Run migrate = leaderctl({"migrate", "--demo", "--database", qs(demo.url(Login::Owner))});
+    QVERIFY2(migrate.finished && migrate.exitCode == 0, qPrintable(migrate.describe()));
+    QVERIFY2(migrate.out.contains("applied migration 0174")
+                     && migrate.out.contains("applied migration 1001 demo_domain"),
+             qPrintable(migrate.out));
+
+    const Run clean = leaderctl({"audit", "--database", qs(demo.url(Login::App))});
+    QVERIFY2(clean.finished && clean.exitCode == 0, qPrintable(clean.describe()));
+    QVERIFY2(clean.err.isEmpty(), qPrintable(clean.err));
+    QVERIFY2(clean.out.startsWith("billing\n") && !clean.out.contains(QChar(0x2717))
+                     && clean.out.contains(QChar(0x2713) + QStringLiteral(" no row claimed"))
+                     && clean.out.endsWith("audit: 13 of 13 invariants hold\n"),
+             qPrintable(clean.out));
+
+    // A claim under a token lower than one the role already claimed with.
+    leader::pg::Connection owner = demo.connect(Login::Owner);
+    owner.exec("plant",
+               "INSERT INTO claim_log (role, token, item) VALUES ('email_outbox', 8, "
+               "'email:1'), ('email_outbox', 7, 'email:2')",
+               {}, 5s);
+    const Run broken = leaderctl({"audit", "--database", qs(demo.url(Login::App))});
+    QVERIFY2(broken.finished && broken.exitCode == 5, qPrintable(broken.describe()));
+    QVERIFY2(broken.out.contains(
+                     QChar(0x2717)
+                     + QStringLiteral(" no row claimed under a stale token: 1 offending"))
+                     && broken.out.contains("email_outbox claimed email:2 under token 7 after "
+                                            "token 8"),
+             qPrintable(broken.out));
+    QVERIFY2(broken.err.startsWith("leaderctl: 1 invariant fails: all roles: no row claimed under "
+                                   "a stale token")
+                     && broken.err.count(u'\n') == 1,
+             qPrintable(broken.err));
+
+    const Run json = leaderctl({"audit", "--json", "--database", qs(demo.url(Login::App))});
+    QVERIFY2(json.finished && json.exitCode == 5, qPrintable(json.describe()));
+    QJsonParseError error;
+    const QJsonObject document = QJsonDocument::fromJson(json.out.toUtf8(), &error).object();
+    QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
+    QCOMPARE(document.value("holds").toBool(true), false);
+    const QJsonArray invariants = document.value("invariants").toArray();
+    QCOMPARE(invariants.size(), 13);
+    const QJsonObject claims = invariants.last().toObject();
+    QCOMPARE(claims.value("name").toString(), QStringLiteral("no row claimed under a stale token"));
+    QCOMPARE(claims.value("holds").toBool(true), false);
+    QCOMPARE(claims.value("offending").toInt(), 1);
+    QVERIFY(claims.value("samples").toArray().first().toString().contains("under token 7"));
+    QCOMPARE(claims.value("info").toObject().value("claims").toInt(), 2);
+}
+
+void TestLeaderctl::workloadCreatesWhatItReports()
+{
+    TestDatabase demo("leaderctl_workload");
+    demo.migrateDemo();
+    const Run bad
+            = leaderctl({"workload", "--rate", "fast", "--database", qs(demo.url(Login::App))});
+    QVERIFY2(bad.finished && bad.exitCode == 2, qPrintable(bad.describe()));
+    QVERIFY2(bad.err.contains("--rate must be a positive number"), qPrintable(bad.err));
+
+    const Run run = leaderctl({"workload", "--rate", "100/s", "--count", "4", "--duration", "20",
+                               "--database", qs(demo.url(Login::App))});
+    QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.describe()));
+    QVERIFY2(run.out.contains("created 4 tenants, 4 subscriptions (0 with a declining first "
+                              "charge), 4 webhook events and 4 emails")
+                     && run.out.contains("(count reached)"),
+             qPrintable(run.out));
+    leader::pg::Connection owner = demo.connect(Login::Owner);
+    QCOMPARE(owner.exec("count", "SELECT count(*) FROM subscriptions", {}, 5s).toInt64(0, 0), 4);
 }
 
 QTEST_GUILESS_MAIN(TestLeaderctl)

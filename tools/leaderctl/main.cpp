@@ -1,5 +1,8 @@
 // leaderctl: the operator's command line over the lease table.
 
+#include "demo/auditor.h"
+#include "demo/demoschema.h"
+#include "demo/workload.h"
 #include "embedded/cluster.h"
 #include "lease/roles.h"
 #include "lease/statements.h"
@@ -9,6 +12,7 @@
 #include "schema/migrator.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <iomanip>
 #include <iostream>
@@ -25,10 +29,11 @@ using namespace std::chrono_literals;
 
 enum ExitCode {
     Ok = 0,
-    Failed = 1,        // the database refused or failed the operation
-    Usage = 2,         // wrong arguments
-    SchemaProblem = 3, // lease schema missing, or the database has migrations this build lacks
-    Unreachable = 4,   // cannot connect
+    Failed = 1,          // the database refused or failed the operation
+    Usage = 2,           // wrong arguments
+    SchemaProblem = 3,   // lease (or demo) schema missing, or migrations this build lacks
+    Unreachable = 4,     // cannot connect
+    InvariantFailed = 5, // audit: at least one invariant does not hold
 };
 
 constexpr const char *HelpText = R"(Usage: leaderctl COMMAND [OPTIONS]
@@ -39,9 +44,17 @@ Commands:
                                      pause a role cluster-wide (leader_pause); WHO defaults to
                                      user@host
   unpause   ROLE                     unpause a role (leader_unpause)
-  migrate                            apply the lease migrations (0174, 0175); a no-op when up to date
+  migrate   [--demo]                 apply the lease migrations (0174, 0175), and with --demo the
+                                     demo domain (1001); a no-op when up to date
+  workload  [--rate N/s] [--count N] [--duration S]
+                                     create demo tenants, each with a subscription falling due, a
+                                     webhook event and an email: --rate a second (default 10)
+                                     until --count tenants (default 600) or --duration seconds
+                                     (default 60), whichever comes first
+  audit     [--json]                 check the demo domain's invariants role by role
   demo      [--dir DIR] [--keep-running]
-                                     start the private demo cluster, migrate it, print its status
+                                     start the private demo cluster, migrate it (lease and demo
+                                     sets), print its status
 
 Options:
   --database URL   postgresql:// URL or key=value conninfo; default DATABASE_URL, then the
@@ -51,8 +64,8 @@ Options:
 Roles: billing, dunning, webhook_outbox, email_outbox, webhook_delivery
 
 Exit codes: 0 done; 1 the database refused or failed the operation; 2 wrong arguments;
-            3 lease schema missing or newer than this build; 4 cannot connect
-            (server unreachable or login refused).
+            3 lease (or, for workload and audit, demo) schema missing or newer than this build;
+            4 cannot connect (server unreachable or login refused); 5 audit: an invariant fails.
 )";
 
 struct Arguments
@@ -81,8 +94,9 @@ public:
 
 Arguments parse(int argc, char **argv)
 {
-    static const std::vector<std::string> valued{"--database", "--reason", "--by", "--dir"};
-    static const std::vector<std::string> switches{"--json", "--keep-running", "--help",
+    static const std::vector<std::string> valued{"--database", "--reason", "--by",      "--dir",
+                                                 "--rate",     "--count",  "--duration"};
+    static const std::vector<std::string> switches{"--json", "--keep-running", "--demo", "--help",
                                                    "--version"};
     Arguments arguments;
     for (int i = 1; i < argc; ++i) {
@@ -205,10 +219,13 @@ SELECT role, state, holder_id, holder_token::text,
     return Ok;
 }
 
-int migrate(leader::pg::Connection &connection)
+int migrate(leader::pg::Connection &connection, bool withDemo)
 {
+    using leader::schema::MigrationSet;
+    leader::schema::Migrator migrator(connection);
     const std::vector<int> applied
-            = leader::schema::Migrator(connection).migrate({leader::schema::MigrationSet::Lease});
+            = withDemo ? migrator.migrate({MigrationSet::Lease, MigrationSet::Demo})
+                       : migrator.migrate({MigrationSet::Lease});
     if (applied.empty()) {
         std::cout << "leaderctl: " << connection.target() << " is up to date\n";
         return Ok;
@@ -248,7 +265,7 @@ int demo(const Arguments &arguments)
             admin.exec("create demo database", "CREATE DATABASE leader_demo", {}, 30s);
     }
     leader::pg::Connection connection = connect(cluster.url("leader_demo"));
-    migrate(connection);
+    migrate(connection, true);
     printStatus(connection, false);
     if (arguments.hasFlag("--keep-running")) {
         std::cout << "leaderctl: the cluster keeps running; connect with: psql '"
@@ -258,6 +275,131 @@ int demo(const Arguments &arguments)
     cluster.stop();
     std::cout << "leaderctl: demo cluster stopped (run with --keep-running to explore it)\n";
     return Ok;
+}
+
+// A number that is the whole of text, e.g. "20"; "20/s" too when perSecond.
+double positiveNumber(const Arguments &arguments, const std::string &option, double fallback,
+                      bool perSecond = false)
+{
+    std::string text = arguments.option(option);
+    if (text.empty())
+        return fallback;
+    if (perSecond && text.size() > 2 && text.ends_with("/s"))
+        text.resize(text.size() - 2);
+    double value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end != text.data() + text.size() || !(value > 0))
+        throw UsageError(option + " must be a positive number, not '" + arguments.option(option)
+                         + "'");
+    return value;
+}
+
+leader::demo::WorkloadOptions workloadOptions(const Arguments &arguments)
+{
+    leader::demo::WorkloadOptions options;
+    options.ratePerSecond = positiveNumber(arguments, "--rate", options.ratePerSecond, true);
+    const double count = positiveNumber(arguments, "--count", static_cast<double>(options.count));
+    if (count != static_cast<double>(static_cast<std::int64_t>(count)))
+        throw UsageError("--count must be a whole number, not '" + arguments.option("--count")
+                         + "'");
+    options.count = static_cast<std::int64_t>(count);
+    options.duration
+            = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(
+                    positiveNumber(arguments, "--duration",
+                                   std::chrono::duration<double>(options.duration).count())));
+    return options;
+}
+
+int workload(leader::pg::Connection &connection, const leader::demo::WorkloadOptions &options)
+{
+    std::cout << "leaderctl: creating up to " << options.count << " tenants at "
+              << options.ratePerSecond << "/s for at most "
+              << std::chrono::duration<double>(options.duration).count() << " s\n"
+              << std::flush;
+    const auto started = std::chrono::steady_clock::now();
+    leader::demo::Workload workload(connection, options);
+    const leader::demo::WorkloadCounts counts = workload.run();
+    const double seconds
+            = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::cout << "leaderctl: created " << counts.tenants << " tenants, " << counts.subscriptions
+              << " subscriptions (" << counts.declining << " with a declining first charge), "
+              << counts.webhookEvents << " webhook events and " << counts.emails << " emails in "
+              << std::fixed << std::setprecision(1) << seconds << " s ("
+              << (counts.end == leader::demo::WorkloadEnd::Count ? "count reached"
+                                                                 : "duration reached")
+              << ")\n";
+    return Ok;
+}
+
+std::string infoText(const leader::demo::InvariantResult &invariant)
+{
+    std::string text;
+    for (const auto &[label, value] : invariant.info) {
+        std::string words = label;
+        std::replace(words.begin(), words.end(), '_', ' ');
+        text += (text.empty() ? "" : ", ") + words + " " + std::to_string(value);
+    }
+    return text;
+}
+
+int audit(leader::pg::Connection &connection, bool json)
+{
+    const leader::demo::AuditReport report = leader::demo::audit(connection);
+    std::vector<const leader::demo::InvariantResult *> failed;
+    for (const leader::demo::InvariantResult &invariant : report.invariants) {
+        if (!invariant.holds)
+            failed.push_back(&invariant);
+    }
+    if (json) {
+        std::cout << "{\"holds\":" << (failed.empty() ? "true" : "false") << ",\"invariants\":[";
+        for (std::size_t i = 0; i < report.invariants.size(); ++i) {
+            const leader::demo::InvariantResult &invariant = report.invariants[i];
+            std::cout << (i ? "," : "") << "{\"role\":" << leaderctl::jsonString(invariant.role)
+                      << ",\"name\":" << leaderctl::jsonString(invariant.name)
+                      << ",\"holds\":" << (invariant.holds ? "true" : "false")
+                      << ",\"offending\":" << invariant.offending << ",\"samples\":[";
+            for (std::size_t s = 0; s < invariant.samples.size(); ++s)
+                std::cout << (s ? "," : "") << leaderctl::jsonString(invariant.samples[s]);
+            std::cout << "],\"info\":{";
+            for (std::size_t n = 0; n < invariant.info.size(); ++n)
+                std::cout << (n ? "," : "") << leaderctl::jsonString(invariant.info[n].first) << ":"
+                          << invariant.info[n].second;
+            std::cout << "}}";
+        }
+        std::cout << "]}\n";
+    } else {
+        std::string role;
+        for (const leader::demo::InvariantResult &invariant : report.invariants) {
+            if (invariant.role != role) {
+                role = invariant.role;
+                std::cout << role << "\n";
+            }
+            std::cout << "  " << (invariant.holds ? "\u2713 " : "\u2717 ") << invariant.name;
+            if (!invariant.holds)
+                std::cout << ": " << invariant.offending << " offending";
+            if (!invariant.info.empty())
+                std::cout << " (" << infoText(invariant) << ")";
+            std::cout << "\n";
+            for (const std::string &sample : invariant.samples)
+                std::cout << "      " << sample << "\n";
+            if (invariant.offending > static_cast<std::int64_t>(invariant.samples.size()))
+                std::cout << "      ... and "
+                          << invariant.offending
+                                     - static_cast<std::int64_t>(invariant.samples.size())
+                          << " more\n";
+        }
+        std::cout << "audit: " << report.invariants.size() - failed.size() << " of "
+                  << report.invariants.size() << " invariants hold\n";
+    }
+    if (failed.empty())
+        return Ok;
+    std::string names;
+    for (const leader::demo::InvariantResult *invariant : failed)
+        names += (names.empty() ? "" : "; ") + invariant->role + ": " + invariant->name;
+    std::cerr << "leaderctl: " << failed.size()
+              << (failed.size() == 1 ? " invariant fails: " : " invariants fail: ") << names
+              << "\n";
+    return InvariantFailed;
 }
 
 int run(const Arguments &arguments)
@@ -282,7 +424,18 @@ int run(const Arguments &arguments)
     }
     if (arguments.command == "migrate") {
         leader::pg::Connection connection = connect(url);
-        return migrate(connection);
+        return migrate(connection, arguments.hasFlag("--demo"));
+    }
+    if (arguments.command == "workload") {
+        const leader::demo::WorkloadOptions options = workloadOptions(arguments);
+        leader::pg::Connection connection = connect(url);
+        leader::demo::requireDemoSchema(connection);
+        return workload(connection, options);
+    }
+    if (arguments.command == "audit") {
+        leader::pg::Connection connection = connect(url);
+        leader::demo::requireDemoSchema(connection);
+        return audit(connection, arguments.hasFlag("--json"));
     }
     if (arguments.command == "pause") {
         const std::string role = requireRole(arguments);

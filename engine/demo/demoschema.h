@@ -1,0 +1,13 @@
+#pragma once
+
+namespace leader::pg {
+class Connection;
+}
+
+namespace leader::demo {
+
+// Checks, by the tables themselves, that the demo domain (migration 1001) is in place. Throws
+// schema::SchemaError naming what is missing and the command that adds it.
+void requireDemoSchema(pg::Connection &connection);
+
+} // namespace leader::demo
