@@ -40,17 +40,17 @@ std::vector<QueuedEmail> claimBatch(lease::TickContext &context, int limit)
     return emails;
 }
 
-void send(lease::TickContext &context, const QueuedEmail &email, std::int64_t token)
+void send(Executor executor, const QueuedEmail &email, std::int64_t token)
 {
-    context.exec("email.send",
+    executor.exec("email.send",
                  "INSERT INTO external_effects (kind, idempotency_key, role, token) "
                  "VALUES ('email', 'email:' || $1::bigint, 'email_outbox', $2)",
                  {email.id, token});
 }
 
-bool markSent(lease::TickContext &context, std::int64_t id, std::int64_t token)
+bool markSent(Executor executor, std::int64_t id, std::int64_t token)
 {
-    return context.exec("email.markCAS",
+    return executor.exec("email.markCAS",
                         "UPDATE email_outbox SET status = 'sent', sent_at = now() "
                         "WHERE id = $1 AND status = 'claimed' AND claim_token = $2",
                         {id, token})

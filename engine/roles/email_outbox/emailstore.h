@@ -1,5 +1,7 @@
 #pragma once
 
+#include "roles/executor.h"
+
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -26,10 +28,10 @@ inline constexpr std::chrono::seconds ReclaimAfter{30};
 std::vector<QueuedEmail> claimBatch(lease::TickContext &context, int limit);
 
 // The simulated provider call: the email leaves, recorded as an external effect.
-void send(lease::TickContext &context, const QueuedEmail &email, std::int64_t token);
+void send(Executor executor, const QueuedEmail &email, std::int64_t token);
 
 // email markCAS: marks the email sent only while this tick's claim still holds it. false: a
 // newer claim took it meanwhile (the email may then go out twice: at-least-once, counted).
-bool markSent(lease::TickContext &context, std::int64_t id, std::int64_t token);
+bool markSent(Executor executor, std::int64_t id, std::int64_t token);
 
 } // namespace leader::roles::email
