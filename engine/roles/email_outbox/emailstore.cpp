@@ -43,17 +43,17 @@ std::vector<QueuedEmail> claimBatch(lease::TickContext &context, int limit)
 void send(Executor executor, const QueuedEmail &email, std::int64_t token)
 {
     executor.exec("email.send",
-                 "INSERT INTO external_effects (kind, idempotency_key, role, token) "
-                 "VALUES ('email', 'email:' || $1::bigint, 'email_outbox', $2)",
-                 {email.id, token});
+                  "INSERT INTO external_effects (kind, idempotency_key, role, token) "
+                  "VALUES ('email', 'email:' || $1::bigint, 'email_outbox', $2)",
+                  {email.id, token});
 }
 
 bool markSent(Executor executor, std::int64_t id, std::int64_t token)
 {
     return executor.exec("email.markCAS",
-                        "UPDATE email_outbox SET status = 'sent', sent_at = now() "
-                        "WHERE id = $1 AND status = 'claimed' AND claim_token = $2",
-                        {id, token})
+                         "UPDATE email_outbox SET status = 'sent', sent_at = now() "
+                         "WHERE id = $1 AND status = 'claimed' AND claim_token = $2",
+                         {id, token})
                    .affected()
            == 1;
 }
