@@ -57,14 +57,8 @@ void TestBillingRole::initTestCase()
 
 void TestBillingRole::init()
 {
-    m_owner->exec("reset leases",
-                  "UPDATE leader_leases SET holder_id = NULL, acquired_at = NULL, "
-                  "expires_at = NULL, last_tick_ended_at = NULL, last_tick_holder = NULL, "
-                  "paused_at = NULL, paused_by = NULL, pause_reason = NULL, not_before = NULL",
-                  {}, 5s);
-    m_owner->execScript("reset domain",
-                        "TRUNCATE tenants, claim_log, external_effects RESTART IDENTITY CASCADE",
-                        5s);
+    m_db->resetLeases();
+    m_db->resetDemo();
 }
 
 int TestBillingRole::count(const std::string &sql)

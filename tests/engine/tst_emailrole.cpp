@@ -53,8 +53,7 @@ void TestEmailRole::initTestCase()
 
 void TestEmailRole::init()
 {
-    m_owner->exec("reset", "TRUNCATE email_outbox, external_effects, claim_log, tenants CASCADE",
-                  {}, 5s);
+    m_db->resetDemo();
 }
 
 std::int64_t TestEmailRole::queue(int emails)

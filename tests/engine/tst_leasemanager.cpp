@@ -128,12 +128,7 @@ void TestLeaseManager::initTestCase()
 
 void TestLeaseManager::init()
 {
-    m_owner->exec("reset",
-                  "UPDATE leader_leases SET holder_id = NULL, acquired_at = NULL, "
-                  "expires_at = NULL, last_tick_ended_at = NULL, last_tick_holder = NULL, "
-                  "paused_at = NULL, paused_by = NULL, pause_reason = NULL, "
-                  "not_before = NULL",
-                  {}, 5s);
+    m_db->resetLeases();
 }
 
 QString TestLeaseManager::field(const std::string &sql)

@@ -123,15 +123,8 @@ void TestStaleFence::initTestCase()
 
 void TestStaleFence::init()
 {
-    m_owner->exec("reset leases",
-                  "UPDATE leader_leases SET holder_id = NULL, acquired_at = NULL, "
-                  "expires_at = NULL, last_tick_ended_at = NULL, last_tick_holder = NULL, "
-                  "paused_at = NULL, paused_by = NULL, pause_reason = NULL, not_before = NULL",
-                  {}, 5s);
-    // Cascades to every demo table that refers to a tenant.
-    m_owner->execScript("reset domain",
-                        "TRUNCATE tenants, claim_log, external_effects RESTART IDENTITY CASCADE",
-                        5s);
+    m_db->resetLeases();
+    m_db->resetDemo();
 }
 
 std::int64_t TestStaleFence::count(const std::string &sql)

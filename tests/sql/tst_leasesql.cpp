@@ -88,9 +88,7 @@ void TestLeaseSql::initTestCase()
 
 void TestLeaseSql::init()
 {
-    ownerExec("UPDATE leader_leases SET holder_id = NULL, acquired_at = NULL, expires_at = NULL, "
-              "last_tick_ended_at = NULL, last_tick_holder = NULL, paused_at = NULL, "
-              "paused_by = NULL, pause_reason = NULL, not_before = NULL");
+    m_db->resetLeases();
 }
 
 std::int64_t TestLeaseSql::acquireOrFail(const char *holder, std::chrono::milliseconds interval)

@@ -119,6 +119,24 @@ void TestDatabase::migrateLease() const
     schema::Migrator(owner).migrate({schema::MigrationSet::Lease});
 }
 
+void TestDatabase::resetLeases() const
+{
+    connect(Login::Owner)
+            .exec("reset leases",
+                  "UPDATE leader_leases SET holder_id = NULL, acquired_at = NULL, "
+                  "expires_at = NULL, last_tick_ended_at = NULL, last_tick_holder = NULL, "
+                  "paused_at = NULL, paused_by = NULL, pause_reason = NULL, not_before = NULL",
+                  {}, 5s);
+}
+
+void TestDatabase::resetDemo() const
+{
+    // Cascades to every demo table that refers to a tenant.
+    connect(Login::Owner)
+            .exec("reset demo",
+                  "TRUNCATE tenants, claim_log, external_effects RESTART IDENTITY CASCADE", {}, 5s);
+}
+
 void TestDatabase::migrateDemo() const
 {
     pg::Connection owner = connect(Login::Owner);

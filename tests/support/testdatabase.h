@@ -43,6 +43,10 @@ public:
     void migrateLease() const;
     // Applies the lease and the demo (five roles' domain) migrations, the same way.
     void migrateDemo() const;
+    // Leaves every lease unheld, unpaused, never ran and not cooling (tokens stay).
+    void resetLeases() const;
+    // Empties the demo domain: every tenant and what hangs off it, claims and effects.
+    void resetDemo() const;
     // Drops and recreates the database, empty.
     void recreate();
 
