@@ -101,21 +101,27 @@ void RoleRunner::loop()
         if (m_manager.isShuttingDown())
             return;
         ++m_polls;
+        // Whether the work ran tells a failed tick (released as failed) from a failed ACQUIRE.
+        bool led = false;
+        const lease::Work work = [this, &led](lease::TickContext &tick) {
+            led = true;
+            m_schedule.work(tick);
+        };
         try {
-            if (m_manager.lead(m_schedule.role, m_schedule.interval, m_schedule.work).acquired)
-                ++m_ticksLed;
+            m_manager.lead(m_schedule.role, m_schedule.interval, work);
         } catch (const pg::Error &error) {
-            log::write(log::Level::Warning, "scheduler", "acquire failed; polling again",
+            log::write(log::Level::Warning, "scheduler",
+                       led ? "tick failed on a statement; released"
+                           : "acquire failed; polling again",
                        context + " error=\"" + pg::explain(error) + "\"");
         } catch (const std::exception &error) {
-            ++m_ticksLed;
-            log::write(log::Level::Error, "scheduler", "tick panicked; released as failed",
+            log::write(log::Level::Error, "scheduler", "tick panicked; released",
                        context + " error=\"" + error.what() + "\"");
         } catch (...) {
-            ++m_ticksLed;
-            log::write(log::Level::Error, "scheduler", "tick panicked; released as failed",
-                       context);
+            log::write(log::Level::Error, "scheduler", "tick panicked; released", context);
         }
+        if (led)
+            ++m_ticksLed;
         std::chrono::milliseconds wait = lease::MaxPoll;
         try {
             pg::ConnectionPool::Lease connection = m_manager.pool().take();

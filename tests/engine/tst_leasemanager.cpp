@@ -108,6 +108,7 @@ private slots:
     void takenOverLeaseIsReportedOnceAndLeftAlone();
     void fenceRefusesOutsideATick();
     void workLeftInATransactionIsStillReleased();
+    void runnerTellsAFailedTickFromAFailedAcquire();
     void cutHeartbeatAbandonsBeforeTtlAndStartsNothingAfter();
     void fastWakeOrPollingFallback();
 
@@ -566,6 +567,31 @@ void TestLeaseManager::workLeftInATransactionIsStillReleased()
     QCOMPARE(field("SELECT (holder_id IS NULL) || ',' || (not_before > now()) "
                    "FROM leader_leases WHERE role = 'billing'"),
              QStringLiteral("true,true"));
+}
+
+void TestLeaseManager::runnerTellsAFailedTickFromAFailedAcquire()
+{
+    std::vector<std::string> logged;
+    std::mutex logMutex;
+    leader::log::setSink([&](const leader::log::Record &record) {
+        const std::lock_guard lock(logMutex);
+        logged.push_back(record.message);
+    });
+    Replica replica(appUrl());
+    leader::scheduler::RoleRunner runner(replica.manager, {"dunning", 1h, [](TickContext &context) {
+                                                               context.exec("fails", "SELECT 1 / 0",
+                                                                            {});
+                                                           }});
+    runner.start();
+    QTRY_COMPARE_WITH_TIMEOUT(runner.ticksLed(), std::uint64_t(1), 5000);
+    replica.manager.shutdown();
+    runner.stop();
+    leader::log::setSink({});
+    const std::lock_guard lock(logMutex);
+    QVERIFY(std::find(logged.begin(), logged.end(), "tick failed on a statement; released")
+            != logged.end());
+    QVERIFY(std::find(logged.begin(), logged.end(), "acquire failed; polling again")
+            == logged.end());
 }
 
 QTEST_GUILESS_MAIN(TestLeaseManager)
