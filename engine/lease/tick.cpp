@@ -102,7 +102,7 @@ Fence fence(const TickContext *context)
     if (!context)
         throw NoToken("a leader-only statement ran outside a led tick");
     context->throwIfCancelled();
-    return Fence{context->m_role, context->m_token};
+    return Fence{context->role(), context->token()};
 }
 
 std::string makeHolderId()

@@ -81,8 +81,6 @@ public:
     bool cancel(CancelCause cause, std::string reason = {}) const;
 
 private:
-    friend struct Fence fence(const TickContext *context);
-
     const std::string m_role;
     const std::int64_t m_token;
     const std::string m_holderId;
