@@ -174,6 +174,8 @@ Result Connection::run(std::string_view statement, std::string_view sql,
                        std::span<const Param> params, bool script,
                        std::chrono::milliseconds timeout)
 {
+    if (m_options.gate)
+        m_options.gate();
     auto deadline = Clock::now() + timeout;
     if (!isOpen()) {
         try {

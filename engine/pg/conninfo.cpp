@@ -40,6 +40,30 @@ std::string percentDecoded(const std::string &text)
     return decoded;
 }
 
+ConninfoPtr parsed(const std::string &url)
+{
+    char *error = nullptr;
+    ConninfoPtr options(PQconninfoParse(url.c_str(), &error));
+    PQfreemem(error);
+    return options;
+}
+
+std::string firstOf(const std::string &list)
+{
+    return list.substr(0, list.find(','));
+}
+
+std::string quoted(const std::string &value)
+{
+    std::string text = "'";
+    for (const char c : value) {
+        if (c == '\\' || c == '\'')
+            text += '\\';
+        text += c;
+    }
+    return text + "'";
+}
+
 } // namespace
 
 std::string databaseUrlFrom(const std::string &commandLineValue)
@@ -79,6 +103,61 @@ std::string describeTarget(const std::string &url)
     target += host;
     target += ":" + port + "/" + dbname;
     return target;
+}
+
+Endpoint endpointOf(const std::string &url)
+{
+    std::string host, hostaddr, port;
+    if (const ConninfoPtr options = parsed(url)) {
+        for (PQconninfoOption *option = options.get(); option->keyword; ++option) {
+            if (!option->val || !*option->val)
+                continue;
+            const std::string keyword = option->keyword;
+            if (keyword == "host")
+                host = firstOf(option->val);
+            else if (keyword == "hostaddr")
+                hostaddr = firstOf(option->val);
+            else if (keyword == "port")
+                port = firstOf(option->val);
+        }
+    }
+    Endpoint endpoint;
+    endpoint.host = !hostaddr.empty() ? hostaddr : !host.empty() ? host : envOr("PGHOST", {});
+    if (endpoint.host.empty())
+        endpoint.host = "/var/run/postgresql"; // libpq's default: the Unix-domain socket
+    endpoint.unixSocket = endpoint.host.front() == '/' || endpoint.host.front() == '@';
+    port = port.empty() ? envOr("PGPORT", "5432") : port;
+    try {
+        endpoint.port = std::stoi(port);
+    } catch (const std::exception &) {
+        endpoint.port = 5432;
+    }
+    return endpoint;
+}
+
+std::string throughAddress(const std::string &url, const std::string &address, int port)
+{
+    std::string conninfo;
+    std::string host;
+    if (const ConninfoPtr options = parsed(url)) {
+        for (PQconninfoOption *option = options.get(); option->keyword; ++option) {
+            if (!option->val || !*option->val)
+                continue;
+            const std::string keyword = option->keyword;
+            if (keyword == "hostaddr" || keyword == "port")
+                continue;
+            if (keyword == "host") {
+                host = firstOf(option->val);
+                continue;
+            }
+            conninfo += keyword + "=" + quoted(option->val) + " ";
+        }
+    }
+    if (host.empty())
+        host = envOr("PGHOST", address);
+    conninfo += "host=" + quoted(host) + " hostaddr=" + quoted(address)
+                + " port=" + std::to_string(port);
+    return conninfo;
 }
 
 std::string redactSecrets(std::string text, const std::string &url)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
 
 namespace leader::pg {
@@ -18,6 +19,10 @@ struct ConnectOptions
     int keepalivesIntervalSeconds = 2;
     int keepalivesCount = 2;
     std::chrono::milliseconds tcpUserTimeout{8000};
+    // Called on the statement's thread before each statement (or its connect) starts, and before
+    // its deadline is reckoned. Fault injection blocks here to freeze the caller as SIGSTOP would,
+    // or throws to stop it as a process death would; empty in production.
+    std::function<void()> gate;
 };
 
 // The URL from a command line, else DATABASE_URL, else empty (the PG* variables).
@@ -25,6 +30,20 @@ std::string databaseUrlFrom(const std::string &commandLineValue);
 
 // "user@host:port/dbname", from the URL and the PG* variables, with no password. For messages.
 std::string describeTarget(const std::string &url);
+
+// The first server a URL names, as libpq would reach it (the PG* variables filling the gaps).
+struct Endpoint
+{
+    std::string host; // a name or address; a directory for a Unix-domain socket
+    int port = 5432;
+    bool unixSocket = false;
+};
+Endpoint endpointOf(const std::string &url);
+
+// The same connection made to another TCP address (a link proxy in front of the server): the
+// address goes in hostaddr and the port replaces the URL's, while host still names the real
+// server, so TLS verification and .pgpass lookups are unchanged. Returns key=value conninfo.
+std::string throughAddress(const std::string &url, const std::string &address, int port);
 
 // Replaces every password found in url (URL userinfo, password=..., PGPASSWORD) inside text.
 std::string redactSecrets(std::string text, const std::string &url);

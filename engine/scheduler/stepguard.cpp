@@ -3,6 +3,7 @@
 #include "lease/tick.h"
 #include "log/log.h"
 
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -11,6 +12,8 @@ namespace leader::scheduler {
 namespace {
 
 thread_local std::vector<std::string> t_path;
+thread_local std::optional<std::string> t_armedPanic;
+thread_local bool t_panicFired = false;
 
 std::string joined(const std::vector<std::string> &parts)
 {
@@ -53,6 +56,11 @@ bool StepGuard::run(std::string_view step, const std::function<void()> &body)
 {
     t_path.emplace_back(step);
     try {
+        if (t_armedPanic && step.starts_with(*t_armedPanic)) {
+            t_armedPanic.reset();
+            t_panicFired = true;
+            throw InjectedPanic("injected panic in step \"" + std::string(step) + "\"");
+        }
         body();
         t_path.pop_back();
         return true;
@@ -69,6 +77,22 @@ bool StepGuard::run(std::string_view step, const std::function<void()> &body)
             m_first = std::current_exception();
         return false;
     }
+}
+
+StepGuard::ArmedPanic::ArmedPanic(std::string step)
+{
+    t_armedPanic = std::move(step);
+    t_panicFired = false;
+}
+
+StepGuard::ArmedPanic::~ArmedPanic()
+{
+    t_armedPanic.reset();
+}
+
+bool StepGuard::ArmedPanic::fired() const
+{
+    return t_panicFired;
 }
 
 void StepGuard::finish()

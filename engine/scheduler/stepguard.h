@@ -2,10 +2,17 @@
 
 #include <exception>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
 namespace leader::scheduler {
+
+class InjectedPanic final : public std::runtime_error
+{
+public:
+    using std::runtime_error::runtime_error;
+};
 
 // scheduler.Panics of ADR-114 (amendment 2026-10-19): each named step of a tick runs under the
 // guard. A step that throws stops; the guard logs it with its step path (the guards it is nested
@@ -27,6 +34,18 @@ public:
 
     // The path of the guards and steps running on this thread, outermost first.
     static std::string currentPath();
+
+    // Fault injection ("panic ROLE STEP"): while armed on this thread, the first step whose name
+    // starts with step throws InjectedPanic inside its guard, as a real defect in that step would.
+    class ArmedPanic final
+    {
+    public:
+        explicit ArmedPanic(std::string step);
+        ~ArmedPanic();
+        ArmedPanic(const ArmedPanic &) = delete;
+        ArmedPanic &operator=(const ArmedPanic &) = delete;
+        bool fired() const;
+    };
 
 private:
     std::string m_name;

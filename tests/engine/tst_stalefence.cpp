@@ -150,6 +150,8 @@ void TestStaleFence::staleTokenClaimsNothing()
     bool cancelledBeforeStaleClaim = true;
     std::int64_t logBeforeStaleClaim = -1;
     std::int64_t logAfterStaleClaim = -1;
+    std::int64_t refusalsAfterFreshClaim = -1;
+    std::int64_t refusalsAfterStaleClaim = -1;
     // Everything runs well inside the first heartbeat (3 s), so the stale claim is refused by the
     // fence in its own snapshot, not by a cancellation the lost RENEW would cause.
     const LeadResult result = manager.lead(funnel.role, 0ms, [&](TickContext &context) {
@@ -158,6 +160,7 @@ void TestStaleFence::staleTokenClaimsNothing()
         fresh = funnel.claim(context);
         freshLogged = count("SELECT count(*) FROM claim_log WHERE role = '" + funnel.role
                             + "' AND token = " + std::to_string(token));
+        refusalsAfterFreshClaim = count("SELECT count(*) FROM fence_refusals");
         m_owner->execScript("seed", funnel.seedSql, 5s);
         // A takeover, as the owner: the tick still runs, under a token that is no longer current.
         m_owner->exec("take over",
@@ -167,6 +170,8 @@ void TestStaleFence::staleTokenClaimsNothing()
         cancelledBeforeStaleClaim = context.isCancelled();
         stale = funnel.claim(context);
         logAfterStaleClaim = count("SELECT count(*) FROM claim_log");
+        refusalsAfterStaleClaim = count("SELECT count(*) FROM fence_refusals WHERE role = '"
+                                        + funnel.role + "' AND token = " + std::to_string(token));
     });
     QVERIFY(result.acquired);
     QCOMPARE(fresh, 1);
@@ -174,6 +179,10 @@ void TestStaleFence::staleTokenClaimsNothing()
     QVERIFY(!cancelledBeforeStaleClaim);
     QCOMPARE(stale, 0);
     QCOMPARE(logAfterStaleClaim, logBeforeStaleClaim);
+    // The refusal is on record, once, under the stale token (the failover benchmark counts these);
+    // a claim the fence let through records none.
+    QCOMPARE(refusalsAfterFreshClaim, std::int64_t(0));
+    QCOMPARE(refusalsAfterStaleClaim, std::int64_t(1));
 }
 
 QTEST_GUILESS_MAIN(TestStaleFence)

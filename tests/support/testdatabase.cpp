@@ -134,7 +134,9 @@ void TestDatabase::resetDemo() const
     // Cascades to every demo table that refers to a tenant.
     connect(Login::Owner)
             .exec("reset demo",
-                  "TRUNCATE tenants, claim_log, external_effects RESTART IDENTITY CASCADE", {}, 5s);
+                  "TRUNCATE tenants, claim_log, external_effects, fence_refusals RESTART IDENTITY "
+                  "CASCADE",
+                  {}, 5s);
 }
 
 void TestDatabase::migrateDemo() const

@@ -17,6 +17,9 @@ WITH due AS (
        AND leader_fence($1, $2)
      ORDER BY s.next_billing_at, s.id
      LIMIT $3
+), refused AS (
+    INSERT INTO fence_refusals (role, token, claim)
+    SELECT $1, $2, 'subscription.GetDueBilling' WHERE NOT leader_fence($1, $2)
 ), logged AS (
     INSERT INTO claim_log (role, token, item) SELECT $1, $2, 'subscription:' || id FROM due
 )

@@ -28,6 +28,9 @@ WITH due AS (
        AND leader_fence($1, $2)
      ORDER BY r.next_attempt_at, r.id
      LIMIT $3
+), refused AS (
+    INSERT INTO fence_refusals (role, token, claim)
+    SELECT $1, $2, 'dunning.ListDueRuns' WHERE NOT leader_fence($1, $2)
 ), logged AS (
     INSERT INTO claim_log (role, token, item) SELECT $1, $2, 'dunning_run:' || id FROM due
 )

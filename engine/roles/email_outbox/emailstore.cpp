@@ -20,6 +20,9 @@ WITH claimed AS (
                      LIMIT $3
                        FOR UPDATE SKIP LOCKED)
     RETURNING e.id, e.kind, e.recipient
+), refused AS (
+    INSERT INTO fence_refusals (role, token, claim)
+    SELECT $1, $2, 'email.claimBatch' WHERE NOT leader_fence($1, $2)
 ), logged AS (
     INSERT INTO claim_log (role, token, item) SELECT $1, $2, 'email:' || id FROM claimed
 )

@@ -26,6 +26,9 @@ WITH claimed AS (
                        FOR UPDATE SKIP LOCKED)
     RETURNING d.id, d.event_id, d.attempts,
               coalesce((e.payload ->> 'simulate_failures')::int, 0) AS refusals
+), refused AS (
+    INSERT INTO fence_refusals (role, token, claim)
+    SELECT $1, $2, 'webhook.ListPendingDeliveries' WHERE NOT leader_fence($1, $2)
 ), logged AS (
     INSERT INTO claim_log (role, token, item) SELECT $1, $2, 'delivery:' || id FROM claimed
 )

@@ -25,6 +25,9 @@ WITH claimed AS (
 ), delivery AS (
     INSERT INTO webhook_deliveries (event_id) SELECT id FROM claimed
     ON CONFLICT (event_id) DO NOTHING
+), refused AS (
+    INSERT INTO fence_refusals (role, token, claim)
+    SELECT $1, $2, 'webhook.ProcessBatch' WHERE NOT leader_fence($1, $2)
 ), logged AS (
     INSERT INTO claim_log (role, token, item) SELECT $1, $2, 'webhook_event:' || id FROM claimed
 )

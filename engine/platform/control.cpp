@@ -1,0 +1,203 @@
+#include "control.h"
+
+#include <array>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <stdexcept>
+#include <system_error>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+namespace leader::platform {
+
+namespace {
+
+[[noreturn]] void fail(const char *what)
+{
+    throw std::system_error(errno, std::generic_category(), what);
+}
+
+sockaddr_un addressOf(const std::filesystem::path &path)
+{
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    const std::string text = path.string();
+    if (text.size() >= sizeof address.sun_path)
+        throw std::runtime_error("control socket path too long (at most "
+                                 + std::to_string(sizeof address.sun_path - 1)
+                                 + " bytes): " + text);
+    std::memcpy(address.sun_path, text.c_str(), text.size() + 1);
+    return address;
+}
+
+// Reads up to a newline or end of stream, at most 4 KiB, until the deadline.
+bool readLine(int fd, std::string &line, std::chrono::steady_clock::time_point deadline)
+{
+    std::array<char, 512> buffer{};
+    while (line.find('\n') == std::string::npos && line.size() < 4096) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0)
+            return false;
+        pollfd item{fd, POLLIN, 0};
+        if (::poll(&item, 1, static_cast<int>(left.count())) <= 0)
+            continue;
+        const ssize_t got = ::read(fd, buffer.data(), buffer.size());
+        if (got <= 0)
+            break;
+        line.append(buffer.data(), static_cast<std::size_t>(got));
+    }
+    if (const auto newline = line.find('\n'); newline != std::string::npos)
+        line.resize(newline);
+    if (!line.empty() && line.back() == '\r')
+        line.pop_back();
+    return true;
+}
+
+void writeAll(int fd, const std::string &text)
+{
+    std::size_t sent = 0;
+    while (sent < text.size()) {
+        const ssize_t n = ::send(fd, text.data() + sent, text.size() - sent, MSG_NOSIGNAL);
+        if (n <= 0)
+            return;
+        sent += static_cast<std::size_t>(n);
+    }
+}
+
+} // namespace
+
+ControlServer::ControlServer(std::filesystem::path path, Handler handler)
+    : m_path(std::move(path))
+    , m_handler(std::move(handler))
+{}
+
+ControlServer::~ControlServer()
+{
+    stop();
+}
+
+void ControlServer::start()
+{
+    const sockaddr_un address = addressOf(m_path);
+    m_listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (m_listener < 0)
+        fail("control socket");
+    ::unlink(m_path.c_str()); // a socket file a killed replica left behind
+    const mode_t previous = ::umask(0077);
+    const int bound
+            = ::bind(m_listener, reinterpret_cast<const sockaddr *>(&address), sizeof address);
+    ::umask(previous);
+    if (bound != 0 || ::listen(m_listener, 8) != 0) {
+        const int error = errno;
+        ::close(m_listener);
+        m_listener = -1;
+        throw std::system_error(error, std::generic_category(),
+                                "control socket " + m_path.string());
+    }
+    int pipeEnds[2];
+    if (::pipe2(pipeEnds, O_CLOEXEC) != 0)
+        fail("control socket wake pipe");
+    m_wakeRead = pipeEnds[0];
+    m_wakeWrite = pipeEnds[1];
+    m_thread = std::thread([this] { serve(); });
+}
+
+void ControlServer::stop()
+{
+    if (m_thread.joinable()) {
+        const char byte = 1;
+        [[maybe_unused]] const ssize_t ignored = ::write(m_wakeWrite, &byte, 1);
+        m_thread.join();
+    }
+    for (int *fd : {&m_listener, &m_wakeRead, &m_wakeWrite}) {
+        if (*fd >= 0)
+            ::close(*fd);
+        *fd = -1;
+    }
+    std::error_code ignored;
+    std::filesystem::remove(m_path, ignored);
+}
+
+void ControlServer::serve()
+{
+    for (;;) {
+        std::array<pollfd, 2> items{pollfd{m_listener, POLLIN, 0}, pollfd{m_wakeRead, POLLIN, 0}};
+        if (::poll(items.data(), items.size(), -1) < 0)
+            continue;
+        if (items[1].revents)
+            return;
+        if (!(items[0].revents & POLLIN))
+            continue;
+        const int client = ::accept4(m_listener, nullptr, nullptr, SOCK_CLOEXEC);
+        if (client < 0)
+            continue;
+        std::string line;
+        // One client at a time, each with a short deadline, so a silent client cannot hold it.
+        if (readLine(client, line, std::chrono::steady_clock::now() + std::chrono::seconds(2)))
+            writeAll(client, m_handler(line) + "\n");
+        ::close(client);
+    }
+}
+
+std::string controlRequest(const std::filesystem::path &path, const std::string &command,
+                           std::chrono::milliseconds timeout)
+{
+    const sockaddr_un address = addressOf(path);
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        fail("control socket");
+    if (::connect(fd, reinterpret_cast<const sockaddr *>(&address), sizeof address) != 0) {
+        const std::string reason = std::strerror(errno);
+        ::close(fd);
+        throw std::runtime_error("cannot reach the control socket " + path.string() + ": "
+                                 + reason);
+    }
+    writeAll(fd, command + "\n");
+    std::string reply;
+    const bool answered = readLine(fd, reply, std::chrono::steady_clock::now() + timeout);
+    ::close(fd);
+    if (!answered || reply.empty())
+        throw std::runtime_error("the control socket " + path.string() + " did not answer");
+    return reply;
+}
+
+void blockTerminationSignals()
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+std::string waitForTermination()
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    int signal = 0;
+    while (sigwait(&set, &signal) != 0) {
+    }
+    return signal == SIGINT ? "SIGINT" : "SIGTERM";
+}
+
+void requestTermination()
+{
+    ::kill(::getpid(), SIGTERM);
+}
+
+void killThisProcess()
+{
+    ::kill(::getpid(), SIGKILL);
+    ::_exit(137);
+}
+
+} // namespace leader::platform

@@ -1,0 +1,129 @@
+#include "profile.h"
+
+#include "lease/roles.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace leader::replica {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string_view trimmed(std::string_view text)
+{
+    const auto first = text.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos)
+        return {};
+    const auto last = text.find_last_not_of(" \t\r");
+    return text.substr(first, last - first + 1);
+}
+
+} // namespace
+
+std::vector<RoleProfile> demoProfile()
+{
+    return {
+            {"billing", 60s, {.perItemLatency = 1s, .batchSize = 10}, 30s},
+            {"dunning", 10s, {.perItemLatency = 300ms, .batchSize = 10}, 3s},
+            {"webhook_outbox", 2s, {.perItemLatency = 20ms, .batchSize = 50}, 1s},
+            {"email_outbox", 2s, {.perItemLatency = 50ms, .batchSize = 20}, 1s},
+            {"webhook_delivery", 2s, {.perItemLatency = 50ms, .batchSize = 20}, 1s},
+    };
+}
+
+std::chrono::milliseconds parseDuration(std::string_view text)
+{
+    text = trimmed(text);
+    long long value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    const std::string_view unit(end, text.data() + text.size() - end);
+    if (error != std::errc() || value < 0 || end == text.data())
+        throw std::invalid_argument("not a duration");
+    if (unit == "ms")
+        return std::chrono::milliseconds(value);
+    if (unit == "s")
+        return std::chrono::seconds(value);
+    if (unit == "m")
+        return std::chrono::minutes(value);
+    if (unit == "h")
+        return std::chrono::hours(value);
+    throw std::invalid_argument("not a duration");
+}
+
+std::vector<RoleProfile> parseProfile(std::string_view text, std::vector<RoleProfile> base)
+{
+    int lineNumber = 0;
+    while (!text.empty()) {
+        ++lineNumber;
+        const auto newline = text.find('\n');
+        std::string_view line = text.substr(0, newline);
+        text = newline == std::string_view::npos ? std::string_view() : text.substr(newline + 1);
+        if (const auto hash = line.find('#'); hash != std::string_view::npos)
+            line = line.substr(0, hash);
+        line = trimmed(line);
+        if (line.empty())
+            continue;
+        const std::string where = "line " + std::to_string(lineNumber) + ": ";
+        const auto equals = line.find('=');
+        const auto dot = line.find('.');
+        if (equals == std::string_view::npos || dot == std::string_view::npos || dot > equals)
+            throw ProfileError(where + "expected role.key = value, e.g. billing.interval = 60s");
+        const std::string_view role = trimmed(line.substr(0, dot));
+        const std::string_view key = trimmed(line.substr(dot + 1, equals - dot - 1));
+        const std::string_view value = trimmed(line.substr(equals + 1));
+        const auto profile = std::find_if(base.begin(), base.end(),
+                                          [&](const RoleProfile &p) { return p.role == role; });
+        if (profile == base.end())
+            throw ProfileError(where + "unknown role \"" + std::string(role)
+                               + "\"; the roles are billing, dunning, webhook_outbox, "
+                                 "email_outbox, webhook_delivery");
+        try {
+            if (key == "interval")
+                profile->interval = parseDuration(value);
+            else if (key == "min_tick")
+                profile->minTick = parseDuration(value);
+            else if (key == "item_latency")
+                profile->options.perItemLatency = parseDuration(value);
+            else if (key == "batch") {
+                int batch = 0;
+                const auto [end, error]
+                        = std::from_chars(value.data(), value.data() + value.size(), batch);
+                if (error != std::errc() || end != value.data() + value.size() || batch <= 0)
+                    throw std::invalid_argument("batch");
+                profile->options.batchSize = batch;
+            } else {
+                throw ProfileError(where + "unknown key \"" + std::string(key)
+                                   + "\"; the keys are interval, min_tick, item_latency, batch");
+            }
+        } catch (const std::invalid_argument &) {
+            throw ProfileError(where + "\"" + std::string(value) + "\" is not a valid "
+                               + std::string(key)
+                               + (key == "batch" ? "; write a positive whole number"
+                                                 : "; write a duration such as 500ms, 3s, 2m"));
+        }
+    }
+    return base;
+}
+
+std::vector<RoleProfile> selectRoles(const std::vector<RoleProfile> &profiles,
+                                     const std::vector<std::string> &roles)
+{
+    std::vector<RoleProfile> selected;
+    for (const std::string &role : roles) {
+        if (!lease::isKnownRole(role))
+            throw ProfileError("unknown role \"" + role
+                               + "\"; the roles are billing, dunning, webhook_outbox, "
+                                 "email_outbox, webhook_delivery");
+        const auto profile = std::find_if(profiles.begin(), profiles.end(),
+                                          [&](const RoleProfile &p) { return p.role == role; });
+        if (profile != profiles.end()
+            && std::none_of(selected.begin(), selected.end(),
+                            [&](const RoleProfile &p) { return p.role == role; }))
+            selected.push_back(*profile);
+    }
+    return selected;
+}
+
+} // namespace leader::replica

@@ -1,0 +1,179 @@
+#include "replica.h"
+
+#include "demo/demoschema.h"
+#include "lease/manager.h"
+#include "lease/wakelistener.h"
+#include "log/log.h"
+#include "pg/error.h"
+#include "scheduler/rolerunner.h"
+#include "scheduler/stepguard.h"
+#include "schema/migrator.h"
+
+namespace leader::replica {
+
+namespace {
+
+pg::ConnectOptions named(pg::ConnectOptions options, const std::string &id)
+{
+    if (options.applicationName.empty() || options.applicationName == "leader-console")
+        options.applicationName = "leader-replica " + id;
+    return options;
+}
+
+} // namespace
+
+Replica::Replica(ReplicaOptions options)
+    : m_options(std::move(options))
+    , m_metrics(m_registry)
+{
+    if (m_options.faults)
+        m_switchboard = std::make_unique<faults::Switchboard>();
+    pg::ConnectOptions database = named(m_options.database, m_options.id);
+    if (m_switchboard)
+        database = m_switchboard->route(database);
+    m_manager = std::make_unique<lease::Manager>(lease::ManagerOptions{.database = database,
+                                                                       .heartbeat = database,
+                                                                       .events = &m_internal,
+                                                                       .metrics = &m_metrics});
+    m_internal.subscribe([this](const lease::TransitionEvent &event) {
+        if (m_killed.load())
+            return; // a dead process says nothing more
+        const ReplicaEvent tagged{m_options.id, event};
+        const std::lock_guard lock(m_subscribersMutex);
+        for (const auto &[id, subscriber] : m_subscribers)
+            subscriber(tagged);
+    });
+    for (const RoleProfile &profile : m_options.roles)
+        m_runners.push_back(std::make_unique<scheduler::RoleRunner>(
+                *m_manager,
+                scheduler::RoleSchedule{profile.role, profile.interval, workFor(profile)}));
+}
+
+Replica::~Replica()
+{
+    stop();
+}
+
+lease::Work Replica::workFor(const RoleProfile &profile)
+{
+    std::shared_ptr<roles::Role> role = roles::makeRole(profile.role, profile.options);
+    return [this, role, profile](lease::TickContext &context) {
+        const auto started = std::chrono::steady_clock::now();
+        std::optional<std::string> panicStep
+                = m_switchboard ? m_switchboard->takePanic(profile.role) : std::nullopt;
+        std::optional<scheduler::StepGuard::ArmedPanic> armed;
+        if (panicStep)
+            armed.emplace(*panicStep);
+        try {
+            role->tick(context);
+        } catch (...) {
+            // A panic armed for a step this tick never reached waits for the next tick.
+            if (armed && !armed->fired())
+                m_switchboard->armPanic(profile.role, *panicStep);
+            throw;
+        }
+        if (armed && !armed->fired())
+            m_switchboard->armPanic(profile.role, *panicStep);
+        const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+                std::chrono::steady_clock::now() - started);
+        if (elapsed < profile.minTick && !context.sleepFor(profile.minTick - elapsed))
+            context.throwIfCancelled();
+    };
+}
+
+const std::string &Replica::holderId() const
+{
+    return m_manager->holderId();
+}
+
+void Replica::start()
+{
+    if (m_started.exchange(true))
+        throw std::logic_error("a replica starts once");
+    {
+        pg::ConnectionPool::Lease connection = m_manager->pool().take();
+        connection->open();
+        schema::requireLeaseSchema(*connection);
+        demo::requireDemoSchema(*connection);
+    }
+    if (m_options.fastWake) {
+        pg::ConnectOptions listen
+                = m_options.listen.url.empty() ? m_options.database : m_options.listen;
+        listen = named(listen, m_options.id);
+        listen.applicationName += " listen";
+        m_listener = std::make_unique<lease::WakeListener>(listen, [this](const std::string &role) {
+            for (const auto &runner : m_runners)
+                if (runner->schedule().role == role)
+                    runner->wake();
+            m_manager->renewNow(role);
+        });
+        m_listener->start();
+    }
+    for (const auto &runner : m_runners)
+        runner->start();
+    m_running.store(true);
+    log::write(log::Level::Info, "replica", "started",
+               "replica=" + m_options.id + " holder=" + holderId()
+                       + " fast_wake=" + (fastWake() ? "on" : "off"));
+}
+
+void Replica::stop()
+{
+    if (m_listener)
+        m_listener->stop();
+    m_manager->shutdown();
+    for (const auto &runner : m_runners)
+        runner->stop();
+    if (m_running.exchange(false) && !m_killed.load())
+        log::write(log::Level::Info, "replica", "stopped", "replica=" + m_options.id);
+}
+
+void Replica::kill()
+{
+    m_killed.store(true);
+    if (m_switchboard)
+        m_switchboard->kill();
+    stop();
+}
+
+bool Replica::fastWake() const
+{
+    return m_listener && m_listener->isListening();
+}
+
+int Replica::subscribe(std::function<void(const ReplicaEvent &)> subscriber)
+{
+    const std::lock_guard lock(m_subscribersMutex);
+    m_subscribers.emplace_back(m_nextSubscriber, std::move(subscriber));
+    return m_nextSubscriber++;
+}
+
+void Replica::unsubscribe(int id)
+{
+    const std::lock_guard lock(m_subscribersMutex);
+    std::erase_if(m_subscribers, [id](const auto &entry) { return entry.first == id; });
+}
+
+std::string Replica::metricsText()
+{
+    if (!m_killed.load()) {
+        pg::ConnectionPool::Lease connection = m_manager->pool().take();
+        m_metrics.scrapeStatus(*connection); // a failed read marks the roles "error" itself
+    }
+    return m_registry.exposition();
+}
+
+std::uint64_t Replica::ticksLed() const
+{
+    std::uint64_t ticks = 0;
+    for (const auto &runner : m_runners)
+        ticks += runner->ticksLed();
+    return ticks;
+}
+
+std::optional<std::chrono::milliseconds> Replica::clockDrift() const
+{
+    return m_manager->clockDrift();
+}
+
+} // namespace leader::replica

@@ -1,0 +1,106 @@
+#pragma once
+
+#include "faults/switchboard.h"
+#include "lease/events.h"
+#include "lease/manager.h"
+#include "metrics/leasemetrics.h"
+#include "metrics/registry.h"
+#include "pg/conninfo.h"
+#include "profile.h"
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace leader::lease {
+class WakeListener;
+}
+
+namespace leader::scheduler {
+class RoleRunner;
+}
+
+namespace leader::replica {
+
+struct ReplicaOptions
+{
+    std::string id; // the replica's name in events and logs ("r1"); the holder id is separate
+    pg::ConnectOptions database;
+    // The LISTEN session of the fast wake: a direct connection when database is a transaction
+    // pooler. Empty url: database itself (the listener proves delivery, else the runtime polls).
+    pg::ConnectOptions listen;
+    std::vector<RoleProfile> roles = demoProfile();
+    bool fastWake = true;
+    // Route every connection through the fault switchboard (the gate and a link proxy).
+    bool faults = false;
+};
+
+// A transition of one of this replica's roles, tagged with the replica.
+struct ReplicaEvent
+{
+    std::string replica;
+    lease::TransitionEvent transition;
+};
+
+// One replica: a lease manager and its small pool of autocommit connections, a runner per role
+// running the real role, the fast-wake listener, the fault switchboard and the metrics. Hosted by
+// leader-replica (one per process) or by the console (several in worker threads).
+class Replica final
+{
+public:
+    explicit Replica(ReplicaOptions options);
+    ~Replica();
+    Replica(const Replica &) = delete;
+    Replica &operator=(const Replica &) = delete;
+
+    // Checks the schema (schema::SchemaError naming the missing migration; pg::Error for an
+    // unreachable or refusing database), then starts the listener and the runners. Once only.
+    void start();
+    // A clean stop: running ticks are cancelled and released as interrupted, runners joined.
+    void stop();
+    // A process death: nothing more reaches the database, no RELEASE, no further event; the
+    // replica is then stopped and cannot start again.
+    void kill();
+    bool isRunning() const { return m_running.load(); }
+    bool isKilled() const { return m_killed.load(); }
+
+    const std::string &id() const { return m_options.id; }
+    const std::string &holderId() const;
+    const std::vector<RoleProfile> &roles() const { return m_options.roles; }
+    bool fastWake() const; // notifications proved to arrive
+    // Only with ReplicaOptions::faults; nullptr otherwise.
+    faults::Switchboard *faults() { return m_switchboard.get(); }
+
+    // Called on the publishing thread, quick, never from inside another subscriber.
+    int subscribe(std::function<void(const ReplicaEvent &)> subscriber);
+    void unsubscribe(int id);
+
+    // Prometheus text: the runtime's series plus those read from leader_status now.
+    std::string metricsText();
+    // Ticks led and ACQUIREs tried, all roles together.
+    std::uint64_t ticksLed() const;
+    std::optional<std::chrono::milliseconds> clockDrift() const;
+
+private:
+    lease::Work workFor(const RoleProfile &profile);
+
+    ReplicaOptions m_options;
+    std::unique_ptr<faults::Switchboard> m_switchboard;
+    lease::EventBus m_internal; // what the manager publishes; forwarded until a kill
+    std::mutex m_subscribersMutex;
+    std::vector<std::pair<int, std::function<void(const ReplicaEvent &)>>> m_subscribers;
+    int m_nextSubscriber = 1;
+    metrics::Registry m_registry;
+    metrics::LeaseMetrics m_metrics;
+    std::unique_ptr<lease::Manager> m_manager;
+    std::vector<std::unique_ptr<scheduler::RoleRunner>> m_runners;
+    std::unique_ptr<lease::WakeListener> m_listener;
+    std::atomic<bool> m_running = false;
+    std::atomic<bool> m_started = false;
+    std::atomic<bool> m_killed = false;
+};
+
+} // namespace leader::replica

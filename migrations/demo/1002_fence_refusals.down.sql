@@ -1,0 +1,1 @@
+DROP TABLE fence_refusals;

@@ -1,0 +1,45 @@
+#pragma once
+
+#include "lease/events.h"
+
+#include <chrono>
+#include <mutex>
+#include <optional>
+#include <ostream>
+#include <string>
+
+namespace leader::replica {
+class Replica;
+}
+
+namespace leader::tools {
+
+// Writes leader-replica's event stream: one JSON object per line, flushed at once, from any
+// thread. Every line has ts (UTC, milliseconds), replica and event.
+class EventWriter final
+{
+public:
+    EventWriter(std::ostream &out, std::string replica, std::string holder);
+
+    void started(const replica::Replica &replica, std::optional<int> metricsPort,
+                 const std::string &controlPath);
+    void transition(const lease::TransitionEvent &event);
+    void fault(const std::string &command);
+    void stopped(const std::string &signal);
+
+private:
+    void line(const std::string &fields,
+              std::chrono::system_clock::time_point when = std::chrono::system_clock::now());
+
+    std::mutex m_mutex;
+    std::ostream &m_out;
+    const std::string m_replica;
+    const std::string m_holder;
+};
+
+// A JSON string literal, quotes included.
+std::string jsonString(std::string_view text);
+// 2026-12-02T16:40:01.123Z
+std::string utcTimestamp(std::chrono::system_clock::time_point when);
+
+} // namespace leader::tools

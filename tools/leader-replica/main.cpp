@@ -1,0 +1,351 @@
+// leader-replica: one replica as a process — the five roles against a database, Prometheus
+// /metrics, a local control socket for fault injection, one JSON line per transition on stdout.
+// SIGTERM or SIGINT cancels the running ticks, releases them as interrupted and exits 0.
+
+#include "eventjson.h"
+#include "lease/roles.h"
+#include "log/log.h"
+#include "pg/conninfo.h"
+#include "pg/error.h"
+#include "platform/control.h"
+#include "replica/replica.h"
+#include "schema/migrator.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <fstream>
+#include <httplib.h>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include <unistd.h>
+
+namespace {
+
+using namespace std::chrono_literals;
+
+enum ExitCode {
+    Ok = 0,
+    Failed = 1,        // anything else: a port in use, a control socket that cannot be made
+    Usage = 2,         // wrong arguments or a wrong --config file
+    SchemaProblem = 3, // the lease or demo migrations are missing
+    Unreachable = 4,   // cannot connect, or the login was refused
+};
+
+constexpr const char *HelpText = R"(Usage: leader-replica [OPTIONS]
+
+Runs one replica: the named roles (default all five) against the database, each tick claimed,
+renewed, fenced and released per ADR-114. One JSON line per transition on stdout; logs on stderr.
+
+Options:
+  --database URL          postgresql:// URL or key=value conninfo; default DATABASE_URL, then the
+                          standard PG* variables. May be PgBouncer in transaction mode.
+  --listen-database URL   a direct (session) connection for the fast wake, when --database is a
+                          transaction pooler; without it the replica LISTENs on --database and
+                          falls back to polling if notifications do not arrive
+  --roles LIST            comma-separated: billing,dunning,webhook_outbox,email_outbox,
+                          webhook_delivery (default all)
+  --id NAME               this replica's name in events and logs (default replica-PID)
+  --config FILE           role intervals and simulated work, lines of role.key = value with keys
+                          interval, min_tick, item_latency (500ms, 3s, 2m, 1h) and batch; without
+                          it the demo profile: a billing tick of about 30 s each minute, outbox
+                          ticks of about 1 s
+  --metrics-port N        serve Prometheus text on http://ADDRESS:N/metrics
+  --metrics-address ADDR  the address to serve it on (default 0.0.0.0)
+  --control PATH          a Unix socket taking one command per connection, and routes the
+                          replica's database traffic through its fault switchboard:
+                            sever SECONDS | heal | slow MS | freeze SECONDS | kill |
+                            panic ROLE STEP | stop | status
+  --help, --version
+
+Events (stdout): {"ts":"…Z","replica":…,"holder":…,"role":…,"event":…,"token":…} with event
+acquired, released (outcome), release_failed, lost (reason), paused_observed, late_beat; also
+started, fault and stopped.
+
+Exit codes: 0 stopped cleanly; 1 failed; 2 wrong arguments or config; 3 the lease or demo
+migrations are missing (leaderctl migrate --demo applies both); 4 cannot connect.
+)";
+
+class UsageError final : public std::runtime_error
+{
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct Arguments
+{
+    std::map<std::string, std::string> options;
+    bool help = false;
+    bool version = false;
+
+    std::string option(const std::string &name) const
+    {
+        const auto it = options.find(name);
+        return it == options.end() ? std::string() : it->second;
+    }
+};
+
+Arguments parse(int argc, char **argv)
+{
+    static const std::vector<std::string> valued{
+            "--database", "--listen-database", "--roles",   "--id",
+            "--config",   "--metrics-port",    "--control", "--metrics-address"};
+    Arguments arguments;
+    for (int i = 1; i < argc; ++i) {
+        std::string arg = argv[i];
+        if (arg == "--help" || arg == "-h") {
+            arguments.help = true;
+            continue;
+        }
+        if (arg == "--version") {
+            arguments.version = true;
+            continue;
+        }
+        std::string value;
+        const std::size_t equals = arg.find('=');
+        const bool inlineValue = arg.rfind("--", 0) == 0 && equals != std::string::npos;
+        if (inlineValue) {
+            value = arg.substr(equals + 1);
+            arg = arg.substr(0, equals);
+        }
+        if (std::find(valued.begin(), valued.end(), arg) == valued.end())
+            throw UsageError(arg.rfind("--", 0) == 0 ? "unknown option " + arg
+                                                     : "unexpected argument " + arg);
+        if (!inlineValue) {
+            if (i + 1 >= argc)
+                throw UsageError(arg + " needs a value");
+            value = argv[++i];
+        }
+        arguments.options[arg] = value;
+    }
+    return arguments;
+}
+
+std::vector<std::string> splitList(const std::string &text)
+{
+    std::vector<std::string> items;
+    std::stringstream stream(text);
+    for (std::string item; std::getline(stream, item, ',');)
+        if (!item.empty())
+            items.push_back(item);
+    return items;
+}
+
+int parsePort(const std::string &text)
+{
+    int port = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), port);
+    if (error != std::errc() || end != text.data() + text.size() || port < 1 || port > 65535)
+        throw UsageError("--metrics-port wants a port number from 1 to 65535, not \"" + text
+                         + "\"");
+    return port;
+}
+
+std::vector<leader::replica::RoleProfile> profilesFrom(const Arguments &arguments)
+{
+    std::vector<leader::replica::RoleProfile> profiles = leader::replica::demoProfile();
+    if (const std::string path = arguments.option("--config"); !path.empty()) {
+        std::ifstream file(path);
+        if (!file)
+            throw UsageError("cannot read --config " + path + ": no such file or not readable");
+        std::stringstream text;
+        text << file.rdbuf();
+        try {
+            profiles = leader::replica::parseProfile(text.str(), profiles);
+        } catch (const leader::replica::ProfileError &error) {
+            throw UsageError(path + ", " + error.what());
+        }
+    }
+    std::vector<std::string> roles(leader::lease::Roles.begin(), leader::lease::Roles.end());
+    if (arguments.options.contains("--roles"))
+        roles = splitList(arguments.option("--roles"));
+    if (roles.empty())
+        throw UsageError("--roles names no role");
+    try {
+        return leader::replica::selectRoles(profiles, roles);
+    } catch (const leader::replica::ProfileError &error) {
+        throw UsageError(std::string("--roles: ") + error.what());
+    }
+}
+
+// Turns one control command into a switchboard action; returns the reply line.
+std::string control(leader::replica::Replica &replica, leader::tools::EventWriter &out,
+                    const std::string &command)
+{
+    std::istringstream words(command);
+    std::string verb;
+    words >> verb;
+    leader::faults::Switchboard &faults = *replica.faults();
+    const auto number = [&](const char *what) {
+        double value = -1;
+        if (!(words >> value) || value < 0 || value > 24 * 3600)
+            throw UsageError(verb + " wants " + what);
+        return std::chrono::milliseconds(static_cast<long long>(value * 1000));
+    };
+    try {
+        if (verb == "status")
+            return "ok " + faults.describe();
+        if (verb == "sever") {
+            const auto duration = number("a number of seconds");
+            faults.sever(duration);
+        } else if (verb == "freeze") {
+            faults.freeze(number("a number of seconds"));
+        } else if (verb == "slow") {
+            faults.slow(number("a latency in milliseconds") / 1000);
+        } else if (verb == "heal") {
+            faults.heal();
+        } else if (verb == "panic") {
+            std::string role, step;
+            words >> role;
+            std::getline(words >> std::ws, step);
+            if (!leader::lease::isKnownRole(role))
+                throw UsageError("panic wants ROLE STEP, ROLE one of billing, dunning, "
+                                 "webhook_outbox, email_outbox, webhook_delivery");
+            faults.armPanic(role, step);
+        } else if (verb == "kill") {
+            out.fault(command);
+            leader::platform::killThisProcess();
+        } else if (verb == "stop") {
+            leader::platform::requestTermination();
+        } else {
+            return "error unknown command \"" + verb
+                   + "\"; commands: sever S, heal, slow MS, freeze S, kill, panic ROLE STEP, "
+                     "stop, status";
+        }
+    } catch (const std::exception &error) {
+        return std::string("error ") + error.what();
+    }
+    out.fault(command);
+    return "ok " + faults.describe();
+}
+
+int run(const Arguments &arguments)
+{
+    const std::string url = leader::pg::databaseUrlFrom(arguments.option("--database"));
+    const std::string id = arguments.options.contains("--id")
+                                   ? arguments.option("--id")
+                                   : "replica-" + std::to_string(::getpid());
+    const std::string controlPath = arguments.option("--control");
+    std::optional<int> metricsPort;
+    if (arguments.options.contains("--metrics-port"))
+        metricsPort = parsePort(arguments.option("--metrics-port"));
+
+    leader::replica::ReplicaOptions options{.id = id,
+                                            .database = {.url = url},
+                                            .listen
+                                            = {.url = arguments.option("--listen-database")},
+                                            .roles = profilesFrom(arguments),
+                                            .faults = !controlPath.empty()};
+    leader::replica::Replica replica(std::move(options));
+    leader::tools::EventWriter out(std::cout, id, replica.holderId());
+    replica.subscribe([&out](const leader::replica::ReplicaEvent &event) {
+        out.transition(event.transition);
+    });
+
+    try {
+        replica.start();
+    } catch (const leader::schema::SchemaError &error) {
+        std::cerr << "leader-replica: " << leader::pg::redactSecrets(error.what(), url) << "\n";
+        return SchemaProblem;
+    } catch (const leader::pg::Error &error) {
+        std::cerr << "leader-replica: " << leader::pg::explain(error) << "\n";
+        return error.isTransport() || error.sqlstate() == leader::pg::sqlstate::InvalidPassword
+                               || error.sqlstate() == leader::pg::sqlstate::InvalidAuthorization
+                       ? Unreachable
+                       : Failed;
+    }
+
+    httplib::Server metrics;
+    std::thread metricsThread;
+    if (metricsPort) {
+        metrics.Get("/metrics", [&replica](const httplib::Request &, httplib::Response &response) {
+            response.set_content(replica.metricsText(), "text/plain; version=0.0.4; charset=utf-8");
+        });
+        const std::string address = arguments.options.contains("--metrics-address")
+                                            ? arguments.option("--metrics-address")
+                                            : "0.0.0.0";
+        if (!metrics.bind_to_port(address.c_str(), *metricsPort)) {
+            std::cerr << "leader-replica: cannot serve metrics on " << address << ":"
+                      << *metricsPort << " (in use, or not an address of this host)\n";
+            replica.stop();
+            return Failed;
+        }
+        metricsThread = std::thread([&metrics] { metrics.listen_after_bind(); });
+    }
+    std::unique_ptr<leader::platform::ControlServer> controlServer;
+    if (!controlPath.empty()) {
+        controlServer = std::make_unique<leader::platform::ControlServer>(
+                controlPath,
+                [&](const std::string &command) { return control(replica, out, command); });
+        try {
+            controlServer->start();
+        } catch (const std::exception &error) {
+            std::cerr << "leader-replica: cannot open the control socket: " << error.what() << "\n";
+            metrics.stop();
+            if (metricsThread.joinable())
+                metricsThread.join();
+            replica.stop();
+            return Failed;
+        }
+    }
+    out.started(replica, metricsPort, controlPath);
+
+    const std::string signal = leader::platform::waitForTermination();
+    leader::log::write(leader::log::Level::Info, "replica", "stopping",
+                       "replica=" + id + " signal=" + signal);
+    // The promise is an exit within 3 s; a statement stuck past its own deadline must not break
+    // it. The lease of a tick not released by then ends at its expiry.
+    std::thread([] {
+        std::this_thread::sleep_for(2800ms);
+        leader::log::write(leader::log::Level::Warning, "replica",
+                           "stop took too long; exiting, unreleased leases end at their expiry");
+        std::cout.flush();
+        ::_exit(Ok);
+    }).detach();
+    if (controlServer)
+        controlServer->stop();
+    replica.stop();
+    metrics.stop();
+    if (metricsThread.joinable())
+        metricsThread.join();
+    out.stopped(signal);
+    return Ok;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    leader::platform::blockTerminationSignals();
+    Arguments arguments;
+    try {
+        arguments = parse(argc, argv);
+    } catch (const UsageError &error) {
+        std::cerr << "leader-replica: " << error.what() << " (see leader-replica --help)\n";
+        return Usage;
+    }
+    if (arguments.help) {
+        std::cout << HelpText;
+        return Ok;
+    }
+    if (arguments.version) {
+        std::cout << "leader-replica " << LEADER_VERSION << "\n";
+        return Ok;
+    }
+    try {
+        return run(arguments);
+    } catch (const UsageError &error) {
+        std::cerr << "leader-replica: " << error.what() << " (see leader-replica --help)\n";
+        return Usage;
+    } catch (const std::exception &error) {
+        std::cerr << "leader-replica: "
+                  << leader::pg::redactSecrets(
+                             error.what(),
+                             leader::pg::databaseUrlFrom(arguments.option("--database")))
+                  << "\n";
+        return Failed;
+    }
+}
