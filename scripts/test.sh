@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, builds with the ci preset (-Werror), checks the
 # formatting, starts PostgreSQL and PgBouncer on loopback, runs every suite (the database suites
-# twice: direct and through PgBouncer), and stops the servers, also on failure.
+# twice: direct and through PgBouncer), runs the failover benchmark's quick mode, and stops the
+# servers, also on failure.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -25,3 +26,9 @@ scripts/test-servers.sh start "$servers"
 source "$servers/env"
 
 ctest --preset ci -j "$(nproc)" --timeout 900 "$@"
+# The failover benchmark's quick mode: real leader-replica processes, every fault, a few trials.
+# Its figures are printed, not judged; it fails only on correctness (the auditor, a stale claim
+# accepted, a takeover that never came).
+if (($# == 0)); then
+    scripts/bench-failover.sh --quick --results "$servers/bench"
+fi

@@ -11,6 +11,8 @@ namespace {
 
 using namespace std::chrono_literals;
 
+constexpr std::chrono::milliseconds MaxDuration = std::chrono::hours(24 * 366);
+
 std::string_view trimmed(std::string_view text)
 {
     const auto first = text.find_first_not_of(" \t\r");
@@ -41,15 +43,21 @@ std::chrono::milliseconds parseDuration(std::string_view text)
     const std::string_view unit(end, text.data() + text.size() - end);
     if (error != std::errc() || value < 0 || end == text.data())
         throw std::invalid_argument("not a duration");
+    long long perUnit = 0;
     if (unit == "ms")
-        return std::chrono::milliseconds(value);
-    if (unit == "s")
-        return std::chrono::seconds(value);
-    if (unit == "m")
-        return std::chrono::minutes(value);
-    if (unit == "h")
-        return std::chrono::hours(value);
-    throw std::invalid_argument("not a duration");
+        perUnit = 1;
+    else if (unit == "s")
+        perUnit = 1000;
+    else if (unit == "m")
+        perUnit = 60 * 1000;
+    else if (unit == "h")
+        perUnit = 3600 * 1000;
+    else
+        throw std::invalid_argument("not a duration");
+    // A longer interval would overflow the milliseconds here, or the database's interval type.
+    if (value > MaxDuration.count() / perUnit)
+        throw std::invalid_argument("longer than a year");
+    return std::chrono::milliseconds(value * perUnit);
 }
 
 std::vector<RoleProfile> parseProfile(std::string_view text, std::vector<RoleProfile> base)

@@ -16,8 +16,9 @@ struct RoleProfile
     std::string role;
     std::chrono::milliseconds interval{1000};
     roles::RoleOptions options;
-    // The tick idles, renewing its lease, until it has lasted at least this long, so a tick can
-    // be made long enough to be caught mid-way whatever work happens to be due.
+    // The tick keeps working for at least this long: after its body it pauses (RepeatEvery) and
+    // runs the body again, claiming what has fallen due since, as a long billing run drains its
+    // queue. A tick can so be caught mid-way, with claims still coming, whatever work is due.
     std::chrono::milliseconds minTick{0};
 };
 
@@ -37,7 +38,7 @@ std::vector<RoleProfile> demoProfile();
 // ProfileError.
 std::vector<RoleProfile> parseProfile(std::string_view text, std::vector<RoleProfile> base);
 
-// "500ms", "3s", "2m", "1h"; throws std::invalid_argument.
+// "500ms", "3s", "2m", "1h", at most a year; throws std::invalid_argument.
 std::chrono::milliseconds parseDuration(std::string_view text);
 
 // Keeps the profiles of the named roles, in the order given. Throws ProfileError for a name that

@@ -13,6 +13,9 @@ namespace leader::replica {
 
 namespace {
 
+// How often a tick held open by its profile's min_tick looks for work again.
+constexpr std::chrono::milliseconds RepeatEvery{500};
+
 pg::ConnectOptions named(pg::ConnectOptions options, const std::string &id)
 {
     if (options.applicationName.empty() || options.applicationName == "leader-console")
@@ -64,20 +67,29 @@ lease::Work Replica::workFor(const RoleProfile &profile)
         std::optional<scheduler::StepGuard::ArmedPanic> armed;
         if (panicStep)
             armed.emplace(*panicStep);
-        try {
-            role->tick(context);
-        } catch (...) {
+        const auto rearm = [&] {
             // A panic armed for a step this tick never reached waits for the next tick.
             if (armed && !armed->fired())
                 m_switchboard->armPanic(profile.role, *panicStep);
+        };
+        try {
+            for (;;) {
+                role->tick(context);
+                const auto left = profile.minTick
+                                  - std::chrono::duration_cast<std::chrono::milliseconds>(
+                                          std::chrono::steady_clock::now() - started);
+                if (left <= std::chrono::milliseconds::zero())
+                    break;
+                if (!context.sleepFor(std::min(left, RepeatEvery)))
+                    context.throwIfCancelled();
+                if (left <= RepeatEvery)
+                    break;
+            }
+        } catch (...) {
+            rearm();
             throw;
         }
-        if (armed && !armed->fired())
-            m_switchboard->armPanic(profile.role, *panicStep);
-        const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
-                std::chrono::steady_clock::now() - started);
-        if (elapsed < profile.minTick && !context.sleepFor(profile.minTick - elapsed))
-            context.throwIfCancelled();
+        rearm();
     };
 }
 

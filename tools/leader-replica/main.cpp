@@ -233,17 +233,49 @@ int run(const Arguments &arguments)
     if (arguments.options.contains("--metrics-port"))
         metricsPort = parsePort(arguments.option("--metrics-port"));
 
-    leader::replica::ReplicaOptions options{.id = id,
-                                            .database = {.url = url},
-                                            .listen
-                                            = {.url = arguments.option("--listen-database")},
-                                            .roles = profilesFrom(arguments),
-                                            .faults = !controlPath.empty()};
+    // Outside the aggregate: GCC 12 destroys a member twice when the initializer of a later one
+    // throws after a nested designated initializer (a double free on a bad --roles).
+    std::vector<leader::replica::RoleProfile> roles = profilesFrom(arguments);
+    leader::replica::ReplicaOptions options;
+    options.id = id;
+    options.database.url = url;
+    options.listen.url = arguments.option("--listen-database");
+    options.roles = std::move(roles);
+    options.faults = !controlPath.empty();
     leader::replica::Replica replica(std::move(options));
     leader::tools::EventWriter out(std::cout, id, replica.holderId());
     replica.subscribe([&out](const leader::replica::ReplicaEvent &event) {
         out.transition(event.transition);
     });
+
+    // The ports and the socket are taken before the replica leads anything, so a port in use
+    // fails the start without a tick having run.
+    httplib::Server metrics;
+    if (metricsPort) {
+        metrics.Get("/metrics", [&replica](const httplib::Request &, httplib::Response &response) {
+            response.set_content(replica.metricsText(), "text/plain; version=0.0.4; charset=utf-8");
+        });
+        const std::string address = arguments.options.contains("--metrics-address")
+                                            ? arguments.option("--metrics-address")
+                                            : "0.0.0.0";
+        if (!metrics.bind_to_port(address.c_str(), *metricsPort)) {
+            std::cerr << "leader-replica: cannot serve metrics on " << address << ":"
+                      << *metricsPort << " (in use, or not an address of this host)\n";
+            return Failed;
+        }
+    }
+    std::unique_ptr<leader::platform::ControlServer> controlServer;
+    if (!controlPath.empty()) {
+        controlServer = std::make_unique<leader::platform::ControlServer>(
+                controlPath,
+                [&](const std::string &command) { return control(replica, out, command); });
+        try {
+            controlServer->start();
+        } catch (const std::exception &error) {
+            std::cerr << "leader-replica: cannot open the control socket: " << error.what() << "\n";
+            return Failed;
+        }
+    }
 
     try {
         replica.start();
@@ -257,40 +289,9 @@ int run(const Arguments &arguments)
                        ? Unreachable
                        : Failed;
     }
-
-    httplib::Server metrics;
     std::thread metricsThread;
-    if (metricsPort) {
-        metrics.Get("/metrics", [&replica](const httplib::Request &, httplib::Response &response) {
-            response.set_content(replica.metricsText(), "text/plain; version=0.0.4; charset=utf-8");
-        });
-        const std::string address = arguments.options.contains("--metrics-address")
-                                            ? arguments.option("--metrics-address")
-                                            : "0.0.0.0";
-        if (!metrics.bind_to_port(address.c_str(), *metricsPort)) {
-            std::cerr << "leader-replica: cannot serve metrics on " << address << ":"
-                      << *metricsPort << " (in use, or not an address of this host)\n";
-            replica.stop();
-            return Failed;
-        }
+    if (metricsPort)
         metricsThread = std::thread([&metrics] { metrics.listen_after_bind(); });
-    }
-    std::unique_ptr<leader::platform::ControlServer> controlServer;
-    if (!controlPath.empty()) {
-        controlServer = std::make_unique<leader::platform::ControlServer>(
-                controlPath,
-                [&](const std::string &command) { return control(replica, out, command); });
-        try {
-            controlServer->start();
-        } catch (const std::exception &error) {
-            std::cerr << "leader-replica: cannot open the control socket: " << error.what() << "\n";
-            metrics.stop();
-            if (metricsThread.joinable())
-                metricsThread.join();
-            replica.stop();
-            return Failed;
-        }
-    }
     out.started(replica, metricsPort, controlPath);
 
     const std::string signal = leader::platform::waitForTermination();

@@ -1,0 +1,790 @@
+#include "bench.h"
+
+#include "demo/auditor.h"
+#include "demo/demoschema.h"
+#include "demo/workload.h"
+#include "host.h"
+#include "lease/constants.h"
+#include "lease/statements.h"
+#include "pg/conninfo.h"
+#include "schema/migrator.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+namespace failoverbench {
+
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+constexpr auto PollEvery = 20ms;
+constexpr auto MidTickDeadline = 60s;  // a 30 s tick, its successor, and the aim at 3-8 s
+constexpr auto TakeoverDeadline = 60s; // past it, the trial fails: nobody took over
+constexpr auto FirstClaimWait = 5s;
+constexpr auto VictimEndDeadline = 15s; // for the victim's released / lost line after it resumed
+constexpr auto SigtermExitBound = 3s;   // the contract: SIGTERM releases and exits 0 within 3 s
+constexpr auto StatementTimeout = 5s;
+constexpr auto DrainDeadline = 300s;
+constexpr double MinTickAge = 3.0; // seconds into the tick at which a fault may land
+constexpr double MaxTickAge = 8.0;
+constexpr double LeaseTtlSeconds = std::chrono::duration<double>(leader::lease::LeaseTTL).count();
+constexpr const char *Role = "billing";
+// The roles that handle what billing emits (invoice.finalized events) and what the workload
+// creates beside subscriptions; run only after the measurement, so the audit sees them done.
+constexpr const char *DrainRoles = "webhook_outbox,webhook_delivery,email_outbox";
+
+std::string seconds(double value)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3f s", value);
+    return text;
+}
+
+std::string epochParam(double epochSeconds)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6f", epochSeconds);
+    return text;
+}
+
+std::optional<double> optionalDouble(const leader::pg::Result &result, int row, int column)
+{
+    if (result.isNull(row, column))
+        return std::nullopt;
+    return result.toDouble(row, column);
+}
+
+// The tick's work has returned: its last statement, stale or not, is done. A "lost" line comes
+// earlier, from the heartbeat, while the work's own stale statement may still be on its way.
+bool isEndOfTick(const ReplicaEvent &event)
+{
+    return event.event == "released" || event.event == "release_failed";
+}
+
+void progress(const std::string &line)
+{
+    std::cerr << line << std::endl;
+}
+
+} // namespace
+
+std::optional<int> LeaseRow::holderPid() const
+{
+    if (!holder)
+        return std::nullopt;
+    // hostname:pid:8hex, read from the right: a host name is not ours to parse.
+    const std::size_t last = holder->rfind(':');
+    if (last == std::string::npos || last == 0)
+        return std::nullopt;
+    const std::size_t before = holder->rfind(':', last - 1);
+    const std::size_t start = before == std::string::npos ? 0 : before + 1;
+    int pid = 0;
+    const char *first = holder->data() + start;
+    const char *end = holder->data() + last;
+    const auto [stop, error] = std::from_chars(first, end, pid);
+    if (error != std::errc() || stop != end || pid <= 0)
+        return std::nullopt;
+    return pid;
+}
+
+FailoverBench::FailoverBench(const Options &options, std::filesystem::path workDirectory)
+    : m_options(options)
+    , m_directory(std::move(workDirectory))
+    , m_db({.url = options.databaseUrl, .applicationName = "failover-bench"})
+    , m_replicas(
+              ReplicaSetup{
+                      .binary = options.replicaBinary,
+                      .databaseUrl = options.replicaUrl(),
+                      .listenDatabaseUrl = options.listenDatabaseUrl,
+                      .roles = Role,
+                      .configFile = m_directory / "replica.conf",
+                      .directory = m_directory,
+                      .redact = [this](std::string text) { return redact(std::move(text)); },
+              },
+              options.replicas, m_events)
+    , m_random(options.seed)
+{}
+
+std::string FailoverBench::redact(std::string text) const
+{
+    for (const std::string *url :
+         {&m_options.databaseUrl, &m_options.replicaDatabaseUrl, &m_options.listenDatabaseUrl})
+        text = leader::pg::redactSecrets(std::move(text), *url);
+    return text;
+}
+
+RunResults FailoverBench::run()
+{
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    m_results.startedAt = formatTimestamp(std::chrono::duration<double>(now).count());
+    m_results.system = systemDescription();
+    m_results.processors = processorCount();
+    setUp();
+    m_results.completed = runTrials();
+    stopReplicas();
+    drainOtherRoles();
+    auditDatabase();
+    const auto end = std::chrono::system_clock::now().time_since_epoch();
+    m_results.finishedAt = formatTimestamp(std::chrono::duration<double>(end).count());
+    return m_results;
+}
+
+bool FailoverBench::runTrials()
+{
+    for (const Fault fault : m_options.faults) {
+        m_results.faults.push_back({.fault = fault});
+        for (int number = 1; number <= m_options.trials; ++number) {
+            TrialResult trial = runTrial(fault, number);
+            // Without a holder mid-tick there is nothing left to measure: stop, audit, report.
+            const bool stuck = trial.victim.empty();
+            m_results.faults.back().trials.push_back(std::move(trial));
+            if (stuck)
+                return false;
+        }
+    }
+    return true;
+}
+
+void FailoverBench::setUp()
+{
+    m_db.open();
+    m_results.serverVersion = std::string(
+            m_db.exec("server version", "SHOW server_version", {}, StatementTimeout).text(0, 0));
+    using leader::schema::MigrationSet;
+    const std::vector<int> applied
+            = leader::schema::Migrator(m_db).migrate({MigrationSet::Lease, MigrationSet::Demo});
+    for (const int version : applied)
+        progress("failover-bench: applied migration " + std::to_string(version));
+    leader::demo::requireDemoSchema(m_db);
+
+    waitForForeignLeasesToExpire();
+    progress("failover-bench: resetting the lease rows and emptying the demo tables of "
+             + m_db.target());
+    // Every column a tick, a pause or a cooldown leaves behind; the CHECKs allow all of them NULL.
+    m_db.exec("reset leases",
+              "UPDATE leader_leases SET holder_id = NULL, acquired_at = NULL, expires_at = NULL, "
+              "last_tick_ended_at = NULL, last_tick_holder = NULL, paused_at = NULL, "
+              "paused_by = NULL, pause_reason = NULL, not_before = NULL",
+              {}, StatementTimeout);
+    // Cascades to every demo table that refers to a tenant.
+    m_db.exec("reset demo",
+              "TRUNCATE tenants, claim_log, external_effects, fence_refusals RESTART IDENTITY "
+              "CASCADE",
+              {}, 30s);
+    createWork();
+    writeConfig();
+
+    progress("failover-bench: starting " + std::to_string(m_replicas.size()) + " replicas ("
+             + m_options.replicaBinary.string() + ")");
+    m_replicas.startAll();
+    int on = 0, off = 0;
+    for (int slot = 0; slot < m_replicas.size(); ++slot) {
+        const std::optional<bool> fastWake = m_replicas.fastWake(slot);
+        on += fastWake.value_or(false) ? 1 : 0;
+        off += fastWake.has_value() && !*fastWake ? 1 : 0;
+    }
+    m_results.fastWake = on == m_replicas.size()    ? "on"
+                         : off == m_replicas.size() ? "off"
+                         : on + off == 0            ? "unknown"
+                                                    : "mixed";
+}
+
+void FailoverBench::waitForForeignLeasesToExpire()
+{
+    // A lease of a replica that is gone ends within its TTL; one that outlives that is being
+    // renewed, and a replica we did not start would take part in every takeover we measure.
+    const auto deadline = Clock::now() + leader::lease::LeaseTTL + 5s;
+    bool announced = false;
+    for (;;) {
+        const leader::pg::Result held = m_db.exec(
+                "foreign leases",
+                "SELECT string_agg(role || ' (' || holder_id || ')', ', ' ORDER BY role) "
+                "FROM leader_leases WHERE holder_id IS NOT NULL AND expires_at > now()",
+                {}, StatementTimeout);
+        if (held.isNull(0, 0))
+            return;
+        if (Clock::now() >= deadline)
+            throw std::runtime_error("roles are still led on this database after the lease TTL: "
+                                     + std::string(held.text(0, 0))
+                                     + "; stop the replicas running against it first");
+        if (!announced)
+            progress("failover-bench: waiting for leases left by earlier replicas to expire: "
+                     + std::string(held.text(0, 0)));
+        announced = true;
+        sleepFor(500ms);
+    }
+}
+
+void FailoverBench::createWork()
+{
+    // Enough due subscriptions that a tick keeps claiming through its 30 s: about one a second,
+    // a trial sees one or two ticks. Hourly periods, so none falls due a second time in the run.
+    leader::demo::WorkloadOptions options;
+    options.count = 60 * static_cast<std::int64_t>(m_options.trials)
+                    * static_cast<std::int64_t>(m_options.faults.size());
+    options.ratePerSecond = 1e6;
+    options.duration = 120s;
+    options.period = 3600s;
+    options.dueWithin = 0s;
+    leader::demo::Workload workload(m_db, options);
+    const leader::demo::WorkloadCounts counts = workload.run();
+    m_results.subscriptions = counts.subscriptions;
+    progress("failover-bench: created " + std::to_string(counts.subscriptions)
+             + " due subscriptions");
+}
+
+void FailoverBench::writeConfig() const
+{
+    // A billing tick keeps claiming for 30 s, one subscription at a time, a claim after each
+    // 500 ms pause and a charge after each 100 ms of simulated work: a frozen holder's one stale
+    // statement is a claim about 5 times in 6, which the fence must refuse (the rest are charges,
+    // which the idempotency key absorbs). The other
+    // roles are configured for the drain after the measurement: fast, large batches.
+    std::ofstream config(m_directory / "replica.conf");
+    config << "# written by failover-bench\n"
+              "billing.interval = 1s\n"
+              "billing.min_tick = 30s\n"
+              "billing.item_latency = 100ms\n"
+              "billing.batch = 1\n";
+    for (const char *role : {"webhook_outbox", "webhook_delivery", "email_outbox"})
+        config << role << ".interval = 1s\n"
+               << role << ".item_latency = 0ms\n"
+               << role << ".batch = 500\n";
+    if (!config.flush())
+        throw std::runtime_error("cannot write " + (m_directory / "replica.conf").string());
+}
+
+LeaseRow FailoverBench::readLease()
+{
+    const leader::pg::Result result = m_db.exec("poll lease", R"sql(
+SELECT holder_token, holder_id, extract(epoch FROM acquired_at)::float8,
+       extract(epoch FROM expires_at)::float8, extract(epoch FROM paused_at)::float8,
+       extract(epoch FROM now())::float8
+  FROM leader_leases
+ WHERE role = $1
+)sql",
+                                                {Role}, StatementTimeout);
+    LeaseRow row;
+    if (result.rows() == 0) {
+        // ACQUIRE recreates a missing row; until then nobody holds it.
+        row.now = databaseClock();
+        return row;
+    }
+    row.token = result.toInt64(0, 0);
+    row.holder = result.optionalText(0, 1);
+    row.acquiredAt = optionalDouble(result, 0, 2);
+    row.expiresAt = optionalDouble(result, 0, 3);
+    row.pausedAt = optionalDouble(result, 0, 4);
+    row.now = result.toDouble(0, 5);
+    return row;
+}
+
+double FailoverBench::databaseClock()
+{
+    return m_db
+            .exec("clock", "SELECT extract(epoch FROM clock_timestamp())::float8", {},
+                  StatementTimeout)
+            .toDouble(0, 0);
+}
+
+std::optional<double> FailoverBench::firstClaim(std::int64_t token)
+{
+    const auto deadline = Clock::now() + FirstClaimWait;
+    for (;;) {
+        const leader::pg::Result result
+                = m_db.exec("first claim",
+                            "SELECT extract(epoch FROM min(claimed_at))::float8 FROM claim_log "
+                            "WHERE role = $1 AND token = $2",
+                            {Role, token}, StatementTimeout);
+        if (!result.isNull(0, 0))
+            return result.toDouble(0, 0);
+        if (Clock::now() >= deadline)
+            return std::nullopt;
+        sleepFor(50ms);
+    }
+}
+
+std::int64_t FailoverBench::scalar(const char *statement, const char *sql)
+{
+    return m_db.exec(statement, sql, {}, 30s).toInt64(0, 0);
+}
+
+void FailoverBench::fail(TrialResult &trial, const std::string &failure)
+{
+    trial.failures.push_back(failure);
+    m_results.failures.push_back(failure);
+}
+
+void FailoverBench::ensureReplicasRunning(const std::string &when)
+{
+    for (int slot = 0; slot < m_replicas.size(); ++slot) {
+        if (m_replicas.running(slot))
+            continue;
+        const std::optional<ExitStatus> exit = m_replicas.process(slot).exitStatus();
+        const std::string note = m_replicas.id(slot) + " exited unexpectedly ("
+                                 + (exit ? exit->describe() : std::string("unknown")) + ") " + when
+                                 + "; restarted [log " + m_replicas.errorLog(slot).string() + "]";
+        progress("failover-bench: " + note);
+        m_results.notes.push_back(note);
+        m_replicas.start(slot);
+    }
+}
+
+TrialResult FailoverBench::runTrial(Fault fault, int number)
+{
+    const std::string name = std::string(faultName(fault)) + " " + std::to_string(number) + "/"
+                             + std::to_string(m_options.trials);
+    ensureReplicasRunning("before " + name);
+    TrialResult trial{.number = number};
+    trial.targetTickAge = std::uniform_real_distribution<double>(MinTickAge, MaxTickAge)(m_random);
+
+    // 1. Mid-tick: one of our replicas has held billing for the target age (within one second).
+    LeaseRow held;
+    int victimSlot = -1;
+    std::string lastSeen = "never held";
+    for (const auto deadline = Clock::now() + MidTickDeadline;;) {
+        const LeaseRow row = readLease();
+        if (row.held())
+            lastSeen = "last held by " + row.holder.value_or("?") + ", token "
+                       + std::to_string(row.token);
+        if (row.held() && row.acquiredAt && row.holderPid()) {
+            const std::optional<int> slot = m_replicas.slotOfPid(*row.holderPid());
+            const double age = row.now - *row.acquiredAt;
+            if (slot && age >= trial.targetTickAge && age < trial.targetTickAge + 1.0) {
+                held = row;
+                victimSlot = *slot;
+                break;
+            }
+        }
+        if (Clock::now() >= deadline) {
+            // A holder that is not one of our pids: another replica runs against this database,
+            // or the replica's holder id does not carry its own pid.
+            fail(trial, name + ": no replica of ours held billing mid-tick within "
+                                + std::to_string(MidTickDeadline.count()) + " s (" + lastSeen
+                                + "); the run stops here");
+            progress(trial.failures.back());
+            return trial;
+        }
+        sleepFor(PollEvery);
+    }
+    ReplicaProcess &victim = m_replicas.process(victimSlot);
+    trial.victim = m_replicas.id(victimSlot);
+    trial.victimToken = held.token;
+    const int victimPid = victim.pid();
+    const std::size_t mark = m_events.size();
+
+    // 2. The fault instant on the database clock, read just before the fault is injected.
+    trial.faultAt = databaseClock();
+    trial.tickAgeAtFault = trial.faultAt - *held.acquiredAt;
+    const Clock::time_point injectedAt = Clock::now();
+    if (fault == Fault::Pause) {
+        runPauseTrial(trial, victimSlot, mark);
+        return trial;
+    }
+
+    // 3. Inject, then poll until a replica of ours holds a newer token.
+    std::optional<Clock::time_point> resumeAt;
+    switch (fault) {
+    case Fault::SigKill:
+        victim.kill();
+        break;
+    case Fault::SigTerm:
+        victim.terminate();
+        break;
+    case Fault::SigStop:
+        victim.freeze();
+        resumeAt = injectedAt + std::chrono::seconds(m_options.stopSeconds);
+        break;
+    case Fault::Freeze: {
+        // The in-process freeze blocks every statement at its start, after the client's own
+        // abandon check: what was about to go out goes out stale, and the fence must refuse it.
+        const std::string command = "freeze " + std::to_string(m_options.stopSeconds);
+        const std::string reply
+                = sendControl(m_replicas.controlSocket(victimSlot), command, 2000ms);
+        if (reply.rfind("ok", 0) != 0)
+            throw std::runtime_error("leader-replica " + trial.victim + " refused '" + command
+                                     + "': " + redact(reply));
+        resumeAt = injectedAt + std::chrono::seconds(m_options.stopSeconds);
+        break;
+    }
+    case Fault::Sever: {
+        const std::string command = "sever " + std::to_string(m_options.severSeconds);
+        const std::string reply
+                = sendControl(m_replicas.controlSocket(victimSlot), command, 2000ms);
+        if (reply.rfind("ok", 0) != 0)
+            throw std::runtime_error("leader-replica " + trial.victim + " refused '" + command
+                                     + "': " + redact(reply));
+        resumeAt = injectedAt + std::chrono::seconds(m_options.severSeconds);
+        break;
+    }
+    case Fault::Pause:
+        break;
+    }
+    double lastExpires = *held.expiresAt;
+    std::optional<LeaseRow> successor;
+    bool resumed = false;
+    const auto resumeVictim = [&] {
+        resumed = true;
+        if (fault == Fault::SigStop) {
+            victim.resume();
+            return;
+        }
+        // sever SECONDS heals by itself; the explicit heal only makes sure of it.
+        try {
+            const std::string reply = sendControl(m_replicas.controlSocket(victimSlot), "heal", 2s);
+            if (reply.rfind("ok", 0) != 0)
+                trial.notes.push_back("heal after the sever answered: " + redact(reply));
+        } catch (const std::exception &error) {
+            trial.notes.push_back(std::string("heal after the sever failed: ") + error.what());
+        }
+    };
+    for (const auto deadline = injectedAt + TakeoverDeadline;;) {
+        if (resumeAt && !resumed && Clock::now() >= *resumeAt)
+            resumeVictim();
+        const LeaseRow row = readLease();
+        if (row.token == trial.victimToken && row.expiresAt)
+            lastExpires = std::max(lastExpires, *row.expiresAt);
+        if (row.token > trial.victimToken && row.held() && row.holderPid()) {
+            // A healed victim may win the expired lease back before anyone else: the role runs
+            // again, which is what is measured, and the note says by whom.
+            if (const std::optional<int> slot = m_replicas.slotOfPid(*row.holderPid())) {
+                successor = row;
+                trial.successor = m_replicas.id(*slot);
+                if (*slot == victimSlot)
+                    trial.notes.push_back("the victim itself acquired the next token first");
+                break;
+            }
+        }
+        if (Clock::now() >= deadline)
+            break;
+        sleepFor(PollEvery);
+    }
+
+    // 4. The measurements, all on the database clock.
+    if (successor) {
+        trial.tookOver = true;
+        trial.successorToken = successor->token;
+        trial.successorAcquiredAt = successor->acquiredAt;
+        const double acquiredAt = *successor->acquiredAt;
+        if (fault == Fault::SigTerm) {
+            const std::optional<ReplicaEvent> released = m_events.waitFor(
+                    [&](const ReplicaEvent &event) {
+                        return event.pid == victimPid && event.event == "released"
+                               && event.role == Role
+                               && (!event.token || *event.token == trial.victimToken);
+                    },
+                    Clock::now() + SigtermExitBound, mark);
+            if (released && (released->dbTimeEpoch || released->tsEpoch)) {
+                if (!released->dbTimeEpoch)
+                    trial.notes.push_back("the released line has no db_time; used its ts");
+                trial.metrics["release_to_acquired"]
+                        = acquiredAt
+                          - released->dbTimeEpoch.value_or(released->tsEpoch.value_or(0));
+                if (released->outcome != "interrupted")
+                    trial.notes.push_back("released as " + released->outcome + ", not interrupted");
+            } else {
+                trial.notes.push_back("no released line for token "
+                                      + std::to_string(trial.victimToken)
+                                      + " from the victim; release \u2192 acquired not measured");
+            }
+        } else {
+            trial.metrics["last_heartbeat_to_acquired"]
+                    = acquiredAt - (lastExpires - LeaseTtlSeconds);
+        }
+        const std::optional<double> claimed = firstClaim(successor->token);
+        if (!claimed)
+            trial.notes.push_back("token " + std::to_string(successor->token)
+                                  + " claimed nothing within 5 s; fault \u2192 running uses "
+                                    "acquired_at");
+        trial.metrics["fault_to_running"] = claimed.value_or(acquiredAt) - trial.faultAt;
+    } else {
+        fail(trial, name + ": no takeover within " + std::to_string(TakeoverDeadline.count())
+                            + " s of the fault (victim " + trial.victim + ", token "
+                            + std::to_string(trial.victimToken) + ")");
+    }
+
+    // 5. Let the victim run again (or end), then count what it claimed after the takeover.
+    if (resumeAt && !resumed) {
+        sleepFor(std::chrono::duration_cast<std::chrono::milliseconds>(
+                std::max(*resumeAt - Clock::now(), Clock::duration::zero())));
+        resumeVictim();
+    }
+    if (fault == Fault::SigTerm) {
+        std::optional<ExitStatus> exit
+                = victim.waitForExit(std::chrono::duration_cast<std::chrono::milliseconds>(std::max(
+                        injectedAt + SigtermExitBound - Clock::now(), Clock::duration::zero())));
+        if (!exit) {
+            fail(trial, name + ": " + trial.victim + " did not exit within 3 s of SIGTERM");
+            exit = victim.waitForExit(10s);
+            if (!exit) {
+                victim.kill();
+                exit = victim.waitForExit(5s);
+            }
+        } else if (!exit->clean()) {
+            fail(trial, name + ": " + trial.victim + " ended with " + exit->describe()
+                                + " after SIGTERM, not exit code 0");
+        }
+        if (exit)
+            trial.metrics["sigterm_to_exit"]
+                    = std::chrono::duration<double>(exit->observedAt - injectedAt).count();
+    }
+    if (fault == Fault::SigKill) {
+        victim.waitForExit(5s);
+    } else {
+        const std::optional<ReplicaEvent> ended = m_events.waitFor(
+                [&](const ReplicaEvent &event) {
+                    return event.pid == victimPid && isEndOfTick(event) && event.role == Role
+                           && (!event.token || *event.token == trial.victimToken);
+                },
+                Clock::now() + VictimEndDeadline, mark);
+        if (!ended)
+            trial.notes.push_back("the victim reported no end of token "
+                                  + std::to_string(trial.victimToken) + " within "
+                                  + std::to_string(VictimEndDeadline.count()) + " s of resuming");
+        const auto gaveUp = [&](const ReplicaEvent &event) {
+            return event.pid == victimPid && event.event == "lost"
+                   && event.reason == "heartbeat_timeout" && event.token == trial.victimToken;
+        };
+        trial.abandonedByClient = m_events.waitFor(gaveUp, Clock::now(), mark).has_value();
+    }
+    const leader::pg::Result stale
+            = m_db.exec("stale claims", R"sql(
+SELECT (SELECT count(*) FROM claim_log
+         WHERE role = $1 AND token = $2 AND claimed_at > to_timestamp($3::float8)),
+       (SELECT count(*) FROM fence_refusals WHERE role = $1 AND token = $2)
+)sql",
+                        {Role, trial.victimToken,
+                         epochParam(trial.successorAcquiredAt.value_or(trial.faultAt))},
+                        StatementTimeout);
+    if (successor) {
+        trial.staleAccepted = stale.toInt64(0, 0);
+        if (*trial.staleAccepted > 0)
+            fail(trial, name + ": " + std::to_string(*trial.staleAccepted)
+                                + " claims under stale token " + std::to_string(trial.victimToken)
+                                + " accepted after " + trial.successor + " took over");
+    }
+    trial.staleRefused = stale.toInt64(0, 1);
+
+    // 6. Back to K replicas: a killed or stopped victim comes back under the same id.
+    if (fault == Fault::SigKill || fault == Fault::SigTerm)
+        m_replicas.start(victimSlot);
+
+    std::string line = name + ": victim " + trial.victim + " token "
+                       + std::to_string(trial.victimToken) + " at " + seconds(trial.tickAgeAtFault);
+    if (successor) {
+        const std::string metric = std::string(metricsFor(fault).front().key);
+        line += " \u2192 " + trial.successor + " token " + std::to_string(trial.successorToken)
+                + ", " + std::string(metricsFor(fault).front().label) + " "
+                + (trial.metrics.count(metric) ? seconds(trial.metrics.at(metric)) : "n/a")
+                + ", fault \u2192 running " + seconds(trial.metrics.at("fault_to_running"));
+    } else {
+        line += ": no takeover";
+    }
+    if (trial.staleRefused > 0)
+        line += ", refused by fence " + std::to_string(trial.staleRefused);
+    progress(line);
+    return trial;
+}
+
+void FailoverBench::runPauseTrial(TrialResult &trial, int victimSlot, std::size_t mark)
+{
+    const std::string name
+            = "pause " + std::to_string(trial.number) + "/" + std::to_string(m_options.trials);
+    const int victimPid = m_replicas.process(victimSlot).pid();
+    leader::lease::pause(m_db, Role, "failover-bench",
+                         "failover-bench pause trial " + std::to_string(trial.number));
+    const LeaseRow paused = readLease();
+    const double pausedAt = paused.pausedAt.value_or(trial.faultAt);
+    const auto tokenMatches = [&](const ReplicaEvent &event) {
+        return event.pid == victimPid && event.role == Role
+               && (!event.token || *event.token == trial.victimToken);
+    };
+    std::optional<ReplicaEvent> observed = m_events.waitFor(
+            [&](const ReplicaEvent &event) {
+                return tokenMatches(event)
+                       && (event.event == "paused_observed" || event.event == "lost");
+            },
+            Clock::now() + TakeoverDeadline, mark);
+    if (observed && observed->event != "paused_observed") {
+        // The loss may be printed first; the cancellation's own line is the one to time.
+        if (std::optional<ReplicaEvent> pausedLine = m_events.waitFor(
+                    [&](const ReplicaEvent &event) {
+                        return tokenMatches(event) && event.event == "paused_observed";
+                    },
+                    Clock::now() + 1s, mark))
+            observed = pausedLine;
+        else
+            trial.notes.push_back("no paused_observed line; timed the " + observed->event
+                                  + " line instead");
+    }
+    if (observed && observed->tsEpoch)
+        trial.metrics["pause_to_cancelled"] = *observed->tsEpoch - pausedAt;
+    else
+        fail(trial, name + ": " + trial.victim + " did not observe the pause within "
+                            + std::to_string(TakeoverDeadline.count()) + " s");
+
+    const double unpausedAt = databaseClock();
+    leader::lease::unpause(m_db, Role);
+    std::optional<LeaseRow> next;
+    for (const auto deadline = Clock::now() + TakeoverDeadline;;) {
+        const LeaseRow row = readLease();
+        if (row.token > trial.victimToken && row.held() && row.holderPid()) {
+            if (const std::optional<int> slot = m_replicas.slotOfPid(*row.holderPid())) {
+                next = row;
+                trial.successor = m_replicas.id(*slot);
+                break;
+            }
+        }
+        if (Clock::now() >= deadline)
+            break;
+        sleepFor(PollEvery);
+    }
+    if (next) {
+        trial.tookOver = true;
+        trial.successorToken = next->token;
+        trial.successorAcquiredAt = next->acquiredAt;
+        const std::optional<double> claimed = firstClaim(next->token);
+        if (!claimed)
+            trial.notes.push_back("token " + std::to_string(next->token)
+                                  + " claimed nothing within 5 s; unpause \u2192 running uses "
+                                    "acquired_at");
+        trial.metrics["unpause_to_running"] = claimed.value_or(*next->acquiredAt) - unpausedAt;
+    } else {
+        fail(trial, name + ": nobody led billing within " + std::to_string(TakeoverDeadline.count())
+                            + " s of the unpause");
+    }
+
+    if (!m_events.waitFor(
+                [&](const ReplicaEvent &event) {
+                    return tokenMatches(event) && isEndOfTick(event);
+                },
+                Clock::now() + VictimEndDeadline, mark))
+        trial.notes.push_back("the victim reported no end of token "
+                              + std::to_string(trial.victimToken));
+    // Paused, the fence is false from paused_at on: a claim after it is a stale claim accepted.
+    const leader::pg::Result stale
+            = m_db.exec("stale claims", R"sql(
+SELECT (SELECT count(*) FROM claim_log
+         WHERE role = $1 AND token = $2 AND claimed_at > to_timestamp($3::float8)),
+       (SELECT count(*) FROM fence_refusals WHERE role = $1 AND token = $2)
+)sql",
+                        {Role, trial.victimToken, epochParam(pausedAt)}, StatementTimeout);
+    trial.staleAccepted = stale.toInt64(0, 0);
+    trial.staleRefused = stale.toInt64(0, 1);
+    if (*trial.staleAccepted > 0)
+        fail(trial, name + ": " + std::to_string(*trial.staleAccepted)
+                            + " claims under paused token " + std::to_string(trial.victimToken)
+                            + " accepted after the pause");
+
+    std::string line = name + ": victim " + trial.victim + " token "
+                       + std::to_string(trial.victimToken) + " at " + seconds(trial.tickAgeAtFault);
+    if (trial.metrics.count("pause_to_cancelled"))
+        line += ", cancelled " + seconds(trial.metrics.at("pause_to_cancelled"))
+                + " after the pause";
+    if (next)
+        line += "; " + trial.successor + " token " + std::to_string(trial.successorToken)
+                + " running " + seconds(trial.metrics.at("unpause_to_running"))
+                + " after the unpause";
+    progress(line);
+}
+
+void FailoverBench::stopReplicas()
+{
+    progress("failover-bench: stopping the replicas");
+    for (const auto &[id, exit] : m_replicas.stopAll(10s)) {
+        if (!exit)
+            m_results.notes.push_back(id
+                                      + " did not exit within 10 s of SIGTERM at the end; "
+                                        "killed");
+        else if (!exit->clean())
+            m_results.notes.push_back(id + " ended with " + exit->describe()
+                                      + " on SIGTERM at the end");
+    }
+}
+
+void FailoverBench::drainOtherRoles()
+{
+    // Billing emits invoice.finalized events and the workload creates events and emails; with
+    // no role to handle them the auditor (grace 0) would report them undone. One replica of the
+    // other roles finishes them after the measurement, which it takes no part in.
+    const char *pendingSql = R"sql(
+SELECT (SELECT count(*) FROM webhook_events WHERE dispatched_at IS NULL)
+     + (SELECT count(*) FROM webhook_events e
+         WHERE dispatched_at IS NOT NULL
+           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id))
+     + (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending')
+     + (SELECT count(*) FROM email_outbox WHERE status <> 'sent')
+)sql";
+    std::int64_t pending = scalar("pending work", pendingSql);
+    if (pending == 0)
+        return;
+    progress("failover-bench: draining " + std::to_string(pending)
+             + " webhook and email items with " + "one replica of " + DrainRoles
+             + " before the audit");
+    ReplicaSet drain(
+            ReplicaSetup{
+                    .binary = m_options.replicaBinary,
+                    .databaseUrl = m_options.replicaUrl(),
+                    .listenDatabaseUrl = m_options.listenDatabaseUrl,
+                    .roles = DrainRoles,
+                    .configFile = m_directory / "replica.conf",
+                    .directory = m_directory,
+                    .idPrefix = "drain",
+                    .redact = [this](std::string text) { return redact(std::move(text)); },
+            },
+            1, m_events);
+    drain.startAll();
+    const auto deadline = Clock::now() + DrainDeadline;
+    auto report = Clock::now() + 10s;
+    while (pending > 0 && Clock::now() < deadline) {
+        sleepFor(500ms);
+        pending = scalar("pending work", pendingSql);
+        if (Clock::now() >= report) {
+            progress("failover-bench: " + std::to_string(pending) + " items left to drain");
+            report += 10s;
+        }
+        if (!drain.running(0))
+            break;
+    }
+    for (const auto &[id, exit] : drain.stopAll(10s)) {
+        if (!exit || !exit->clean())
+            m_results.notes.push_back(id + " (the drain replica) ended with "
+                                      + (exit ? exit->describe() : std::string("a kill")));
+    }
+    if (pending > 0)
+        m_results.notes.push_back(std::to_string(pending)
+                                  + " webhook and email items were still undone after the drain; "
+                                    "the auditor counts them");
+}
+
+void FailoverBench::auditDatabase()
+{
+    leader::demo::AuditReport report
+            = leader::demo::audit(m_db, {.grace = std::chrono::seconds(0)});
+    for (const leader::demo::InvariantResult &invariant : report.invariants) {
+        if (invariant.name == "no invoice charged successfully twice")
+            m_results.doubleCharges = invariant.offending;
+        if (!invariant.holds)
+            m_results.failures.push_back("auditor: " + invariant.role + ": " + invariant.name + ": "
+                                         + std::to_string(invariant.offending) + " offending");
+    }
+    m_results.audit = std::move(report);
+    m_results.duplicateInvoices = scalar(
+            "duplicate invoices",
+            "SELECT count(*) - count(DISTINCT (subscription_id, period_start)) FROM invoices");
+    if (!m_results.doubleCharges)
+        m_results.doubleCharges = scalar("double charges", R"sql(
+SELECT count(*) FROM (SELECT invoice_id
+                        FROM provider_charges
+                       WHERE outcome = 'succeeded'
+                       GROUP BY invoice_id
+                      HAVING count(*) > 1) twice
+)sql");
+}
+
+} // namespace failoverbench

@@ -1,0 +1,71 @@
+#pragma once
+
+#include "events.h"
+#include "options.h"
+#include "pg/connection.h"
+#include "replicaset.h"
+#include "results.h"
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <random>
+#include <string>
+
+namespace failoverbench {
+
+// The billing row as the benchmark polls it; times are database-clock seconds since the epoch.
+struct LeaseRow
+{
+    std::int64_t token = 0;
+    std::optional<std::string> holder;
+    std::optional<double> acquiredAt;
+    std::optional<double> expiresAt;
+    std::optional<double> pausedAt;
+    double now = 0;
+
+    bool held() const { return holder && expiresAt && *expiresAt > now && !pausedAt; }
+    // The pid in a holder id hostname:pid:8hex.
+    std::optional<int> holderPid() const;
+};
+
+// One run: setup (migrate, reset, due billing work, K replicas), every fault's trials, the stop,
+// the drain of the work billing emitted for the other roles, and the audit. Correctness failures
+// are collected in the results; anything else that stops the run is thrown.
+class FailoverBench final
+{
+public:
+    FailoverBench(const Options &options, std::filesystem::path workDirectory);
+    RunResults run();
+
+private:
+    void setUp();
+    bool runTrials(); // false: the run was cut short
+    void waitForForeignLeasesToExpire();
+    void createWork();
+    void writeConfig() const;
+    TrialResult runTrial(Fault fault, int number);
+    void runPauseTrial(TrialResult &trial, int victimSlot, std::size_t mark);
+    void ensureReplicasRunning(const std::string &when);
+    void stopReplicas();
+    void drainOtherRoles();
+    void auditDatabase();
+
+    LeaseRow readLease();
+    double databaseClock();
+    std::optional<double> firstClaim(std::int64_t token);
+    std::int64_t scalar(const char *statement, const char *sql);
+    void fail(TrialResult &trial, const std::string &failure);
+    std::string redact(std::string text) const;
+
+    const Options m_options;
+    const std::filesystem::path m_directory;
+    leader::pg::Connection m_db;
+    EventLog m_events;
+    ReplicaSet m_replicas;
+    std::mt19937_64 m_random;
+    RunResults m_results;
+};
+
+} // namespace failoverbench

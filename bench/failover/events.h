@@ -1,0 +1,65 @@
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace failoverbench {
+
+// The fields of one leader-replica stdout line that the benchmark reads; absent ones stay empty.
+struct ReplicaEvent
+{
+    int pid = 0; // the child that printed it: a restarted replica keeps its id, not its pid
+    std::string replica;
+    std::string event; // started, acquired, released, release_failed, lost, paused_observed, ...
+    std::string role;
+    std::optional<std::int64_t> token;
+    std::string outcome;
+    std::string reason;
+    std::string holder;
+    std::optional<bool> fastWake;
+    std::string ts;                    // the replica's UTC wall clock, as printed
+    std::optional<double> tsEpoch;     // the same, in seconds since the epoch
+    std::string dbTime;                // the statement's now(), as the database printed it
+    std::optional<double> dbTimeEpoch; // the same, in seconds since the epoch
+    std::string line;                  // the whole line, for the logs
+};
+
+// The value of "key": in one JSON object on one line: a string (unescaped) or the bare text of a
+// number, true, false or null. Tolerant by design: no JSON library for one flat object a line.
+std::optional<std::string> jsonField(std::string_view line, std::string_view key);
+
+// Seconds since the epoch of "2026-12-02T16:40:01.123Z" or of a timestamptz as Postgres prints it
+// ("2026-12-02 16:40:01.123456+00"); nullopt when text is neither.
+std::optional<double> parseTimestamp(std::string_view text);
+// "2026-12-02T16:40:01.123456Z".
+std::string formatTimestamp(double epochSeconds);
+
+ReplicaEvent parseEvent(int pid, std::string_view line);
+
+// Every line every replica printed, in arrival order; written by the readers, read by the trials.
+class EventLog final
+{
+public:
+    using Predicate = std::function<bool(const ReplicaEvent &)>;
+
+    void add(ReplicaEvent event);
+    std::size_t size() const;
+    // As find, waiting for it until deadline; throws Interrupted when a signal asked to stop.
+    std::optional<ReplicaEvent> waitFor(const Predicate &matches,
+                                        std::chrono::steady_clock::time_point deadline,
+                                        std::size_t from = 0) const;
+
+private:
+    mutable std::mutex m_mutex;
+    mutable std::condition_variable m_added;
+    std::vector<ReplicaEvent> m_events;
+};
+
+} // namespace failoverbench

@@ -1,0 +1,241 @@
+#include "options.h"
+
+#include "pg/conninfo.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <random>
+
+namespace failoverbench {
+
+namespace {
+
+constexpr Fault AllFaults[] = {Fault::SigKill, Fault::SigTerm, Fault::SigStop,
+                               Fault::Freeze,  Fault::Sever,   Fault::Pause};
+
+template<typename T>
+T wholeNumber(const std::string &option, const std::string &text, T minimum)
+{
+    T value{};
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end != text.data() + text.size() || value < minimum)
+        throw UsageError(option + " must be a whole number of at least " + std::to_string(minimum)
+                         + ", not '" + text + "'");
+    return value;
+}
+
+std::vector<Fault> faultList(const std::string &text)
+{
+    std::vector<Fault> faults;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', start), text.size());
+        const std::string name = text.substr(start, comma - start);
+        const std::optional<Fault> fault = faultFromName(name);
+        if (!fault)
+            throw UsageError(
+                    "unknown fault '" + name
+                    + "' in --faults; faults are sigkill, sigterm, sigstop, freeze, sever, pause");
+        if (std::find(faults.begin(), faults.end(), *fault) != faults.end())
+            throw UsageError("--faults names " + name + " twice");
+        faults.push_back(*fault);
+        start = comma + 1;
+    }
+    return faults;
+}
+
+// Single quotes unless the word is plainly safe for a POSIX shell.
+std::string shellWord(const std::string &word)
+{
+    const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c))
+               || std::string_view("-_./:=@,+%").find(c) != std::string_view::npos;
+    });
+    if (plain)
+        return word;
+    std::string quoted = "'";
+    for (const char c : word)
+        quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return quoted + "'";
+}
+
+} // namespace
+
+const char *const HelpText = R"(Usage: failover-bench --database URL [OPTIONS]
+
+Runs K leader-replica processes (billing only, ~30 s ticks) against one database and, for each
+fault, injects it T times into the billing holder mid-tick, then measures the takeover on the
+database clock. Prints p50/p95/max per fault and metric, the stale claims the fence refused and
+accepted, and the auditor's verdict; writes the samples as JSON.
+
+The database is the benchmark's own: it is migrated (lease and demo sets), its lease rows are
+reset and its demo tables are emptied before the run.
+
+Options:
+  --database URL           owner URL: setup, polling, pause and audit (default DATABASE_URL, then
+                           the PG* variables)
+  --replica-database URL   URL the replicas use (default: --database), e.g. a PgBouncer URL
+  --listen-database URL    passed to the replicas as --listen-database (a direct connection for
+                           the fast wake when --replica-database is a pooler)
+  --replicas K             replica processes (default 3, at least 2)
+  --trials T               trials per fault (default 20)
+  --quick                  2 trials per fault (CI)
+  --faults LIST            comma-separated from sigkill,sigterm,sigstop,freeze,sever,pause
+                           (default all; freeze: the replica's in-process freeze, which lets the
+                           statement it was about to send go out stale, for the fence to refuse)
+  --stop-seconds S         how long a SIGSTOPped or frozen holder stays stopped (default 20)
+  --sever-seconds S        how long a severed holder stays cut off (default 15)
+  --replica-binary PATH    leader-replica to run (default: the build tree's, then PATH)
+  --json FILE              results file (default failover-results.json)
+  --label TEXT             free text for the table and the JSON, e.g. direct or pgbouncer
+  --seed N                 seed for the tick ages at which faults land (default: random)
+  --help
+
+Exit codes: 0 the run finished and every correctness check held (speed is reported, not
+enforced); 5 a correctness check failed; 2 wrong arguments; 1 any other error.
+)";
+
+std::string_view faultName(Fault fault)
+{
+    switch (fault) {
+    case Fault::SigKill:
+        return "sigkill";
+    case Fault::SigTerm:
+        return "sigterm";
+    case Fault::SigStop:
+        return "sigstop";
+    case Fault::Freeze:
+        return "freeze";
+    case Fault::Sever:
+        return "sever";
+    case Fault::Pause:
+        return "pause";
+    }
+    return "?";
+}
+
+std::optional<Fault> faultFromName(std::string_view name)
+{
+    for (const Fault fault : AllFaults) {
+        if (faultName(fault) == name)
+            return fault;
+    }
+    return std::nullopt;
+}
+
+Options parseOptions(int argc, char **argv)
+{
+    static const std::vector<std::string> valued{"--database",        "--replica-database",
+                                                 "--listen-database", "--replicas",
+                                                 "--trials",          "--faults",
+                                                 "--stop-seconds",    "--sever-seconds",
+                                                 "--replica-binary",  "--json",
+                                                 "--label",           "--seed"};
+    Options options;
+    std::string databaseUrl;
+    bool quick = false;
+    bool trialsGiven = false;
+    std::optional<std::uint64_t> seed;
+    for (int i = 1; i < argc; ++i) {
+        std::string arg = argv[i];
+        if (arg == "--help" || arg == "-h") {
+            options.help = true;
+            return options;
+        }
+        if (arg == "--quick") {
+            quick = true;
+            continue;
+        }
+        std::string value;
+        const std::size_t equals = arg.find('=');
+        const bool inlineValue = arg.rfind("--", 0) == 0 && equals != std::string::npos;
+        if (inlineValue) {
+            value = arg.substr(equals + 1);
+            arg.resize(equals);
+        }
+        if (std::find(valued.begin(), valued.end(), arg) == valued.end())
+            throw UsageError(arg.rfind("--", 0) == 0 ? "unknown option " + arg
+                                                     : "unexpected argument '" + arg + "'");
+        if (!inlineValue) {
+            if (i + 1 >= argc)
+                throw UsageError(arg + " needs a value");
+            value = argv[++i];
+        }
+        if (arg == "--database") {
+            databaseUrl = value;
+        } else if (arg == "--replica-database") {
+            options.replicaDatabaseUrl = value;
+        } else if (arg == "--listen-database") {
+            options.listenDatabaseUrl = value;
+        } else if (arg == "--replicas") {
+            options.replicas = wholeNumber(arg, value, 2);
+        } else if (arg == "--trials") {
+            options.trials = wholeNumber(arg, value, 1);
+            trialsGiven = true;
+        } else if (arg == "--faults") {
+            options.faults = faultList(value);
+        } else if (arg == "--stop-seconds") {
+            options.stopSeconds = wholeNumber(arg, value, 1);
+        } else if (arg == "--sever-seconds") {
+            options.severSeconds = wholeNumber(arg, value, 1);
+        } else if (arg == "--replica-binary") {
+            if (value.empty())
+                throw UsageError("--replica-binary needs a path");
+            options.replicaBinary = value;
+        } else if (arg == "--json") {
+            if (value.empty())
+                throw UsageError("--json needs a file name");
+            options.jsonFile = value;
+        } else if (arg == "--label") {
+            options.label = value;
+        } else if (arg == "--seed") {
+            seed = wholeNumber<std::uint64_t>(arg, value, 0);
+        }
+    }
+    if (quick && trialsGiven)
+        throw UsageError("--quick means --trials 2; give one or the other");
+    if (quick)
+        options.trials = 2;
+    options.databaseUrl = leader::pg::databaseUrlFrom(databaseUrl);
+    options.seed = seed ? *seed : std::random_device()();
+    return options;
+}
+
+std::string reproduceCommand(const Options &options, const std::string &program)
+{
+    const auto redacted = [&](const std::string &url) {
+        return leader::pg::redactSecrets(url, url);
+    };
+    std::vector<std::string> words{program};
+    const auto add = [&](const std::string &option, const std::string &value) {
+        words.push_back(option);
+        words.push_back(value);
+    };
+    if (!options.databaseUrl.empty())
+        add("--database", redacted(options.databaseUrl));
+    if (!options.replicaDatabaseUrl.empty())
+        add("--replica-database", redacted(options.replicaDatabaseUrl));
+    if (!options.listenDatabaseUrl.empty())
+        add("--listen-database", redacted(options.listenDatabaseUrl));
+    add("--replicas", std::to_string(options.replicas));
+    add("--trials", std::to_string(options.trials));
+    std::string faults;
+    for (const Fault fault : options.faults)
+        faults += (faults.empty() ? "" : ",") + std::string(faultName(fault));
+    add("--faults", faults);
+    add("--stop-seconds", std::to_string(options.stopSeconds));
+    add("--sever-seconds", std::to_string(options.severSeconds));
+    if (!options.replicaBinary.empty())
+        add("--replica-binary", options.replicaBinary.string());
+    add("--json", options.jsonFile.string());
+    if (!options.label.empty())
+        add("--label", options.label);
+    add("--seed", std::to_string(options.seed));
+    std::string command;
+    for (const std::string &word : words)
+        command += (command.empty() ? "" : " ") + shellWord(word);
+    return command;
+}
+
+} // namespace failoverbench

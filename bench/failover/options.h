@@ -1,0 +1,57 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace failoverbench {
+
+enum class Fault { SigKill, SigTerm, SigStop, Freeze, Sever, Pause };
+
+std::string_view faultName(Fault fault);
+std::optional<Fault> faultFromName(std::string_view name);
+
+class UsageError final : public std::runtime_error
+{
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct Options
+{
+    std::string databaseUrl;        // the owner: migrate, reset, poll, pause, audit
+    std::string replicaDatabaseUrl; // what the replicas use; empty: databaseUrl
+    std::string listenDatabaseUrl;  // passed on as --listen-database; empty: not passed
+    int replicas = 3;
+    int trials = 20;
+    std::vector<Fault> faults{Fault::SigKill, Fault::SigTerm, Fault::SigStop,
+                              Fault::Freeze,  Fault::Sever,   Fault::Pause};
+    int stopSeconds = 20;
+    int severSeconds = 15;
+    std::filesystem::path replicaBinary; // empty: found next to this binary, then in PATH
+    std::filesystem::path jsonFile = "failover-results.json";
+    std::string label;
+    // Picks each trial's tick age at the fault; printed so a run's fault instants can be repeated.
+    std::uint64_t seed = 0;
+    bool help = false;
+
+    const std::string &replicaUrl() const
+    {
+        return replicaDatabaseUrl.empty() ? databaseUrl : replicaDatabaseUrl;
+    }
+};
+
+// Throws UsageError. A seed is drawn when --seed is not given.
+Options parseOptions(int argc, char **argv);
+
+extern const char *const HelpText;
+
+// The command that repeats this run with every setting spelled out (so a later change of a
+// default does not change what it measures), passwords replaced by ***.
+std::string reproduceCommand(const Options &options, const std::string &program);
+
+} // namespace failoverbench

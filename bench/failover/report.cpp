@@ -1,0 +1,408 @@
+#include "report.h"
+
+#include "events.h"
+#include "stats.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <vector>
+
+namespace failoverbench {
+
+namespace {
+
+// Padding counts characters, not bytes: the metric names hold an arrow.
+std::string padRight(const std::string &text, std::size_t width)
+{
+    std::size_t characters = 0;
+    for (const char c : text)
+        characters += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+    return text + std::string(width > characters ? width - characters : 1, ' ');
+}
+
+std::string padLeft(const std::string &text, std::size_t width)
+{
+    return std::string(width > text.size() ? width - text.size() : 0, ' ') + text;
+}
+
+std::string seconds(double value)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3f s", value);
+    return text;
+}
+
+std::string heading(const RunResults &results, const ReportContext &context)
+{
+    const Options &options = context.options;
+    const std::string label
+            = options.label.empty() ? "replicas on " + context.target : options.label;
+    const std::string wake = results.fastWake == "on"    ? "fast wake on"
+                             : results.fastWake == "off" ? "fast wake off: polling"
+                                                         : "fast wake " + results.fastWake;
+    return "failover-bench: " + std::to_string(options.replicas) + " replicas, "
+           + std::to_string(options.trials) + " trials per fault, " + label + " (" + wake + ")";
+}
+
+// Writes JSON with the commas in the right places; values are written as they come.
+class JsonWriter final
+{
+public:
+    explicit JsonWriter(std::ostream &out)
+        : m_out(out)
+    {}
+
+    JsonWriter &beginObject() { return open('{'); }
+    JsonWriter &endObject() { return close('}'); }
+    JsonWriter &beginArray() { return open('['); }
+    JsonWriter &endArray() { return close(']'); }
+    JsonWriter &key(const std::string &name)
+    {
+        separate();
+        m_out << quote(name) << ':';
+        m_afterKey = true;
+        return *this;
+    }
+    JsonWriter &value(const std::string &text) { return raw(quote(text)); }
+    JsonWriter &value(const char *text) { return raw(quote(text)); }
+    JsonWriter &value(bool flag) { return raw(flag ? "true" : "false"); }
+    JsonWriter &value(std::int64_t number) { return raw(std::to_string(number)); }
+    JsonWriter &value(int number) { return raw(std::to_string(number)); }
+    JsonWriter &value(unsigned number) { return raw(std::to_string(number)); }
+    JsonWriter &value(std::uint64_t number) { return raw(std::to_string(number)); }
+    JsonWriter &value(double number)
+    {
+        if (!std::isfinite(number))
+            return raw("null");
+        char text[40];
+        std::snprintf(text, sizeof text, "%.6f", number);
+        return raw(text);
+    }
+    JsonWriter &null() { return raw("null"); }
+    template<typename T>
+    JsonWriter &field(const std::string &name, const T &fieldValue)
+    {
+        key(name);
+        return value(fieldValue);
+    }
+
+private:
+    static std::string quote(const std::string &text)
+    {
+        std::string out = "\"";
+        for (const char c : text) {
+            switch (c) {
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            default:
+                if (static_cast<unsigned char>(c) < 0x20) {
+                    char escaped[8];
+                    std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+                    out += escaped;
+                } else {
+                    out += c;
+                }
+            }
+        }
+        return out + "\"";
+    }
+    void separate()
+    {
+        if (m_afterKey) {
+            m_afterKey = false;
+            return;
+        }
+        if (!m_first.empty()) {
+            if (!m_first.back())
+                m_out << ',';
+            m_first.back() = false;
+        }
+    }
+    JsonWriter &raw(const std::string &text)
+    {
+        separate();
+        m_out << text;
+        return *this;
+    }
+    JsonWriter &open(char bracket)
+    {
+        separate();
+        m_out << bracket;
+        m_first.push_back(true);
+        return *this;
+    }
+    JsonWriter &close(char bracket)
+    {
+        m_first.pop_back();
+        m_out << bracket;
+        return *this;
+    }
+
+    std::ostream &m_out;
+    std::vector<bool> m_first;
+    bool m_afterKey = false;
+};
+
+std::string clockName(MetricClock clock)
+{
+    switch (clock) {
+    case MetricClock::Database:
+        return "database";
+    case MetricClock::ReplicaWallVsDatabase:
+        return "replica wall clock vs database";
+    case MetricClock::Monotonic:
+        return "benchmark monotonic";
+    }
+    return "?";
+}
+
+} // namespace
+
+void printReport(std::ostream &out, const RunResults &results, const ReportContext &context)
+{
+    out << heading(results, context) << "\n";
+    out << padRight("fault", 10) << padRight("metric", 30) << padLeft("n", 3) << "  "
+        << padLeft("p50", 9) << "  " << padLeft("p95", 9) << "  " << padLeft("max", 9) << "\n";
+    for (const FaultResults &fault : results.faults) {
+        for (const MetricInfo &metric : metricsFor(fault.fault)) {
+            const std::optional<Summary> summary = summarize(fault.samples(metric.key));
+            out << padRight(std::string(faultName(fault.fault)), 10)
+                << padRight(std::string(metric.label), 30)
+                << padLeft(std::to_string(summary ? summary->n : 0), 3);
+            if (summary)
+                out << "  " << padLeft(seconds(summary->p50), 9) << "  "
+                    << padLeft(seconds(summary->p95), 9) << "  "
+                    << padLeft(seconds(summary->max), 9);
+            else
+                out << "  " << padLeft("-", 9) << "  " << padLeft("-", 9) << "  "
+                    << padLeft("-", 9);
+            out << "\n";
+        }
+    }
+    out << "clocks: the database's, except SIGTERM \u2192 exit (this host's monotonic clock) and\n"
+           "        pause \u2192 tick cancelled (the replica's wall clock against paused_at; the\n"
+           "        replicas run on this host, so it is the database's clock if the database "
+           "does)\n";
+
+    std::string stale;
+    for (const FaultResults &fault : results.faults) {
+        stale += (stale.empty() ? "" : "; ") + std::string(faultName(fault.fault)) + " accepted "
+                 + std::to_string(fault.staleAccepted()) + ", refused by fence "
+                 + std::to_string(fault.staleRefused()) + ", tick given up by the client "
+                 + std::to_string(fault.abandonedByClient()) + "/"
+                 + std::to_string(fault.trials.size());
+    }
+    out << "stale claims after resume: " << (stale.empty() ? "no trials" : stale) << "\n";
+
+    std::string audit;
+    if (results.audit) {
+        std::size_t failing = 0;
+        for (const auto &invariant : results.audit->invariants)
+            failing += invariant.holds ? 0 : 1;
+        audit = "auditor: " + std::to_string(results.audit->invariants.size()) + " invariants, "
+                + (failing == 0 ? std::string("all hold") : std::to_string(failing) + " fail");
+    } else {
+        audit = "auditor: not run";
+    }
+    audit += "; duplicate invoices "
+             + (results.duplicateInvoices ? std::to_string(*results.duplicateInvoices) : "?")
+             + "; double charges "
+             + (results.doubleCharges ? std::to_string(*results.doubleCharges) : "?");
+    out << audit << "\n";
+    if (results.audit) {
+        for (const auto &invariant : results.audit->invariants) {
+            if (invariant.holds)
+                continue;
+            out << "  \u2717 " << invariant.role << ": " << invariant.name << ": "
+                << invariant.offending << " offending\n";
+            for (const std::string &sample : invariant.samples)
+                out << "      " << sample << "\n";
+        }
+    }
+    if (!results.completed)
+        out << "the run was cut short: see the failures\n";
+    for (const std::string &failure : results.failures)
+        out << "FAILED: " << failure << "\n";
+    for (const std::string &note : results.notes)
+        out << "note: " << note << "\n";
+    for (const FaultResults &fault : results.faults) {
+        for (const TrialResult &trial : fault.trials) {
+            for (const std::string &note : trial.notes)
+                out << "note: " << faultName(fault.fault) << " " << trial.number << ": " << note
+                    << "\n";
+        }
+    }
+    if (!results.failures.empty())
+        out << "replica logs: " << context.logDirectory.string() << "\n";
+    out << "reproduce: " << context.command << "\n";
+}
+
+void writeJson(const std::filesystem::path &file, const RunResults &results,
+               const ReportContext &context)
+{
+    std::ofstream out(file, std::ios::trunc);
+    if (!out)
+        throw std::runtime_error("cannot write " + file.string());
+    const Options &options = context.options;
+    JsonWriter json(out);
+    json.beginObject();
+    json.field("benchmark", "failover");
+    json.field("label", options.label);
+    json.field("command", context.command);
+    json.field("started_at", results.startedAt);
+    json.field("finished_at", results.finishedAt);
+    json.field("completed", results.completed);
+    json.key("machine").beginObject();
+    json.field("uname", results.system);
+    json.field("nproc", results.processors);
+    json.field("server_version", results.serverVersion);
+    json.endObject();
+    json.key("settings").beginObject();
+    json.field("replicas", options.replicas);
+    json.field("trials", options.trials);
+    json.key("faults").beginArray();
+    for (const Fault fault : options.faults)
+        json.value(std::string(faultName(fault)));
+    json.endArray();
+    json.field("stop_seconds", options.stopSeconds);
+    json.field("sever_seconds", options.severSeconds);
+    json.field("replica_target", context.target);
+    json.field("listen_database", !options.listenDatabaseUrl.empty());
+    json.field("fast_wake", results.fastWake);
+    json.field("seed", options.seed);
+    json.field("subscriptions", results.subscriptions);
+    json.field("billing_config", "interval 1s, min_tick 30s, item_latency 100ms, batch 1");
+    json.endObject();
+
+    json.key("faults").beginObject();
+    for (const FaultResults &fault : results.faults) {
+        json.key(std::string(faultName(fault.fault))).beginObject();
+        json.key("summary").beginObject();
+        for (const MetricInfo &metric : metricsFor(fault.fault)) {
+            const std::vector<double> samples = fault.samples(metric.key);
+            json.key(std::string(metric.key)).beginObject();
+            json.field("label", std::string(metric.label));
+            json.field("clock", clockName(metric.clock));
+            json.field("unit", "s");
+            json.field("n", static_cast<std::int64_t>(samples.size()));
+            if (const std::optional<Summary> summary = summarize(samples)) {
+                json.field("p50", summary->p50);
+                json.field("p95", summary->p95);
+                json.field("max", summary->max);
+            }
+            json.key("samples").beginArray();
+            for (const double sample : samples)
+                json.value(sample);
+            json.endArray();
+            json.endObject();
+        }
+        json.endObject();
+        json.key("stale_claims").beginObject();
+        json.field("accepted", fault.staleAccepted());
+        json.field("refused_by_fence", fault.staleRefused());
+        json.field("abandoned_by_client", fault.abandonedByClient());
+        json.endObject();
+        json.key("trials").beginArray();
+        for (const TrialResult &trial : fault.trials) {
+            json.beginObject();
+            json.field("trial", trial.number);
+            json.field("victim", trial.victim);
+            json.field("victim_token", trial.victimToken);
+            json.field("target_tick_age", trial.targetTickAge);
+            json.field("tick_age_at_fault", trial.tickAgeAtFault);
+            json.field("fault_at", trial.faultAt > 0 ? formatTimestamp(trial.faultAt) : "");
+            json.field("took_over", trial.tookOver);
+            json.field("successor", trial.successor);
+            json.field("successor_token", trial.successorToken);
+            json.key("successor_acquired_at");
+            if (trial.successorAcquiredAt)
+                json.value(formatTimestamp(*trial.successorAcquiredAt));
+            else
+                json.null();
+            json.key("metrics").beginObject();
+            for (const auto &[name, value] : trial.metrics)
+                json.field(name, value);
+            json.endObject();
+            json.key("stale_accepted");
+            if (trial.staleAccepted)
+                json.value(*trial.staleAccepted);
+            else
+                json.null();
+            json.field("stale_refused", trial.staleRefused);
+            json.key("notes").beginArray();
+            for (const std::string &note : trial.notes)
+                json.value(note);
+            json.endArray();
+            json.key("failures").beginArray();
+            for (const std::string &failure : trial.failures)
+                json.value(failure);
+            json.endArray();
+            json.endObject();
+        }
+        json.endArray();
+        json.endObject();
+    }
+    json.endObject();
+
+    json.key("audit");
+    if (results.audit) {
+        json.beginObject();
+        json.field("holds", results.audit->allHold());
+        json.key("invariants").beginArray();
+        for (const auto &invariant : results.audit->invariants) {
+            json.beginObject();
+            json.field("role", invariant.role);
+            json.field("name", invariant.name);
+            json.field("holds", invariant.holds);
+            json.field("offending", invariant.offending);
+            json.key("samples").beginArray();
+            for (const std::string &sample : invariant.samples)
+                json.value(sample);
+            json.endArray();
+            json.key("info").beginObject();
+            for (const auto &[name, count] : invariant.info)
+                json.field(name, count);
+            json.endObject();
+            json.endObject();
+        }
+        json.endArray();
+        json.endObject();
+    } else {
+        json.null();
+    }
+    json.key("duplicate_invoices");
+    if (results.duplicateInvoices)
+        json.value(*results.duplicateInvoices);
+    else
+        json.null();
+    json.key("double_charges");
+    if (results.doubleCharges)
+        json.value(*results.doubleCharges);
+    else
+        json.null();
+    json.key("failures").beginArray();
+    for (const std::string &failure : results.failures)
+        json.value(failure);
+    json.endArray();
+    json.key("notes").beginArray();
+    for (const std::string &note : results.notes)
+        json.value(note);
+    json.endArray();
+    json.endObject();
+    out << "\n";
+    if (!out.flush())
+        throw std::runtime_error("cannot write " + file.string());
+}
+
+} // namespace failoverbench

@@ -1,0 +1,495 @@
+// leader-replica as an operator runs it: the real binary under QProcess against a real database,
+// straight to Postgres and through PgBouncer in transaction mode. Bad input is one line on stderr
+// with the documented exit code and never a password; a running replica writes one JSON event per
+// line, serves /metrics, obeys its control socket, releases on SIGTERM and not on a kill.
+
+#include "lease/manager.h"
+#include "loopbackport.h"
+#include "pg/connection.h"
+#include "platform/control.h"
+#include "platform/process.h"
+#include "testdatabase.h"
+
+#include <QElapsedTimer>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <csignal>
+#include <memory>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+using namespace std::chrono_literals;
+using leader::test::Login;
+using leader::test::TestDatabase;
+
+namespace {
+
+constexpr int ProcessDeadlineMs = 30'000;
+// A password no server knows, so any trace of it in the output is an echo of the URL.
+const QString WrongPassword = QStringLiteral("s3cr3t-xyz");
+
+QString qs(std::string_view text)
+{
+    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
+}
+
+// The caller's environment without anything that says where to connect: each test passes that.
+QProcessEnvironment cleanEnvironment()
+{
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    for (const QString &name : environment.keys()) {
+        if (name.startsWith("PG") || name == "DATABASE_URL")
+            environment.remove(name);
+    }
+    return environment;
+}
+
+// One leader-replica process, its stdout read as events while it runs. Killed at the end if the
+// test left it running.
+class ReplicaProcess final
+{
+public:
+    explicit ReplicaProcess(const QStringList &arguments, const QStringList &assignments = {})
+    {
+        QProcessEnvironment environment = cleanEnvironment();
+        for (const QString &assignment : assignments) {
+            const qsizetype equals = assignment.indexOf(u'=');
+            environment.insert(assignment.left(equals), assignment.mid(equals + 1));
+        }
+        m_process.setProcessEnvironment(environment);
+        m_process.start(QStringLiteral(LEADER_REPLICA_PATH), arguments);
+    }
+    ~ReplicaProcess()
+    {
+        if (m_process.state() != QProcess::NotRunning) {
+            m_process.kill();
+            m_process.waitForFinished();
+        }
+    }
+
+    QProcess &process() { return m_process; }
+
+    // Every complete stdout line so far.
+    QStringList lines()
+    {
+        m_out += m_process.readAllStandardOutput();
+        QStringList complete = QString::fromUtf8(m_out).split(u'\n');
+        complete.removeLast(); // the part after the last newline: empty, or a line still coming
+        return complete;
+    }
+    QString errors()
+    {
+        m_err += m_process.readAllStandardError();
+        return QString::fromUtf8(m_err);
+    }
+    // The lines parsed as JSON objects; a line that is not one becomes an empty object.
+    QList<QJsonObject> events()
+    {
+        QList<QJsonObject> parsed;
+        for (const QString &line : lines())
+            parsed << QJsonDocument::fromJson(line.toUtf8()).object();
+        return parsed;
+    }
+    // The first event named event whose fields include every pair of match.
+    std::optional<QJsonObject> find(const QString &event, const QJsonObject &match = {},
+                                    qsizetype from = 0)
+    {
+        const QList<QJsonObject> all = events();
+        for (qsizetype i = from; i < all.size(); ++i) {
+            const QJsonObject &object = all[i];
+            if (object.value("event").toString() != event)
+                continue;
+            bool matches = true;
+            for (auto it = match.begin(); it != match.end(); ++it)
+                matches = matches && object.value(it.key()) == it.value();
+            if (matches)
+                return object;
+        }
+        return std::nullopt;
+    }
+
+private:
+    QProcess m_process;
+    QByteArray m_out;
+    QByteArray m_err;
+};
+
+// GET path over HTTP/1.0 on 127.0.0.1:port, the whole response (status line, headers, body);
+// empty when nothing answered within the deadline. QtNetwork is not linked, hence plain sockets.
+QByteArray httpGet(int port, const QByteArray &path)
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return {};
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    address.sin_port = htons(static_cast<std::uint16_t>(port));
+    QByteArray response;
+    if (::connect(fd, reinterpret_cast<const sockaddr *>(&address), sizeof address) == 0) {
+        const QByteArray request
+                = "GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+        if (::send(fd, request.constData(), request.size(), MSG_NOSIGNAL) == request.size()) {
+            QElapsedTimer waited;
+            waited.start();
+            char buffer[4096];
+            for (;;) {
+                const int left = 5000 - static_cast<int>(waited.elapsed());
+                pollfd item{fd, POLLIN, 0};
+                if (left <= 0 || ::poll(&item, 1, left) <= 0)
+                    break;
+                const ssize_t got = ::read(fd, buffer, sizeof buffer);
+                if (got <= 0)
+                    break;
+                response.append(buffer, got);
+            }
+        }
+    }
+    ::close(fd);
+    return response;
+}
+
+QString control(const QString &path, const QString &command)
+{
+    return qs(leader::platform::controlRequest(path.toStdString(), command.toStdString()));
+}
+
+const QRegularExpression Timestamp(R"(^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$)");
+
+} // namespace
+
+class TestLeaderReplica final : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+
+    void badInput_data();
+    void badInput();
+    void runsReportsAndObeysItsControlSocket();
+    void sigtermMidTickReleasesAndExits();
+    void killedProcessLeavesTheRowHeld();
+    void aPortInUseFailsBeforeLeadingAnything();
+
+private:
+    QString url(Login login) const { return qs(m_db->url(login)); }
+    QString field(const std::string &sql);
+    // A --config file with these lines, in the test's directory.
+    QString configFile(const QString &name, const QString &lines);
+    // Every line so far is a JSON object with the fields every event has; fails the test if not.
+    void verifyEventLines(ReplicaProcess &replica, const QString &id);
+
+    std::unique_ptr<TestDatabase> m_db;        // lease and demo migrations
+    std::unique_ptr<TestDatabase> m_bare;      // none
+    std::unique_ptr<TestDatabase> m_leaseOnly; // the lease migrations only
+    std::unique_ptr<leader::pg::Connection> m_owner;
+    QTemporaryDir m_dir;
+    leader::test::LoopbackPort m_refusingPort{leader::test::LoopbackPort::Behaviour::Refuse};
+};
+
+void TestLeaderReplica::initTestCase()
+{
+    QVERIFY2(QFileInfo(QStringLiteral(LEADER_REPLICA_PATH)).isExecutable(), LEADER_REPLICA_PATH);
+    QVERIFY(m_dir.isValid());
+    m_db = std::make_unique<TestDatabase>("leaderreplica");
+    m_db->migrateDemo();
+    m_bare = std::make_unique<TestDatabase>("leaderreplica_bare");
+    m_leaseOnly = std::make_unique<TestDatabase>("leaderreplica_lease");
+    m_leaseOnly->migrateLease();
+    m_owner = std::make_unique<leader::pg::Connection>(m_db->connect(Login::Owner));
+}
+
+void TestLeaderReplica::init()
+{
+    m_db->resetLeases();
+    m_db->resetDemo();
+}
+
+QString TestLeaderReplica::field(const std::string &sql)
+{
+    const leader::pg::Result result = m_owner->exec("inspect", sql, {}, 5s);
+    return result.isNull(0, 0) ? QString() : qs(result.text(0, 0));
+}
+
+QString TestLeaderReplica::configFile(const QString &name, const QString &lines)
+{
+    const QString path = m_dir.filePath(name);
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(lines.toUtf8()) < 0)
+        qFatal("cannot write %s", qPrintable(path));
+    return path;
+}
+
+void TestLeaderReplica::verifyEventLines(ReplicaProcess &replica, const QString &id)
+{
+    const QStringList lines = replica.lines();
+    QVERIFY(!lines.isEmpty());
+    for (const QString &line : lines) {
+        QJsonParseError error;
+        const QJsonDocument document = QJsonDocument::fromJson(line.toUtf8(), &error);
+        QVERIFY2(error.error == QJsonParseError::NoError && document.isObject(), qPrintable(line));
+        const QJsonObject event = document.object();
+        QVERIFY2(Timestamp.match(event.value("ts").toString()).hasMatch(), qPrintable(line));
+        QVERIFY2(event.value("replica").toString() == id, qPrintable(line));
+        QVERIFY2(!event.value("event").toString().isEmpty(), qPrintable(line));
+        if (event.contains("role")) // a transition
+            QVERIFY2(event.value("token").isDouble() && event.value("holder").isString(),
+                     qPrintable(line));
+    }
+}
+
+void TestLeaderReplica::badInput_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QStringList>("environment");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QStringList>("stderrContains");
+
+    const QString app = url(Login::App);
+    const QString nowhere = QStringLiteral("postgresql://lt_app:%1@127.0.0.1:%2/x")
+                                    .arg(WrongPassword)
+                                    .arg(m_refusingPort.port());
+    const QString wrongPassword
+            = QString(app).replace(qEnvironmentVariable("LEADER_TEST_PASSWORD"), WrongPassword);
+    const QString badConfig
+            = configFile("bad.conf", "# drill\nbilling.interval = 1s\nbilling.min_tick = soon\n");
+
+    QTest::newRow("unknown option") << QStringList{"--frobnicate"} << QStringList() << 2
+                                    << QStringList{"unknown option --frobnicate", "--help"};
+    QTest::newRow("unexpected argument") << QStringList{"billing"} << QStringList() << 2
+                                         << QStringList{"unexpected argument billing"};
+    QTest::newRow("option without its value") << QStringList{"--database"} << QStringList() << 2
+                                              << QStringList{"--database needs a value"};
+    QTest::newRow("unknown role in --roles")
+            << QStringList{"--database", app, "--roles", "billing,payroll"} << QStringList() << 2
+            << QStringList{"--roles", "unknown role \"payroll\""};
+    QTest::newRow("--roles naming nothing")
+            << QStringList{"--database", app, "--roles", ","} << QStringList() << 2
+            << QStringList{"--roles names no role"};
+    QTest::newRow("a bad --config line")
+            << QStringList{"--database", app, "--config", badConfig} << QStringList() << 2
+            << QStringList{badConfig + ", line 3: ", "\"soon\" is not a valid min_tick"};
+    QTest::newRow("a missing --config file")
+            << QStringList{"--database", app, "--config", m_dir.filePath("absent.conf")}
+            << QStringList() << 2 << QStringList{"cannot read --config", "absent.conf"};
+    QTest::newRow("--metrics-port 0")
+            << QStringList{"--database", app, "--metrics-port", "0"} << QStringList() << 2
+            << QStringList{"--metrics-port wants a port number from 1 to 65535, not \"0\""};
+    QTest::newRow("--metrics-port=70000")
+            << QStringList{"--database", app, "--metrics-port=70000"} << QStringList() << 2
+            << QStringList{"--metrics-port", "\"70000\""};
+    QTest::newRow("no migrations")
+            << QStringList{"--database", qs(m_bare->url(Login::App))} << QStringList() << 3
+            << QStringList{"lacks lease migration 0174", "leaderctl migrate"};
+    QTest::newRow("no migrations, faults routed")
+            << QStringList{"--database", qs(m_bare->url(Login::App)), "--control",
+                           m_dir.filePath("unused.sock")}
+            << QStringList() << 3 << QStringList{"lacks lease migration 0174", "leaderctl migrate"};
+    QTest::newRow("no demo migrations")
+            << QStringList{"--database", qs(m_leaseOnly->url(Login::App))} << QStringList() << 3
+            << QStringList{"lacks the demo migrations", "leaderctl migrate --demo"};
+    QTest::newRow("no migrations, URL from DATABASE_URL")
+            << QStringList() << QStringList{"DATABASE_URL=" + qs(m_bare->url(Login::App))} << 3
+            << QStringList{"leaderctl migrate"};
+    QTest::newRow("nothing listening") << QStringList{"--database", nowhere} << QStringList() << 4
+                                       << QStringList{"cannot connect", "127.0.0.1"};
+    QTest::newRow("nothing listening, faults routed")
+            << QStringList{"--database", nowhere, "--control", m_dir.filePath("unused.sock")}
+            << QStringList() << 4 << QStringList{"cannot connect"};
+    QTest::newRow("wrong password") << QStringList{"--database", wrongPassword} << QStringList()
+                                    << 4 << QStringList{"authentication failed"};
+}
+
+void TestLeaderReplica::badInput()
+{
+    QFETCH(QStringList, arguments);
+    QFETCH(QStringList, environment);
+    QFETCH(int, exitCode);
+    QFETCH(QStringList, stderrContains);
+
+    ReplicaProcess replica(arguments, environment);
+    QVERIFY(replica.process().waitForFinished(ProcessDeadlineMs));
+    const QString err = replica.errors();
+    const QString out = QString::fromUtf8(replica.process().readAllStandardOutput());
+    // A crash (an uncaught exception aborts) is a CrashExit; a stack trace is more than one line.
+    QVERIFY2(replica.process().exitStatus() == QProcess::NormalExit,
+             qPrintable(QStringLiteral("crashed (signal %1): %2")
+                                .arg(replica.process().exitCode())
+                                .arg(err)));
+    QVERIFY2(replica.process().exitCode() == exitCode, qPrintable(err));
+    QVERIFY2(err.startsWith("leader-replica: ") && err.endsWith('\n') && err.count('\n') == 1,
+             qPrintable(err));
+    for (const QString &fragment : stderrContains)
+        QVERIFY2(err.contains(fragment), qPrintable(err));
+    QVERIFY2(!err.contains(qEnvironmentVariable("LEADER_TEST_PASSWORD")), qPrintable(err));
+    QVERIFY2(!err.contains(WrongPassword), qPrintable(err));
+    QVERIFY2(out.isEmpty(), qPrintable(out)); // no "started": it never ran
+}
+
+// One replica of billing with short ticks: its event lines, /metrics, and the control socket's
+// status, bad command and panic, which fails the next tick once and pages on the counter.
+void TestLeaderReplica::runsReportsAndObeysItsControlSocket()
+{
+    const QString config
+            = configFile("short.conf", "billing.interval = 1s\nbilling.min_tick = 3s\n");
+    const QString socket = m_dir.filePath("r1.sock");
+    const int metricsPort = leader::platform::freeLoopbackPort();
+    ReplicaProcess replica({"--database", url(Login::App), "--config", config, "--roles", "billing",
+                            "--id", "r1", "--control", socket, "--metrics-port",
+                            QString::number(metricsPort), "--metrics-address", "127.0.0.1"});
+    QTRY_VERIFY_WITH_TIMEOUT(replica.find("started").has_value(), 10000);
+    const QJsonObject started = *replica.find("started");
+    QCOMPARE(started.value("pid").toInteger(), replica.process().processId());
+    QCOMPARE(started.value("roles").toVariant().toStringList(), QStringList{"billing"});
+    QCOMPARE(started.value("metrics_port").toInt(), metricsPort);
+    QCOMPARE(started.value("control").toString(), socket);
+    const QString holder = started.value("holder").toString();
+    QVERIFY2(QRegularExpression(R"(^[^:]+:\d+:[0-9a-f]{8}$)").match(holder).hasMatch(),
+             qPrintable(holder));
+    QTRY_VERIFY_WITH_TIMEOUT(replica.find("acquired", {{"role", "billing"}}).has_value(), 10000);
+    QCOMPARE(replica.find("acquired")->value("holder").toString(), holder);
+
+    const QByteArray metrics = httpGet(metricsPort, "/metrics");
+    QVERIFY2(metrics.startsWith("HTTP/1.1 200") || metrics.startsWith("HTTP/1.0 200"),
+             metrics.constData());
+    QVERIFY2(metrics.contains("text/plain; version=0.0.4"), metrics.constData());
+    const QByteArray panicked
+            = R"(hardcount_leader_lease_lost_total{reason="panicked",role="billing"} )";
+    QVERIFY2(metrics.contains(panicked + "0\n"), metrics.constData());
+    QVERIFY2(httpGet(metricsPort, "/nothing").startsWith("HTTP/1.1 404"), "not 404");
+
+    QCOMPARE(control(socket, "status"), QStringLiteral("ok normal"));
+    const QString bogus = control(socket, "bogus");
+    QVERIFY2(bogus.startsWith("error unknown command \"bogus\""), qPrintable(bogus));
+    QVERIFY2(control(socket, "slow many").startsWith("error slow wants"), "slow many");
+    QVERIFY2(control(socket, "panic payroll X").startsWith("error panic wants ROLE STEP"),
+             "payroll");
+    QCOMPARE(control(socket, "panic billing GetDueBilling"),
+             QStringLiteral("ok panic armed: billing GetDueBilling"));
+    // Written before the reply, but read here only as events are processed.
+    QTRY_VERIFY_WITH_TIMEOUT(
+            replica.find("fault", {{"fault", "panic billing GetDueBilling"}}).has_value(), 2000);
+    QVERIFY(!replica.find("fault", {{"fault", "bogus"}}).has_value());
+
+    // The running tick took no panic; the next one (after min_tick and the interval) panics.
+    QTRY_VERIFY_WITH_TIMEOUT(replica.find("released", {{"outcome", "failed"}}).has_value(), 10000);
+    QCOMPARE(control(socket, "status"), QStringLiteral("ok normal")); // fired, not re-armed
+    QVERIFY2(httpGet(metricsPort, "/metrics").contains(panicked + "1\n"), "no panicked tick");
+
+    // "stop" is SIGTERM by the control socket.
+    QCOMPARE(control(socket, "stop"), QStringLiteral("ok normal"));
+    QVERIFY(replica.process().waitForFinished(5000));
+    QCOMPARE(replica.process().exitStatus(), QProcess::NormalExit);
+    QCOMPARE(replica.process().exitCode(), 0);
+    verifyEventLines(replica, "r1");
+    QCOMPARE(replica.events().last().value("event").toString(), QStringLiteral("stopped"));
+    QVERIFY2(!replica.errors().contains(qEnvironmentVariable("LEADER_TEST_PASSWORD")),
+             qPrintable(replica.errors()));
+    QVERIFY(!QFileInfo::exists(socket)); // removed on the way out
+}
+
+// SIGTERM mid-tick: the tick is cancelled and released as interrupted within the 3 s promise, so
+// another replica can lead at once rather than at the lease's expiry. Checked: with Manager::lead
+// releasing a shutdown as completed, this fails.
+void TestLeaderReplica::sigtermMidTickReleasesAndExits()
+{
+    const QString config
+            = configFile("long.conf", "billing.interval = 1s\nbilling.min_tick = 20s\n");
+    ReplicaProcess replica({"--database", url(Login::App), "--config", config, "--roles", "billing",
+                            "--id", "r2"});
+    QTRY_VERIFY_WITH_TIMEOUT(replica.find("acquired", {{"role", "billing"}}).has_value(), 10000);
+    const QString holder = replica.find("acquired")->value("holder").toString();
+    QCOMPARE(field("SELECT holder_id FROM leader_leases WHERE role = 'billing'"), holder);
+
+    QElapsedTimer sinceTerm;
+    sinceTerm.start();
+    replica.process().terminate();
+    QVERIFY(replica.process().waitForFinished(3000));
+    QVERIFY2(sinceTerm.elapsed() < 3000, qPrintable(QString::number(sinceTerm.elapsed())));
+    QCOMPARE(replica.process().exitStatus(), QProcess::NormalExit);
+    QCOMPARE(replica.process().exitCode(), 0);
+
+    verifyEventLines(replica, "r2");
+    const QList<QJsonObject> events = replica.events();
+    QVERIFY(events.size() >= 2);
+    const QJsonObject released = events[events.size() - 2];
+    QCOMPARE(released.value("event").toString(), QStringLiteral("released"));
+    QCOMPARE(released.value("role").toString(), QStringLiteral("billing"));
+    QCOMPARE(released.value("outcome").toString(), QStringLiteral("interrupted"));
+    QCOMPARE(events.last().value("event").toString(), QStringLiteral("stopped"));
+    QCOMPARE(events.last().value("signal").toString(), QStringLiteral("SIGTERM"));
+
+    // Released, unstamped, no cooldown: a contender leads at once.
+    QCOMPARE(field("SELECT (holder_id IS NULL) || ',' || (last_tick_ended_at IS NULL) || ',' || "
+                   "(not_before IS NULL) FROM leader_leases WHERE role = 'billing'"),
+             QStringLiteral("true,true,true"));
+    leader::lease::Manager contender({.database = {.url = m_db->url(Login::App)}});
+    QVERIFY(contender.lead("billing", 1s, [](leader::lease::TickContext &) {}).acquired);
+}
+
+// "kill" on the control socket is a process death: SIGKILL, no RELEASE, no further event; the row
+// stays held until its expiry.
+void TestLeaderReplica::killedProcessLeavesTheRowHeld()
+{
+    const QString config
+            = configFile("long.conf", "billing.interval = 1s\nbilling.min_tick = 20s\n");
+    const QString socket = m_dir.filePath("r3.sock");
+    ReplicaProcess replica({"--database", url(Login::App), "--config", config, "--roles", "billing",
+                            "--id", "r3", "--control", socket});
+    QTRY_VERIFY_WITH_TIMEOUT(replica.find("acquired", {{"role", "billing"}}).has_value(), 10000);
+    const QJsonObject acquired = *replica.find("acquired");
+    const QString holder = acquired.value("holder").toString();
+
+    try {
+        control(socket, "kill"); // the process dies before it could answer
+    } catch (const std::runtime_error &) {
+    }
+    QVERIFY(replica.process().waitForFinished(5000));
+    QCOMPARE(replica.process().exitStatus(), QProcess::CrashExit);
+    QCOMPARE(replica.process().exitCode(), SIGKILL);
+
+    verifyEventLines(replica, "r3");
+    const QList<QJsonObject> events = replica.events();
+    QCOMPARE(events.last().value("event").toString(), QStringLiteral("fault"));
+    QCOMPARE(events.last().value("fault").toString(), QStringLiteral("kill"));
+    QVERIFY(!replica.find("released").has_value());
+    QCOMPARE(field("SELECT holder_id || ' ' || holder_token || ' ' || (expires_at > now()) "
+                   "FROM leader_leases WHERE role = 'billing'"),
+             QStringLiteral("%1 %2 true").arg(holder).arg(acquired.value("token").toInteger()));
+    leader::lease::Manager contender({.database = {.url = m_db->url(Login::App)}});
+    QVERIFY(!contender.lead("billing", 1s, [](leader::lease::TickContext &) {}).acquired);
+}
+
+// A replica that cannot serve its /metrics exits 1, as documented; it must not have led (and
+// worked) a tick of any role first.
+void TestLeaderReplica::aPortInUseFailsBeforeLeadingAnything()
+{
+    const leader::test::LoopbackPort taken(leader::test::LoopbackPort::Behaviour::Silent);
+    const std::string tokensSql
+            = "SELECT string_agg(holder_token::text, ',' ORDER BY role) FROM leader_leases";
+    const QString tokens = field(tokensSql);
+    ReplicaProcess replica({"--database", url(Login::App), "--metrics-port",
+                            QString::number(taken.port()), "--metrics-address", "127.0.0.1"});
+    QVERIFY(replica.process().waitForFinished(ProcessDeadlineMs));
+    QCOMPARE(replica.process().exitStatus(), QProcess::NormalExit);
+    QCOMPARE(replica.process().exitCode(), 1);
+    QVERIFY2(replica.errors().contains(
+                     QStringLiteral("cannot serve metrics on 127.0.0.1:%1").arg(taken.port())),
+             qPrintable(replica.errors()));
+    QCOMPARE(replica.lines().join('\n'), QString()); // no transition: nothing was led
+    QCOMPARE(field(tokensSql), tokens);              // no ACQUIRE took a row
+}
+
+QTEST_GUILESS_MAIN(TestLeaderReplica)
+#include "tst_leaderreplica.moc"
