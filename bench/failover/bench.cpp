@@ -335,6 +335,17 @@ void FailoverBench::ensureReplicasRunning(const std::string &when)
     }
 }
 
+std::chrono::seconds FailoverBench::injectThroughControl(const TrialResult &trial, int victimSlot,
+                                                         const std::string &verb, int seconds)
+{
+    const std::string command = verb + " " + std::to_string(seconds);
+    const std::string reply = sendControl(m_replicas.controlSocket(victimSlot), command, 2000ms);
+    if (reply.rfind("ok", 0) != 0)
+        throw std::runtime_error("leader-replica " + trial.victim + " refused '" + command
+                                 + "': " + redact(reply));
+    return std::chrono::seconds(seconds);
+}
+
 TrialResult FailoverBench::runTrial(Fault fault, int number)
 {
     const std::string name = std::string(faultName(fault)) + " " + std::to_string(number) + "/"
@@ -400,28 +411,16 @@ TrialResult FailoverBench::runTrial(Fault fault, int number)
         victim.freeze();
         resumeAt = injectedAt + std::chrono::seconds(m_options.stopSeconds);
         break;
-    case Fault::Freeze: {
+    case Fault::Freeze:
         // The in-process freeze blocks every statement at its start, after the client's own
         // abandon check: what was about to go out goes out stale, and the fence must refuse it.
-        const std::string command = "freeze " + std::to_string(m_options.stopSeconds);
-        const std::string reply
-                = sendControl(m_replicas.controlSocket(victimSlot), command, 2000ms);
-        if (reply.rfind("ok", 0) != 0)
-            throw std::runtime_error("leader-replica " + trial.victim + " refused '" + command
-                                     + "': " + redact(reply));
-        resumeAt = injectedAt + std::chrono::seconds(m_options.stopSeconds);
+        resumeAt = injectedAt
+                   + injectThroughControl(trial, victimSlot, "freeze", m_options.stopSeconds);
         break;
-    }
-    case Fault::Sever: {
-        const std::string command = "sever " + std::to_string(m_options.severSeconds);
-        const std::string reply
-                = sendControl(m_replicas.controlSocket(victimSlot), command, 2000ms);
-        if (reply.rfind("ok", 0) != 0)
-            throw std::runtime_error("leader-replica " + trial.victim + " refused '" + command
-                                     + "': " + redact(reply));
-        resumeAt = injectedAt + std::chrono::seconds(m_options.severSeconds);
+    case Fault::Sever:
+        resumeAt = injectedAt
+                   + injectThroughControl(trial, victimSlot, "sever", m_options.severSeconds);
         break;
-    }
     case Fault::Pause:
         break;
     }

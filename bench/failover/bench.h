@@ -46,6 +46,9 @@ private:
     void createWork();
     void writeConfig() const;
     TrialResult runTrial(Fault fault, int number);
+    // Sends "VERB SECONDS" to the victim's control socket; returns how long the fault lasts.
+    std::chrono::seconds injectThroughControl(const TrialResult &trial, int victimSlot,
+                                              const std::string &verb, int seconds);
     void runPauseTrial(TrialResult &trial, int victimSlot, std::size_t mark);
     void ensureReplicasRunning(const std::string &when);
     void stopReplicas();

@@ -1,6 +1,7 @@
 #include "report.h"
 
 #include "events.h"
+#include "log/json.h"
 #include "stats.h"
 
 #include <cmath>
@@ -88,35 +89,7 @@ public:
     }
 
 private:
-    static std::string quote(const std::string &text)
-    {
-        std::string out = "\"";
-        for (const char c : text) {
-            switch (c) {
-            case '"':
-                out += "\\\"";
-                break;
-            case '\\':
-                out += "\\\\";
-                break;
-            case '\n':
-                out += "\\n";
-                break;
-            case '\t':
-                out += "\\t";
-                break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20) {
-                    char escaped[8];
-                    std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
-                    out += escaped;
-                } else {
-                    out += c;
-                }
-            }
-        }
-        return out + "\"";
-    }
+    static std::string quote(const std::string &text) { return leader::log::jsonQuoted(text); }
     void separate()
     {
         if (m_afterKey) {

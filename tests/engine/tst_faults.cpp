@@ -3,6 +3,7 @@
 // transaction mode; the step guard's armed panic; and the conninfo rewriting that points a routed
 // connection at its link proxy.
 
+#include "eventrecorder.h"
 #include "faults/linkproxy.h"
 #include "faults/switchboard.h"
 #include "lease/constants.h"
@@ -45,36 +46,7 @@ using leader::test::TestDatabase;
 
 namespace {
 
-// Collects one manager's transition events, for waiting on them from the test thread.
-class Recorder final
-{
-public:
-    explicit Recorder(leader::lease::EventBus &bus)
-    {
-        bus.subscribe([this](const TransitionEvent &event) {
-            const std::lock_guard lock(m_mutex);
-            m_events.push_back(event);
-        });
-    }
-    std::optional<TransitionEvent> last(EventKind kind) const
-    {
-        const std::lock_guard lock(m_mutex);
-        for (auto it = m_events.rbegin(); it != m_events.rend(); ++it)
-            if (it->kind == kind)
-                return *it;
-        return std::nullopt;
-    }
-    int count(EventKind kind) const
-    {
-        const std::lock_guard lock(m_mutex);
-        return static_cast<int>(std::count_if(m_events.begin(), m_events.end(),
-                                              [kind](const auto &e) { return e.kind == kind; }));
-    }
-
-private:
-    mutable std::mutex m_mutex;
-    std::vector<TransitionEvent> m_events;
-};
+using Recorder = leader::test::EventRecorder;
 
 // What the contender saw in the one tick it led.
 struct ContenderTick

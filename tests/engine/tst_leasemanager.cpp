@@ -2,6 +2,7 @@
 // PgBouncer in transaction mode: Manager::lead, its heartbeat, RELEASE by outcome, and the role
 // runner's polling.
 
+#include "eventrecorder.h"
 #include "faults/linkproxy.h"
 #include "lease/constants.h"
 #include "lease/manager.h"
@@ -39,36 +40,7 @@ using leader::test::TestDatabase;
 
 namespace {
 
-// Collects the transition events of one manager, for waiting on them from the test thread.
-class Recorder final
-{
-public:
-    explicit Recorder(leader::lease::EventBus &bus)
-    {
-        bus.subscribe([this](const TransitionEvent &event) {
-            const std::lock_guard lock(m_mutex);
-            m_events.push_back(event);
-        });
-    }
-    std::optional<TransitionEvent> last(EventKind kind) const
-    {
-        const std::lock_guard lock(m_mutex);
-        for (auto it = m_events.rbegin(); it != m_events.rend(); ++it)
-            if (it->kind == kind)
-                return *it;
-        return std::nullopt;
-    }
-    int count(EventKind kind) const
-    {
-        const std::lock_guard lock(m_mutex);
-        return static_cast<int>(std::count_if(m_events.begin(), m_events.end(),
-                                              [kind](const auto &e) { return e.kind == kind; }));
-    }
-
-private:
-    mutable std::mutex m_mutex;
-    std::vector<TransitionEvent> m_events;
-};
+using Recorder = leader::test::EventRecorder;
 
 struct Replica
 {

@@ -1,5 +1,6 @@
 #include "eventjson.h"
 
+#include "log/json.h"
 #include "replica/replica.h"
 
 #include <cstdio>
@@ -8,39 +9,6 @@
 #include <unistd.h>
 
 namespace leader::tools {
-
-std::string jsonString(std::string_view text)
-{
-    std::string quoted = "\"";
-    for (const char c : text) {
-        switch (c) {
-        case '"':
-            quoted += "\\\"";
-            break;
-        case '\\':
-            quoted += "\\\\";
-            break;
-        case '\n':
-            quoted += "\\n";
-            break;
-        case '\r':
-            quoted += "\\r";
-            break;
-        case '\t':
-            quoted += "\\t";
-            break;
-        default:
-            if (static_cast<unsigned char>(c) < 0x20) {
-                char escaped[8];
-                std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
-                quoted += escaped;
-            } else {
-                quoted += c;
-            }
-        }
-    }
-    return quoted + "\"";
-}
 
 std::string utcTimestamp(std::chrono::system_clock::time_point when)
 {
@@ -64,8 +32,8 @@ EventWriter::EventWriter(std::ostream &out, std::string replica, std::string hol
 
 void EventWriter::line(const std::string &fields, std::chrono::system_clock::time_point when)
 {
-    const std::string text = "{\"ts\":" + jsonString(utcTimestamp(when))
-                             + ",\"replica\":" + jsonString(m_replica) + fields + "}\n";
+    const std::string text = "{\"ts\":" + log::jsonQuoted(utcTimestamp(when))
+                             + ",\"replica\":" + log::jsonQuoted(m_replica) + fields + "}\n";
     const std::lock_guard lock(m_mutex);
     m_out << text << std::flush;
 }
@@ -75,44 +43,44 @@ void EventWriter::started(const replica::Replica &replica, std::optional<int> me
 {
     std::string roles;
     for (const replica::RoleProfile &profile : replica.roles())
-        roles += (roles.empty() ? "" : ",") + jsonString(profile.role);
-    std::string fields = ",\"event\":\"started\",\"holder\":" + jsonString(m_holder)
+        roles += (roles.empty() ? "" : ",") + log::jsonQuoted(profile.role);
+    std::string fields = ",\"event\":\"started\",\"holder\":" + log::jsonQuoted(m_holder)
                          + ",\"pid\":" + std::to_string(::getpid()) + ",\"roles\":[" + roles
                          + "],\"fast_wake\":" + (replica.fastWake() ? "true" : "false");
     if (metricsPort)
         fields += ",\"metrics_port\":" + std::to_string(*metricsPort);
     if (!controlPath.empty())
-        fields += ",\"control\":" + jsonString(controlPath);
+        fields += ",\"control\":" + log::jsonQuoted(controlPath);
     line(fields);
 }
 
 void EventWriter::transition(const lease::TransitionEvent &event)
 {
-    std::string fields = ",\"holder\":" + jsonString(event.holderId)
-                         + ",\"role\":" + jsonString(event.role)
-                         + ",\"event\":" + jsonString(lease::eventName(event.kind))
+    std::string fields = ",\"holder\":" + log::jsonQuoted(event.holderId)
+                         + ",\"role\":" + log::jsonQuoted(event.role)
+                         + ",\"event\":" + log::jsonQuoted(lease::eventName(event.kind))
                          + ",\"token\":" + std::to_string(event.token);
     if (!event.outcome.empty())
-        fields += ",\"outcome\":" + jsonString(event.outcome);
+        fields += ",\"outcome\":" + log::jsonQuoted(event.outcome);
     if (!event.reason.empty())
-        fields += ",\"reason\":" + jsonString(event.reason);
+        fields += ",\"reason\":" + log::jsonQuoted(event.reason);
     if (!event.detail.empty())
-        fields += ",\"detail\":" + jsonString(event.detail);
+        fields += ",\"detail\":" + log::jsonQuoted(event.detail);
     if (!event.databaseTime.empty())
-        fields += ",\"db_time\":" + jsonString(event.databaseTime);
+        fields += ",\"db_time\":" + log::jsonQuoted(event.databaseTime);
     line(fields, event.wall);
 }
 
 void EventWriter::fault(const std::string &command)
 {
-    line(",\"holder\":" + jsonString(m_holder)
-         + ",\"event\":\"fault\",\"fault\":" + jsonString(command));
+    line(",\"holder\":" + log::jsonQuoted(m_holder)
+         + ",\"event\":\"fault\",\"fault\":" + log::jsonQuoted(command));
 }
 
 void EventWriter::stopped(const std::string &signal)
 {
-    line(",\"holder\":" + jsonString(m_holder)
-         + ",\"event\":\"stopped\",\"signal\":" + jsonString(signal));
+    line(",\"holder\":" + log::jsonQuoted(m_holder)
+         + ",\"event\":\"stopped\",\"signal\":" + log::jsonQuoted(signal));
 }
 
 } // namespace leader::tools

@@ -37,8 +37,6 @@ private:
     const std::string m_holder;
 };
 
-// A JSON string literal, quotes included.
-std::string jsonString(std::string_view text);
 // 2026-12-02T16:40:01.123Z
 std::string utcTimestamp(std::chrono::system_clock::time_point when);
 

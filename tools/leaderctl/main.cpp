@@ -6,6 +6,7 @@
 #include "embedded/cluster.h"
 #include "lease/roles.h"
 #include "lease/statements.h"
+#include "log/json.h"
 #include "output.h"
 #include "pg/connection.h"
 #include "pg/error.h"
@@ -183,20 +184,20 @@ SELECT role, state, holder_id, holder_token::text,
                                            true,  false, false, false, false, false};
     if (json) {
         std::cout << "{\"observed_at\":"
-                  << (result.rows() ? leaderctl::jsonString(std::string(result.text(0, 12)))
+                  << (result.rows() ? leader::log::jsonQuoted(std::string(result.text(0, 12)))
                                     : std::string("null"))
                   << ",\"roles\":[";
         for (int row = 0; row < result.rows(); ++row) {
             std::cout << (row ? "," : "") << "{";
             for (std::size_t column = 0; column < keys.size(); ++column) {
                 const int c = static_cast<int>(column);
-                std::cout << (column ? "," : "") << leaderctl::jsonString(keys[column]) << ":";
+                std::cout << (column ? "," : "") << leader::log::jsonQuoted(keys[column]) << ":";
                 if (result.isNull(row, c))
                     std::cout << "null";
                 else if (numeric[column])
                     std::cout << result.text(row, c);
                 else
-                    std::cout << leaderctl::jsonString(std::string(result.text(row, c)));
+                    std::cout << leader::log::jsonQuoted(std::string(result.text(row, c)));
             }
             std::cout << "}";
         }
@@ -354,16 +355,16 @@ int audit(leader::pg::Connection &connection, bool json)
         std::cout << "{\"holds\":" << (failed.empty() ? "true" : "false") << ",\"invariants\":[";
         for (std::size_t i = 0; i < report.invariants.size(); ++i) {
             const leader::demo::InvariantResult &invariant = report.invariants[i];
-            std::cout << (i ? "," : "") << "{\"role\":" << leaderctl::jsonString(invariant.role)
-                      << ",\"name\":" << leaderctl::jsonString(invariant.name)
+            std::cout << (i ? "," : "") << "{\"role\":" << leader::log::jsonQuoted(invariant.role)
+                      << ",\"name\":" << leader::log::jsonQuoted(invariant.name)
                       << ",\"holds\":" << (invariant.holds ? "true" : "false")
                       << ",\"offending\":" << invariant.offending << ",\"samples\":[";
             for (std::size_t s = 0; s < invariant.samples.size(); ++s)
-                std::cout << (s ? "," : "") << leaderctl::jsonString(invariant.samples[s]);
+                std::cout << (s ? "," : "") << leader::log::jsonQuoted(invariant.samples[s]);
             std::cout << "],\"info\":{";
             for (std::size_t n = 0; n < invariant.info.size(); ++n)
-                std::cout << (n ? "," : "") << leaderctl::jsonString(invariant.info[n].first) << ":"
-                          << invariant.info[n].second;
+                std::cout << (n ? "," : "") << leader::log::jsonQuoted(invariant.info[n].first)
+                          << ":" << invariant.info[n].second;
             std::cout << "}}";
         }
         std::cout << "]}\n";

@@ -10,6 +10,4 @@ namespace leaderctl {
 std::string formatTable(const std::vector<std::string> &headers,
                         const std::vector<std::vector<std::optional<std::string>>> &rows);
 
-std::string jsonString(const std::string &text);
-
 } // namespace leaderctl
