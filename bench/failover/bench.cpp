@@ -61,6 +61,13 @@ std::optional<double> optionalDouble(const leader::pg::Result &result, int row, 
 
 // The tick's work has returned: its last statement, stale or not, is done. A "lost" line comes
 // earlier, from the heartbeat, while the work's own stale statement may still be on its way.
+// Claims under a token logged though judged (their now()) after $3, and the fence's refusals.
+constexpr std::string_view StaleClaimsSql = R"sql(
+SELECT (SELECT count(*) FROM claim_log
+         WHERE role = $1 AND token = $2 AND fenced_at > to_timestamp($3::float8)),
+       (SELECT count(*) FROM fence_refusals WHERE role = $1 AND token = $2)
+)sql";
+
 bool isEndOfTick(const ReplicaEvent &event)
 {
     return event.event == "released" || event.event == "release_failed";
@@ -551,15 +558,15 @@ TrialResult FailoverBench::runTrial(Fault fault, int number)
         };
         trial.abandonedByClient = m_events.waitFor(gaveUp, Clock::now(), mark).has_value();
     }
+    // The victim's fence is false in every snapshot whose now() has passed its lease's expiry
+    // (a released lease: once the successor acquired it): a claim judged after that and logged
+    // anyway is a stale claim accepted. The claim's own now() is fenced_at.
+    const double fenceFalseFrom = fault == Fault::SigTerm
+                                          ? trial.successorAcquiredAt.value_or(trial.faultAt)
+                                          : lastExpires;
     const leader::pg::Result stale
-            = m_db.exec("stale claims", R"sql(
-SELECT (SELECT count(*) FROM claim_log
-         WHERE role = $1 AND token = $2 AND claimed_at > to_timestamp($3::float8)),
-       (SELECT count(*) FROM fence_refusals WHERE role = $1 AND token = $2)
-)sql",
-                        {Role, trial.victimToken,
-                         epochParam(trial.successorAcquiredAt.value_or(trial.faultAt))},
-                        StatementTimeout);
+            = m_db.exec("stale claims", StaleClaimsSql,
+                        {Role, trial.victimToken, epochParam(fenceFalseFrom)}, StatementTimeout);
     if (successor) {
         trial.staleAccepted = stale.toInt64(0, 0);
         if (*trial.staleAccepted > 0)
@@ -597,6 +604,8 @@ void FailoverBench::runPauseTrial(TrialResult &trial, int victimSlot, std::size_
     const int victimPid = m_replicas.process(victimSlot).pid();
     leader::lease::pause(m_db, Role, "failover-bench",
                          "failover-bench pause trial " + std::to_string(trial.number));
+    // The pause has committed by now: every claim judged later must have seen it.
+    const double pauseCommittedBy = databaseClock();
     const LeaseRow paused = readLease();
     const double pausedAt = paused.pausedAt.value_or(trial.faultAt);
     const auto tokenMatches = [&](const ReplicaEvent &event) {
@@ -665,14 +674,12 @@ void FailoverBench::runPauseTrial(TrialResult &trial, int victimSlot, std::size_
                 Clock::now() + VictimEndDeadline, mark))
         trial.notes.push_back("the victim reported no end of token "
                               + std::to_string(trial.victimToken));
-    // Paused, the fence is false from paused_at on: a claim after it is a stale claim accepted.
+    // Paused, the fence is false in every snapshot taken after the pause committed. paused_at is
+    // the pause transaction's start, earlier than its commit: a claim judged between the two
+    // rightly passed, so the bound is an instant read after the pause returned.
     const leader::pg::Result stale
-            = m_db.exec("stale claims", R"sql(
-SELECT (SELECT count(*) FROM claim_log
-         WHERE role = $1 AND token = $2 AND claimed_at > to_timestamp($3::float8)),
-       (SELECT count(*) FROM fence_refusals WHERE role = $1 AND token = $2)
-)sql",
-                        {Role, trial.victimToken, epochParam(pausedAt)}, StatementTimeout);
+            = m_db.exec("stale claims", StaleClaimsSql,
+                        {Role, trial.victimToken, epochParam(pauseCommittedBy)}, StatementTimeout);
     trial.staleAccepted = stale.toInt64(0, 0);
     trial.staleRefused = stale.toInt64(0, 1);
     if (*trial.staleAccepted > 0)

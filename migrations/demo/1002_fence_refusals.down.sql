@@ -1,1 +1,2 @@
+ALTER TABLE claim_log DROP COLUMN fenced_at;
 DROP TABLE fence_refusals;

@@ -11,3 +11,8 @@ CREATE TABLE fence_refusals (
 CREATE INDEX fence_refusals_role ON fence_refusals (role, token);
 
 GRANT SELECT, INSERT ON fence_refusals TO hardcount_app;
+
+-- The claim's now(): the instant its fence was judged at, in the claim's own snapshot. A claim is
+-- stale-and-accepted only if this is later than the instant its token stopped being current
+-- (its expiry, or a pause's commit); clock_timestamp() in claimed_at runs later and cannot tell.
+ALTER TABLE claim_log ADD COLUMN fenced_at timestamptz NOT NULL DEFAULT now();
