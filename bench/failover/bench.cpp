@@ -407,12 +407,15 @@ TrialResult FailoverBench::runTrial(Fault fault, int number)
 
     // 3. Inject, then poll until a replica of ours holds a newer token.
     std::optional<Clock::time_point> resumeAt;
+    std::optional<ExitStatus> sigtermExit;
     switch (fault) {
     case Fault::SigKill:
         victim.kill();
         break;
     case Fault::SigTerm:
         victim.terminate();
+        // Reaped at once, so the exit is timed when it happens, not after a polled takeover.
+        sigtermExit = victim.waitForExit(SigtermExitBound);
         break;
     case Fault::SigStop:
         victim.freeze();
@@ -521,9 +524,7 @@ TrialResult FailoverBench::runTrial(Fault fault, int number)
         resumeVictim();
     }
     if (fault == Fault::SigTerm) {
-        std::optional<ExitStatus> exit
-                = victim.waitForExit(std::chrono::duration_cast<std::chrono::milliseconds>(std::max(
-                        injectedAt + SigtermExitBound - Clock::now(), Clock::duration::zero())));
+        std::optional<ExitStatus> exit = sigtermExit;
         if (!exit) {
             fail(trial, name + ": " + trial.victim + " did not exit within 3 s of SIGTERM");
             exit = victim.waitForExit(10s);
