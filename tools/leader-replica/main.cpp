@@ -179,22 +179,22 @@ std::string control(leader::replica::Replica &replica, leader::tools::EventWrite
     std::string verb;
     words >> verb;
     leader::faults::Switchboard &faults = *replica.faults();
-    const auto number = [&](const char *what) {
+    // The command's number in milliseconds; unit is how many milliseconds one of it is.
+    const auto number = [&](const char *what, double unit) {
         double value = -1;
-        if (!(words >> value) || value < 0 || value > 24 * 3600)
+        if (!(words >> value) || value < 0 || value * unit > 24 * 3600 * 1000)
             throw UsageError(verb + " wants " + what);
-        return std::chrono::milliseconds(static_cast<long long>(value * 1000));
+        return std::chrono::milliseconds(static_cast<long long>(value * unit));
     };
     try {
         if (verb == "status")
             return "ok " + faults.describe();
         if (verb == "sever") {
-            const auto duration = number("a number of seconds");
-            faults.sever(duration);
+            faults.sever(number("a number of seconds", 1000));
         } else if (verb == "freeze") {
-            faults.freeze(number("a number of seconds"));
+            faults.freeze(number("a number of seconds", 1000));
         } else if (verb == "slow") {
-            faults.slow(number("a latency in milliseconds") / 1000);
+            faults.slow(number("a latency in milliseconds", 1));
         } else if (verb == "heal") {
             faults.heal();
         } else if (verb == "panic") {
