@@ -1,0 +1,120 @@
+#include "commandline.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+
+namespace leader::console {
+
+namespace {
+
+bool parseSeconds(const QString &text, int *seconds)
+{
+    bool ok = false;
+    const int value
+            = text.endsWith(QLatin1Char('s')) ? text.chopped(1).toInt(&ok) : text.toInt(&ok);
+    if (!ok || value < 1 || value > 24 * 3600)
+        return false;
+    *seconds = value;
+    return true;
+}
+
+} // namespace
+
+CommandLineResult parseCommandLine(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+            "Leader Console: who leads each of Hardcount's singleton roles, how stale each is, and "
+            "a pause switch.\nWith no option it runs the embedded demo: a private PostgreSQL "
+            "cluster, three replicas and a workload, with a failure panel."));
+    const QCommandLineOption helpOption = parser.addHelpOption();
+    const QCommandLineOption versionOption = parser.addVersionOption();
+    const QCommandLineOption database(
+            QStringList{QStringLiteral("d"), QStringLiteral("database")},
+            QStringLiteral("Monitor a real database (postgresql:// URL or key=value conninfo; "
+                           "PG* variables fill the gaps). Nothing but leader_status is read and "
+                           "nothing but leader_pause/leader_unpause is called."),
+            QStringLiteral("url"));
+    const QCommandLineOption profile(QStringList{QStringLiteral("p"), QStringLiteral("profile")},
+                                     QStringLiteral("Monitor the database of a saved profile."),
+                                     QStringLiteral("name"));
+    const QCommandLineOption readOnly(
+            QStringLiteral("read-only"),
+            QStringLiteral("Hide every write: no pause, no unpause, no failure panel."));
+    const QCommandLineOption demoDir(
+            QStringLiteral("demo-dir"),
+            QStringLiteral("Where the demo keeps its PostgreSQL cluster (default: the user's data "
+                           "directory)."),
+            QStringLiteral("dir"));
+    const QCommandLineOption screenshot(
+            QStringLiteral("screenshot"),
+            QStringLiteral("Save a PNG of the window after --screenshot-after seconds, then quit."),
+            QStringLiteral("file"));
+    const QCommandLineOption screenshotAfter(QStringLiteral("screenshot-after"),
+                                             QStringLiteral("Seconds before the screenshot "
+                                                            "(default 5)."),
+                                             QStringLiteral("seconds"), QStringLiteral("5"));
+    const QCommandLineOption drill(
+            QStringLiteral("drill-after"),
+            QStringLiteral("Demo: kill the replica leading billing (else any led role) this many "
+                           "seconds after start, as the failure panel's Kill would."),
+            QStringLiteral("seconds"));
+    parser.addOptions({database, profile, readOnly, demoDir, screenshot, screenshotAfter, drill});
+
+    CommandLineResult result;
+    if (!parser.parse(arguments)) {
+        result.error = parser.errorText() + QStringLiteral(" (see leader-console --help)");
+        result.exitCode = 2;
+        return result;
+    }
+    if (parser.isSet(helpOption)) {
+        result.output = parser.helpText();
+        return result;
+    }
+    if (parser.isSet(versionOption)) {
+        result.output = QCoreApplication::applicationName() + QLatin1Char(' ')
+                        + QCoreApplication::applicationVersion() + QLatin1Char('\n');
+        return result;
+    }
+    auto fail = [&result](const QString &message) {
+        result.error = message;
+        result.exitCode = 2;
+        return result;
+    };
+    if (!parser.positionalArguments().isEmpty())
+        return fail(QStringLiteral("unexpected argument \"%1\" (see leader-console --help)")
+                            .arg(parser.positionalArguments().constFirst()));
+    if (parser.isSet(database) && parser.isSet(profile))
+        return fail(QStringLiteral("give --database or --profile, not both"));
+
+    ConsoleOptions options;
+    if (parser.isSet(database)) {
+        options.mode = ConsoleOptions::Mode::Database;
+        options.databaseUrl = parser.value(database);
+        if (options.databaseUrl.trimmed().isEmpty())
+            return fail(QStringLiteral("--database needs a URL, e.g. "
+                                       "postgresql://monitor@db.internal/hardcount"));
+    } else if (parser.isSet(profile)) {
+        options.mode = ConsoleOptions::Mode::Profile;
+        options.profileName = parser.value(profile);
+    }
+    options.readOnly = parser.isSet(readOnly);
+    options.demoDirectory = parser.value(demoDir);
+    if (options.mode != ConsoleOptions::Mode::Demo && parser.isSet(demoDir))
+        return fail(QStringLiteral("--demo-dir applies to the demo only, not to --database or "
+                                   "--profile"));
+    options.screenshotPath = parser.value(screenshot);
+    if (!parseSeconds(parser.value(screenshotAfter), &options.screenshotAfterSeconds))
+        return fail(QStringLiteral("--screenshot-after needs seconds between 1 and 86400"));
+    if (parser.isSet(drill)) {
+        if (options.mode != ConsoleOptions::Mode::Demo)
+            return fail(QStringLiteral("--drill-after needs the demo: its replicas are the only "
+                                       "ones the console can break"));
+        if (!parseSeconds(parser.value(drill), &options.drillAfterSeconds))
+            return fail(QStringLiteral("--drill-after needs seconds between 1 and 86400"));
+    }
+    result.options = options;
+    return result;
+}
+
+} // namespace leader::console

@@ -1,0 +1,37 @@
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace leader::console {
+
+// What leader-console was asked to do, from its command line.
+struct ConsoleOptions
+{
+    enum class Mode { Demo, Database, Profile };
+
+    Mode mode = Mode::Demo;
+    QString databaseUrl; // Mode::Database
+    QString profileName; // Mode::Profile
+    bool readOnly = false;
+    QString demoDirectory;  // empty: <AppDataLocation>/demo-cluster
+    QString screenshotPath; // write a PNG of the window, then quit
+    int screenshotAfterSeconds = 0;
+    int drillAfterSeconds = 0; // demo: kill the replica leading billing (else any role) this late
+};
+
+// The parse's outcome: options to run with, or text to print and an exit code (--help, --version,
+// a wrong argument).
+struct CommandLineResult
+{
+    std::optional<ConsoleOptions> options;
+    QString output; // for stdout (help, version)
+    QString error;  // for stderr: one line saying what is wrong and what to do
+    int exitCode = 0;
+};
+
+CommandLineResult parseCommandLine(const QStringList &arguments);
+
+} // namespace leader::console

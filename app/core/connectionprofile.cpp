@@ -1,0 +1,191 @@
+#include "connectionprofile.h"
+
+#include <QRegularExpression>
+#include <QSqlDatabase>
+
+#include <libpq-fe.h>
+
+#include <memory>
+
+namespace leader::console {
+
+namespace {
+
+// Bounds what the console waits for: connect_timeout covers the connect (and each host of a
+// list); keepalives and tcp_user_timeout make a dead peer fail a blocked statement in about 9 s
+// instead of the kernel's two hours. No statement_timeout: it would need SET or an "options"
+// startup parameter, which a transaction pooler either leaks or (PgBouncer) refuses.
+constexpr int ConnectTimeoutSeconds = 5;
+constexpr auto FixedOptions = "connect_timeout=5;application_name=leader-console;keepalives=1;"
+                              "keepalives_idle=5;keepalives_interval=2;keepalives_count=2;"
+                              "tcp_user_timeout=8000";
+
+QString quoted(const QString &value)
+{
+    QString escaped = value;
+    escaped.replace(QLatin1Char('\\'), QLatin1String("\\\\"));
+    escaped.replace(QLatin1Char('\''), QLatin1String("\\'"));
+    return QLatin1Char('\'') + escaped + QLatin1Char('\'');
+}
+
+// The password a URL or conninfo carries, found without libpq (which may just have refused it),
+// so that an error quoting part of it can be redacted.
+QString passwordIn(const QString &url)
+{
+    static const QRegularExpression userInfo(QStringLiteral("^[a-z]+://[^:@/?]*:([^@/?]*)@"),
+                                             QRegularExpression::CaseInsensitiveOption);
+    static const QRegularExpression keyValue(
+            QStringLiteral("password\\s*=\\s*('(?:[^'\\\\]|\\\\.)*'"
+                           "|[^\\s&]+)"));
+    if (const auto match = userInfo.match(url); match.hasMatch())
+        return match.captured(1);
+    if (const auto match = keyValue.match(url); match.hasMatch())
+        return match.captured(1);
+    return {};
+}
+
+QString redacted(QString message, const QString &password)
+{
+    if (password.isEmpty())
+        return message;
+    message.replace(password, QStringLiteral("***"));
+    // libpq quotes the token it stumbled on, which may be a piece of the password.
+    static const QRegularExpression quotedToken(QStringLiteral("\"([^\"]*)\""));
+    QString result;
+    qsizetype from = 0;
+    auto it = quotedToken.globalMatch(message);
+    while (it.hasNext()) {
+        const auto match = it.next();
+        const QString token = match.captured(1);
+        result += message.mid(from, match.capturedStart() - from);
+        result += !token.isEmpty() && password.contains(token) ? QStringLiteral("\"***\"")
+                                                               : match.captured(0);
+        from = match.capturedEnd();
+    }
+    result += message.mid(from);
+    return result;
+}
+
+QString firstLine(const char *text)
+{
+    const QString all = QString::fromUtf8(text ? text : "").trimmed();
+    return all.section(QLatin1Char('\n'), 0, 0).trimmed();
+}
+
+struct OptionsDeleter
+{
+    void operator()(PQconninfoOption *options) const { PQconninfoFree(options); }
+};
+using Options = std::unique_ptr<PQconninfoOption, OptionsDeleter>;
+
+QString valueOf(const PQconninfoOption *options, const char *keyword)
+{
+    for (const PQconninfoOption *option = options; option && option->keyword; ++option) {
+        if (qstrcmp(option->keyword, keyword) == 0)
+            return option->val ? QString::fromUtf8(option->val) : QString();
+    }
+    return {};
+}
+
+} // namespace
+
+std::optional<ConnectionProfile> ConnectionProfile::fromUrl(const QString &url, QString *error)
+{
+    const auto fail = [&](const QString &message) -> std::optional<ConnectionProfile> {
+        if (error)
+            *error = redacted(message, passwordIn(url));
+        return std::nullopt;
+    };
+
+    char *parseError = nullptr;
+    const Options parsed(PQconninfoParse(url.toUtf8().constData(), &parseError));
+    if (!parsed) {
+        const QString reason = parseError ? firstLine(parseError) : QStringLiteral("out of memory");
+        PQfreemem(parseError);
+        return fail(QStringLiteral("cannot read the database URL: %1").arg(reason));
+    }
+    // What the URL leaves out comes from the PG* variables (and libpq's compiled defaults), as
+    // libpq itself would fill it.
+    const Options defaults(PQconndefaults());
+    const auto value = [&](const char *keyword) {
+        const QString given = valueOf(parsed.get(), keyword);
+        return given.isEmpty() ? valueOf(defaults.get(), keyword) : given;
+    };
+
+    ConnectionProfile profile;
+    profile.host = value("host");
+    if (profile.host.isEmpty())
+        profile.host = value("hostaddr");
+    profile.database = value("dbname");
+    profile.user = value("user");
+    profile.password = value("password");
+    const QString sslMode = value("sslmode");
+    if (!sslMode.isEmpty())
+        profile.sslMode = sslMode;
+    if (!sslModes().contains(profile.sslMode))
+        return fail(QStringLiteral("sslmode \"%1\" is not one of %2")
+                            .arg(profile.sslMode, sslModes().join(QStringLiteral(", "))));
+    const QString port = value("port");
+    if (!port.isEmpty()) {
+        // A host list's ports: the console talks to the first server only.
+        bool ok = false;
+        profile.port = port.section(QLatin1Char(','), 0, 0).toInt(&ok);
+        if (!ok || profile.port <= 0 || profile.port > 65535)
+            return fail(QStringLiteral("port \"%1\" is not a TCP port").arg(port));
+    }
+    if (profile.database.isEmpty())
+        profile.database = profile.user; // libpq's own default
+    return profile;
+}
+
+QStringList ConnectionProfile::sslModes()
+{
+    return {QStringLiteral("disable"), QStringLiteral("allow"),     QStringLiteral("prefer"),
+            QStringLiteral("require"), QStringLiteral("verify-ca"), QStringLiteral("verify-full")};
+}
+
+QString ConnectionProfile::describe() const
+{
+    const QString where = host.isEmpty() ? QStringLiteral("localhost") : host;
+    QString text;
+    if (!user.isEmpty())
+        text = user + QLatin1Char('@');
+    text += where + QLatin1Char(':') + QString::number(port);
+    if (!database.isEmpty())
+        text += QLatin1Char('/') + database;
+    return text;
+}
+
+QString ConnectionProfile::conninfo() const
+{
+    QStringList parts;
+    if (!host.isEmpty())
+        parts << QStringLiteral("host=") + quoted(host);
+    parts << QStringLiteral("port=") + QString::number(port);
+    if (!database.isEmpty())
+        parts << QStringLiteral("dbname=") + quoted(database);
+    if (!user.isEmpty())
+        parts << QStringLiteral("user=") + quoted(user);
+    if (!password.isEmpty())
+        parts << QStringLiteral("password=") + quoted(password);
+    parts << QStringLiteral("sslmode=") + quoted(sslMode);
+    parts << QStringLiteral("connect_timeout=%1").arg(ConnectTimeoutSeconds);
+    parts << QStringLiteral("application_name='leader-console'");
+    return parts.join(QLatin1Char(' '));
+}
+
+void ConnectionProfile::applyTo(QSqlDatabase &database) const
+{
+    database.setHostName(host);
+    database.setPort(port);
+    database.setDatabaseName(this->database);
+    database.setUserName(user);
+    database.setPassword(password);
+    // QPSQL turns the ';' into spaces and appends the lot to its conninfo unquoted, so every value
+    // here must be free of spaces, quotes and ';': sslmode is one of sslModes(), the rest fixed.
+    const QString mode = sslModes().contains(sslMode) ? sslMode : QStringLiteral("prefer");
+    database.setConnectOptions(QStringLiteral("sslmode=") + mode + QLatin1Char(';')
+                               + QLatin1String(FixedOptions));
+}
+
+} // namespace leader::console

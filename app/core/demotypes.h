@@ -1,0 +1,80 @@
+#pragma once
+
+#include <QDateTime>
+#include <QMetaType>
+#include <QString>
+
+#include <optional>
+
+namespace leader::console {
+
+// What the failure panel can do to a hosted replica.
+enum class FaultKind {
+    Kill,    // a process death: nothing more reaches the database, no RELEASE
+    Freeze,  // every statement blocks for durationMs, then goes out stale (SIGSTOP, a GC pause)
+    Sever,   // the link forwards nothing either way for durationMs (a blackholed network)
+    Slow,    // the link adds durationMs of latency each way until healed
+    Heal,    // ends a freeze, a cut and a slow link
+    Panic,   // the named step (empty: the first) of role's next tick throws
+    Stop,    // a clean stop: running ticks released as interrupted
+    Restart, // a stopped or killed replica starts again under the same name, with a new holder id
+};
+
+QString faultName(FaultKind kind);
+
+struct FaultRequest
+{
+    QString replica; // "r1"
+    FaultKind kind = FaultKind::Kill;
+    int durationMs = 0; // Freeze, Sever: how long; Slow: latency each way
+    QString role;       // Panic
+    QString step;       // Panic
+};
+
+// A hosted replica as the failure panel shows it.
+struct ReplicaInfo
+{
+    QString id;          // "r1"
+    QString holderId;    // hostname:pid:8hex, new after a restart
+    QString state;       // "running", "killed", "stopped", "starting"
+    QString faults;      // Switchboard::describe(): "normal", "frozen 12.3 s", ...
+    QStringList leading; // roles it holds now
+};
+
+// One transition from a hosted replica, or one change seen in the poll.
+struct EventLogEntry
+{
+    QDateTime time; // the workstation's clock, UTC
+    QString source; // "r2", "poll", "panel"
+    QString role;   // empty when not about one role
+    QString event;  // acquired, released, lost, late_beat, paused, fault, ...
+    qint64 token = 0;
+    QString detail;       // outcome, reason, error line, action; one line, no secret
+    QString databaseTime; // the statement's now(), when known
+};
+
+// A takeover that followed a fault from the panel, measured on the database clock: the victim's
+// last heartbeat (its last expires_at minus the lease TTL) to the successor's acquired_at.
+struct Failover
+{
+    QString role;
+    QString fault;  // "kill r2", "freeze r1 20 s", ...
+    QString victim; // replica id
+    QString victimHolder;
+    qint64 victimToken = 0;
+    QString successor; // replica id, or the holder id when not hosted
+    QString successorHolder;
+    qint64 successorToken = 0;
+    QDateTime faultAt;         // database clock
+    QDateTime lastHeartbeatAt; // database clock; invalid after a clean stop (released instead)
+    QDateTime releasedAt;      // database clock, after a clean stop
+    QDateTime acquiredAt;      // database clock
+    double gapSeconds = 0;     // acquiredAt minus lastHeartbeatAt (or releasedAt)
+};
+
+} // namespace leader::console
+
+Q_DECLARE_METATYPE(leader::console::FaultRequest)
+Q_DECLARE_METATYPE(leader::console::ReplicaInfo)
+Q_DECLARE_METATYPE(leader::console::EventLogEntry)
+Q_DECLARE_METATYPE(leader::console::Failover)

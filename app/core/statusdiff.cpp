@@ -1,0 +1,99 @@
+#include "statusdiff.h"
+
+#include "models/agethresholds.h"
+
+namespace leader::console {
+
+namespace {
+
+const RoleStatus *find(const StatusSnapshot &snapshot, const QString &role)
+{
+    for (const RoleStatus &status : snapshot.roles) {
+        if (status.role == role)
+            return &status;
+    }
+    return nullptr;
+}
+
+QString seconds(double value)
+{
+    return QString::number(value, 'f', 1) + QStringLiteral(" s");
+}
+
+// The one to compare a new holder with: whoever leads now, else whoever completed the last tick.
+QString lastHolder(const RoleStatus &status)
+{
+    return status.holderId.isEmpty() ? status.lastTickHolder : status.holderId;
+}
+
+} // namespace
+
+QList<EventLogEntry> changesBetween(const StatusSnapshot &before, const StatusSnapshot &after,
+                                    const AgeThresholds *thresholds)
+{
+    QList<EventLogEntry> entries;
+    const QDateTime time
+            = (after.receivedAt.isValid() ? after.receivedAt : QDateTime::currentDateTimeUtc())
+                      .toUTC();
+    const QString databaseTime = after.databaseTime.isValid()
+                                         ? after.databaseTime.toUTC().toString(Qt::ISODateWithMs)
+                                         : QString();
+    const auto add = [&](const RoleStatus &status, const QString &event, const QString &detail) {
+        entries.append({time, QStringLiteral("poll"), status.role, event, status.token, detail,
+                        databaseTime});
+    };
+
+    for (const RoleStatus &now : after.roles) {
+        const RoleStatus *was = find(before, now.role);
+        if (!was)
+            continue;
+
+        if (now.state != was->state) {
+            if (now.state == QLatin1String("paused")) {
+                add(now, QStringLiteral("paused"),
+                    QStringLiteral("by %1: %2").arg(now.pausedBy, now.pauseReason));
+            } else if (was->state == QLatin1String("paused")) {
+                add(now, QStringLiteral("unpaused"), QStringLiteral("now ") + now.state);
+            } else {
+                add(now, QStringLiteral("state"),
+                    QStringLiteral("%1 -> %2").arg(was->state, now.state));
+            }
+        }
+
+        // A new token with a holder is a new tick's acquisition; the same token is the same tick.
+        if (!now.holderId.isEmpty() && (now.token != was->token || now.holderId != was->holderId)) {
+            const QString previous = lastHolder(*was);
+            if (!previous.isEmpty() && previous != now.holderId) {
+                add(now, QStringLiteral("takeover"),
+                    QStringLiteral("%1 -> %2").arg(previous, now.holderId));
+            } else {
+                add(now, QStringLiteral("acquired"), now.holderId);
+            }
+        }
+
+        if (thresholds) {
+            const AgeLevel wasLevel = thresholds->level(was->role, was->lastTickAgeSeconds);
+            const AgeLevel level = thresholds->level(now.role, now.lastTickAgeSeconds);
+            // Unknown -> Ok is a role's first tick, not news; any step into or out of trouble is.
+            const bool news
+                    = level != wasLevel
+                      && (level == AgeLevel::Warning || level == AgeLevel::Alert
+                          || (level == AgeLevel::Ok
+                              && (wasLevel == AgeLevel::Warning || wasLevel == AgeLevel::Alert)));
+            if (news) {
+                const AgeThreshold limits = thresholds->threshold(now.role);
+                const double limit
+                        = level == AgeLevel::Alert ? limits.alertSeconds : limits.warnSeconds;
+                add(now, QStringLiteral("age ") + ageLevelName(level),
+                    QStringLiteral("last tick %1 ago (%2 at %3)")
+                            .arg(seconds(now.lastTickAgeSeconds.value_or(0)),
+                                 level == AgeLevel::Ok ? QStringLiteral("warning")
+                                                       : ageLevelName(level),
+                                 seconds(limit)));
+            }
+        }
+    }
+    return entries;
+}
+
+} // namespace leader::console

@@ -1,0 +1,22 @@
+#pragma once
+
+#include "core/demotypes.h"
+#include "core/statustypes.h"
+
+#include <QList>
+
+namespace leader::console {
+
+class AgeThresholds;
+
+// What changed between two polls of leader_status, as event log entries with source "poll":
+//   "paused" (detail: by whom and why), "unpaused", "state" (e.g. "led -> free"),
+//   "acquired" (a new token, same holder as before or the first one seen), "takeover" (a new token
+//   held by another holder than the last one), and, with thresholds, "age warning",
+//   "age alert" and "age ok" when a role's last-tick age crosses a level.
+// Roles missing from either snapshot produce nothing (the first poll has no "before").
+// Pure: the entries are stamped with after.receivedAt and after.databaseTime.
+QList<EventLogEntry> changesBetween(const StatusSnapshot &before, const StatusSnapshot &after,
+                                    const AgeThresholds *thresholds = nullptr);
+
+} // namespace leader::console

@@ -1,0 +1,64 @@
+#pragma once
+
+#include <QDateTime>
+#include <QList>
+#include <QMetaType>
+#include <QString>
+
+#include <optional>
+
+namespace leader::console {
+
+// One row of leader_status, as the database computed it (ages and expiries on its clock).
+struct RoleStatus
+{
+    QString role;
+    QString state; // led, free, never ran, cooling, paused
+    QString holderId;
+    qint64 token = 0;
+    QDateTime acquiredAt;
+    std::optional<double> expiresInSeconds;
+    QDateTime lastTickEndedAt;
+    QString lastTickHolder;
+    std::optional<double> lastTickAgeSeconds;
+    QDateTime pausedAt;
+    QString pausedBy;
+    QString pauseReason;
+    QDateTime notBefore;
+    std::optional<double> notBeforeInSeconds;
+
+    friend bool operator==(const RoleStatus &, const RoleStatus &) = default;
+};
+
+// One poll of leader_status.
+struct StatusSnapshot
+{
+    QList<RoleStatus> roles; // ordered by role
+    QDateTime databaseTime;  // the view's observed_at: now() on the database
+    QDateTime receivedAt;    // the workstation's clock when the rows arrived
+    double roundTripMs = 0;  // the poll's statement round trip
+    double clockDriftMs = 0; // database clock minus the workstation's, at the round trip's middle
+};
+
+enum class ConnectionState {
+    Disconnected, // not connected and not trying (no target, or stopped)
+    Connecting,   // first attempt, or reconnecting after a failure
+    Connected,
+    Failed, // the last attempt failed; the poller retries by itself
+};
+
+// What the connected login may do, asked of the database (has_function_privilege), not found by
+// failing.
+struct Privileges
+{
+    bool canPause = false;
+    bool canUnpause = false;
+    QString reason; // when a write is not allowed: one line saying why
+};
+
+} // namespace leader::console
+
+Q_DECLARE_METATYPE(leader::console::RoleStatus)
+Q_DECLARE_METATYPE(leader::console::StatusSnapshot)
+Q_DECLARE_METATYPE(leader::console::ConnectionState)
+Q_DECLARE_METATYPE(leader::console::Privileges)

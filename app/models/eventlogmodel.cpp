@@ -1,0 +1,221 @@
+#include "eventlogmodel.h"
+
+#include <QIODevice>
+
+namespace leader::console {
+
+EventLogModel::EventLogModel(QObject *parent)
+    : EventLogModel(DefaultCapacity, parent)
+{}
+
+EventLogModel::EventLogModel(int capacity, QObject *parent)
+    : QAbstractTableModel(parent)
+    , m_capacity(std::max(1, capacity))
+{}
+
+int EventLogModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int EventLogModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant EventLogModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const EventLogEntry &row = m_rows.at(index.row());
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case Time:
+            return row.time.toLocalTime().toString(QStringLiteral("HH:mm:ss.zzz"));
+        case Source:
+            return row.source;
+        case Role:
+            return row.role;
+        case Event:
+            return row.event;
+        case Token:
+            return row.token ? QString::number(row.token) : QString();
+        case Detail:
+            return row.detail;
+        }
+        break;
+    case RawRole:
+        switch (index.column()) {
+        case Time:
+            return row.time;
+        case Token:
+            return row.token;
+        default:
+            return data(index, Qt::DisplayRole);
+        }
+    case Qt::ToolTipRole:
+        if (index.column() == Time)
+            return row.databaseTime.isEmpty()
+                           ? tr("%1 (this workstation, UTC)")
+                                     .arg(row.time.toUTC().toString(Qt::ISODateWithMs))
+                           : tr("%1 (this workstation, UTC); database: %2")
+                                     .arg(row.time.toUTC().toString(Qt::ISODateWithMs),
+                                          row.databaseTime);
+        if (index.column() == Detail && !row.detail.isEmpty())
+            return row.detail;
+        break;
+    case Qt::TextAlignmentRole:
+        if (index.column() == Token)
+            return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        break;
+    default:
+        break;
+    }
+    return {};
+}
+
+QVariant EventLogModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (section) {
+    case Time:
+        return tr("Time");
+    case Source:
+        return tr("Source");
+    case Role:
+        return tr("Role");
+    case Event:
+        return tr("Event");
+    case Token:
+        return tr("Token");
+    case Detail:
+        return tr("Detail");
+    default:
+        return {};
+    }
+}
+
+void EventLogModel::append(const EventLogEntry &entry)
+{
+    if (m_rows.size() >= m_capacity) {
+        const int drop = int(m_rows.size()) - m_capacity + 1;
+        beginRemoveRows({}, 0, drop - 1);
+        m_rows.remove(0, drop);
+        endRemoveRows();
+    }
+    const int row = int(m_rows.size());
+    beginInsertRows({}, row, row);
+    m_rows.append(entry);
+    endInsertRows();
+}
+
+void EventLogModel::clear()
+{
+    if (m_rows.isEmpty())
+        return;
+    beginRemoveRows({}, 0, int(m_rows.size()) - 1);
+    m_rows.clear();
+    endRemoveRows();
+}
+
+EventLogFilter::EventLogFilter(QObject *parent)
+    : QSortFilterProxyModel(parent)
+{}
+
+void EventLogFilter::setText(const QString &text)
+{
+    if (text == m_text)
+        return;
+    m_text = text;
+    invalidateFilter();
+}
+
+void EventLogFilter::setSource(const QString &source)
+{
+    if (source == m_source)
+        return;
+    m_source = source;
+    invalidateFilter();
+}
+
+void EventLogFilter::setRole(const QString &role)
+{
+    if (role == m_role)
+        return;
+    m_role = role;
+    invalidateFilter();
+}
+
+bool EventLogFilter::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const
+{
+    const QAbstractItemModel *model = sourceModel();
+    if (!model)
+        return false;
+    const auto cell = [&](int column) {
+        return model->index(sourceRow, column, sourceParent).data(Qt::DisplayRole).toString();
+    };
+    if (!m_source.isEmpty() && cell(EventLogModel::Source) != m_source)
+        return false;
+    if (!m_role.isEmpty() && cell(EventLogModel::Role) != m_role)
+        return false;
+    const QString needle = m_text.trimmed();
+    if (needle.isEmpty())
+        return true;
+    for (int column = 0; column < model->columnCount(sourceParent); ++column)
+        if (cell(column).contains(needle, Qt::CaseInsensitive))
+            return true;
+    return false;
+}
+
+namespace {
+
+QByteArray csvField(const QString &value)
+{
+    QByteArray field = value.toUtf8();
+    if (field.contains(',') || field.contains('"') || field.contains('\n')
+        || field.contains('\r')) {
+        field.replace("\"", "\"\"");
+        field.prepend('"');
+        field.append('"');
+    }
+    return field;
+}
+
+} // namespace
+
+bool exportCsv(QIODevice *device, const QAbstractItemModel *model, QString *error)
+{
+    const auto fail = [error](const QString &message) {
+        if (error)
+            *error = message;
+        return false;
+    };
+    if (!device || !model)
+        return fail(QObject::tr("nothing to export to"));
+    if (!device->isWritable())
+        return fail(QObject::tr("the file is not open for writing"));
+    const int columns = model->columnCount();
+    QByteArray out;
+    const auto writeRow = [&](const auto &valueAt) {
+        for (int column = 0; column < columns; ++column) {
+            if (column > 0)
+                out.append(',');
+            out.append(csvField(valueAt(column)));
+        }
+        out.append("\r\n");
+    };
+    writeRow([&](int column) {
+        return model->headerData(column, Qt::Horizontal, Qt::DisplayRole).toString();
+    });
+    for (int row = 0; row < model->rowCount(); ++row)
+        writeRow([&](int column) {
+            return model->index(row, column).data(Qt::DisplayRole).toString();
+        });
+    if (device->write(out) != out.size())
+        return fail(QObject::tr("cannot write the file: %1").arg(device->errorString()));
+    return true;
+}
+
+} // namespace leader::console

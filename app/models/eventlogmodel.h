@@ -1,0 +1,76 @@
+#pragma once
+
+#include "core/demotypes.h"
+
+#include <QAbstractTableModel>
+#include <QList>
+#include <QSortFilterProxyModel>
+
+class QIODevice;
+
+namespace leader::console {
+
+// The transitions of the hosted replicas, the panel's actions and the changes the poll saw,
+// oldest first. Bounded: past capacity the oldest rows go.
+class EventLogModel final : public QAbstractTableModel
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(EventLogModel)
+
+public:
+    enum Column { Time, Source, Role, Event, Token, Detail, ColumnCount };
+    // The unformatted value: QDateTime for the time, qint64 for the token.
+    static constexpr int RawRole = Qt::UserRole + 1;
+    static constexpr int DefaultCapacity = 10000;
+
+    explicit EventLogModel(QObject *parent = nullptr);
+    explicit EventLogModel(int capacity, QObject *parent = nullptr);
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+    void append(const EventLogEntry &entry);
+    void clear();
+    int capacity() const { return m_capacity; }
+    const EventLogEntry &entry(int row) const { return m_rows.at(row); }
+
+private:
+    int m_capacity = DefaultCapacity;
+    QList<EventLogEntry> m_rows;
+};
+
+// What the event log shows: rows with the text in any column (case-insensitive), from one source
+// and about one role; an empty criterion lets everything through.
+class EventLogFilter final : public QSortFilterProxyModel
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(EventLogFilter)
+
+public:
+    explicit EventLogFilter(QObject *parent = nullptr);
+
+    QString text() const { return m_text; }
+    QString source() const { return m_source; }
+    QString role() const { return m_role; }
+    void setText(const QString &text);
+    void setSource(const QString &source);
+    void setRole(const QString &role);
+
+protected:
+    bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
+
+private:
+    QString m_text;
+    QString m_source;
+    QString m_role;
+};
+
+// Writes the model as the user sees it (header, then each row's display text) as RFC 4180 CSV:
+// CRLF line ends, fields with a comma, a quote or a line break quoted, quotes doubled, UTF-8.
+// False with *error set to one line when the device cannot be written.
+bool exportCsv(QIODevice *device, const QAbstractItemModel *model, QString *error);
+
+} // namespace leader::console

@@ -1,0 +1,161 @@
+#include "failovermodel.h"
+
+namespace leader::console {
+
+namespace {
+
+QString clockText(const QDateTime &time)
+{
+    return time.isValid() ? time.toUTC().toString(QStringLiteral("HH:mm:ss.zzz")) : QString();
+}
+
+QString isoText(const QDateTime &time)
+{
+    return time.isValid() ? time.toUTC().toString(Qt::ISODateWithMs) : QStringLiteral("—");
+}
+
+} // namespace
+
+FailoverModel::FailoverModel(QObject *parent)
+    : QAbstractTableModel(parent)
+{}
+
+int FailoverModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int FailoverModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QString FailoverModel::formatGap(double seconds)
+{
+    return QString::number(seconds, 'f', 2) + QStringLiteral(" s");
+}
+
+QVariant FailoverModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const Failover &row = m_rows.at(index.row());
+    // After a clean stop the gap runs from the release, not from a last heartbeat.
+    const bool released = !row.lastHeartbeatAt.isValid() && row.releasedAt.isValid();
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case Role:
+            return row.role;
+        case Fault:
+            return row.fault;
+        case Victim:
+            return row.victim;
+        case Successor:
+            return row.successor;
+        case LastHeartbeat:
+            return released ? QStringLiteral("released %1").arg(clockText(row.releasedAt))
+                            : clockText(row.lastHeartbeatAt);
+        case Acquired:
+            return clockText(row.acquiredAt);
+        case Gap:
+            return formatGap(row.gapSeconds);
+        }
+        break;
+    case RawRole:
+        switch (index.column()) {
+        case Role:
+            return row.role;
+        case Fault:
+            return row.fault;
+        case Victim:
+            return row.victim;
+        case Successor:
+            return row.successor;
+        case LastHeartbeat:
+            return released ? row.releasedAt : row.lastHeartbeatAt;
+        case Acquired:
+            return row.acquiredAt;
+        case Gap:
+            return row.gapSeconds;
+        }
+        break;
+    case Qt::ToolTipRole:
+        switch (index.column()) {
+        case Victim:
+            return tr("%1, holder %2, token %3")
+                    .arg(row.victim, row.victimHolder)
+                    .arg(row.victimToken);
+        case Successor:
+            return tr("%1, holder %2, token %3")
+                    .arg(row.successor, row.successorHolder)
+                    .arg(row.successorToken);
+        case LastHeartbeat:
+            return released ? tr("Released at %1 (database clock)").arg(isoText(row.releasedAt))
+                            : tr("The victim's last expires_at minus the lease TTL: %1 "
+                                 "(database clock)")
+                                      .arg(isoText(row.lastHeartbeatAt));
+        case Acquired:
+            return tr("acquired_at of token %1: %2 (database clock)")
+                    .arg(row.successorToken)
+                    .arg(isoText(row.acquiredAt));
+        default:
+            return tr("Fault at %1 (database clock); token %2 (%3) to token %4 (%5)")
+                    .arg(isoText(row.faultAt))
+                    .arg(row.victimToken)
+                    .arg(row.victimHolder)
+                    .arg(row.successorToken)
+                    .arg(row.successorHolder);
+        }
+    case Qt::TextAlignmentRole:
+        if (index.column() == Gap)
+            return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        break;
+    default:
+        break;
+    }
+    return {};
+}
+
+QVariant FailoverModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (section) {
+    case Role:
+        return tr("Role");
+    case Fault:
+        return tr("Fault");
+    case Victim:
+        return tr("Victim");
+    case Successor:
+        return tr("Successor");
+    case LastHeartbeat:
+        return tr("Last heartbeat");
+    case Acquired:
+        return tr("Acquired");
+    case Gap:
+        return tr("Gap");
+    default:
+        return {};
+    }
+}
+
+void FailoverModel::append(const Failover &failover)
+{
+    const int row = int(m_rows.size());
+    beginInsertRows({}, row, row);
+    m_rows.append(failover);
+    endInsertRows();
+}
+
+void FailoverModel::clear()
+{
+    if (m_rows.isEmpty())
+        return;
+    beginRemoveRows({}, 0, int(m_rows.size()) - 1);
+    m_rows.clear();
+    endRemoveRows();
+}
+
+} // namespace leader::console

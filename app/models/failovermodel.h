@@ -1,0 +1,39 @@
+#pragma once
+
+#include "core/demotypes.h"
+
+#include <QAbstractTableModel>
+#include <QList>
+
+namespace leader::console {
+
+// The takeovers measured after faults from the panel, newest last.
+class FailoverModel final : public QAbstractTableModel
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(FailoverModel)
+
+public:
+    enum Column { Role, Fault, Victim, Successor, LastHeartbeat, Acquired, Gap, ColumnCount };
+    // The unformatted value for sorting: QDateTime for the times, double seconds for the gap.
+    static constexpr int RawRole = Qt::UserRole + 1;
+
+    explicit FailoverModel(QObject *parent = nullptr);
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+    void append(const Failover &failover);
+    void clear();
+    const Failover &failover(int row) const { return m_rows.at(row); }
+
+    static QString formatGap(double seconds); // "9.81 s"
+
+private:
+    QList<Failover> m_rows;
+};
+
+} // namespace leader::console

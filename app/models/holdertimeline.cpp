@@ -1,0 +1,311 @@
+#include "holdertimeline.h"
+
+#include "lease/constants.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace leader::console {
+
+namespace {
+
+constexpr qint64 LeaseTtlMs = std::chrono::milliseconds(lease::LeaseTTL).count();
+
+QString formatTime(const QDateTime &time)
+{
+    return time.toLocalTime().toString(QStringLiteral("HH:mm:ss.zzz"));
+}
+
+} // namespace
+
+HolderTimeline::HolderTimeline(QObject *parent)
+    : QAbstractTableModel(parent)
+{}
+
+HolderTimeline::~HolderTimeline() = default;
+
+void HolderTimeline::append(const StatusSnapshot &snapshot)
+{
+    if (!snapshot.databaseTime.isValid())
+        return;
+    const qint64 nowMs = snapshot.databaseTime.toMSecsSinceEpoch();
+    if (m_latestMs && nowMs <= *m_latestMs)
+        return;
+    m_latestMs = nowMs;
+    const QDateTime now = QDateTime::fromMSecsSinceEpoch(nowMs, Qt::UTC);
+
+    bool changed = false;
+    for (const RoleStatus &status : snapshot.roles) {
+        auto it = m_roles.find(status.role);
+        if (it == m_roles.end()) {
+            m_roleOrder.append(status.role);
+            it = m_roles.insert(status.role, RoleState{});
+        }
+        RoleState &state = *it;
+        const bool held = !status.holderId.isEmpty();
+        const qint64 heartbeatMs
+                = status.expiresInSeconds
+                          ? nowMs + qint64(std::llround(*status.expiresInSeconds * 1000.0))
+                                    - LeaseTtlMs
+                          : 0;
+
+        if (state.openSeq >= 0) {
+            Span &open = spanBySeq(state.openSeq);
+            if (held && status.holderId == open.holderId && status.token == open.token) {
+                open.to = now;
+                state.lastSeenMs = nowMs;
+                state.lastHeartbeatMs = heartbeatMs;
+                emitSpanChanged(state.openSeq, ToColumn, DurationColumn);
+                changed = true;
+                continue;
+            }
+            closeOpenSpan(state, status);
+            changed = true;
+        }
+        if (!held)
+            continue;
+
+        Span span;
+        span.role = m_roleOrder.at(m_roleOrder.indexOf(status.role)); // shares the string
+        span.holderId = status.holderId;
+        span.token = status.token;
+        span.from = status.acquiredAt.isValid() ? status.acquiredAt.toUTC() : now;
+        span.to = std::max(span.from, now);
+        span.open = true;
+        if (!state.seqs.empty()) {
+            const Span &previous = spanBySeq(state.seqs.back());
+            span.gapBeforeSeconds = std::max(0.0, previous.to.msecsTo(span.from) / 1000.0);
+            span.failover = previous.holderId != span.holderId;
+            span.previousHolderId = previous.holderId;
+            if (!span.failover)
+                span.holderId = previous.holderId; // one shared string per holder, not per span
+        }
+        const int row = int(m_spans.size());
+        beginInsertRows({}, row, row);
+        m_spans.push_back(std::move(span));
+        const qint64 seq = m_firstSeq + row;
+        state.seqs.push_back(seq);
+        state.openSeq = seq;
+        state.lastSeenMs = nowMs;
+        state.lastHeartbeatMs = heartbeatMs;
+        endInsertRows();
+        changed = true;
+    }
+    prune(nowMs);
+    if (changed)
+        emit updated();
+}
+
+void HolderTimeline::closeOpenSpan(RoleState &state, const RoleStatus &status)
+{
+    Span &span = spanBySeq(state.openSeq);
+    const qint64 fromMs = span.from.toMSecsSinceEpoch();
+    qint64 endMs = state.lastSeenMs;
+    const qint64 endedMs
+            = status.lastTickEndedAt.isValid() ? status.lastTickEndedAt.toMSecsSinceEpoch() : -1;
+    if (status.lastTickHolder == span.holderId && endedMs >= fromMs && endedMs <= *m_latestMs) {
+        endMs = endedMs; // it finished its tick
+    } else if (state.lastHeartbeatMs > 0) {
+        // It stopped without finishing: it died, froze or lost the lease at its last heartbeat.
+        endMs = std::clamp(state.lastHeartbeatMs, fromMs, std::max(fromMs, state.lastSeenMs));
+    }
+    span.to = QDateTime::fromMSecsSinceEpoch(std::max(endMs, fromMs), Qt::UTC);
+    span.open = false;
+    const qint64 seq = state.openSeq;
+    state.openSeq = -1;
+    emitSpanChanged(seq, ToColumn, DurationColumn);
+}
+
+void HolderTimeline::emitSpanChanged(qint64 seq, int firstColumn, int lastColumn)
+{
+    const int row = int(seq - m_firstSeq);
+    emit dataChanged(index(row, firstColumn), index(row, lastColumn));
+}
+
+void HolderTimeline::prune(qint64 latestMs)
+{
+    const QDateTime cutoff = QDateTime::fromMSecsSinceEpoch(latestMs - RetentionMs, Qt::UTC);
+    size_t count = 0;
+    while (count < m_spans.size()) {
+        const Span &span = m_spans[count];
+        if (span.open)
+            break; // never drop a span a role state still points at
+        if (span.to >= cutoff && m_spans.size() - count <= size_t(MaxSpans))
+            break;
+        ++count;
+    }
+    if (count == 0)
+        return;
+    beginRemoveRows({}, 0, int(count) - 1);
+    m_spans.erase(m_spans.begin(), m_spans.begin() + qsizetype(count));
+    m_firstSeq += qint64(count);
+    for (RoleState &state : m_roles) {
+        while (!state.seqs.empty() && state.seqs.front() < m_firstSeq)
+            state.seqs.pop_front();
+    }
+    endRemoveRows();
+}
+
+void HolderTimeline::clear()
+{
+    beginResetModel();
+    m_spans.clear();
+    m_firstSeq = 0;
+    m_roleOrder.clear();
+    m_roles.clear();
+    m_latestMs.reset();
+    endResetModel();
+    emit updated();
+}
+
+QStringList HolderTimeline::roles() const
+{
+    return m_roleOrder;
+}
+
+QDateTime HolderTimeline::latestTime() const
+{
+    return m_latestMs ? QDateTime::fromMSecsSinceEpoch(*m_latestMs, Qt::UTC) : QDateTime();
+}
+
+QList<HolderTimeline::Span> HolderTimeline::spansFor(const QString &role) const
+{
+    QList<Span> out;
+    const auto it = m_roles.constFind(role);
+    if (it == m_roles.cend())
+        return out;
+    out.reserve(qsizetype(it->seqs.size()));
+    for (const qint64 seq : it->seqs)
+        out.append(spanBySeq(seq));
+    return out;
+}
+
+QList<HolderTimeline::Span> HolderTimeline::spansFor(const QString &role, const QDateTime &from,
+                                                     const QDateTime &to) const
+{
+    QList<Span> out;
+    forEachSpan(role, from, to, [&out](const Span &span) { out.append(span); });
+    return out;
+}
+
+QString HolderTimeline::formatSeconds(double seconds)
+{
+    if (seconds < 60.0)
+        return tr("%1 s").arg(seconds, 0, 'f', 1);
+    const auto whole = qint64(std::llround(seconds));
+    if (whole < 3600)
+        return tr("%1 min %2 s").arg(whole / 60).arg(whole % 60);
+    return tr("%1 h %2 min").arg(whole / 3600).arg((whole % 3600) / 60);
+}
+
+int HolderTimeline::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_spans.size());
+}
+
+int HolderTimeline::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant HolderTimeline::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const Span &span = m_spans[size_t(index.row())];
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (Column(index.column())) {
+        case RoleColumn:
+            return span.role;
+        case HolderColumn:
+            return span.holderId;
+        case TokenColumn:
+            return span.token;
+        case FromColumn:
+            return formatTime(span.from);
+        case ToColumn:
+            return span.open ? tr("%1 (open)").arg(formatTime(span.to)) : formatTime(span.to);
+        case DurationColumn:
+            return formatSeconds(span.durationSeconds());
+        case GapBeforeColumn:
+            return span.gapBeforeSeconds ? formatSeconds(*span.gapBeforeSeconds) : QString();
+        case ColumnCount:
+            break;
+        }
+        break;
+    case Qt::UserRole:
+        switch (Column(index.column())) {
+        case RoleColumn:
+            return span.role;
+        case HolderColumn:
+            return span.holderId;
+        case TokenColumn:
+            return span.token;
+        case FromColumn:
+            return span.from;
+        case ToColumn:
+            return span.to;
+        case DurationColumn:
+            return span.durationSeconds();
+        case GapBeforeColumn:
+            return span.gapBeforeSeconds ? QVariant(*span.gapBeforeSeconds) : QVariant();
+        case ColumnCount:
+            break;
+        }
+        break;
+    case Qt::ToolTipRole: {
+        QString tip = tr("%1 held by %2, token %3\n%4 – %5 (%6)")
+                              .arg(span.role, span.holderId)
+                              .arg(span.token)
+                              .arg(formatTime(span.from), formatTime(span.to),
+                                   formatSeconds(span.durationSeconds()));
+        if (span.failover && span.gapBeforeSeconds) {
+            tip += QLatin1Char('\n')
+                   + tr("Took over from %1 after %2")
+                             .arg(span.previousHolderId, formatSeconds(*span.gapBeforeSeconds));
+        }
+        return tip;
+    }
+    case Qt::TextAlignmentRole:
+        if (index.column() == TokenColumn || index.column() == DurationColumn
+            || index.column() == GapBeforeColumn) {
+            return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+        }
+        break;
+    case OpenRole:
+        return span.open;
+    case FailoverRole:
+        return span.failover;
+    default:
+        break;
+    }
+    return {};
+}
+
+QVariant HolderTimeline::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (Column(section)) {
+    case RoleColumn:
+        return tr("Role");
+    case HolderColumn:
+        return tr("Holder");
+    case TokenColumn:
+        return tr("Token");
+    case FromColumn:
+        return tr("From");
+    case ToColumn:
+        return tr("To");
+    case DurationColumn:
+        return tr("Duration");
+    case GapBeforeColumn:
+        return tr("Gap before");
+    case ColumnCount:
+        break;
+    }
+    return {};
+}
+
+} // namespace leader::console

@@ -1,0 +1,148 @@
+#pragma once
+
+#include "core/statustypes.h"
+
+#include <QAbstractTableModel>
+#include <QDateTime>
+#include <QHash>
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+#include <algorithm>
+#include <deque>
+#include <optional>
+
+namespace leader::console {
+
+// Who held each role when, on the database clock, built from leader_status polls: one row per
+// span (one holder, one fencing token). Consecutive polls showing the same token extend the span;
+// a gap between spans whose holders differ is a failover. Spans older than 24 h are dropped.
+class HolderTimeline final : public QAbstractTableModel
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(HolderTimeline)
+
+public:
+    enum Column {
+        RoleColumn,
+        HolderColumn,
+        TokenColumn,
+        FromColumn,
+        ToColumn,
+        DurationColumn,
+        GapBeforeColumn,
+        ColumnCount
+    };
+
+    // Qt::UserRole on any column gives the raw value (QDateTime, qint64, double; null if none).
+    enum DataRole { OpenRole = Qt::UserRole + 1, FailoverRole };
+
+    struct Span
+    {
+        QString role;
+        QString holderId;
+        qint64 token = 0;
+        QDateTime from; // acquired_at (database clock)
+        // While open: the last poll that saw it. Once closed: where the holder stopped, i.e. the
+        // tick's end if it finished it, else its last heartbeat (expires_at - lease TTL).
+        QDateTime to;
+        bool open = true;
+        // From the previous span's end of the same role; nullopt for a role's first span.
+        std::optional<double> gapBeforeSeconds;
+        // The previous span of the role was held by someone else: the gap is a takeover.
+        bool failover = false;
+        QString previousHolderId;
+
+        double durationSeconds() const { return from.msecsTo(to) / 1000.0; }
+    };
+
+    static constexpr qint64 RetentionMs = 24 * 60 * 60 * 1000;
+    static constexpr int MaxSpans = 200000; // a bound even if every poll sees a new token
+
+    explicit HolderTimeline(QObject *parent = nullptr);
+    ~HolderTimeline() override;
+
+    // Snapshots not after the latest database time are ignored.
+    void append(const StatusSnapshot &snapshot);
+    void clear();
+
+    QStringList roles() const; // in the order first seen
+    QDateTime latestTime() const;
+    int spanCount() const { return int(m_spans.size()); }
+    const Span &span(int row) const { return m_spans.at(size_t(row)); }
+    QList<Span> spansFor(const QString &role) const;
+    // The role's spans that overlap [from, to], in time order.
+    QList<Span> spansFor(const QString &role, const QDateTime &from, const QDateTime &to) const;
+    // The same without copying: visit(const Span &) for each. With resolutionMs (a pixel's worth
+    // of time), spans lying wholly within resolutionMs after a visited span's end are skipped, so
+    // painting a day of short ticks costs a few visits per pixel, not one per tick.
+    template<typename Visit>
+    void forEachSpan(const QString &role, const QDateTime &from, const QDateTime &to, Visit &&visit,
+                     qint64 resolutionMs = 0) const;
+
+    static QString formatSeconds(double seconds); // "9.8 s", "2 min 5 s"
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+signals:
+    // Once per append() that changed anything, after the row signals: views repaint on it.
+    void updated();
+
+private:
+    struct RoleState
+    {
+        std::deque<qint64> seqs; // the role's spans, as sequence numbers, oldest first
+        qint64 openSeq = -1;
+        qint64 lastHeartbeatMs = 0;
+        qint64 lastSeenMs = 0;
+    };
+
+    Span &spanBySeq(qint64 seq) { return m_spans[size_t(seq - m_firstSeq)]; }
+    const Span &spanBySeq(qint64 seq) const { return m_spans[size_t(seq - m_firstSeq)]; }
+    void closeOpenSpan(RoleState &state, const RoleStatus &status);
+    void emitSpanChanged(qint64 seq, int firstColumn, int lastColumn);
+    void prune(qint64 latestMs);
+
+    std::deque<Span> m_spans;
+    qint64 m_firstSeq = 0;
+    QStringList m_roleOrder;
+    QHash<QString, RoleState> m_roles;
+    std::optional<qint64> m_latestMs;
+};
+
+template<typename Visit>
+void HolderTimeline::forEachSpan(const QString &role, const QDateTime &from, const QDateTime &to,
+                                 Visit &&visit, qint64 resolutionMs) const
+{
+    const auto it = m_roles.constFind(role);
+    if (it == m_roles.cend())
+        return;
+    const auto endsBefore = [this](qint64 seq, qint64 t) {
+        return spanBySeq(seq).to.toMSecsSinceEpoch() < t;
+    };
+    // A role's spans follow each other in time, so their ends are sorted.
+    auto seqIt = std::lower_bound(it->seqs.cbegin(), it->seqs.cend(), from.toMSecsSinceEpoch(),
+                                  endsBefore);
+    while (seqIt != it->seqs.cend()) {
+        const Span &span = spanBySeq(*seqIt);
+        if (span.from > to)
+            break;
+        visit(span);
+        ++seqIt;
+        if (resolutionMs <= 0)
+            continue;
+        // Skip the spans that end within resolutionMs of this one, but keep the last of them:
+        // it is the one a visible gap after them starts from.
+        const auto next = std::lower_bound(seqIt, it->seqs.cend(),
+                                           span.to.toMSecsSinceEpoch() + resolutionMs, endsBefore);
+        if (next - seqIt > 1)
+            seqIt = next - 1;
+    }
+}
+
+} // namespace leader::console

@@ -1,0 +1,440 @@
+#include "statusmodel.h"
+
+#include <QColor>
+#include <QFont>
+
+#include <cmath>
+
+namespace leader::console {
+
+namespace {
+
+QString localTime(const QDateTime &time)
+{
+    return time.isValid() ? time.toLocalTime().toString(QStringLiteral("HH:mm:ss")) : QString();
+}
+
+QString fullTime(const QDateTime &time)
+{
+    if (!time.isValid())
+        return {};
+    return QStringLiteral("%1 (%2 UTC)")
+            .arg(time.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz")),
+                 time.toUTC().toString(QStringLiteral("HH:mm:ss.zzz")));
+}
+
+QVariant epochMs(const QDateTime &time)
+{
+    return time.isValid() ? QVariant(time.toMSecsSinceEpoch()) : QVariant();
+}
+
+QVariant optionalSeconds(const std::optional<double> &seconds)
+{
+    return seconds ? QVariant(*seconds) : QVariant();
+}
+
+QColor stateColour(const QString &state)
+{
+    if (state == QLatin1String("led"))
+        return QColor(0x43, 0xa0, 0x47);
+    if (state == QLatin1String("paused"))
+        return QColor(0xfb, 0x8c, 0x00);
+    if (state == QLatin1String("cooling"))
+        return QColor(0x1e, 0x88, 0xe5);
+    if (state == QLatin1String("free"))
+        return QColor(0x9e, 0x9e, 0x9e);
+    return QColor(0xe0, 0xe0, 0xe0); // never ran
+}
+
+bool isPaused(const RoleStatus &status)
+{
+    return status.state == QLatin1String("paused");
+}
+
+const QList<int> TextRoles{Qt::DisplayRole, Qt::ToolTipRole, StatusModel::RawRole};
+const QList<int> StateLookRoles{Qt::DecorationRole, Qt::ForegroundRole, Qt::BackgroundRole,
+                                Qt::FontRole};
+const QList<int> AgeLookRoles{Qt::ForegroundRole, Qt::BackgroundRole, StatusModel::AgeLevelRole};
+
+} // namespace
+
+StatusModel::StatusModel(QObject *parent)
+    : QAbstractTableModel(parent)
+{}
+
+StatusModel::~StatusModel() = default;
+
+int StatusModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_snapshot.roles.size());
+}
+
+int StatusModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant StatusModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const RoleStatus &status = m_snapshot.roles.at(index.row());
+    const int column = index.column();
+    switch (role) {
+    case Qt::DisplayRole:
+        return display(status, column);
+    case Qt::ToolTipRole:
+        return toolTip(status, column);
+    case RawRole:
+        return raw(status, column);
+    case Qt::TextAlignmentRole:
+        if (column == Token || column == ExpiresIn || column == LastTickAge || column == NotBefore)
+            return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+        return {};
+    case Qt::DecorationRole:
+        if (column == State)
+            return stateColour(status.state);
+        return {};
+    case Qt::FontRole:
+        // A paused role ages on purpose: its state is what the operator must see first.
+        if (column == State && isPaused(status)) {
+            QFont font;
+            font.setBold(true);
+            return font;
+        }
+        return {};
+    case AgeLevelRole:
+        if (column == LastTickAge)
+            return int(m_thresholds.level(status.role, status.lastTickAgeSeconds));
+        return {};
+    case Qt::ForegroundRole:
+        if (column == State && isPaused(status))
+            return QColor(0xb2, 0x4d, 0x00);
+        if (column == LastTickAge) {
+            switch (m_thresholds.level(status.role, status.lastTickAgeSeconds)) {
+            case AgeLevel::Warning:
+                return QColor(Qt::black);
+            case AgeLevel::Alert:
+                return QColor(Qt::white);
+            case AgeLevel::Unknown:
+                return QColor(Qt::gray);
+            case AgeLevel::Ok:
+                break;
+            }
+        }
+        return {};
+    case Qt::BackgroundRole:
+        if (column == State && isPaused(status))
+            return QColor(0xff, 0xe0, 0xb2);
+        if (column == LastTickAge) {
+            // Still coloured when paused: how long work has been held back is worth seeing.
+            switch (m_thresholds.level(status.role, status.lastTickAgeSeconds)) {
+            case AgeLevel::Warning:
+                return QColor(0xff, 0xd5, 0x4f);
+            case AgeLevel::Alert:
+                return QColor(0xe5, 0x39, 0x35);
+            case AgeLevel::Ok:
+            case AgeLevel::Unknown:
+                break;
+            }
+        }
+        return {};
+    default:
+        return {};
+    }
+}
+
+QVariant StatusModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    if (role == Qt::DisplayRole) {
+        switch (Column(section)) {
+        case Role:
+            return tr("Role");
+        case State:
+            return tr("State");
+        case Holder:
+            return tr("Holder");
+        case Token:
+            return tr("Token");
+        case Acquired:
+            return tr("Acquired");
+        case ExpiresIn:
+            return tr("Expires");
+        case LastTickAge:
+            return tr("Last tick");
+        case PausedBy:
+            return tr("Paused by");
+        case PausedAt:
+            return tr("Paused at");
+        case PauseReason:
+            return tr("Reason");
+        case NotBefore:
+            return tr("Not before");
+        case ColumnCount:
+            break;
+        }
+    } else if (role == Qt::ToolTipRole) {
+        switch (Column(section)) {
+        case Holder:
+            return tr("The replica leading this tick (hostname:pid:id)");
+        case Token:
+            return tr("The fencing token: one more per acquisition");
+        case ExpiresIn:
+            return tr("When the lease runs out unless renewed, on the database clock");
+        case LastTickAge:
+            return tr("Time since the last completed tick, on the database clock");
+        case NotBefore:
+            return tr("Cooldown after a lost or failed tick: no acquisition before then");
+        default:
+            break;
+        }
+    }
+    return {};
+}
+
+void StatusModel::setSnapshot(const StatusSnapshot &snapshot)
+{
+    bool sameRows = snapshot.roles.size() == m_snapshot.roles.size();
+    for (qsizetype row = 0; sameRows && row < snapshot.roles.size(); ++row)
+        sameRows = snapshot.roles.at(row).role == m_snapshot.roles.at(row).role;
+    if (!sameRows) {
+        beginResetModel();
+        m_snapshot = snapshot;
+        endResetModel();
+        return;
+    }
+
+    const StatusSnapshot before = std::exchange(m_snapshot, snapshot);
+    for (int row = 0; row < int(m_snapshot.roles.size()); ++row) {
+        const RoleStatus &was = before.roles.at(row);
+        const RoleStatus &now = m_snapshot.roles.at(row);
+        int first = -1;
+        int last = -1;
+        QList<int> roles;
+        for (int column = 0; column < ColumnCount; ++column) {
+            if (!cellDiffers(was, now, column))
+                continue;
+            if (first < 0)
+                first = column;
+            last = column;
+            if (roles.isEmpty())
+                roles = TextRoles;
+            if (column == State)
+                roles += StateLookRoles;
+            if (column == LastTickAge
+                && m_thresholds.level(was.role, was.lastTickAgeSeconds)
+                           != m_thresholds.level(now.role, now.lastTickAgeSeconds)) {
+                roles += AgeLookRoles;
+            }
+        }
+        if (first < 0)
+            continue;
+        std::sort(roles.begin(), roles.end());
+        roles.erase(std::unique(roles.begin(), roles.end()), roles.end());
+        emit dataChanged(index(row, first), index(row, last), roles);
+    }
+}
+
+void StatusModel::clear()
+{
+    beginResetModel();
+    m_snapshot = {};
+    endResetModel();
+}
+
+void StatusModel::setThresholds(const AgeThresholds &thresholds)
+{
+    if (thresholds == m_thresholds)
+        return;
+    m_thresholds = thresholds;
+    if (!m_snapshot.roles.isEmpty()) {
+        emit dataChanged(index(0, LastTickAge), index(rowCount() - 1, LastTickAge),
+                         AgeLookRoles + QList<int>{Qt::ToolTipRole});
+    }
+}
+
+QString StatusModel::roleAt(int row) const
+{
+    if (row < 0 || row >= rowCount())
+        return {};
+    return m_snapshot.roles.at(row).role;
+}
+
+int StatusModel::rowOf(const QString &role) const
+{
+    for (int row = 0; row < rowCount(); ++row) {
+        if (m_snapshot.roles.at(row).role == role)
+            return row;
+    }
+    return -1;
+}
+
+std::optional<RoleStatus> StatusModel::statusFor(const QString &role) const
+{
+    const int row = rowOf(role);
+    if (row < 0)
+        return std::nullopt;
+    return m_snapshot.roles.at(row);
+}
+
+AgeLevel StatusModel::ageLevel(const QString &role) const
+{
+    const int row = rowOf(role);
+    if (row < 0)
+        return AgeLevel::Unknown;
+    return m_thresholds.level(role, m_snapshot.roles.at(row).lastTickAgeSeconds);
+}
+
+QString StatusModel::formatSeconds(double seconds)
+{
+    if (!std::isfinite(seconds))
+        return {};
+    const QString sign = seconds < 0 ? QStringLiteral("-") : QString();
+    seconds = std::abs(seconds);
+    if (seconds < 59.95)
+        return sign + QString::number(seconds, 'f', 1) + QStringLiteral(" s");
+    const qint64 whole = qRound64(seconds);
+    if (whole < 3600)
+        return sign + QStringLiteral("%1 min %2 s").arg(whole / 60).arg(whole % 60);
+    return sign + QStringLiteral("%1 h %2 min").arg(whole / 3600).arg(whole % 3600 / 60);
+}
+
+QVariant StatusModel::display(const RoleStatus &status, int column) const
+{
+    switch (Column(column)) {
+    case Role:
+        return status.role;
+    case State:
+        return status.state;
+    case Holder:
+        return status.holderId;
+    case Token:
+        return QString::number(status.token);
+    case Acquired:
+        return localTime(status.acquiredAt);
+    case ExpiresIn:
+        return status.expiresInSeconds
+                       ? QStringLiteral("in ") + formatSeconds(*status.expiresInSeconds)
+                       : QString();
+    case LastTickAge:
+        return status.lastTickAgeSeconds ? formatSeconds(*status.lastTickAgeSeconds) : tr("never");
+    case PausedBy:
+        return status.pausedBy;
+    case PausedAt:
+        return localTime(status.pausedAt);
+    case PauseReason:
+        return status.pauseReason;
+    case NotBefore:
+        return status.notBeforeInSeconds
+                       ? QStringLiteral("in ") + formatSeconds(*status.notBeforeInSeconds)
+                       : QString();
+    case ColumnCount:
+        break;
+    }
+    return {};
+}
+
+QVariant StatusModel::raw(const RoleStatus &status, int column) const
+{
+    switch (Column(column)) {
+    case Role:
+        return status.role;
+    case State:
+        return status.state;
+    case Holder:
+        return status.holderId;
+    case Token:
+        return status.token;
+    case Acquired:
+        return epochMs(status.acquiredAt);
+    case ExpiresIn:
+        return optionalSeconds(status.expiresInSeconds);
+    case LastTickAge:
+        return optionalSeconds(status.lastTickAgeSeconds);
+    case PausedBy:
+        return status.pausedBy;
+    case PausedAt:
+        return epochMs(status.pausedAt);
+    case PauseReason:
+        return status.pauseReason;
+    case NotBefore:
+        return optionalSeconds(status.notBeforeInSeconds);
+    case ColumnCount:
+        break;
+    }
+    return {};
+}
+
+QVariant StatusModel::toolTip(const RoleStatus &status, int column) const
+{
+    switch (Column(column)) {
+    case State:
+        if (isPaused(status)) {
+            return tr("paused by %1 at %2: %3")
+                    .arg(status.pausedBy, fullTime(status.pausedAt), status.pauseReason);
+        }
+        if (status.state == QLatin1String("cooling"))
+            return tr("cooling down after a lost or failed tick until %1")
+                    .arg(fullTime(status.notBefore));
+        return status.state;
+    case Acquired:
+        return fullTime(status.acquiredAt);
+    case PausedAt:
+        return fullTime(status.pausedAt);
+    case LastTickAge: {
+        const AgeThreshold limits = m_thresholds.threshold(status.role);
+        const QString levels = tr("warning at %1, alert at %2")
+                                       .arg(formatSeconds(limits.warnSeconds),
+                                            formatSeconds(limits.alertSeconds));
+        if (!status.lastTickEndedAt.isValid())
+            return tr("never completed a tick; %1").arg(levels);
+        return tr("last tick ended %1 by %2; %3")
+                .arg(fullTime(status.lastTickEndedAt), status.lastTickHolder, levels);
+    }
+    case NotBefore:
+        return fullTime(status.notBefore);
+    default:
+        return display(status, column);
+    }
+}
+
+bool StatusModel::cellDiffers(const RoleStatus &before, const RoleStatus &after, int column)
+{
+    switch (Column(column)) {
+    case Role:
+        return before.role != after.role;
+    case State:
+        // The tooltip shows the pause and the cooldown's end.
+        return before.state != after.state || before.pausedBy != after.pausedBy
+               || before.pausedAt != after.pausedAt || before.pauseReason != after.pauseReason
+               || before.notBefore != after.notBefore;
+    case Holder:
+        return before.holderId != after.holderId;
+    case Token:
+        return before.token != after.token;
+    case Acquired:
+        return before.acquiredAt != after.acquiredAt;
+    case ExpiresIn:
+        return before.expiresInSeconds != after.expiresInSeconds;
+    case LastTickAge:
+        return before.lastTickAgeSeconds != after.lastTickAgeSeconds
+               || before.lastTickEndedAt != after.lastTickEndedAt
+               || before.lastTickHolder != after.lastTickHolder;
+    case PausedBy:
+        return before.pausedBy != after.pausedBy;
+    case PausedAt:
+        return before.pausedAt != after.pausedAt;
+    case PauseReason:
+        return before.pauseReason != after.pauseReason;
+    case NotBefore:
+        return before.notBefore != after.notBefore
+               || before.notBeforeInSeconds != after.notBeforeInSeconds;
+    case ColumnCount:
+        break;
+    }
+    return false;
+}
+
+} // namespace leader::console

@@ -1,0 +1,76 @@
+#pragma once
+
+#include "core/statustypes.h"
+#include "models/agethresholds.h"
+
+#include <QAbstractTableModel>
+#include <QList>
+#include <QString>
+
+namespace leader::console {
+
+// leader_status as a table, one row per role, updated in place from each poll: when the role set
+// is unchanged only the cells that changed are announced (one dataChanged per changed row, first
+// to last changed column, with the roles that changed).
+class StatusModel final : public QAbstractTableModel
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(StatusModel)
+
+public:
+    enum Column {
+        Role,
+        State,
+        Holder,
+        Token,
+        Acquired,
+        ExpiresIn,
+        LastTickAge,
+        PausedBy,
+        PausedAt,
+        PauseReason,
+        NotBefore,
+        ColumnCount
+    };
+    enum ItemRole {
+        // Sortable raw value: seconds as double, token as qint64, instants as epoch ms, text as
+        // itself; an unknown age or expiry is null. Also the sort role.
+        RawRole = Qt::UserRole,
+        AgeLevelRole, // int(AgeLevel) of the row's last-tick age, on every column
+    };
+
+    explicit StatusModel(QObject *parent = nullptr);
+    ~StatusModel() override;
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+    void setSnapshot(const leader::console::StatusSnapshot &snapshot);
+    void clear();
+    const StatusSnapshot &snapshot() const { return m_snapshot; }
+
+    void setThresholds(const AgeThresholds &thresholds);
+    const AgeThresholds &thresholds() const { return m_thresholds; }
+
+    QString roleAt(int row) const;        // empty when out of range
+    int rowOf(const QString &role) const; // -1 when absent
+    std::optional<RoleStatus> statusFor(const QString &role) const;
+    AgeLevel ageLevel(const QString &role) const; // Unknown for an absent role
+
+    // "12.3 s", "4 min 2 s", "2 h 5 min": how the table writes a duration.
+    static QString formatSeconds(double seconds);
+
+private:
+    QVariant display(const RoleStatus &status, int column) const;
+    QVariant raw(const RoleStatus &status, int column) const;
+    QVariant toolTip(const RoleStatus &status, int column) const;
+    static bool cellDiffers(const RoleStatus &before, const RoleStatus &after, int column);
+
+    StatusSnapshot m_snapshot;
+    AgeThresholds m_thresholds = AgeThresholds::defaults();
+};
+
+} // namespace leader::console

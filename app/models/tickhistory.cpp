@@ -1,0 +1,373 @@
+#include "tickhistory.h"
+
+#include "lease/constants.h"
+
+#include <QCoreApplication>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace leader::console {
+
+namespace {
+
+constexpr qint64 LeaseTtlMs = std::chrono::milliseconds(lease::LeaseTTL).count();
+
+// Source points of a window: raw samples, or each bucket's minimum and maximum in time order.
+template<typename Visit>
+void forEachSourcePoint(const auto &raw, const auto &buckets, bool useRaw, qint64 startMs,
+                        Visit &&visit)
+{
+    if (useRaw) {
+        auto it = std::lower_bound(raw.begin(), raw.end(), startMs,
+                                   [](const auto &s, qint64 t) { return s.timeMs < t; });
+        for (; it != raw.end(); ++it)
+            visit(it->timeMs, double(it->age));
+        return;
+    }
+    for (const auto &b : buckets) {
+        const qint64 minT = b.startMs + b.minOffsetMs;
+        const qint64 maxT = b.startMs + b.maxOffsetMs;
+        if (std::max(minT, maxT) < startMs)
+            continue;
+        if (minT == maxT) {
+            visit(maxT, double(b.max));
+        } else if (minT < maxT) {
+            if (minT >= startMs)
+                visit(minT, double(b.min));
+            visit(maxT, double(b.max));
+        } else {
+            if (maxT >= startMs)
+                visit(maxT, double(b.max));
+            visit(minT, double(b.min));
+        }
+    }
+}
+
+} // namespace
+
+qint64 historyWindowMs(HistoryWindow window)
+{
+    switch (window) {
+    case HistoryWindow::FiveMinutes:
+        return 5 * 60 * 1000;
+    case HistoryWindow::OneHour:
+        return 60 * 60 * 1000;
+    case HistoryWindow::Day:
+        return 24 * 60 * 60 * 1000;
+    }
+    return 5 * 60 * 1000;
+}
+
+QString historyWindowName(HistoryWindow window)
+{
+    switch (window) {
+    case HistoryWindow::FiveMinutes:
+        return QCoreApplication::translate("leader::console::TickHistory", "5 min");
+    case HistoryWindow::OneHour:
+        return QCoreApplication::translate("leader::console::TickHistory", "1 h");
+    case HistoryWindow::Day:
+        return QCoreApplication::translate("leader::console::TickHistory", "24 h");
+    }
+    return {};
+}
+
+QString TickHistory::Marker::describe() const
+{
+    const QString when = time.toUTC().toString(Qt::ISODateWithMs);
+    switch (kind) {
+    case Kind::Pause:
+        return QCoreApplication::translate("leader::console::TickHistory",
+                                           "%1 paused at %2 by %3: %4")
+                .arg(role, when, pausedBy.isEmpty() ? QStringLiteral("?") : pausedBy,
+                     reason.isEmpty() ? QStringLiteral("-") : reason);
+    case Kind::Unpause:
+        return QCoreApplication::translate("leader::console::TickHistory", "%1 unpaused at %2")
+                .arg(role, when);
+    case Kind::Takeover: {
+        const QString gap = gapSeconds ? QString::number(*gapSeconds, 'f', 1) + QStringLiteral(" s")
+                                       : QStringLiteral("?");
+        return QCoreApplication::translate("leader::console::TickHistory",
+                                           "%1 taken over at %2 by %3 (token %4) from %5, "
+                                           "gap %6")
+                .arg(role, when, holderId)
+                .arg(token)
+                .arg(previousHolderId, gap);
+    }
+    }
+    return {};
+}
+
+void TickHistory::append(const StatusSnapshot &snapshot)
+{
+    if (!snapshot.databaseTime.isValid())
+        return;
+    const qint64 nowMs = snapshot.databaseTime.toMSecsSinceEpoch();
+    if (m_latestMs && nowMs <= *m_latestMs)
+        return;
+    m_latestMs = nowMs;
+
+    for (const RoleStatus &status : snapshot.roles) {
+        auto it = m_roles.find(status.role);
+        if (it == m_roles.end()) {
+            m_roleOrder.append(status.role);
+            it = m_roles.insert(status.role, RoleHistory{});
+        }
+        RoleHistory &history = *it;
+        history.lastAge = status.lastTickAgeSeconds;
+        if (status.lastTickAgeSeconds) {
+            const float age = float(*status.lastTickAgeSeconds);
+            history.raw.push_back({nowMs, age});
+            addToBuckets(history.fine, FineBucketMs, nowMs, age);
+            addToBuckets(history.coarse, CoarseBucketMs, nowMs, age);
+        }
+        detectMarkers(history, status, nowMs);
+    }
+    for (RoleHistory &history : m_roles)
+        trim(history, nowMs);
+
+    const qint64 markerCutoff = nowMs - RetentionMs;
+    while (!m_markers.empty()
+           && (m_markers.size() > size_t(MaxMarkers)
+               || m_markers.front().time.toMSecsSinceEpoch() < markerCutoff)) {
+        m_markers.pop_front();
+    }
+}
+
+void TickHistory::clear()
+{
+    m_roleOrder.clear();
+    m_roles.clear();
+    m_markers.clear();
+    m_latestMs.reset();
+}
+
+QStringList TickHistory::roles() const
+{
+    return m_roleOrder;
+}
+
+QDateTime TickHistory::latestTime() const
+{
+    return m_latestMs ? QDateTime::fromMSecsSinceEpoch(*m_latestMs, Qt::UTC) : QDateTime();
+}
+
+void TickHistory::addToBuckets(std::deque<Bucket> &buckets, qint64 bucketMs, qint64 timeMs,
+                               float age)
+{
+    const qint64 start = timeMs - (((timeMs % bucketMs) + bucketMs) % bucketMs);
+    const auto offset = qint32(timeMs - start);
+    if (buckets.empty() || buckets.back().startMs != start) {
+        buckets.push_back({start, offset, offset, age, age});
+        return;
+    }
+    Bucket &b = buckets.back();
+    if (age < b.min) {
+        b.min = age;
+        b.minOffsetMs = offset;
+    }
+    if (age >= b.max) { // the latest of equal maxima, so a plateau's end is kept
+        b.max = age;
+        b.maxOffsetMs = offset;
+    }
+}
+
+void TickHistory::trim(RoleHistory &history, qint64 latestMs)
+{
+    const qint64 rawCutoff = latestMs - RawRetentionMs;
+    while (!history.raw.empty()
+           && (history.raw.front().timeMs < rawCutoff
+               || history.raw.size() > size_t(MaxRawSamples))) {
+        history.raw.pop_front();
+    }
+    const qint64 fineCutoff = latestMs - FineRetentionMs;
+    while (!history.fine.empty() && history.fine.front().startMs + FineBucketMs <= fineCutoff)
+        history.fine.pop_front();
+    const qint64 coarseCutoff = latestMs - RetentionMs;
+    while (!history.coarse.empty()
+           && history.coarse.front().startMs + CoarseBucketMs <= coarseCutoff) {
+        history.coarse.pop_front();
+    }
+}
+
+void TickHistory::detectMarkers(RoleHistory &history, const RoleStatus &status, qint64 nowMs)
+{
+    const double age = status.lastTickAgeSeconds.value_or(0.0);
+    const bool paused = status.state == QLatin1String("paused") || status.pausedAt.isValid();
+    if (paused && !history.paused) {
+        Marker m;
+        m.kind = Marker::Kind::Pause;
+        m.role = status.role;
+        // pausedAt is the database's own record of the pause; the poll only saw it later.
+        m.time = status.pausedAt.isValid() ? status.pausedAt.toUTC()
+                                           : QDateTime::fromMSecsSinceEpoch(nowMs, Qt::UTC);
+        m.ageSeconds = age;
+        m.pausedBy = status.pausedBy;
+        m.reason = status.pauseReason;
+        m_markers.push_back(std::move(m));
+    } else if (!paused && history.paused) {
+        Marker m;
+        m.kind = Marker::Kind::Unpause;
+        m.role = status.role;
+        m.time = QDateTime::fromMSecsSinceEpoch(nowMs, Qt::UTC);
+        m.ageSeconds = age;
+        m_markers.push_back(std::move(m));
+    }
+    history.paused = paused;
+
+    const qint64 endedMs
+            = status.lastTickEndedAt.isValid() ? status.lastTickEndedAt.toMSecsSinceEpoch() : -1;
+    // Did the previous holder finish its tick? Then a new holder is rotation, not a takeover.
+    const bool previousFinished
+            = history.previousFinished
+              || (!history.holderId.isEmpty() && status.lastTickHolder == history.holderId
+                  && endedMs >= history.acquiredMs);
+    if (status.holderId.isEmpty()) {
+        history.previousFinished = previousFinished;
+        return;
+    }
+    if (status.token != history.token) {
+        // Tokens grow by one per acquisition: a larger step means ticks nobody saw, whose end
+        // is unknown, so no marker is claimed for them.
+        if (!history.holderId.isEmpty() && history.holderId != status.holderId && !previousFinished
+            && status.token == history.token + 1) {
+            Marker m;
+            m.kind = Marker::Kind::Takeover;
+            m.role = status.role;
+            const qint64 acquiredMs
+                    = status.acquiredAt.isValid() ? status.acquiredAt.toMSecsSinceEpoch() : nowMs;
+            m.time = QDateTime::fromMSecsSinceEpoch(acquiredMs, Qt::UTC);
+            m.ageSeconds = age;
+            m.holderId = status.holderId;
+            m.token = status.token;
+            m.previousHolderId = history.holderId;
+            // The previous holder stopped at its last heartbeat (expires_at - TTL).
+            const qint64 previousEndMs = history.lastHeartbeatMs > 0 ? history.lastHeartbeatMs
+                                                                     : history.lastSeenHeldMs;
+            if (previousEndMs > 0)
+                m.gapSeconds = std::max(0.0, double(acquiredMs - previousEndMs) / 1000.0);
+            m_markers.push_back(std::move(m));
+        }
+        history.holderId = status.holderId;
+        history.token = status.token;
+        history.acquiredMs
+                = status.acquiredAt.isValid() ? status.acquiredAt.toMSecsSinceEpoch() : nowMs;
+        history.previousFinished = false;
+    }
+    history.lastSeenHeldMs = nowMs;
+    history.lastHeartbeatMs
+            = status.expiresInSeconds
+                      ? nowMs + qint64(std::llround(*status.expiresInSeconds * 1000.0)) - LeaseTtlMs
+                      : 0;
+}
+
+QList<QPointF> TickHistory::series(const QString &role, Window window, int maxPoints) const
+{
+    QList<QPointF> out;
+    const auto it = m_roles.constFind(role);
+    if (it == m_roles.cend() || !m_latestMs || maxPoints <= 0)
+        return out;
+    const RoleHistory &history = *it;
+    const qint64 windowMs = historyWindowMs(window);
+    const qint64 startMs = *m_latestMs - windowMs;
+    const bool useRaw = windowMs <= RawRetentionMs;
+    const auto &buckets = windowMs <= FineRetentionMs ? history.fine : history.coarse;
+
+    qsizetype count = 0;
+    forEachSourcePoint(history.raw, buckets, useRaw, startMs, [&](qint64, double) { ++count; });
+    if (count <= maxPoints) {
+        out.reserve(count);
+        forEachSourcePoint(history.raw, buckets, useRaw, startMs,
+                           [&](qint64 t, double v) { out.append(QPointF(double(t), v)); });
+        return out;
+    }
+
+    // Min/max per output bucket: at most two points each, emitted in time order.
+    const int outBuckets = std::max(1, maxPoints / 2);
+    struct Extremes
+    {
+        qint64 minT = 0;
+        qint64 maxT = 0;
+        double min = std::numeric_limits<double>::infinity();
+        double max = -std::numeric_limits<double>::infinity();
+    };
+    QList<Extremes> extremes(outBuckets);
+    forEachSourcePoint(history.raw, buckets, useRaw, startMs, [&](qint64 t, double v) {
+        const auto index = std::clamp<qint64>(
+                (t - startMs) * outBuckets / std::max<qint64>(1, windowMs), 0, outBuckets - 1);
+        Extremes &e = extremes[index];
+        if (v < e.min) {
+            e.min = v;
+            e.minT = t;
+        }
+        if (v >= e.max) {
+            e.max = v;
+            e.maxT = t;
+        }
+    });
+    out.reserve(maxPoints);
+    for (const Extremes &e : std::as_const(extremes)) {
+        if (e.max < e.min)
+            continue; // empty
+        if (maxPoints == 1 || e.minT == e.maxT) {
+            out.append(QPointF(double(e.maxT), e.max));
+        } else if (e.minT < e.maxT) {
+            out.append(QPointF(double(e.minT), e.min));
+            out.append(QPointF(double(e.maxT), e.max));
+        } else {
+            out.append(QPointF(double(e.maxT), e.max));
+            out.append(QPointF(double(e.minT), e.min));
+        }
+    }
+    return out;
+}
+
+std::optional<double> TickHistory::maxAge(const QString &role, Window window) const
+{
+    const auto it = m_roles.constFind(role);
+    if (it == m_roles.cend() || !m_latestMs)
+        return std::nullopt;
+    const qint64 windowMs = historyWindowMs(window);
+    const auto &buckets = windowMs <= FineRetentionMs ? it->fine : it->coarse;
+    std::optional<double> result;
+    forEachSourcePoint(it->raw, buckets, windowMs <= RawRetentionMs, *m_latestMs - windowMs,
+                       [&](qint64, double v) { result = std::max(result.value_or(v), v); });
+    return result;
+}
+
+QList<TickHistory::Marker> TickHistory::markers(Window window) const
+{
+    QList<Marker> out;
+    if (!m_latestMs)
+        return out;
+    const QDateTime start
+            = QDateTime::fromMSecsSinceEpoch(*m_latestMs - historyWindowMs(window), Qt::UTC);
+    for (const Marker &m : m_markers) {
+        if (m.time >= start)
+            out.append(m);
+    }
+    return out;
+}
+
+qsizetype TickHistory::approximateBytes() const
+{
+    // std::deque allocates 512-byte blocks; count one spare block per deque.
+    constexpr qsizetype DequeSlack = 512;
+    qsizetype bytes = sizeof(*this);
+    for (auto it = m_roles.cbegin(); it != m_roles.cend(); ++it) {
+        bytes += sizeof(RoleHistory) + it.key().size() * 2 + 64;
+        bytes += qsizetype(it->raw.size() * sizeof(Sample)) + DequeSlack;
+        bytes += qsizetype((it->fine.size() + it->coarse.size()) * sizeof(Bucket)) + 2 * DequeSlack;
+        bytes += it->holderId.capacity() * 2;
+    }
+    for (const Marker &m : m_markers) {
+        bytes += sizeof(Marker)
+                 + 2
+                           * (m.role.size() + m.holderId.size() + m.previousHolderId.size()
+                              + m.pausedBy.size() + m.reason.size());
+    }
+    return bytes + DequeSlack;
+}
+
+} // namespace leader::console

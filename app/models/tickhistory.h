@@ -1,0 +1,125 @@
+#pragma once
+
+#include "core/statustypes.h"
+
+#include <QDateTime>
+#include <QHash>
+#include <QList>
+#include <QPointF>
+#include <QString>
+#include <QStringList>
+
+#include <deque>
+#include <optional>
+
+namespace leader::console {
+
+// The spans of time the chart and the holder timeline show, ending at the latest database time.
+enum class HistoryWindow { FiveMinutes, OneHour, Day };
+
+qint64 historyWindowMs(HistoryWindow window);
+QString historyWindowName(HistoryWindow window);
+
+// Each role's last_tick_age over the last 24 h of database time, plus pause, unpause and takeover
+// markers. A takeover is a new holder after one that did not finish its tick (it died, froze or
+// lost the lease); a new holder after a finished tick is ordinary rotation between replicas and
+// gets no marker, or a busy day would be all triangles. Memory is bounded whatever the poll rate:
+// raw samples are kept for a few minutes only, older data lives in min/max buckets (10 s for 2 h, 2
+// min for 24 h), so a stall survives as a peak at every resolution instead of being averaged away.
+class TickHistory final
+{
+public:
+    using Window = HistoryWindow;
+
+    struct Marker
+    {
+        enum class Kind { Pause, Unpause, Takeover };
+
+        Kind kind = Kind::Pause;
+        QString role;
+        QDateTime time;           // database clock
+        double ageSeconds = 0;    // the role's last_tick_age then, so the marker sits on its line
+        QString holderId;         // Takeover: the new holder
+        qint64 token = 0;         // Takeover: the new token
+        QString previousHolderId; // Takeover
+        std::optional<double> gapSeconds; // Takeover: previous holder's end to the acquisition
+        QString pausedBy;                 // Pause
+        QString reason;                   // Pause
+
+        QString describe() const;
+    };
+
+    static constexpr qint64 RawRetentionMs = 15 * 60 * 1000;
+    static constexpr qint64 FineBucketMs = 10 * 1000;
+    static constexpr qint64 FineRetentionMs = 2 * 60 * 60 * 1000;
+    static constexpr qint64 CoarseBucketMs = 2 * 60 * 1000;
+    static constexpr qint64 RetentionMs = 24 * 60 * 60 * 1000;
+    // Raw samples beyond this per role are dropped even if younger than RawRetentionMs, so a
+    // runaway poll rate cannot grow memory (15 min at 2 samples/s).
+    static constexpr int MaxRawSamples = 1800;
+    static constexpr int MaxMarkers = 20000;
+
+    TickHistory() = default;
+
+    // Snapshots whose databaseTime is not after the latest one are ignored for samples (the
+    // database clock is the only time axis; a reconnect to another database should clear()).
+    void append(const StatusSnapshot &snapshot);
+    void clear();
+
+    QStringList roles() const; // in the order first seen
+    QDateTime latestTime() const;
+    bool isEmpty() const { return !m_latestMs.has_value(); }
+
+    // (x = msecs since epoch of the database time, y = age in seconds), time-ordered, at most
+    // maxPoints points, for the window ending at latestTime(). Each output bucket contributes its
+    // minimum and its maximum, so peaks are kept.
+    QList<QPointF> series(const QString &role, Window window, int maxPoints) const;
+    // The largest age in the window for role, or nullopt if none.
+    std::optional<double> maxAge(const QString &role, Window window) const;
+
+    QList<Marker> markers(Window window) const;
+
+    qsizetype approximateBytes() const;
+
+private:
+    struct Sample
+    {
+        qint64 timeMs;
+        float age;
+    };
+    struct Bucket
+    {
+        qint64 startMs;
+        qint32 minOffsetMs; // where in the bucket the minimum and maximum were seen
+        qint32 maxOffsetMs;
+        float min;
+        float max;
+    };
+    struct RoleHistory
+    {
+        std::deque<Sample> raw;
+        std::deque<Bucket> fine;
+        std::deque<Bucket> coarse;
+        // Marker detection state.
+        bool paused = false;
+        QString holderId;
+        qint64 token = 0;
+        qint64 lastSeenHeldMs = 0;  // database time of the last poll that saw holderId hold
+        qint64 lastHeartbeatMs = 0; // expires_at minus the lease TTL, as last seen
+        qint64 acquiredMs = 0;
+        bool previousFinished = false; // holderId completed its tick (last_tick_holder says so)
+        std::optional<double> lastAge;
+    };
+
+    static void addToBuckets(std::deque<Bucket> &buckets, qint64 bucketMs, qint64 timeMs,
+                             float age);
+    static void trim(RoleHistory &history, qint64 latestMs);
+    void detectMarkers(RoleHistory &history, const RoleStatus &status, qint64 nowMs);
+
+    QStringList m_roleOrder;
+    QHash<QString, RoleHistory> m_roles;
+    std::deque<Marker> m_markers;
+    std::optional<qint64> m_latestMs;
+};
+
+} // namespace leader::console

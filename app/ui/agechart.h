@@ -1,0 +1,100 @@
+#pragma once
+
+#include "models/tickhistory.h"
+
+#include <QColor>
+#include <QHash>
+#include <QList>
+#include <QWidget>
+
+#include <optional>
+
+QT_BEGIN_NAMESPACE
+class QChart;
+class QChartView;
+class QComboBox;
+class QDateTimeAxis;
+class QLineSeries;
+class QScatterSeries;
+class QValueAxis;
+QT_END_NAMESPACE
+
+namespace leader::console {
+
+// Each role's last_tick_age over a window of database time, with pause, unpause and takeover
+// markers and optional per-role thresholds. The only class that knows Qt Charts (deprecated from
+// Qt 6.10): moving to Qt Graphs touches this file and agechart.cpp, nothing else.
+class AgeChart final : public QWidget
+{
+    Q_OBJECT
+
+public:
+    using Window = HistoryWindow;
+
+    explicit AgeChart(QWidget *parent = nullptr);
+    ~AgeChart() override;
+
+    // Not owned; must outlive the chart or be reset to nullptr first.
+    void setHistory(const TickHistory *history);
+    const TickHistory *history() const { return m_history; }
+
+    void setWindow(Window window); // refreshes; emits windowChanged when it changed
+    Window window() const { return m_window; }
+
+    // Per role and series; a min/max pair per bucket, so peaks survive the decimation.
+    void setMaxPoints(int maxPoints);
+    int maxPoints() const { return m_maxPoints; }
+
+    // A dashed horizontal line for role at seconds (nullopt removes it); shown from refresh().
+    void setThreshold(const QString &role, std::optional<double> seconds);
+
+    // Rebuilds every series from the history: call after each poll's append().
+    void refresh();
+
+    // What is drawn, for the tests and the benchmark.
+    QStringList roles() const;
+    int pointCount(const QString &role) const;
+    int markerCount(TickHistory::Marker::Kind kind) const;
+    QDateTime rangeStart() const;
+    QDateTime rangeEnd() const;
+    double valueAxisMax() const;
+
+signals:
+    void windowChanged(leader::console::HistoryWindow window);
+
+protected:
+    void changeEvent(QEvent *event) override;
+
+private:
+    struct RoleSeries
+    {
+        QLineSeries *line = nullptr;
+        QLineSeries *threshold = nullptr;
+        QColor color;
+    };
+    struct MarkerSeries
+    {
+        QScatterSeries *series = nullptr;
+        QList<TickHistory::Marker> markers; // parallel to the series' points
+    };
+
+    RoleSeries &seriesFor(const QString &role);
+    void applyTheme();
+    void showMarkerTip(int kind, const QPointF &point, bool state);
+
+    const TickHistory *m_history = nullptr;
+    Window m_window = Window::FiveMinutes;
+    int m_maxPoints = 1200;
+    QHash<QString, double> m_thresholds;
+
+    QComboBox *m_windowBox = nullptr;
+    QChartView *m_view = nullptr;
+    QChart *m_chart = nullptr;
+    QDateTimeAxis *m_timeAxis = nullptr;
+    QValueAxis *m_ageAxis = nullptr;
+    QStringList m_roleOrder;
+    QHash<QString, RoleSeries> m_series;
+    QList<MarkerSeries> m_markerSeries; // indexed by Marker::Kind
+};
+
+} // namespace leader::console

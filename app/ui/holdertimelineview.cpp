@@ -1,0 +1,304 @@
+#include "holdertimelineview.h"
+
+#include <QHelpEvent>
+#include <QPaintEvent>
+#include <QPainter>
+#include <QToolTip>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace leader::console {
+
+namespace {
+
+constexpr int AxisHeightExtra = 6;
+constexpr int LaneGap = 4;
+
+QString formatTime(const QDateTime &time)
+{
+    return time.toLocalTime().toString(QStringLiteral("HH:mm:ss.zzz"));
+}
+
+QString spanText(const HolderTimeline::Span &span)
+{
+    return HolderTimelineView::tr("%1\nholder %2\ntoken %3\n%4 – %5 (%6)%7")
+            .arg(span.role, span.holderId)
+            .arg(span.token)
+            .arg(formatTime(span.from), formatTime(span.to),
+                 HolderTimeline::formatSeconds(span.durationSeconds()),
+                 span.open ? HolderTimelineView::tr(", open") : QString());
+}
+
+} // namespace
+
+HolderTimelineView::HolderTimelineView(QWidget *parent)
+    : QWidget(parent)
+{
+    setMouseTracking(true);
+    setAttribute(Qt::WA_OpaquePaintEvent, false);
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+}
+
+HolderTimelineView::~HolderTimelineView() = default;
+
+void HolderTimelineView::setModel(HolderTimeline *model)
+{
+    if (m_model == model)
+        return;
+    if (m_model)
+        disconnect(m_model, nullptr, this, nullptr);
+    m_model = model;
+    if (m_model) {
+        // One repaint per poll is enough; update() coalesces anyway.
+        connect(m_model, &HolderTimeline::updated, this, [this] { update(); });
+        connect(m_model, &QAbstractItemModel::modelReset, this, [this] { update(); });
+    }
+    updateGeometry();
+    update();
+}
+
+void HolderTimelineView::setWindow(Window window)
+{
+    if (m_window == window)
+        return;
+    m_window = window;
+    update();
+}
+
+QColor HolderTimelineView::holderColor(const QString &holderId)
+{
+    // FNV-1a, not qHash: qHash is seeded per process and the colours must not change per run.
+    quint32 hash = 2166136261u;
+    for (const QChar c : holderId) {
+        hash ^= c.unicode();
+        hash *= 16777619u;
+    }
+    // Mid-lightness, well-separated hues: readable with dark or light text, on either theme.
+    static const std::array<QColor, 10> colors{QColor(0x4e, 0x79, 0xa7), QColor(0xf2, 0x8e, 0x2b),
+                                               QColor(0xe1, 0x57, 0x59), QColor(0x76, 0xb7, 0xb2),
+                                               QColor(0x59, 0xa1, 0x4f), QColor(0xed, 0xc9, 0x48),
+                                               QColor(0xb0, 0x7a, 0xa1), QColor(0xff, 0x9d, 0xa7),
+                                               QColor(0x9c, 0x75, 0x5f), QColor(0xba, 0xb0, 0xac)};
+    return colors[hash % colors.size()];
+}
+
+int HolderTimelineView::laneHeight() const
+{
+    return fontMetrics().height() + 8;
+}
+
+QSize HolderTimelineView::sizeHint() const
+{
+    const int lanes = m_model ? std::max<qsizetype>(1, m_model->roles().size()) : 5;
+    return {600, lanes * (laneHeight() + LaneGap) + fontMetrics().height() + AxisHeightExtra + 4};
+}
+
+QSize HolderTimelineView::minimumSizeHint() const
+{
+    return {200, laneHeight() + fontMetrics().height() + AxisHeightExtra};
+}
+
+HolderTimelineView::Layout HolderTimelineView::layoutNow() const
+{
+    Layout layout;
+    layout.laneHeight = laneHeight();
+    int labelWidth = fontMetrics().horizontalAdvance(QStringLiteral("webhook_delivery"));
+    if (m_model) {
+        for (const QString &role : m_model->roles())
+            labelWidth = std::max(labelWidth, fontMetrics().horizontalAdvance(role));
+    }
+    layout.labelWidth = labelWidth + 12;
+    const int axisHeight = fontMetrics().height() + AxisHeightExtra;
+    layout.lanes = QRect(layout.labelWidth, 2, std::max(1, width() - layout.labelWidth - 8),
+                         std::max(1, height() - axisHeight - 4));
+    layout.end = m_model ? m_model->latestTime() : QDateTime();
+    if (!layout.end.isValid())
+        layout.end = QDateTime::currentDateTimeUtc();
+    layout.start = layout.end.addMSecs(-historyWindowMs(m_window));
+    return layout;
+}
+
+double HolderTimelineView::xFor(const Layout &layout, const QDateTime &time) const
+{
+    const double span = double(layout.start.msecsTo(layout.end));
+    const double fraction = span > 0 ? double(layout.start.msecsTo(time)) / span : 0.0;
+    return layout.lanes.left() + fraction * layout.lanes.width();
+}
+
+void HolderTimelineView::paintEvent(QPaintEvent *)
+{
+    QPainter painter(this);
+    const QPalette pal = palette();
+    painter.fillRect(rect(), pal.color(QPalette::Base));
+    const Layout layout = layoutNow();
+    const QFontMetrics fm = fontMetrics();
+
+    // Time axis: five ticks across the window.
+    painter.setPen(pal.color(QPalette::Mid));
+    const int axisY = layout.lanes.bottom() + 2;
+    painter.drawLine(layout.lanes.left(), axisY, layout.lanes.right(), axisY);
+    const QString format = m_window == Window::FiveMinutes ? QStringLiteral("HH:mm:ss")
+                                                           : QStringLiteral("HH:mm");
+    painter.setPen(pal.color(QPalette::Text));
+    for (int i = 0; i <= 4; ++i) {
+        const QDateTime t = layout.start.addMSecs(historyWindowMs(m_window) * i / 4);
+        const int x = int(xFor(layout, t));
+        const QString text = t.toLocalTime().toString(format);
+        const int w = fm.horizontalAdvance(text);
+        const int left = std::clamp(x - w / 2, layout.lanes.left(), width() - w - 2);
+        painter.drawLine(x, axisY, x, axisY + 3);
+        painter.drawText(left, axisY + 3 + fm.ascent(), text);
+    }
+    if (!m_model)
+        return;
+
+    const QStringList roles = m_model->roles();
+    for (int lane = 0; lane < roles.size(); ++lane) {
+        const int top = layout.lanes.top() + lane * (layout.laneHeight + LaneGap);
+        if (top > layout.lanes.bottom())
+            break;
+        const QRect laneRect(layout.lanes.left(), top, layout.lanes.width(), layout.laneHeight);
+        painter.setPen(pal.color(QPalette::Text));
+        painter.drawText(QRect(4, top, layout.labelWidth - 8, layout.laneHeight),
+                         Qt::AlignVCenter | Qt::AlignLeft, roles.at(lane));
+        painter.fillRect(laneRect, pal.color(QPalette::AlternateBase));
+
+        // At most one rectangle per pixel column: a day of 1 s ticks is tens of thousands of
+        // spans, and a pixel shows one of them whatever we do. Same-colour neighbours merge.
+        const qint64 startMs = layout.start.toMSecsSinceEpoch();
+        const double pxPerMs = layout.lanes.width() / double(historyWindowMs(m_window));
+        const auto xOf = [&](const QDateTime &t) {
+            return layout.lanes.left() + double(t.toMSecsSinceEpoch() - startMs) * pxPerMs;
+        };
+        QRectF pending;
+        QColor pendingColor;
+        const auto flush = [&] {
+            if (!pending.isNull())
+                painter.fillRect(pending, pendingColor);
+            pending = QRectF();
+        };
+        QString lastHolder;
+        QColor lastColor;
+        double previousTo = 0;
+        double lastLabelRight = -1;
+        const int minLabelWidth = fm.horizontalAdvance(QStringLiteral("0.0 s")) + 6;
+        struct GapLabel
+        {
+            double left;
+            double right;
+            QRectF box;
+            QString text;
+        };
+        QList<GapLabel> labels; // drawn after the bars, so no bar covers one
+        m_model->forEachSpan(
+                roles.at(lane), layout.start, layout.end,
+                [&](const HolderTimeline::Span &span) {
+                    const double x0 = std::max(xOf(span.from), double(laneRect.left()));
+                    const double x1 = std::min(xOf(span.to), double(laneRect.right()));
+                    if (span.holderId != lastHolder) {
+                        lastHolder = span.holderId;
+                        lastColor = holderColor(span.holderId);
+                    }
+                    if (!pending.isNull() && x0 < std::floor(pending.right()) + 1.0) {
+                        // Inside the pixel already painted: extend it, keep its colour.
+                        if (lastColor == pendingColor || x1 < std::floor(pending.right()) + 1.0)
+                            pending.setRight(std::max(pending.right(), x1));
+                        else {
+                            flush();
+                            pending = QRectF(x0, top + 2, std::max(1.0, x1 - x0),
+                                             layout.laneHeight - 4);
+                            pendingColor = lastColor;
+                        }
+                    } else {
+                        flush();
+                        pending = QRectF(x0, top + 2, std::max(1.0, x1 - x0),
+                                         layout.laneHeight - 4);
+                        pendingColor = lastColor;
+                    }
+                    const double gapLeft = previousTo;
+                    previousTo = x1;
+                    if (!span.failover || !span.gapBeforeSeconds)
+                        return;
+                    const double centre = (gapLeft + x0) / 2.0;
+                    if (x0 - gapLeft < 2.0)
+                        return; // a gap too short to see at this scale gets no label
+                    if (centre - minLabelWidth / 2.0 <= lastLabelRight || gapLeft < laneRect.left())
+                        return; // no room for another label here; the tooltip still tells
+                    const QString label = HolderTimeline::formatSeconds(*span.gapBeforeSeconds);
+                    const int w = fm.horizontalAdvance(label) + 6;
+                    const QRectF box(centre - w / 2.0, top + 1, w, layout.laneHeight - 2);
+                    labels.append({gapLeft, x0, box, label});
+                    lastLabelRight = box.right();
+                },
+                qint64(1.0 / pxPerMs));
+        flush();
+        for (const GapLabel &label : std::as_const(labels)) {
+            painter.setPen(QPen(pal.color(QPalette::Text), 1, Qt::DotLine));
+            painter.drawLine(QPointF(label.left, top),
+                             QPointF(label.left, top + layout.laneHeight));
+            painter.drawLine(QPointF(label.right, top),
+                             QPointF(label.right, top + layout.laneHeight));
+            painter.fillRect(label.box, pal.color(QPalette::ToolTipBase));
+            painter.setPen(pal.color(QPalette::ToolTipText));
+            painter.drawText(label.box, Qt::AlignCenter, label.text);
+        }
+    }
+}
+
+QString HolderTimelineView::toolTipAt(const QPoint &pos) const
+{
+    if (!m_model)
+        return {};
+    const Layout layout = layoutNow();
+    if (!layout.lanes.contains(pos))
+        return {};
+    const int lane = (pos.y() - layout.lanes.top()) / (layout.laneHeight + LaneGap);
+    const QStringList roles = m_model->roles();
+    if (lane < 0 || lane >= roles.size())
+        return {};
+    const double msPerPixel = double(layout.start.msecsTo(layout.end)) / layout.lanes.width();
+    const QDateTime t = layout.start.addMSecs(qint64((pos.x() - layout.lanes.left()) * msPerPixel));
+    const qint64 slack = qint64(2 * msPerPixel); // a tooltip for a bar thinner than the cursor
+    const QList<HolderTimeline::Span> spans
+            = m_model->spansFor(roles.at(lane), t.addMSecs(-slack), t.addMSecs(slack));
+    for (const HolderTimeline::Span &span : spans) {
+        if (span.from.addMSecs(-slack) <= t && t <= span.to.addMSecs(slack))
+            return spanText(span);
+    }
+    // Between two spans: say how long nobody held the role, and who took over.
+    QString text;
+    const HolderTimeline::Span *before = nullptr;
+    m_model->forEachSpan(
+            roles.at(lane), layout.start, layout.end, [&](const HolderTimeline::Span &after) {
+                if (text.isEmpty() && before && before->to < t && t < after.from
+                    && after.gapBeforeSeconds) {
+                    const QString gap = HolderTimeline::formatSeconds(*after.gapBeforeSeconds);
+                    text = after.failover
+                                   ? tr("%1: no holder for %2\n%3 → %4")
+                                             .arg(after.role, gap, before->holderId, after.holderId)
+                                   : tr("%1: no holder for %2").arg(after.role, gap);
+                }
+                before = &after;
+            });
+    return text;
+}
+
+bool HolderTimelineView::event(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        const auto *help = static_cast<QHelpEvent *>(event);
+        const QString text = toolTipAt(help->pos());
+        if (text.isEmpty()) {
+            QToolTip::hideText();
+            event->ignore();
+        } else {
+            QToolTip::showText(help->globalPos(), text, this);
+        }
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+} // namespace leader::console

@@ -1,0 +1,61 @@
+#pragma once
+
+#include "models/holdertimeline.h"
+#include "models/tickhistory.h"
+
+#include <QPointer>
+#include <QWidget>
+
+namespace leader::console {
+
+// One lane per role, one coloured bar per span (a stable colour per holder id), over the same
+// window of database time as the age chart. A gap across which the holder changed is labelled
+// with its length; hovering a bar or a gap says who, which token and when.
+class HolderTimelineView final : public QWidget
+{
+    Q_OBJECT
+
+public:
+    using Window = HistoryWindow;
+
+    explicit HolderTimelineView(QWidget *parent = nullptr);
+    ~HolderTimelineView() override;
+
+    void setModel(HolderTimeline *model); // not owned
+    HolderTimeline *model() const { return m_model; }
+
+    void setWindow(Window window);
+    Window window() const { return m_window; }
+
+    // The same holder id always gets the same colour, in every run.
+    static QColor holderColor(const QString &holderId);
+
+    // What the view shows at pos (a span's or a gap's description), empty if nothing.
+    QString toolTipAt(const QPoint &pos) const;
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+protected:
+    bool event(QEvent *event) override;
+    void paintEvent(QPaintEvent *event) override;
+
+private:
+    struct Layout
+    {
+        QRect lanes; // where the spans go
+        int labelWidth = 0;
+        int laneHeight = 0;
+        QDateTime start;
+        QDateTime end;
+    };
+
+    Layout layoutNow() const;
+    double xFor(const Layout &layout, const QDateTime &time) const;
+    int laneHeight() const;
+
+    QPointer<HolderTimeline> m_model;
+    Window m_window = Window::FiveMinutes;
+};
+
+} // namespace leader::console

@@ -1,0 +1,241 @@
+// AgeChart offscreen: a day of synthetic history for five roles gives at most maxPoints points a
+// series, markers where pauses and takeovers happened, and the window selector moves the time
+// axis. The chart follows the palette's lightness.
+
+#include "models/tickhistory.h"
+#include "ui/agechart.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QComboBox>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QtTest>
+
+using leader::console::AgeChart;
+using leader::console::HistoryWindow;
+using leader::console::RoleStatus;
+using leader::console::StatusSnapshot;
+using leader::console::TickHistory;
+using Kind = leader::console::TickHistory::Marker::Kind;
+
+namespace {
+
+const QDateTime Base = QDateTime(QDate(2026, 1, 1), QTime(0, 0), Qt::UTC);
+
+struct RoleSpec
+{
+    QString name;
+    int interval; // s
+    int tick;     // s
+};
+
+const QList<RoleSpec> Roles{{QStringLiteral("billing"), 60, 30},
+                            {QStringLiteral("dunning"), 10, 3},
+                            {QStringLiteral("email_outbox"), 2, 1},
+                            {QStringLiteral("webhook_delivery"), 2, 1},
+                            {QStringLiteral("webhook_outbox"), 2, 1}};
+
+const QString Successor = QStringLiteral("host:9:99999999");
+
+QString holderOf(qint64 n)
+{
+    return QStringLiteral("host:%1:0000000%1").arg(n % 3);
+}
+
+// Every 4 h the billing holder is killed 20 s into its tick and another replica takes over.
+bool isTakeover(const RoleSpec &spec, qint64 tickIndex)
+{
+    return spec.name == QLatin1String("billing") && tickIndex % 240 == 100;
+}
+
+// One poll at second s of a synthetic day: saw-tooth ages, a 10 min pause of dunning every 6 h
+// and a billing takeover (holder killed mid-tick) every 4 h.
+StatusSnapshot syntheticPoll(qint64 s)
+{
+    StatusSnapshot snapshot;
+    snapshot.databaseTime = Base.addSecs(s);
+    for (qsizetype i = 0; i < Roles.size(); ++i) {
+        const RoleSpec &spec = Roles.at(i);
+        RoleStatus status;
+        status.role = spec.name;
+        const qint64 tickIndex = s / spec.interval;
+        const qint64 phase = s % spec.interval;
+        const bool paused = spec.name == QLatin1String("dunning") && s % (6 * 3600) >= 3600
+                            && s % (6 * 3600) < 3600 + 600;
+        if (paused) {
+            status.state = QStringLiteral("paused");
+            status.pausedAt = Base.addSecs(s - (s % (6 * 3600)) + 3600);
+            status.pausedBy = QStringLiteral("ops");
+            status.pauseReason = QStringLiteral("drill");
+            status.lastTickAgeSeconds = double(s % (6 * 3600) - 3600 + 7);
+        } else if (phase < spec.tick) {
+            const QString holder = holderOf(tickIndex + i);
+            const bool takeover = isTakeover(spec, tickIndex);
+            status.lastTickHolder
+                    = isTakeover(spec, tickIndex - 1) ? Successor : holderOf(tickIndex - 1 + i);
+            status.lastTickEndedAt = Base.addSecs((tickIndex - 1) * spec.interval + spec.tick);
+            status.state = QStringLiteral("led");
+            status.holderId = holder;
+            status.token = tickIndex * 2;
+            status.acquiredAt = Base.addSecs(s - phase);
+            status.expiresInSeconds = 9.0;
+            if (takeover && phase >= 20) {
+                status.holderId = Successor;
+                status.token = tickIndex * 2 + 1;
+                status.acquiredAt = Base.addSecs(s - phase + 20);
+            }
+            status.lastTickAgeSeconds = double(phase + spec.interval - spec.tick);
+        } else {
+            status.state = QStringLiteral("free");
+            status.lastTickHolder
+                    = isTakeover(spec, tickIndex) ? Successor : holderOf(tickIndex + i);
+            status.lastTickEndedAt = Base.addSecs(tickIndex * spec.interval + spec.tick);
+            status.lastTickAgeSeconds = double(phase - spec.tick);
+        }
+        snapshot.roles.append(status);
+    }
+    return snapshot;
+}
+
+} // namespace
+
+class TstAgeChart final : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void dayOfHistory_data();
+    void dayOfHistory();
+    void windowSelectorMovesAxis();
+    void thresholdRaisesAxis();
+    void emptyHistory();
+    void followsPalette();
+
+private:
+    TickHistory m_history;
+};
+
+void TstAgeChart::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    for (qint64 s = 0; s <= 24 * 3600; ++s)
+        m_history.append(syntheticPoll(s));
+    QCOMPARE(m_history.roles().size(), Roles.size());
+}
+
+void TstAgeChart::dayOfHistory_data()
+{
+    QTest::addColumn<HistoryWindow>("window");
+    QTest::addColumn<int>("maxPoints");
+    QTest::addColumn<bool>("expectPauses");
+    QTest::addColumn<bool>("expectTakeovers");
+
+    QTest::newRow("5 min") << HistoryWindow::FiveMinutes << 200 << false << false;
+    QTest::newRow("1 h") << HistoryWindow::OneHour << 500 << false << false;
+    QTest::newRow("24 h, 1200 points") << HistoryWindow::Day << 1200 << true << true;
+    QTest::newRow("24 h, 100 points") << HistoryWindow::Day << 100 << true << true;
+}
+
+void TstAgeChart::dayOfHistory()
+{
+    QFETCH(HistoryWindow, window);
+    QFETCH(int, maxPoints);
+    QFETCH(bool, expectPauses);
+    QFETCH(bool, expectTakeovers);
+
+    AgeChart chart;
+    chart.resize(1000, 500);
+    chart.setMaxPoints(maxPoints);
+    chart.setHistory(&m_history);
+    chart.setWindow(window);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    chart.refresh();
+
+    QCOMPARE(chart.roles().size(), Roles.size());
+    for (const RoleSpec &spec : Roles) {
+        const int points = chart.pointCount(spec.name);
+        QVERIFY2(points > 0 && points <= maxPoints,
+                 qPrintable(QStringLiteral("%1: %2").arg(spec.name).arg(points)));
+    }
+    // The billing stall (a 20 s hole plus a takeover) is the highest billing age of the day.
+    if (window == HistoryWindow::Day)
+        QVERIFY(chart.valueAxisMax() >= *m_history.maxAge(QStringLiteral("billing"), window));
+    QCOMPARE(chart.markerCount(Kind::Pause) > 0, expectPauses);
+    QCOMPARE(chart.markerCount(Kind::Takeover) > 0, expectTakeovers);
+    if (expectPauses)
+        QCOMPARE(chart.markerCount(Kind::Unpause), chart.markerCount(Kind::Pause));
+    QCOMPARE(chart.rangeEnd(), m_history.latestTime());
+    QCOMPARE(chart.rangeStart().msecsTo(chart.rangeEnd()),
+             leader::console::historyWindowMs(window));
+    QVERIFY(!chart.grab().isNull());
+}
+
+void TstAgeChart::windowSelectorMovesAxis()
+{
+    AgeChart chart;
+    chart.setHistory(&m_history);
+    QSignalSpy changed(&chart, &AgeChart::windowChanged);
+    QCOMPARE(chart.window(), HistoryWindow::FiveMinutes);
+    QCOMPARE(chart.rangeStart().msecsTo(chart.rangeEnd()), 5 * 60 * 1000);
+
+    auto *box = chart.findChild<QComboBox *>();
+    QVERIFY(box);
+    QCOMPARE(box->count(), 3);
+    box->setCurrentIndex(box->findData(int(HistoryWindow::Day)));
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(changed.first().first().value<HistoryWindow>(), HistoryWindow::Day);
+    QCOMPARE(chart.window(), HistoryWindow::Day);
+    QCOMPARE(chart.rangeStart().msecsTo(chart.rangeEnd()), 24 * 3600 * 1000);
+
+    chart.setWindow(HistoryWindow::OneHour);
+    QCOMPARE(changed.count(), 2);
+    QCOMPARE(box->currentData().toInt(), int(HistoryWindow::OneHour));
+    QCOMPARE(chart.rangeStart().msecsTo(chart.rangeEnd()), 3600 * 1000);
+    chart.setWindow(HistoryWindow::OneHour); // no change, no signal
+    QCOMPARE(changed.count(), 2);
+}
+
+void TstAgeChart::thresholdRaisesAxis()
+{
+    AgeChart chart;
+    chart.setHistory(&m_history);
+    chart.setThreshold(QStringLiteral("billing"), 500.0);
+    chart.refresh();
+    QVERIFY(chart.valueAxisMax() >= 500.0);
+    chart.setThreshold(QStringLiteral("billing"), std::nullopt);
+    chart.refresh();
+    QVERIFY(chart.valueAxisMax() < 500.0);
+}
+
+void TstAgeChart::emptyHistory()
+{
+    TickHistory empty;
+    AgeChart chart;
+    chart.setHistory(&empty);
+    QVERIFY(chart.roles().isEmpty());
+    QCOMPARE(chart.markerCount(Kind::Takeover), 0);
+    chart.setHistory(nullptr);
+    chart.refresh();
+}
+
+void TstAgeChart::followsPalette()
+{
+    AgeChart chart;
+    auto *view = chart.findChild<QChartView *>();
+    QVERIFY(view);
+    QPalette dark = chart.palette();
+    dark.setColor(QPalette::Window, QColor(0x20, 0x20, 0x20));
+    chart.setPalette(dark);
+    QCOMPARE(view->chart()->theme(), QChart::ChartThemeDark);
+    QPalette light = chart.palette();
+    light.setColor(QPalette::Window, QColor(0xf0, 0xf0, 0xf0));
+    chart.setPalette(light);
+    QCOMPARE(view->chart()->theme(), QChart::ChartThemeLight);
+}
+
+QTEST_MAIN(TstAgeChart)
+
+#include "tst_agechart.moc"

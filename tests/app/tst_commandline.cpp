@@ -1,0 +1,105 @@
+// leader-console's command line: the demo by default, a database or a profile, and a one-line
+// error for each wrong use.
+
+#include "core/commandline.h"
+
+#include <QCoreApplication>
+#include <QTest>
+
+using leader::console::CommandLineResult;
+using leader::console::ConsoleOptions;
+using leader::console::parseCommandLine;
+
+class CommandLineTest final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QCoreApplication::setApplicationName(QStringLiteral("leader-console"));
+        QCoreApplication::setApplicationVersion(QStringLiteral("9.8.7"));
+    }
+
+    void modes_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<int>("mode");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<bool>("readOnly");
+
+        QTest::newRow("no arguments: the demo")
+                << QStringList{} << int(ConsoleOptions::Mode::Demo) << QString() << false;
+        QTest::newRow("--database")
+                << QStringList{"--database", "postgresql://mon@db/hardcount"}
+                << int(ConsoleOptions::Mode::Database) << "postgresql://mon@db/hardcount" << false;
+        QTest::newRow("-d with key=value")
+                << QStringList{"-d", "host=db dbname=hardcount"}
+                << int(ConsoleOptions::Mode::Database) << "host=db dbname=hardcount" << false;
+        QTest::newRow("--profile, read-only")
+                << QStringList{"--profile", "prod", "--read-only"}
+                << int(ConsoleOptions::Mode::Profile) << "prod" << true;
+        QTest::newRow("demo read-only") << QStringList{"--read-only"}
+                                        << int(ConsoleOptions::Mode::Demo) << QString() << true;
+    }
+
+    void modes()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(int, mode);
+        QFETCH(QString, value);
+        QFETCH(bool, readOnly);
+        arguments.prepend(QStringLiteral("leader-console"));
+        const CommandLineResult result = parseCommandLine(arguments);
+        QVERIFY2(result.options, qPrintable(result.error));
+        QCOMPARE(int(result.options->mode), mode);
+        QCOMPARE(result.options->readOnly, readOnly);
+        if (mode == int(ConsoleOptions::Mode::Database))
+            QCOMPARE(result.options->databaseUrl, value);
+        if (mode == int(ConsoleOptions::Mode::Profile))
+            QCOMPARE(result.options->profileName, value);
+    }
+
+    void errors_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("mentions");
+
+        QTest::newRow("unknown option") << QStringList{"--frobnicate"} << "frobnicate";
+        QTest::newRow("both targets") << QStringList{"-d", "host=x", "-p", "prod"} << "not both";
+        QTest::newRow("empty URL") << QStringList{"--database", " "} << "needs a URL";
+        QTest::newRow("stray argument") << QStringList{"postgresql://x"} << "unexpected argument";
+        QTest::newRow("drill without demo")
+                << QStringList{"-d", "host=x", "--drill-after", "5"} << "needs the demo";
+        QTest::newRow("bad seconds") << QStringList{"--drill-after", "soon"} << "seconds";
+        QTest::newRow("demo dir with database")
+                << QStringList{"-d", "host=x", "--demo-dir", "/tmp/x"} << "demo only";
+    }
+
+    void errors()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, mentions);
+        arguments.prepend(QStringLiteral("leader-console"));
+        const CommandLineResult result = parseCommandLine(arguments);
+        QVERIFY(!result.options);
+        QCOMPARE(result.exitCode, 2);
+        QVERIFY2(result.error.contains(mentions), qPrintable(result.error));
+        QVERIFY2(!result.error.contains(QLatin1Char('\n')), "one line");
+    }
+
+    void helpAndVersion()
+    {
+        const CommandLineResult help = parseCommandLine({"leader-console", "--help"});
+        QVERIFY(!help.options);
+        QCOMPARE(help.exitCode, 0);
+        QVERIFY(help.output.contains(QLatin1String("--database")));
+        QVERIFY(help.output.contains(QLatin1String("--read-only")));
+        const CommandLineResult version = parseCommandLine({"leader-console", "--version"});
+        QCOMPARE(version.exitCode, 0);
+        QCOMPARE(version.output, QStringLiteral("leader-console 9.8.7\n"));
+    }
+};
+
+QTEST_GUILESS_MAIN(CommandLineTest)
+#include "tst_commandline.moc"

@@ -1,0 +1,395 @@
+#include "core/passwordstore.h"
+#include "core/profilestore.h"
+#include "ui/connectiondialog.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <memory>
+
+using namespace leader::console;
+using namespace std::chrono_literals;
+
+namespace {
+
+template<typename T>
+T *child(const QWidget &parent, const char *name)
+{
+    T *found = parent.findChild<T *>(QLatin1String(name));
+    if (!found)
+        qWarning("no child %s", name);
+    return found;
+}
+
+} // namespace
+
+class tst_ConnectionDialog final : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    // First: it is the one that meets the real keychain (or its absence) in this process.
+    void keychainAnswersWithinDeadline();
+    void keychainUnavailableDisablesRemember();
+    void urlFillsFields_data();
+    void urlFillsFields();
+    void badUrlShowsErrorWithoutPassword_data();
+    void badUrlShowsErrorWithoutPassword();
+    void connectDisabledUntilValid_data();
+    void connectDisabledUntilValid();
+    void profileReturnsPassword();
+    void saveSelectDelete();
+    void setErrorShowsRedLine();
+    void sslModesHaveToolTips();
+
+private:
+    std::unique_ptr<QTemporaryDir> m_dir;
+    std::unique_ptr<ProfileStore> m_profiles;
+};
+
+void tst_ConnectionDialog::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    // fromUrl fills what a URL leaves out from PG* variables; the test environment may set them.
+    for (const char *name : {"PGHOST", "PGHOSTADDR", "PGPORT", "PGDATABASE", "PGUSER", "PGPASSWORD",
+                             "PGSSLMODE", "PGSERVICE"})
+        qunsetenv(name);
+}
+
+void tst_ConnectionDialog::init()
+{
+    m_profiles.reset();
+    m_dir = std::make_unique<QTemporaryDir>();
+    QVERIFY(m_dir->isValid());
+    m_profiles = std::make_unique<ProfileStore>(m_dir->filePath(QStringLiteral("profiles.ini")));
+}
+
+void tst_ConnectionDialog::keychainAnswersWithinDeadline()
+{
+    // CI has no secret service and often no D-Bus: the store must answer (not found, or
+    // unavailable then not found) within its timeout, and the dialog must stay usable meanwhile.
+    PasswordStore passwords;
+    passwords.setTimeout(3s);
+    ConnectionDialog dialog(m_profiles.get(), &passwords);
+    dialog.show();
+    auto remember = child<QCheckBox>(dialog, "rememberPasswordCheck");
+    QVERIFY(remember);
+    QCOMPARE(PasswordStore::availability(), PasswordStore::Availability::Unknown);
+    QVERIFY(remember->isEnabled());
+
+    QSignalSpy read(&passwords, &PasswordStore::passwordRead);
+    QSignalSpy unavailable(&passwords, &PasswordStore::unavailable);
+    QElapsedTimer elapsed;
+    elapsed.start();
+    passwords.read(QStringLiteral("tst_connectiondialog-no-such-profile"));
+    QVERIFY2(elapsed.elapsed() < 1000, "read() must not block");
+    QCOMPARE(read.count(), 0); // answered later, never from inside the call
+
+    // Responsive while the keychain is being asked.
+    child<QLineEdit>(dialog, "hostEdit")->setText(QStringLiteral("db"));
+    child<QLineEdit>(dialog, "databaseEdit")->setText(QStringLiteral("hardcount"));
+    QVERIFY(child<QPushButton>(dialog, "connectButton")->isEnabled());
+
+    QTRY_COMPARE_WITH_TIMEOUT(read.count(), 1, 6000);
+    QVERIFY(elapsed.elapsed() < 6000);
+    QCOMPARE(read.at(0).at(0).toString(), QStringLiteral("tst_connectiondialog-no-such-profile"));
+    QCOMPARE(read.at(0).at(2).toBool(), false);
+
+    if (PasswordStore::isUnavailable()) {
+        qInfo("keychain unavailable here: %s", qPrintable(PasswordStore::unavailableReason()));
+        QCOMPARE(unavailable.count(), 1);
+        QVERIFY(!unavailable.at(0).at(0).toString().isEmpty());
+        // The open dialog heard it: no remembering, and it says why.
+        QVERIFY(!remember->isEnabled());
+        QVERIFY(child<QLabel>(dialog, "keychainNoteLabel")->isVisible());
+
+        // Said once; later calls answer at once without asking the keychain again.
+        elapsed.restart();
+        passwords.read(QStringLiteral("another"));
+        passwords.write(QStringLiteral("another"), QStringLiteral("pw"));
+        QSignalSpy written(&passwords, &PasswordStore::writeFinished);
+        QTRY_COMPARE_WITH_TIMEOUT(read.count(), 2, 1000);
+        QTRY_COMPARE_WITH_TIMEOUT(written.count(), 1, 1000);
+        QCOMPARE(written.at(0).at(1).toBool(), false);
+        QVERIFY(elapsed.elapsed() < 1000);
+        QCOMPARE(unavailable.count(), 0 + 1);
+    } else {
+        qInfo("a keychain answered here");
+        QCOMPARE(unavailable.count(), 0);
+        QVERIFY(remember->isEnabled());
+    }
+}
+
+void tst_ConnectionDialog::keychainUnavailableDisablesRemember()
+{
+    PasswordStore passwords;
+    passwords.disable(QStringLiteral("no secret service in this test"));
+    QVERIFY(PasswordStore::isUnavailable());
+
+    QSignalSpy unavailable(&passwords, &PasswordStore::unavailable);
+    passwords.disable(QStringLiteral("again"));
+    QCOMPARE(unavailable.count(), 0); // once per process
+
+    ConnectionDialog dialog(m_profiles.get(), &passwords);
+    dialog.show();
+    auto remember = child<QCheckBox>(dialog, "rememberPasswordCheck");
+    auto note = child<QLabel>(dialog, "keychainNoteLabel");
+    QVERIFY(!remember->isEnabled());
+    QVERIFY(!remember->isChecked());
+    QVERIFY(remember->toolTip().contains(QStringLiteral("not remembered")));
+    QVERIFY(note->isVisible());
+    QVERIFY2(note->text().contains(QStringLiteral("Passwords are not remembered: no keychain")),
+             qPrintable(note->text()));
+    QVERIFY(!dialog.rememberPassword());
+
+    // Reads answer "not found" at once.
+    QSignalSpy read(&passwords, &PasswordStore::passwordRead);
+    passwords.read(QStringLiteral("prod"));
+    QTRY_COMPARE_WITH_TIMEOUT(read.count(), 1, 1000);
+    QCOMPARE(read.at(0).at(2).toBool(), false);
+
+    // Connecting still works: the password comes from the field and is stored nowhere.
+    child<QLineEdit>(dialog, "hostEdit")->setText(QStringLiteral("db"));
+    child<QLineEdit>(dialog, "databaseEdit")->setText(QStringLiteral("hardcount"));
+    child<QLineEdit>(dialog, "passwordEdit")->setText(QStringLiteral("typed-each-time"));
+    QTest::mouseClick(child<QPushButton>(dialog, "connectButton"), Qt::LeftButton);
+    QCOMPARE(dialog.result(), int(QDialog::Accepted));
+    QCOMPARE(dialog.profile().password, QStringLiteral("typed-each-time"));
+}
+
+void tst_ConnectionDialog::urlFillsFields_data()
+{
+    QTest::addColumn<QString>("url");
+    QTest::addColumn<QString>("host");
+    QTest::addColumn<int>("port");
+    QTest::addColumn<QString>("database");
+    QTest::addColumn<QString>("user");
+    QTest::addColumn<QString>("sslMode");
+    QTest::addColumn<QString>("password");
+
+    QTest::newRow("full") << "postgresql://alice:pw%40x@db.example.com:6543/hard?sslmode=require"
+                          << "db.example.com" << 6543 << "hard"
+                          << "alice"
+                          << "require"
+                          << "pw@x";
+    QTest::newRow("postgres scheme") << "postgres://bob@10.0.0.7:5433/billing"
+                                     << "10.0.0.7" << 5433 << "billing"
+                                     << "bob"
+                                     << "prefer"
+                                     << "";
+    QTest::newRow("verify-full") << "postgresql://carol@pg.internal:5432/hc?sslmode=verify-full"
+                                 << "pg.internal" << 5432 << "hc"
+                                 << "carol"
+                                 << "verify-full"
+                                 << "";
+}
+
+void tst_ConnectionDialog::urlFillsFields()
+{
+    QFETCH(QString, url);
+    QFETCH(QString, host);
+    QFETCH(int, port);
+    QFETCH(QString, database);
+    QFETCH(QString, user);
+    QFETCH(QString, sslMode);
+    QFETCH(QString, password);
+
+    PasswordStore passwords;
+    ConnectionDialog dialog(m_profiles.get(), &passwords);
+    child<QLineEdit>(dialog, "urlEdit")->setText(url);
+    QVERIFY(!child<QLabel>(dialog, "urlErrorLabel")->isVisibleTo(&dialog));
+    QCOMPARE(child<QLineEdit>(dialog, "hostEdit")->text(), host);
+    QCOMPARE(child<QSpinBox>(dialog, "portSpin")->value(), port);
+    QCOMPARE(child<QLineEdit>(dialog, "databaseEdit")->text(), database);
+    QCOMPARE(child<QLineEdit>(dialog, "userEdit")->text(), user);
+    QCOMPARE(child<QComboBox>(dialog, "sslModeCombo")->currentText(), sslMode);
+    QCOMPARE(child<QLineEdit>(dialog, "passwordEdit")->text(), password);
+    QVERIFY(child<QPushButton>(dialog, "connectButton")->isEnabled());
+
+    const ConnectionProfile profile = dialog.profile();
+    QCOMPARE(profile.host, host);
+    QCOMPARE(profile.port, port);
+    QCOMPARE(profile.password, password);
+}
+
+void tst_ConnectionDialog::badUrlShowsErrorWithoutPassword_data()
+{
+    QTest::addColumn<QString>("url");
+    QTest::newRow("port out of range") << "postgresql://bob:hunter2secret@db:99999/hard";
+    QTest::newRow("unknown sslmode") << "postgresql://bob:hunter2secret@db/hard?sslmode=sometimes";
+    QTest::newRow("password as sslmode")
+            << "postgresql://bob:hunter2secret@db/hard?sslmode=hunter2secret";
+    QTest::newRow("unknown parameter") << "postgresql://bob:hunter2secret@db/hard?colour=blue";
+    QTest::newRow("unclosed bracket") << "postgresql://bob:hunter2secret@[db/hard";
+}
+
+void tst_ConnectionDialog::badUrlShowsErrorWithoutPassword()
+{
+    QFETCH(QString, url);
+    PasswordStore passwords;
+    ConnectionDialog dialog(m_profiles.get(), &passwords);
+    dialog.show();
+    auto host = child<QLineEdit>(dialog, "hostEdit");
+    host->setText(QStringLiteral("kept.example.com"));
+
+    child<QLineEdit>(dialog, "urlEdit")->setText(url);
+    auto error = child<QLabel>(dialog, "urlErrorLabel");
+    QVERIFY(error->isVisible());
+    QVERIFY(!error->text().isEmpty());
+    QVERIFY2(!error->text().contains(QStringLiteral("hunter2")), qPrintable(error->text()));
+    QVERIFY(!error->text().contains(QLatin1Char('\n')));
+    QCOMPARE(host->text(), QStringLiteral("kept.example.com"));
+    QVERIFY(child<QLineEdit>(dialog, "passwordEdit")->text().isEmpty());
+
+    child<QLineEdit>(dialog, "urlEdit")->clear();
+    QVERIFY(!error->isVisible());
+}
+
+void tst_ConnectionDialog::connectDisabledUntilValid_data()
+{
+    QTest::addColumn<QString>("host");
+    QTest::addColumn<QString>("database");
+    QTest::addColumn<bool>("valid");
+    QTest::newRow("empty") << ""
+                           << "" << false;
+    QTest::newRow("host only") << "db"
+                               << "" << false;
+    QTest::newRow("database only") << ""
+                                   << "hard" << false;
+    QTest::newRow("blank host") << "   "
+                                << "hard" << false;
+    QTest::newRow("both") << "db"
+                          << "hard" << true;
+    QTest::newRow("socket directory") << "/run/postgresql"
+                                      << "hard" << true;
+}
+
+void tst_ConnectionDialog::connectDisabledUntilValid()
+{
+    QFETCH(QString, host);
+    QFETCH(QString, database);
+    QFETCH(bool, valid);
+
+    PasswordStore passwords;
+    ConnectionDialog dialog(m_profiles.get(), &passwords);
+    dialog.show();
+    auto connectButton = child<QPushButton>(dialog, "connectButton");
+    QVERIFY(!connectButton->isEnabled()); // a new profile starts empty
+    child<QLineEdit>(dialog, "hostEdit")->setText(host);
+    child<QLineEdit>(dialog, "databaseEdit")->setText(database);
+    QCOMPARE(connectButton->isEnabled(), valid);
+    QCOMPARE(dialog.isValid(), valid);
+    QCOMPARE(child<QLabel>(dialog, "validationLabel")->isVisible(), !valid);
+
+    auto port = child<QSpinBox>(dialog, "portSpin");
+    QCOMPARE(port->minimum(), 1);
+    QCOMPARE(port->maximum(), 65535);
+
+    dialog.accept();
+    QCOMPARE(dialog.result() == QDialog::Accepted, valid);
+}
+
+void tst_ConnectionDialog::profileReturnsPassword()
+{
+    PasswordStore passwords;
+    ConnectionDialog dialog(m_profiles.get(), &passwords);
+    ConnectionProfile wanted;
+    wanted.host = QStringLiteral("db");
+    wanted.port = 6000;
+    wanted.database = QStringLiteral("hard");
+    wanted.user = QStringLiteral("console");
+    wanted.sslMode = QStringLiteral("verify-ca");
+    wanted.password = QStringLiteral("pw");
+    dialog.setProfile(wanted);
+    QCOMPARE(dialog.profile(), wanted);
+    QVERIFY(child<QLineEdit>(dialog, "passwordEdit")->echoMode() == QLineEdit::Password);
+}
+
+void tst_ConnectionDialog::saveSelectDelete()
+{
+    PasswordStore passwords;
+    ConnectionDialog dialog(m_profiles.get(), &passwords);
+    QSignalSpy changed(&dialog, &ConnectionDialog::profilesChanged);
+    auto combo = child<QComboBox>(dialog, "profileCombo");
+    auto save = child<QPushButton>(dialog, "saveButton");
+    auto remove = child<QPushButton>(dialog, "deleteButton");
+    QCOMPARE(combo->count(), 1); // "New profile"
+    QVERIFY(!remove->isEnabled());
+
+    child<QLineEdit>(dialog, "hostEdit")->setText(QStringLiteral("db"));
+    child<QLineEdit>(dialog, "databaseEdit")->setText(QStringLiteral("hard"));
+    child<QLineEdit>(dialog, "passwordEdit")->setText(QStringLiteral("never-in-settings"));
+    QVERIFY(!save->isEnabled()); // no name yet
+    child<QLineEdit>(dialog, "nameEdit")->setText(QStringLiteral("prod"));
+    QVERIFY(save->isEnabled());
+    QTest::mouseClick(save, Qt::LeftButton);
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(m_profiles->names(), QStringList{QStringLiteral("prod")});
+    QCOMPARE(combo->currentText(), QStringLiteral("prod"));
+    QVERIFY(remove->isEnabled());
+    QFile file(m_profiles->fileName());
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QVERIFY(!file.readAll().contains("never-in-settings"));
+
+    // Back to a new profile clears the fields; choosing "prod" fills them again.
+    combo->setCurrentIndex(0);
+    QVERIFY(child<QLineEdit>(dialog, "hostEdit")->text().isEmpty());
+    dialog.selectProfile(QStringLiteral("prod"));
+    QCOMPARE(child<QLineEdit>(dialog, "hostEdit")->text(), QStringLiteral("db"));
+
+    // Connect with a saved profile remembers it as the last used one.
+    QTest::mouseClick(child<QPushButton>(dialog, "connectButton"), Qt::LeftButton);
+    QCOMPARE(m_profiles->lastUsed(), QStringLiteral("prod"));
+    ConnectionDialog reopened(m_profiles.get(), &passwords);
+    QCOMPARE(child<QComboBox>(reopened, "profileCombo")->currentText(), QStringLiteral("prod"));
+
+    QTest::mouseClick(remove, Qt::LeftButton);
+    QCOMPARE(changed.count(), 2);
+    QVERIFY(m_profiles->names().isEmpty());
+    QCOMPARE(combo->count(), 1);
+    QVERIFY(!remove->isEnabled());
+}
+
+void tst_ConnectionDialog::setErrorShowsRedLine()
+{
+    PasswordStore passwords;
+    ConnectionDialog dialog(m_profiles.get(), &passwords);
+    dialog.show();
+    auto error = child<QLabel>(dialog, "errorLabel");
+    QVERIFY(!error->isVisible());
+    const QString line = QStringLiteral(
+            "password authentication failed for user \"console\" (db.example.com:5432)");
+    dialog.setError(line);
+    QVERIFY(error->isVisible());
+    QCOMPARE(error->text(), line);
+    QCOMPARE(dialog.error(), line);
+    QVERIFY(error->styleSheet().contains(QStringLiteral("color")));
+    dialog.setError(QString());
+    QVERIFY(!error->isVisible());
+}
+
+void tst_ConnectionDialog::sslModesHaveToolTips()
+{
+    PasswordStore passwords;
+    ConnectionDialog dialog(m_profiles.get(), &passwords);
+    auto combo = child<QComboBox>(dialog, "sslModeCombo");
+    QCOMPARE(combo->count(), ConnectionProfile::sslModes().size());
+    for (int i = 0; i < combo->count(); ++i)
+        QVERIFY2(!combo->itemData(i, Qt::ToolTipRole).toString().isEmpty(),
+                 qPrintable(combo->itemText(i)));
+    QCOMPARE(combo->currentText(), QStringLiteral("prefer"));
+}
+
+QTEST_MAIN(tst_ConnectionDialog)
+#include "tst_connectiondialog.moc"

@@ -1,0 +1,274 @@
+// ConnectionProfile: URLs and key=value conninfo read through libpq, the PG* variables filling the
+// gaps, error lines that never carry the password, and what reaches QPSQL and libpq.
+
+#include "core/connectionprofile.h"
+
+#include <QSqlDatabase>
+#include <QStandardPaths>
+#include <QtTest>
+
+#include <libpq-fe.h>
+
+using leader::console::ConnectionProfile;
+
+namespace {
+
+constexpr std::array EnvironmentNames{"PGHOST",    "PGHOSTADDR", "PGPORT",
+                                      "PGUSER",    "PGDATABASE", "PGPASSWORD",
+                                      "PGSSLMODE", "PGSERVICE",  "PGSERVICEFILE"};
+
+using Environment = QHash<QString, QString>;
+
+// Clears the variables libpq reads for one scope and sets what a row asks, restoring the caller's
+// afterwards, so neither the machine's environment nor one row leaks into another.
+class ScopedEnvironment final
+{
+public:
+    explicit ScopedEnvironment(const Environment &values)
+    {
+        for (const char *name : EnvironmentNames) {
+            if (qEnvironmentVariableIsSet(name))
+                m_saved.insert(name, qgetenv(name));
+            qunsetenv(name);
+        }
+        for (auto it = values.cbegin(); it != values.cend(); ++it)
+            qputenv(it.key().toLatin1().constData(), it.value().toUtf8());
+    }
+    ~ScopedEnvironment()
+    {
+        for (const char *name : EnvironmentNames)
+            qunsetenv(name);
+        for (auto it = m_saved.cbegin(); it != m_saved.cend(); ++it)
+            qputenv(it.key().constData(), it.value());
+    }
+    Q_DISABLE_COPY_MOVE(ScopedEnvironment)
+
+private:
+    QHash<QByteArray, QByteArray> m_saved;
+};
+
+QHash<QString, QString> parseConninfo(const QString &conninfo)
+{
+    char *error = nullptr;
+    PQconninfoOption *options = PQconninfoParse(conninfo.toUtf8().constData(), &error);
+    QHash<QString, QString> values;
+    if (!options) {
+        values.insert(QStringLiteral("error"), QString::fromUtf8(error));
+        PQfreemem(error);
+        return values;
+    }
+    for (PQconninfoOption *option = options; option->keyword; ++option) {
+        if (option->val)
+            values.insert(QString::fromUtf8(option->keyword), QString::fromUtf8(option->val));
+    }
+    PQconninfoFree(options);
+    return values;
+}
+
+} // namespace
+
+class TestConnectionProfile final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void fromUrl_data()
+    {
+        QTest::addColumn<QString>("url");
+        QTest::addColumn<Environment>("environment");
+        QTest::addColumn<QString>("host");
+        QTest::addColumn<int>("port");
+        QTest::addColumn<QString>("database");
+        QTest::addColumn<QString>("user");
+        QTest::addColumn<QString>("password");
+        QTest::addColumn<QString>("sslMode");
+
+        QTest::newRow("url") << "postgresql://alice:pw@db.example:6543/prod?sslmode=require"
+                             << Environment{} << "db.example" << 6543 << "prod"
+                             << "alice"
+                             << "pw"
+                             << "require";
+        QTest::newRow("url, default port and sslmode")
+                << "postgres://alice@db.example/prod" << Environment{} << "db.example" << 5432
+                << "prod"
+                << "alice"
+                << ""
+                << "prefer";
+        QTest::newRow("socket directory as ?host=")
+                << "postgresql://leaderci@/postgres?host=/tmp/lt-servers/run&port=55432"
+                << Environment{} << "/tmp/lt-servers/run" << 55432 << "postgres"
+                << "leaderci"
+                << ""
+                << "prefer";
+        QTest::newRow("percent-encoded socket directory")
+                << "postgresql://bob@%2Fvar%2Frun%2Fpostgresql/app" << Environment{}
+                << "/var/run/postgresql" << 5432 << "app"
+                << "bob"
+                << ""
+                << "prefer";
+        QTest::newRow("key=value")
+                << "host=/var/run/postgresql port=5433 dbname=x user=bob password='a b'"
+                << Environment{} << "/var/run/postgresql" << 5433 << "x"
+                << "bob"
+                << "a b"
+                << "prefer";
+        const Environment pg{{"PGHOST", "envhost"},    {"PGPORT", "7000"},
+                             {"PGUSER", "carol"},      {"PGPASSWORD", "envpw"},
+                             {"PGSSLMODE", "disable"}, {"PGDATABASE", "envdb"}};
+        QTest::newRow("PG* variables fill the gaps")
+                << "postgresql://" << pg << "envhost" << 7000 << "envdb"
+                << "carol"
+                << "envpw"
+                << "disable";
+        QTest::newRow("empty: all from PG*") << "" << pg << "envhost" << 7000 << "envdb"
+                                             << "carol"
+                                             << "envpw"
+                                             << "disable";
+        QTest::newRow("the URL wins over PG*")
+                << "postgresql://dave:urlpw@urlhost:6000/urldb?sslmode=require" << pg << "urlhost"
+                << 6000 << "urldb"
+                << "dave"
+                << "urlpw"
+                << "require";
+        QTest::newRow("database defaults to the user")
+                << "postgresql://erin@h" << Environment{} << "h" << 5432 << "erin"
+                << "erin"
+                << ""
+                << "prefer";
+    }
+
+    void fromUrl()
+    {
+        QFETCH(QString, url);
+        QFETCH(Environment, environment);
+        const ScopedEnvironment scope(environment);
+
+        QString error;
+        const std::optional<ConnectionProfile> profile = ConnectionProfile::fromUrl(url, &error);
+        QVERIFY2(profile, qPrintable(error));
+        QTEST(profile->host, "host");
+        QTEST(profile->port, "port");
+        QTEST(profile->database, "database");
+        QTEST(profile->user, "user");
+        QTEST(profile->password, "password");
+        QTEST(profile->sslMode, "sslMode");
+    }
+
+    void badUrl_data()
+    {
+        QTest::addColumn<QString>("url");
+        QTest::addColumn<QString>("expected"); // a piece of the message
+        QTest::addColumn<QString>("secret");   // must not appear
+
+        QTest::newRow("unknown query parameter") << "postgresql://alice:hunter2@h/db?nonsense=1"
+                                                 << "nonsense"
+                                                 << "hunter2";
+        QTest::newRow("bad percent-encoding inside the password")
+                << "postgresql://alice:s%zzcret@h/db"
+                << "percent"
+                << "s%zzcret";
+        QTest::newRow("port not a number") << "postgresql://alice:hunter2@h:notaport/db"
+                                           << "notaport"
+                                           << "hunter2";
+        QTest::newRow("unknown sslmode") << "postgresql://alice:hunter2@h/db?sslmode=sideways"
+                                         << "sideways"
+                                         << "hunter2";
+        QTest::newRow("key=value without =") << "host=h password=hunter2 bogus"
+                                             << "bogus"
+                                             << "hunter2";
+        QTest::newRow("unterminated quote") << "host=h password='hunter2"
+                                            << "quoted"
+                                            << "hunter2";
+    }
+
+    void badUrl()
+    {
+        QFETCH(QString, url);
+        QFETCH(QString, expected);
+        QFETCH(QString, secret);
+        const ScopedEnvironment scope({});
+
+        QString error;
+        QVERIFY(!ConnectionProfile::fromUrl(url, &error));
+        QVERIFY2(error.contains(expected, Qt::CaseInsensitive), qPrintable(error));
+        QVERIFY2(!error.contains(secret), qPrintable(error));
+        QVERIFY2(!error.contains(QLatin1Char('\n')), qPrintable(error));
+    }
+
+    void conninfoQuotesValues()
+    {
+        ConnectionProfile profile;
+        profile.host = QStringLiteral("/tmp/dir with space");
+        profile.port = 6543;
+        profile.database = QStringLiteral("d'b");
+        profile.user = QStringLiteral("u\\ser");
+        profile.password = QStringLiteral("it's a \\ secret");
+        profile.sslMode = QStringLiteral("require");
+
+        const QHash<QString, QString> parsed = parseConninfo(profile.conninfo());
+        QVERIFY2(!parsed.contains(QStringLiteral("error")), qPrintable(parsed.value("error")));
+        QCOMPARE(parsed.value("host"), profile.host);
+        QCOMPARE(parsed.value("port"), QStringLiteral("6543"));
+        QCOMPARE(parsed.value("dbname"), profile.database);
+        QCOMPARE(parsed.value("user"), profile.user);
+        QCOMPARE(parsed.value("password"), profile.password);
+        QCOMPARE(parsed.value("sslmode"), profile.sslMode);
+        QCOMPARE(parsed.value("application_name"), QStringLiteral("leader-console"));
+        QCOMPARE(parsed.value("connect_timeout"), QStringLiteral("5"));
+    }
+
+    void describeHasNoPassword()
+    {
+        ConnectionProfile profile;
+        profile.host = QStringLiteral("db.example");
+        profile.port = 6543;
+        profile.database = QStringLiteral("prod");
+        profile.user = QStringLiteral("alice");
+        profile.password = QStringLiteral("hunter2");
+        QCOMPARE(profile.describe(), QStringLiteral("alice@db.example:6543/prod"));
+    }
+
+    void applyTo()
+    {
+        ConnectionProfile profile;
+        profile.host = QStringLiteral("/tmp/sock");
+        profile.port = 55432;
+        profile.database = QStringLiteral("db");
+        profile.user = QStringLiteral("alice");
+        profile.password = QStringLiteral("pw");
+        profile.sslMode = QStringLiteral("disable");
+        const QString name = QStringLiteral("tst_connectionprofile");
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), name);
+            profile.applyTo(db);
+            QCOMPARE(db.hostName(), profile.host);
+            QCOMPARE(db.port(), profile.port);
+            QCOMPARE(db.databaseName(), profile.database);
+            QCOMPARE(db.userName(), profile.user);
+            QCOMPARE(db.password(), profile.password);
+            const QString options = db.connectOptions();
+            QVERIFY2(options.startsWith(QLatin1String("sslmode=disable;connect_timeout=5;"
+                                                      "application_name=leader-console;")),
+                     qPrintable(options));
+            QVERIFY(options.contains(QLatin1String("keepalives_idle=5")));
+            // QPSQL appends the options to its conninfo with ';' made spaces: each must parse.
+            QString asConninfo = options;
+            asConninfo.replace(QLatin1Char(';'), QLatin1Char(' '));
+            const QHash<QString, QString> parsed = parseConninfo(asConninfo);
+            QVERIFY2(!parsed.contains(QStringLiteral("error")), qPrintable(parsed.value("error")));
+            QCOMPARE(parsed.value("tcp_user_timeout"), QStringLiteral("8000"));
+        }
+        QSqlDatabase::removeDatabase(name);
+    }
+
+    void sslModes()
+    {
+        QCOMPARE(ConnectionProfile::sslModes().size(), 6);
+        QVERIFY(ConnectionProfile::sslModes().contains(QStringLiteral("verify-full")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestConnectionProfile)
+#include "tst_connectionprofile.moc"

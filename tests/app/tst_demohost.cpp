@@ -1,0 +1,257 @@
+#include "core/demohost.h"
+#include "embedded/cluster.h"
+#include "platform/process.h"
+
+#include <QFile>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QThread>
+
+#include <filesystem>
+#include <set>
+
+using namespace leader::console;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Collects what the host emits on its own thread, here on the test's: the connections are
+// queued, so nothing is read while the host's thread writes it.
+class Recorder final : public QObject
+{
+    Q_OBJECT
+
+public:
+    explicit Recorder(DemoHost *host)
+    {
+        connect(host, &DemoHost::started, this,
+                [this](const ConnectionProfile &profile) { m_started = profile; });
+        connect(host, &DemoHost::failed, this,
+                [this](const QString &message) { m_failure = message; });
+        connect(host, &DemoHost::progress, this,
+                [this](const QString &step) { m_progress.append(step); });
+        connect(host, &DemoHost::event, this,
+                [this](const EventLogEntry &entry) { m_events.append(entry); });
+        connect(host, &DemoHost::replicasChanged, this,
+                [this](const QList<ReplicaInfo> &replicas) { m_replicas = replicas; });
+        connect(host, &DemoHost::failoverMeasured, this,
+                [this](const Failover &failover) { m_failovers.append(failover); });
+        connect(host, &DemoHost::stopped, this, [this] { m_stopped = true; });
+    }
+
+    std::optional<ConnectionProfile> m_started;
+    QString m_failure;
+    QStringList m_progress;
+    QList<EventLogEntry> m_events;
+    QList<ReplicaInfo> m_replicas;
+    QList<Failover> m_failovers;
+    bool m_stopped = false;
+};
+
+} // namespace
+
+class tst_DemoHost final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void killTheBillingLeaderIsTakenOver();
+    void failsCleanly();
+    void cleanup();
+
+private:
+    // Under /tmp, so the server account can reach it when the test runs as root.
+    QTemporaryDir m_root{QStringLiteral("/tmp/tst_demohost-XXXXXX")};
+    QThread m_thread;
+    DemoHost *m_host = nullptr;
+};
+
+void tst_DemoHost::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QVERIFY(m_root.isValid());
+    if (leader::platform::isRoot())
+        QVERIFY(QFile::setPermissions(m_root.path(), QFile::ReadOwner | QFile::WriteOwner
+                                                             | QFile::ExeOwner | QFile::ExeGroup
+                                                             | QFile::ExeOther));
+    try {
+        leader::embedded::Cluster::findBinDir();
+    } catch (const std::exception &error) {
+        QSKIP(error.what());
+    }
+}
+
+void tst_DemoHost::cleanup()
+{
+    if (m_host) {
+        // Whatever a failed check left running goes with the host, on its own thread.
+        QMetaObject::invokeMethod(
+                m_host, [host = m_host] { delete host; }, Qt::BlockingQueuedConnection);
+        m_host = nullptr;
+    }
+    m_thread.quit();
+    QVERIFY(m_thread.wait(60000));
+}
+
+void tst_DemoHost::killTheBillingLeaderIsTakenOver()
+{
+    const QString directory = m_root.filePath(QStringLiteral("demo-cluster"));
+    m_host = new DemoHost({.directory = directory});
+    m_host->moveToThread(&m_thread);
+    m_thread.start();
+    Recorder recorder(m_host);
+
+    QMetaObject::invokeMethod(m_host, &DemoHost::start, Qt::QueuedConnection);
+    QTRY_VERIFY_WITH_TIMEOUT(recorder.m_started || !recorder.m_failure.isEmpty(), 60000);
+    QVERIFY2(recorder.m_failure.isEmpty(), qPrintable(recorder.m_failure));
+    QVERIFY(!recorder.m_progress.isEmpty());
+    QVERIFY(recorder.m_progress.first().startsWith(
+            QStringLiteral("starting the demo cluster in ")));
+    QCOMPARE(recorder.m_started->database, QStringLiteral("leader_demo"));
+    QCOMPARE(recorder.m_started->sslMode, QStringLiteral("disable"));
+    QVERIFY(recorder.m_started->port > 0);
+    QVERIFY(!recorder.m_started->password.isEmpty());
+    QTRY_COMPARE_WITH_TIMEOUT(recorder.m_replicas.size(), 3, 5000);
+
+    // Acquisitions from at least two replicas (the outbox roles tick every second or so).
+    const auto acquirers = [&] {
+        std::set<QString> sources;
+        for (const EventLogEntry &entry : std::as_const(recorder.m_events))
+            if (entry.event == QLatin1String("acquired"))
+                sources.insert(entry.source);
+        return sources.size();
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(acquirers() >= 2, 30000);
+
+    // Billing's tick lasts about 30 s: kill its holder at once, during the tick.
+    const auto billingHolder = [&]() -> QString {
+        for (const EventLogEntry &entry : std::as_const(recorder.m_events))
+            if (entry.role == QLatin1String("billing") && entry.event == QLatin1String("acquired"))
+                return entry.source;
+        return {};
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(!billingHolder().isEmpty(), 30000);
+    const QString victim = billingHolder();
+
+    // A request the host refuses changes nothing but says why.
+    QMetaObject::invokeMethod(m_host, [host = m_host] {
+        host->inject({.replica = QStringLiteral("r9"), .kind = FaultKind::Kill});
+    });
+    const auto refusal = [&] {
+        for (const EventLogEntry &entry : std::as_const(recorder.m_events))
+            if (entry.source == QLatin1String("panel") && entry.detail.contains("r9"))
+                return entry.detail;
+        return QString();
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(!refusal().isEmpty(), 5000);
+    QVERIFY2(refusal().contains(QStringLiteral("refused")), qPrintable(refusal()));
+
+    QMetaObject::invokeMethod(m_host, [host = m_host, victim] {
+        host->inject({.replica = victim, .kind = FaultKind::Kill});
+    });
+    const auto billingFailover = [&]() -> std::optional<Failover> {
+        for (const Failover &failover : std::as_const(recorder.m_failovers))
+            if (failover.role == QLatin1String("billing"))
+                return failover;
+        return std::nullopt;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(billingFailover().has_value(), 45000);
+    const Failover failover = *billingFailover();
+    qInfo("billing: %s -> %s, gap %.2f s", qPrintable(failover.victim),
+          qPrintable(failover.successor), failover.gapSeconds);
+    QCOMPARE(failover.victim, victim);
+    QCOMPARE(failover.fault, QStringLiteral("kill ") + victim);
+    QVERIFY2(failover.successor != victim, qPrintable(failover.successor));
+    QVERIFY2(failover.successor.startsWith(u'r'), qPrintable(failover.successor));
+    QVERIFY(failover.successorToken > failover.victimToken);
+    QVERIFY(failover.lastHeartbeatAt.isValid());
+    QVERIFY(failover.acquiredAt > failover.lastHeartbeatAt);
+    QVERIFY2(failover.gapSeconds > 5 && failover.gapSeconds < 16,
+             qPrintable(QString::number(failover.gapSeconds)));
+    const auto victimState = [&] {
+        for (const ReplicaInfo &info : std::as_const(recorder.m_replicas))
+            if (info.id == victim)
+                return info.state;
+        return QString();
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(victimState(), QStringLiteral("killed"), 5000);
+
+    // The killed replica comes back under a new holder id.
+    QString oldHolder;
+    for (const ReplicaInfo &info : std::as_const(recorder.m_replicas))
+        if (info.id == victim)
+            oldHolder = info.holderId;
+    QMetaObject::invokeMethod(m_host, [host = m_host, victim] {
+        host->inject({.replica = victim, .kind = FaultKind::Restart});
+    });
+    QTRY_COMPARE_WITH_TIMEOUT(victimState(), QStringLiteral("running"), 10000);
+    for (const ReplicaInfo &info : std::as_const(recorder.m_replicas))
+        if (info.id == victim)
+            QVERIFY(info.holderId != oldHolder);
+
+    // A clean stop of the new billing leader, still in its tick, releases: the gap runs from the
+    // release and is short, since the release wakes the others.
+    const QString successor = failover.successor;
+    QMetaObject::invokeMethod(m_host, [host = m_host, successor] {
+        host->inject({.replica = successor, .kind = FaultKind::Stop});
+    });
+    const auto stopFailover = [&]() -> std::optional<Failover> {
+        for (const Failover &measured : std::as_const(recorder.m_failovers))
+            if (measured.role == QLatin1String("billing")
+                && measured.fault == QStringLiteral("stop ") + successor)
+                return measured;
+        return std::nullopt;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(stopFailover().has_value(), 45000);
+    const Failover stopped = *stopFailover();
+    qInfo("billing after a clean stop: %s -> %s, gap %.2f s", qPrintable(stopped.victim),
+          qPrintable(stopped.successor), stopped.gapSeconds);
+    QVERIFY(stopped.releasedAt.isValid());
+    QVERIFY(!stopped.lastHeartbeatAt.isValid());
+    QVERIFY(stopped.successor != successor);
+    QVERIFY2(stopped.gapSeconds >= 0 && stopped.gapSeconds < 6,
+             qPrintable(QString::number(stopped.gapSeconds)));
+
+    for (const EventLogEntry &entry : std::as_const(recorder.m_events))
+        QVERIFY2(entry.source != QLatin1String("workload"), qPrintable(entry.detail));
+
+    QMetaObject::invokeMethod(m_host, &DemoHost::shutdown, Qt::QueuedConnection);
+    QTRY_VERIFY_WITH_TIMEOUT(recorder.m_stopped, 30000);
+    QVERIFY(!std::filesystem::exists(std::filesystem::path(directory.toStdString()) / "data"
+                                     / "postmaster.pid"));
+}
+
+void tst_DemoHost::failsCleanly()
+{
+    // A file where the cluster's directory should be: the cluster cannot start.
+    const QString directory = m_root.filePath(QStringLiteral("not-a-directory"));
+    QFile file(directory);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.close();
+    m_host = new DemoHost({.directory = directory});
+    m_host->moveToThread(&m_thread);
+    m_thread.start();
+    Recorder recorder(m_host);
+
+    QMetaObject::invokeMethod(m_host, &DemoHost::start, Qt::QueuedConnection);
+    QTRY_VERIFY_WITH_TIMEOUT(!recorder.m_failure.isEmpty(), 30000);
+    QVERIFY(!recorder.m_started);
+    qInfo("%s", qPrintable(recorder.m_failure));
+    QVERIFY2(!recorder.m_failure.contains(u'\n'), qPrintable(recorder.m_failure));
+    QVERIFY2(recorder.m_failure.contains(directory), qPrintable(recorder.m_failure));
+
+    // Nothing is left running, and a fault is refused.
+    QMetaObject::invokeMethod(m_host, [host = m_host] {
+        host->inject({.replica = QStringLiteral("r1"), .kind = FaultKind::Kill});
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(!recorder.m_events.isEmpty(), 5000);
+    QVERIFY(recorder.m_events.last().detail.contains(QStringLiteral("not running")));
+    QMetaObject::invokeMethod(m_host, &DemoHost::shutdown, Qt::QueuedConnection);
+    QTRY_VERIFY_WITH_TIMEOUT(recorder.m_stopped, 5000);
+}
+
+QTEST_GUILESS_MAIN(tst_DemoHost)
+#include "tst_demohost.moc"

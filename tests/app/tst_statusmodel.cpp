@@ -1,0 +1,407 @@
+// StatusModel over real snapshots (from a StatusPoller against a real server, straight and through
+// PgBouncer) under QAbstractItemModelTester: precise dataChanged after a pause, the last-tick
+// colouring per AgeLevel. Also the pure pieces beside it: AgeThresholds and changesBetween.
+
+#include "core/statusdiff.h"
+#include "core/statuspoller.h"
+#include "models/agethresholds.h"
+#include "models/statusmodel.h"
+#include "pg/connection.h"
+#include "testdatabase.h"
+
+#include <QAbstractItemModelTester>
+#include <QColor>
+#include <QFont>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <memory>
+
+using namespace std::chrono_literals;
+using leader::console::AgeLevel;
+using leader::console::AgeThreshold;
+using leader::console::AgeThresholds;
+using leader::console::ConnectionProfile;
+using leader::console::ConnectionState;
+using leader::console::EventLogEntry;
+using leader::console::RoleStatus;
+using leader::console::StatusModel;
+using leader::console::StatusPoller;
+using leader::console::StatusSnapshot;
+using leader::test::Login;
+using leader::test::TestDatabase;
+
+Q_DECLARE_METATYPE(leader::console::AgeLevel)
+
+namespace {
+
+constexpr int Timeout = 15000;
+
+RoleStatus role(const QString &name, const QString &state = QStringLiteral("free"))
+{
+    RoleStatus status;
+    status.role = name;
+    status.state = state;
+    status.token = 100;
+    return status;
+}
+
+StatusSnapshot snapshotOf(QList<RoleStatus> roles)
+{
+    StatusSnapshot snapshot;
+    snapshot.roles = std::move(roles);
+    snapshot.receivedAt = QDateTime::fromMSecsSinceEpoch(1'700'000'000'000, Qt::UTC);
+    snapshot.databaseTime = snapshot.receivedAt;
+    return snapshot;
+}
+
+} // namespace
+
+class TestStatusModel final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        m_db = std::make_unique<TestDatabase>("statusmodel");
+        m_db->migrateLease();
+    }
+    void init() { m_db->resetLeases(); }
+    void cleanupTestCase() { m_db.reset(); }
+
+    // ---- AgeThresholds --------------------------------------------------------------------
+
+    void thresholdLevels_data()
+    {
+        QTest::addColumn<QString>("role");
+        QTest::addColumn<double>("age"); // < 0: never ran
+        QTest::addColumn<AgeLevel>("level");
+        // billing 60 s: warn 135 s, alert 270 s; dunning 10 s: 35, 70; outboxes 2 s: 19, 38.
+        QTest::newRow("billing fresh") << "billing" << 10.0 << AgeLevel::Ok;
+        QTest::newRow("billing just under warn") << "billing" << 134.9 << AgeLevel::Ok;
+        QTest::newRow("billing warn") << "billing" << 135.0 << AgeLevel::Warning;
+        QTest::newRow("billing alert") << "billing" << 270.0 << AgeLevel::Alert;
+        QTest::newRow("dunning warn") << "dunning" << 40.0 << AgeLevel::Warning;
+        QTest::newRow("dunning alert") << "dunning" << 70.0 << AgeLevel::Alert;
+        QTest::newRow("outbox ok") << "webhook_outbox" << 18.9 << AgeLevel::Ok;
+        QTest::newRow("outbox warn") << "email_outbox" << 19.0 << AgeLevel::Warning;
+        QTest::newRow("outbox alert") << "webhook_delivery" << 38.0 << AgeLevel::Alert;
+        QTest::newRow("never ran") << "billing" << -1.0 << AgeLevel::Unknown;
+        QTest::newRow("unknown role: the longest interval's")
+                << "payroll" << 140.0 << AgeLevel::Warning;
+    }
+
+    void thresholdLevels()
+    {
+        QFETCH(QString, role);
+        QFETCH(double, age);
+        const auto thresholds = AgeThresholds::defaults();
+        QTEST(thresholds.level(role, age < 0 ? std::nullopt : std::optional(age)), "level");
+    }
+
+    void thresholdsSettingsRoundTrip()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("console.ini"));
+        AgeThresholds changed = AgeThresholds::defaults();
+        changed.setRoleInterval(QStringLiteral("billing"), 30);
+        changed.setThreshold(QStringLiteral("dunning"), {50, 90});
+        {
+            QSettings settings(path, QSettings::IniFormat);
+            changed.save(settings);
+        }
+        QSettings settings(path, QSettings::IniFormat);
+        AgeThresholds loaded = AgeThresholds::defaults();
+        loaded.load(settings);
+        QCOMPARE(loaded.threshold(QStringLiteral("billing")), AgeThresholds::forInterval(30));
+        QCOMPARE(loaded.threshold(QStringLiteral("dunning")), (AgeThreshold{50, 90}));
+        QCOMPARE(loaded.roleIntervals().value(QStringLiteral("billing")), 30.0);
+        QVERIFY(loaded == changed);
+
+        // A pair out of order is ignored, not obeyed.
+        settings.setValue(QStringLiteral("thresholds/dunning/warn"), 100);
+        settings.setValue(QStringLiteral("thresholds/dunning/alert"), 10);
+        AgeThresholds guarded = AgeThresholds::defaults();
+        guarded.load(settings);
+        QCOMPARE(guarded.threshold(QStringLiteral("dunning")), AgeThresholds::forInterval(10));
+    }
+
+    // ---- changesBetween -------------------------------------------------------------------
+
+    void changes_data()
+    {
+        QTest::addColumn<RoleStatus>("before");
+        QTest::addColumn<RoleStatus>("after");
+        QTest::addColumn<bool>("withThresholds");
+        QTest::addColumn<QStringList>("events"); // "event: detail"
+
+        RoleStatus led = role(QStringLiteral("billing"), QStringLiteral("led"));
+        led.holderId = QStringLiteral("h1:1:aaaaaaaa");
+        led.token = 101;
+        RoleStatus free = role(QStringLiteral("billing"));
+        free.token = 101;
+        free.lastTickHolder = QStringLiteral("h1:1:aaaaaaaa");
+        free.lastTickAgeSeconds = 1;
+        RoleStatus paused = role(QStringLiteral("billing"), QStringLiteral("paused"));
+        paused.token = 101;
+        paused.pausedBy = QStringLiteral("alice@ops");
+        paused.pauseReason = QStringLiteral("key rotation");
+        RoleStatus sameHolderNextTick = led;
+        sameHolderNextTick.token = 102;
+        RoleStatus otherHolder = led;
+        otherHolder.token = 102;
+        otherHolder.holderId = QStringLiteral("h2:2:bbbbbbbb");
+        RoleStatus fresh = free;
+        fresh.lastTickAgeSeconds = 5;
+        RoleStatus stale = free;
+        stale.lastTickAgeSeconds = 140;
+        RoleStatus stalled = free;
+        stalled.lastTickAgeSeconds = 300;
+
+        QTest::newRow("nothing") << free << free << true << QStringList();
+        QTest::newRow("led -> free") << led << free << false << QStringList{"state: led -> free"};
+        QTest::newRow("paused") << free << paused << false
+                                << QStringList{"paused: by alice@ops: key rotation"};
+        QTest::newRow("unpaused") << paused << free << false << QStringList{"unpaused: now free"};
+        QTest::newRow("acquired by the last holder")
+                << free << sameHolderNextTick << false
+                << QStringList{"state: free -> led", "acquired: h1:1:aaaaaaaa"};
+        QTest::newRow("next tick, same holder")
+                << led << sameHolderNextTick << false << QStringList{"acquired: h1:1:aaaaaaaa"};
+        QTest::newRow("takeover while led")
+                << led << otherHolder << false
+                << QStringList{"takeover: h1:1:aaaaaaaa -> h2:2:bbbbbbbb"};
+        QTest::newRow("takeover after a free gap")
+                << free << otherHolder << false
+                << QStringList{"state: free -> led", "takeover: h1:1:aaaaaaaa -> h2:2:bbbbbbbb"};
+        QTest::newRow("age warning") << fresh << stale << true
+                                     << QStringList{"age warning: last tick 140.0 s ago "
+                                                    "(warning at 135.0 s)"};
+        QTest::newRow("age alert") << stale << stalled << true
+                                   << QStringList{"age alert: last tick 300.0 s ago "
+                                                  "(alert at 270.0 s)"};
+        QTest::newRow("age ok again") << stalled << fresh << true
+                                      << QStringList{"age ok: last tick 5.0 s ago "
+                                                     "(warning at 135.0 s)"};
+        QTest::newRow("ages ignored without thresholds")
+                << fresh << stalled << false << QStringList();
+        QTest::newRow("first tick is no news")
+                << role(QStringLiteral("billing")) << fresh << true << QStringList();
+    }
+
+    void changes()
+    {
+        QFETCH(RoleStatus, before);
+        QFETCH(RoleStatus, after);
+        QFETCH(bool, withThresholds);
+        const AgeThresholds thresholds = AgeThresholds::defaults();
+        const QList<EventLogEntry> entries = leader::console::changesBetween(
+                snapshotOf({before}), snapshotOf({after}), withThresholds ? &thresholds : nullptr);
+        QStringList events;
+        for (const EventLogEntry &entry : entries) {
+            QCOMPARE(entry.source, QStringLiteral("poll"));
+            QCOMPARE(entry.role, QStringLiteral("billing"));
+            QCOMPARE(entry.token, after.token);
+            QCOMPARE(entry.time.timeSpec(), Qt::UTC);
+            QVERIFY(!entry.databaseTime.isEmpty());
+            events << entry.event + QStringLiteral(": ") + entry.detail;
+        }
+        QTEST(events, "events");
+    }
+
+    void changesNeedBothSnapshots()
+    {
+        QVERIFY(leader::console::changesBetween({}, snapshotOf({role("billing", "led")}))
+                        .isEmpty());
+    }
+
+    // ---- StatusModel, pure --------------------------------------------------------------------
+
+    void formatSeconds_data()
+    {
+        QTest::addColumn<double>("seconds");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("tenths") << 12.34 << "12.3 s";
+        QTest::newRow("zero") << 0.0 << "0.0 s";
+        QTest::newRow("minutes") << 242.0 << "4 min 2 s";
+        QTest::newRow("rounds into a minute") << 59.96 << "1 min 0 s";
+        QTest::newRow("hours") << 7500.0 << "2 h 5 min";
+    }
+
+    void formatSeconds()
+    {
+        QFETCH(double, seconds);
+        QTEST(StatusModel::formatSeconds(seconds), "text");
+    }
+
+    void rowSetChangesResetTheModel()
+    {
+        StatusModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+        QSignalSpy changes(&model, &QAbstractItemModel::dataChanged);
+        model.setSnapshot(snapshotOf({role("billing"), role("dunning")}));
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.columnCount(), int(StatusModel::ColumnCount));
+        QCOMPARE(resets.size(), 1);
+        model.setSnapshot(snapshotOf({role("billing"), role("dunning")}));
+        QCOMPARE(resets.size(), 1);
+        QCOMPARE(changes.size(), 0);
+        model.setSnapshot(snapshotOf({role("billing")}));
+        QCOMPARE(resets.size(), 2);
+        QCOMPARE(model.roleAt(0), QStringLiteral("billing"));
+        QCOMPARE(model.roleAt(1), QString());
+        QVERIFY(!model.statusFor(QStringLiteral("dunning")));
+        model.clear();
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    // ---- StatusModel over real snapshots -------------------------------------------------
+
+    void pauseChangesOnlyItsCells()
+    {
+        StatusModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        StatusPoller poller; // in this thread: the test is the GUI here
+        connect(&poller, &StatusPoller::snapshot, &model, &StatusModel::setSnapshot);
+        QSignalSpy snapshots(&poller, &StatusPoller::snapshot);
+        QSignalSpy actions(&poller, &StatusPoller::actionFinished);
+        poller.setTarget(profile(Login::App));
+        QCOMPARE(snapshots.size(), 1);
+        QCOMPARE(model.rowCount(), 5);
+        QCOMPARE(model.roleAt(1), QStringLiteral("dunning"));
+        QCOMPARE(model.headerData(StatusModel::LastTickAge, Qt::Horizontal).toString(),
+                 QStringLiteral("Last tick"));
+
+        // Every role never ran and nobody holds one: polls change nothing, so say nothing.
+        QSignalSpy changes(&model, &QAbstractItemModel::dataChanged);
+        QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+        poller.pollNow();
+        poller.pollNow();
+        QCOMPARE(snapshots.size(), 3);
+        QCOMPARE(changes.size(), 0);
+
+        poller.pause(QStringLiteral("dunning"), QStringLiteral("alice@ops"),
+                     QStringLiteral("key rotation"));
+        QCOMPARE(actions.size(), 1);
+        QVERIFY2(actions.at(0).at(2).toBool(), qPrintable(actions.at(0).at(3).toString()));
+        QCOMPARE(resets.size(), 0);
+        // One signal: dunning's row, State through PauseReason (holder, token, ages unchanged).
+        // Mutation check (done once): announcing whole rows (column 0 to ColumnCount - 1) made
+        // this test and every lastTickColouring row fail.
+        QCOMPARE(changes.size(), 1);
+        const auto first = changes.at(0).at(0).toModelIndex();
+        const auto last = changes.at(0).at(1).toModelIndex();
+        QCOMPARE(first.row(), 1);
+        QCOMPARE(last.row(), 1);
+        QCOMPARE(first.column(), int(StatusModel::State));
+        QCOMPARE(last.column(), int(StatusModel::PauseReason));
+        const auto roles = changes.at(0).at(2).value<QList<int>>();
+        QVERIFY(roles.contains(Qt::DisplayRole));
+        QVERIFY(roles.contains(Qt::FontRole));
+        QVERIFY(!roles.contains(StatusModel::AgeLevelRole));
+
+        const QModelIndex state = model.index(1, StatusModel::State);
+        QCOMPARE(state.data().toString(), QStringLiteral("paused"));
+        QVERIFY(state.data(Qt::FontRole).value<QFont>().bold());
+        QCOMPARE(model.index(1, StatusModel::PausedBy).data().toString(),
+                 QStringLiteral("alice@ops"));
+        QVERIFY(model.statusFor(QStringLiteral("dunning"))->pausedAt.isValid());
+        QVERIFY(!model.index(1, StatusModel::PausedAt).data(StatusModel::RawRole).isNull());
+        QVERIFY(model.index(0, StatusModel::PausedAt).data(StatusModel::RawRole).isNull());
+    }
+
+    void lastTickColouring_data()
+    {
+        QTest::addColumn<QString>("role");
+        QTest::addColumn<int>("age"); // seconds; < 0: never ran
+        QTest::addColumn<AgeLevel>("level");
+        QTest::addColumn<QColor>("background"); // invalid: none
+        QTest::newRow("billing ok") << "billing" << 10 << AgeLevel::Ok << QColor();
+        QTest::newRow("billing warning")
+                << "billing" << 140 << AgeLevel::Warning << QColor(0xff, 0xd5, 0x4f);
+        QTest::newRow("billing alert")
+                << "billing" << 300 << AgeLevel::Alert << QColor(0xe5, 0x39, 0x35);
+        QTest::newRow("outbox ok") << "webhook_outbox" << 10 << AgeLevel::Ok << QColor();
+        QTest::newRow("outbox warning")
+                << "webhook_outbox" << 25 << AgeLevel::Warning << QColor(0xff, 0xd5, 0x4f);
+        QTest::newRow("outbox alert")
+                << "webhook_outbox" << 45 << AgeLevel::Alert << QColor(0xe5, 0x39, 0x35);
+        QTest::newRow("never ran") << "dunning" << -1 << AgeLevel::Unknown << QColor();
+    }
+
+    void lastTickColouring()
+    {
+        QFETCH(QString, role);
+        QFETCH(int, age);
+        QFETCH(AgeLevel, level);
+        QFETCH(QColor, background);
+        StatusModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        StatusPoller poller;
+        connect(&poller, &StatusPoller::snapshot, &model, &StatusModel::setSnapshot);
+        poller.setTarget(profile(Login::Monitor));
+        QCOMPARE(model.ageLevel(role), AgeLevel::Unknown);
+
+        if (age >= 0) {
+            // A completed tick, age seconds ago on the database clock (the owner writes it).
+            m_db->connectDirect(Login::Owner)
+                    .exec("tick",
+                          "UPDATE leader_leases SET last_tick_ended_at = now() - make_interval("
+                          "secs => $2::int), last_tick_holder = 'test:1:deadbeef' WHERE role = $1",
+                          {role.toStdString(), age}, 5s);
+        }
+        QSignalSpy changes(&model, &QAbstractItemModel::dataChanged);
+        poller.pollNow();
+        QCOMPARE(model.ageLevel(role), level);
+        const int row = model.rowOf(role);
+        const QModelIndex cell = model.index(row, StatusModel::LastTickAge);
+        QCOMPARE(cell.data(StatusModel::AgeLevelRole).toInt(), int(level));
+        QCOMPARE(cell.data(Qt::BackgroundRole).value<QColor>(), background);
+        if (level == AgeLevel::Unknown) {
+            QCOMPARE(cell.data().toString(), QStringLiteral("never"));
+            QCOMPARE(cell.data(Qt::ForegroundRole).value<QColor>(), QColor(Qt::gray));
+            QCOMPARE(changes.size(), 0);
+            return;
+        }
+        QVERIFY(std::abs(cell.data(StatusModel::RawRole).toDouble() - age) < 5);
+        // Only the tick's row: its state ("never ran" -> "free") through its last-tick cell,
+        // with the colour roles since the level moved from Unknown.
+        QCOMPARE(model.index(row, StatusModel::State).data().toString(), QStringLiteral("free"));
+        QCOMPARE(changes.size(), 1);
+        QCOMPARE(changes.at(0).at(0).toModelIndex(), model.index(row, StatusModel::State));
+        QCOMPARE(changes.at(0).at(1).toModelIndex(), cell);
+        const auto roles = changes.at(0).at(2).value<QList<int>>();
+        QVERIFY(roles.contains(Qt::BackgroundRole));
+        QVERIFY(roles.contains(StatusModel::AgeLevelRole));
+
+        // Thresholds changed by the operator recolour at once.
+        AgeThresholds strict = AgeThresholds::defaults();
+        strict.setThreshold(role, {1, 2});
+        model.setThresholds(strict);
+        QCOMPARE(model.ageLevel(role), age >= 2 ? AgeLevel::Alert : AgeLevel::Ok);
+    }
+
+private:
+    ConnectionProfile profile(Login login) const
+    {
+        QString error;
+        return *ConnectionProfile::fromUrl(QString::fromStdString(m_db->url(login)), &error);
+    }
+
+    std::unique_ptr<TestDatabase> m_db;
+};
+
+Q_DECLARE_METATYPE(leader::test::Login)
+
+QTEST_MAIN(TestStatusModel)
+#include "tst_statusmodel.moc"

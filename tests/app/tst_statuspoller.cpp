@@ -1,0 +1,564 @@
+// StatusPoller against a real server, straight to Postgres and again through PgBouncer in
+// transaction mode: polls from its own thread, read-only detection, pause/unpause round trips,
+// the one-line failure messages (no password), reconnecting after the backend or the link dies,
+// and many polls beside busy pooled clients with no failure (no QSqlQuery::prepare).
+
+#include "core/connectionprofile.h"
+#include "core/statuspoller.h"
+#include "faults/linkproxy.h"
+#include "loopbackport.h"
+#include "pg/connection.h"
+#include "testdatabase.h"
+
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QThread>
+#include <QtTest>
+
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <vector>
+
+using namespace std::chrono_literals;
+using leader::console::ConnectionProfile;
+using leader::console::ConnectionState;
+using leader::console::Privileges;
+using leader::console::StatusPoller;
+using leader::console::StatusSnapshot;
+using leader::test::Login;
+using leader::test::TestDatabase;
+
+namespace {
+
+constexpr int Timeout = 15000;
+constexpr const char *WrongPassword = "s3cr3t-xyz";
+
+QString qs(const std::string &text)
+{
+    return QString::fromStdString(text);
+}
+
+ConnectionProfile profileFor(const std::string &url)
+{
+    QString error;
+    const auto profile = ConnectionProfile::fromUrl(qs(url), &error);
+    if (!profile)
+        qFatal("bad test URL: %s", qPrintable(error));
+    return *profile;
+}
+
+} // namespace
+
+Q_DECLARE_METATYPE(leader::test::Login)
+
+// Re-emits the poller's signals in the test's thread, so QSignalSpy never races the poller's.
+class Relay final : public QObject
+{
+    Q_OBJECT
+
+public:
+    explicit Relay(StatusPoller *poller)
+    {
+        connect(poller, &StatusPoller::snapshot, this, &Relay::snapshot);
+        connect(poller, &StatusPoller::connectionChanged, this, &Relay::connectionChanged);
+        connect(poller, &StatusPoller::privilegesChanged, this, &Relay::privilegesChanged);
+        connect(poller, &StatusPoller::actionFinished, this, &Relay::actionFinished);
+        connect(poller, &StatusPoller::pollFailed, this, &Relay::pollFailed);
+    }
+
+Q_SIGNALS:
+    void snapshot(const leader::console::StatusSnapshot &snapshot);
+    void connectionChanged(leader::console::ConnectionState state, const QString &message);
+    void privilegesChanged(const leader::console::Privileges &privileges);
+    void actionFinished(const QString &role, const QString &action, bool ok,
+                        const QString &message);
+    void pollFailed(const QString &message);
+};
+
+// A poller in its own thread, as the console runs it, with spies on everything it says.
+class PollerHarness final
+{
+public:
+    PollerHarness()
+        : m_poller(new StatusPoller)
+        , relay(m_poller)
+        , snapshots(&relay, &Relay::snapshot)
+        , connection(&relay, &Relay::connectionChanged)
+        , privileges(&relay, &Relay::privilegesChanged)
+        , actions(&relay, &Relay::actionFinished)
+        , failures(&relay, &Relay::pollFailed)
+    {
+        m_thread.setObjectName(QStringLiteral("poller"));
+        m_poller->moveToThread(&m_thread);
+        QObject::connect(&m_thread, &QThread::finished, m_poller, &QObject::deleteLater);
+        m_thread.start();
+    }
+    ~PollerHarness()
+    {
+        QMetaObject::invokeMethod(m_poller, &StatusPoller::stop, Qt::BlockingQueuedConnection);
+        m_thread.quit();
+        m_thread.wait();
+    }
+    Q_DISABLE_COPY_MOVE(PollerHarness)
+
+    template<typename Function>
+    void call(Function function)
+    {
+        QMetaObject::invokeMethod(
+                m_poller, [poller = m_poller, function] { function(poller); },
+                Qt::QueuedConnection);
+    }
+    void setTarget(const ConnectionProfile &profile)
+    {
+        call([profile](StatusPoller *poller) { poller->setTarget(profile); });
+    }
+    void pollNow()
+    {
+        call([](StatusPoller *poller) { poller->pollNow(); });
+    }
+
+    // The latest connectionChanged, waiting for one in state when it is not there yet.
+    bool waitForState(ConnectionState state, QString *message = nullptr, int from = 0)
+    {
+        for (;;) {
+            for (int i = from; i < connection.size(); ++i) {
+                if (connection.at(i).at(0).value<ConnectionState>() == state) {
+                    if (message)
+                        *message = connection.at(i).at(1).toString();
+                    return true;
+                }
+            }
+            from = int(connection.size());
+            if (!connection.wait(Timeout))
+                return false;
+        }
+    }
+    StatusSnapshot nextSnapshot()
+    {
+        const qsizetype before = snapshots.size();
+        pollNow();
+        if (!QTest::qWaitFor([&] { return snapshots.size() > before; }, Timeout))
+            return {};
+        return snapshots.last().at(0).value<StatusSnapshot>();
+    }
+    QStringList messages() const
+    {
+        QStringList all;
+        for (const auto &arguments : connection)
+            all << arguments.at(1).toString();
+        return all;
+    }
+
+private:
+    QThread m_thread;
+    StatusPoller *m_poller;
+
+public:
+    Relay relay;
+    QSignalSpy snapshots;
+    QSignalSpy connection;
+    QSignalSpy privileges;
+    QSignalSpy actions;
+    QSignalSpy failures;
+};
+
+class TestStatusPoller final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        m_db = std::make_unique<TestDatabase>("statuspoller");
+        m_db->migrateLease();
+        // A session zone far from UTC: instants come back as epoch seconds, so it must not show.
+        m_db->connectDirect(Login::Owner)
+                .exec("zone",
+                      "ALTER DATABASE \"" + m_db->name() + "\" SET TimeZone = 'Asia/Kathmandu'", {},
+                      10s);
+    }
+    void init() { m_db->resetLeases(); }
+    void cleanupTestCase() { m_db.reset(); }
+
+    void retryBackoff()
+    {
+        QCOMPARE(StatusPoller::retryDelayMs(0), 1000);
+        QCOMPARE(StatusPoller::retryDelayMs(1), 2000);
+        QCOMPARE(StatusPoller::retryDelayMs(2), 5000);
+        QCOMPARE(StatusPoller::retryDelayMs(9), 5000);
+    }
+
+    void connectsAndReadsPrivileges_data()
+    {
+        QTest::addColumn<Login>("login");
+        QTest::addColumn<bool>("canPause");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("app") << Login::App << true << QString();
+        QTest::newRow("monitor") << Login::Monitor << false
+                                 << "read-only: lt_monitor has no EXECUTE on leader_pause or "
+                                    "leader_unpause";
+        QTest::newRow("owner") << Login::Owner << true << QString();
+    }
+
+    void connectsAndReadsPrivileges()
+    {
+        QFETCH(Login, login);
+        PollerHarness harness;
+        harness.setTarget(profileFor(m_db->url(login)));
+        QString message;
+        QVERIFY(harness.waitForState(ConnectionState::Connected, &message));
+        QVERIFY2(message.startsWith(QLatin1String("connected to lt_")), qPrintable(message));
+        QVERIFY(!message.contains(qs(loginPassword())));
+        QTRY_VERIFY_WITH_TIMEOUT(!harness.privileges.isEmpty(), Timeout);
+        const auto privileges = harness.privileges.last().at(0).value<Privileges>();
+        QTEST(privileges.canPause, "canPause");
+        QCOMPARE(privileges.canUnpause, privileges.canPause);
+        QTEST(privileges.reason, "reason");
+
+        // Connecting polls at once, even with the interval off.
+        QTRY_VERIFY_WITH_TIMEOUT(!harness.snapshots.isEmpty(), Timeout);
+        const auto snapshot = harness.snapshots.first().at(0).value<StatusSnapshot>();
+        QCOMPARE(snapshot.roles.size(), 5);
+        QStringList roles;
+        for (const auto &status : snapshot.roles)
+            roles << status.role;
+        QCOMPARE(roles, QStringList({"billing", "dunning", "email_outbox", "webhook_delivery",
+                                     "webhook_outbox"}));
+        QCOMPARE(snapshot.roles.at(0).state, QStringLiteral("never ran"));
+        QVERIFY(snapshot.roles.at(0).token > 0);
+        QVERIFY(!snapshot.roles.at(0).lastTickAgeSeconds);
+        QVERIFY(snapshot.databaseTime.isValid());
+        QCOMPARE(snapshot.databaseTime.timeSpec(), Qt::UTC);
+        QVERIFY(snapshot.roundTripMs > 0);
+        // One machine, one clock: the drift is the half round trip's error, nowhere near the
+        // session zone's 5 h 45 min.
+        QVERIFY2(std::abs(snapshot.clockDriftMs) < 2000,
+                 qPrintable(QString::number(snapshot.clockDriftMs)));
+        QVERIFY(harness.failures.isEmpty());
+    }
+
+    void connectOptionsReachTheServer()
+    {
+        if (m_db->viaPgBouncer())
+            QSKIP("PgBouncer's server connections carry its own startup parameters");
+        PollerHarness harness;
+        harness.setTarget(profileFor(m_db->url(Login::App)));
+        QVERIFY(harness.waitForState(ConnectionState::Connected));
+        auto owner = m_db->connectDirect(Login::Owner);
+        const auto result
+                = owner.exec("activity",
+                             "SELECT count(*) FROM pg_stat_activity"
+                             " WHERE datname = $1 AND application_name = 'leader-console'",
+                             {m_db->name()}, 5s);
+        QCOMPARE(result.toInt64(0, 0), 1);
+    }
+
+    void pauseAndUnpauseShowInTheNextSnapshot()
+    {
+        PollerHarness harness;
+        harness.setTarget(profileFor(m_db->url(Login::App)));
+        QVERIFY(harness.waitForState(ConnectionState::Connected));
+        QTRY_VERIFY_WITH_TIMEOUT(!harness.snapshots.isEmpty(), Timeout);
+
+        // Quotes and a backslash must arrive as typed: the literal is escaped, never pasted.
+        const QString reason = QStringLiteral("O'Brien's key \\ rotation; DROP TABLE x --");
+        const qsizetype before = harness.snapshots.size();
+        harness.call([reason](StatusPoller *poller) {
+            poller->pause(QStringLiteral("dunning"), QStringLiteral("alice@ops"), reason);
+        });
+        QTRY_COMPARE_WITH_TIMEOUT(harness.actions.size(), 1, Timeout);
+        QVERIFY2(harness.actions.at(0).at(2).toBool(),
+                 qPrintable(harness.actions.at(0).at(3).toString()));
+        QCOMPARE(harness.actions.at(0).at(1).toString(), QStringLiteral("pause"));
+        // The action polls by itself: no pollNow here.
+        QTRY_VERIFY_WITH_TIMEOUT(harness.snapshots.size() > before, Timeout);
+        auto snapshot = harness.snapshots.last().at(0).value<StatusSnapshot>();
+        const auto &dunning = snapshot.roles.at(1);
+        QCOMPARE(dunning.role, QStringLiteral("dunning"));
+        QCOMPARE(dunning.state, QStringLiteral("paused"));
+        QCOMPARE(dunning.pausedBy, QStringLiteral("alice@ops"));
+        QCOMPARE(dunning.pauseReason, reason);
+        QVERIFY(dunning.pausedAt.isValid());
+        QVERIFY(std::abs(dunning.pausedAt.msecsTo(snapshot.databaseTime)) < 10000);
+
+        // paused_at, read by libpq as epoch, equals what the poller parsed: zone-proof.
+        auto app = m_db->connect(Login::App);
+        const auto result = app.exec("paused_at",
+                                     "SELECT (extract(epoch FROM paused_at) * 1000)::bigint"
+                                     "  FROM leader_leases WHERE role = 'dunning'",
+                                     {}, 5s);
+        QCOMPARE(dunning.pausedAt.toMSecsSinceEpoch(), result.toInt64(0, 0));
+
+        const qsizetype beforeUnpause = harness.snapshots.size();
+        harness.call([](StatusPoller *poller) { poller->unpause(QStringLiteral("dunning")); });
+        QTRY_COMPARE_WITH_TIMEOUT(harness.actions.size(), 2, Timeout);
+        QVERIFY(harness.actions.at(1).at(2).toBool());
+        QCOMPARE(harness.actions.at(1).at(3).toString(), QStringLiteral("dunning unpaused"));
+        QTRY_VERIFY_WITH_TIMEOUT(harness.snapshots.size() > beforeUnpause, Timeout);
+        snapshot = harness.snapshots.last().at(0).value<StatusSnapshot>();
+        QCOMPARE(snapshot.roles.at(1).state, QStringLiteral("never ran"));
+        QVERIFY(snapshot.roles.at(1).pausedBy.isEmpty());
+    }
+
+    void actionErrors_data()
+    {
+        QTest::addColumn<Login>("login");
+        QTest::addColumn<QString>("action");
+        QTest::addColumn<QString>("role");
+        QTest::addColumn<QString>("reason");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("unknown role, pause") << Login::App << "pause"
+                                             << "payroll"
+                                             << "why"
+                                             << "unknown role \"payroll\"";
+        QTest::newRow("unknown role, unpause") << Login::App << "unpause"
+                                               << "payroll"
+                                               << ""
+                                               << "unknown role \"payroll\"";
+        QTest::newRow("empty reason") << Login::App << "pause"
+                                      << "billing"
+                                      << "  "
+                                      << "leader_pause needs who pauses and why (SQLSTATE 22023: "
+                                         "invalid parameter value)";
+        QTest::newRow("read-only login")
+                << Login::Monitor << "pause"
+                << "billing"
+                << "why"
+                << "privilege missing: permission denied for function leader_pause (SQLSTATE "
+                   "42501: insufficient privilege)";
+        QTest::newRow("read-only login, unpause")
+                << Login::Monitor << "unpause"
+                << "billing"
+                << ""
+                << "permission denied for function leader_unpause";
+    }
+
+    void actionErrors()
+    {
+        QFETCH(Login, login);
+        QFETCH(QString, action);
+        QFETCH(QString, role);
+        QFETCH(QString, reason);
+        QFETCH(QString, expected);
+        PollerHarness harness;
+        harness.setTarget(profileFor(m_db->url(login)));
+        QVERIFY(harness.waitForState(ConnectionState::Connected));
+        harness.call([=](StatusPoller *poller) {
+            if (action == QLatin1String("pause"))
+                poller->pause(role, QStringLiteral("alice@ops"), reason);
+            else
+                poller->unpause(role);
+        });
+        QTRY_COMPARE_WITH_TIMEOUT(harness.actions.size(), 1, Timeout);
+        const auto arguments = harness.actions.at(0);
+        QCOMPARE(arguments.at(0).toString(), role);
+        QCOMPARE(arguments.at(1).toString(), action);
+        QVERIFY(!arguments.at(2).toBool());
+        const QString message = arguments.at(3).toString();
+        QVERIFY2(message.contains(expected), qPrintable(message));
+        QVERIFY(!message.contains(QLatin1Char('\n')));
+        // A refused action leaves the connection as it was.
+        QCOMPARE(harness.nextSnapshot().roles.size(), 5);
+    }
+
+    void failuresAreOneLineWithoutThePassword_data()
+    {
+        QTest::addColumn<QString>("what");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("wrong password") << "password"
+                                        << "authentication failed";
+        QTest::newRow("missing schema") << "schema"
+                                        << "the lease schema is missing in database";
+        QTest::newRow("no SELECT on leader_status")
+                << "nobody"
+                << "privilege missing: lt_nobody may not read leader_status; GRANT "
+                   "hardcount_monitor TO lt_nobody";
+        QTest::newRow("refused port") << "refused"
+                                      << "cannot reach the server";
+    }
+
+    void failuresAreOneLineWithoutThePassword()
+    {
+        QFETCH(QString, what);
+        std::unique_ptr<TestDatabase> empty;
+        std::optional<leader::test::LoopbackPort> refusing;
+        ConnectionProfile profile = profileFor(m_db->url(Login::App));
+        QString secret = profile.password;
+        if (what == QLatin1String("password")) {
+            profile.password = QString::fromLatin1(WrongPassword);
+            secret = profile.password;
+        } else if (what == QLatin1String("schema")) {
+            empty = std::make_unique<TestDatabase>("statuspoller_empty");
+            profile = profileFor(empty->url(Login::App));
+        } else if (what == QLatin1String("nobody")) {
+            profile = profileFor(m_db->url(Login::Nobody));
+        } else if (what == QLatin1String("refused")) {
+            refusing.emplace(leader::test::LoopbackPort::Behaviour::Refuse);
+            profile.port = refusing->port();
+        }
+
+        PollerHarness harness;
+        harness.setTarget(profile);
+        QString message;
+        QVERIFY(harness.waitForState(ConnectionState::Failed, &message));
+        QFETCH(QString, expected);
+        QVERIFY2(message.contains(expected), qPrintable(message));
+        QVERIFY2(!message.contains(QLatin1Char('\n')), qPrintable(message));
+        QVERIFY2(!message.contains(secret), qPrintable(message));
+        if (what == QLatin1String("schema"))
+            QVERIFY2(message.contains(QLatin1String("leaderctl migrate")), qPrintable(message));
+        QVERIFY(harness.snapshots.isEmpty());
+
+        // It keeps trying by itself, interval or not: a second attempt about a second later.
+        const qsizetype before = harness.connection.size();
+        QVERIFY(harness.waitForState(ConnectionState::Failed, nullptr, int(before)));
+        for (const QString &text : harness.messages())
+            QVERIFY2(!text.contains(secret), qPrintable(text));
+    }
+
+    // Polls at full rate beside four busy clients sharing PgBouncer's server connections.
+    // Mutation check (done once): with the poll's exec() swapped for prepare()+exec(), this test
+    // failed through PgBouncer with 'prepared statement "qpsqlpstmt_3" does not exist'.
+    void manyPollsBesideBusyPooledClients()
+    {
+        std::atomic<bool> stop = false;
+        std::atomic<int> clientStatements = 0;
+        std::atomic<int> clientFailures = 0;
+        std::vector<std::thread> clients;
+        for (int i = 0; i < 4; ++i) {
+            clients.emplace_back([&, url = m_db->url(Login::App)] {
+                leader::pg::Connection connection({.url = url, .applicationName = "busy"});
+                while (!stop) {
+                    try {
+                        connection.exec("busy",
+                                        "SELECT role, holder_token FROM leader_status"
+                                        " WHERE role = $1",
+                                        {"billing"}, 5s);
+                        ++clientStatements;
+                    } catch (const std::exception &) {
+                        ++clientFailures;
+                    }
+                }
+            });
+        }
+        const auto joinClients = qScopeGuard([&] {
+            stop = true;
+            for (auto &client : clients)
+                client.join();
+        });
+
+        PollerHarness harness;
+        // Each answer asks for the next poll at once: as fast as the round trip allows.
+        QObject::connect(&harness.relay, &Relay::snapshot, &harness.relay,
+                         [&harness] { harness.pollNow(); });
+        QObject::connect(&harness.relay, &Relay::pollFailed, &harness.relay,
+                         [&harness] { harness.pollNow(); });
+        harness.setTarget(profileFor(m_db->url(Login::App)));
+        QTRY_VERIFY_WITH_TIMEOUT(harness.snapshots.size() + harness.failures.size() >= 150, 60000);
+        stop = true;
+        QCOMPARE(harness.failures.size(), 0);
+        QCOMPARE(clientFailures.load(), 0);
+        QVERIFY(clientStatements.load() > 100);
+        for (const auto &arguments : std::as_const(harness.snapshots))
+            QCOMPARE(arguments.at(0).value<StatusSnapshot>().roles.size(), 5);
+    }
+
+    void reconnects_data()
+    {
+        QTest::addColumn<QString>("how");
+        QTest::newRow("backend terminated") << "terminate";
+        QTest::newRow("link dropped") << "drop";
+    }
+
+    void reconnects()
+    {
+        QFETCH(QString, how);
+        if (how == QLatin1String("terminate") && m_db->viaPgBouncer())
+            QSKIP("through a transaction pooler the backend is not the poller's own: the pooler "
+                  "hides its death (the link-dropped row covers this route)");
+        leader::faults::LinkProxy proxy("127.0.0.1", m_db->targetPort());
+        ConnectionProfile profile = profileFor(m_db->url(Login::App));
+        if (how == QLatin1String("drop"))
+            profile.port = proxy.start();
+
+        PollerHarness harness;
+        harness.setTarget(profile);
+        QVERIFY(harness.waitForState(ConnectionState::Connected));
+        QTRY_VERIFY_WITH_TIMEOUT(!harness.snapshots.isEmpty(), Timeout);
+        const int connectedAt = int(harness.connection.size());
+
+        if (how == QLatin1String("terminate")) {
+            // Only a superuser (or pg_signal_backend) may end another login's backend.
+            leader::pg::Connection admin({.url = std::getenv("LEADER_TEST_ADMIN_URL"),
+                                          .applicationName = "leader-tests admin"});
+            admin.open();
+            const auto result
+                    = admin.exec("terminate",
+                                 "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                                 " WHERE datname = $1 AND application_name = 'leader-console'",
+                                 {m_db->name()}, 5s);
+            QCOMPARE(result.toInt64(0, 0), 1);
+        } else {
+            proxy.dropAll();
+        }
+        // The next poll finds the connection dead, reconnects at once and polls again.
+        const qsizetype snapshotsBefore = harness.snapshots.size();
+        harness.pollNow();
+        QString message;
+        QVERIFY2(harness.waitForState(ConnectionState::Connecting, &message, connectedAt),
+                 qPrintable(harness.messages().join(QLatin1Char('|'))
+                            + (harness.failures.isEmpty()
+                                       ? QString()
+                                       : harness.failures.last().at(0).toString())));
+        QVERIFY2(
+                message.startsWith(QLatin1String("reconnecting: the server closed the connection")),
+                qPrintable(message));
+        QVERIFY(harness.waitForState(ConnectionState::Connected, &message, connectedAt));
+        QVERIFY2(message.startsWith(QLatin1String("reconnected to lt_app@")), qPrintable(message));
+        QTRY_VERIFY_WITH_TIMEOUT(harness.snapshots.size() > snapshotsBefore, Timeout);
+        QCOMPARE(harness.failures.size(), 1);
+        QVERIFY(!harness.failures.at(0).at(0).toString().contains(profile.password));
+        QCOMPARE(harness.nextSnapshot().roles.size(), 5);
+    }
+
+    void intervalAndSuspension()
+    {
+        PollerHarness harness;
+        harness.call([](StatusPoller *poller) { poller->setInterval(100); });
+        harness.setTarget(profileFor(m_db->url(Login::Monitor)));
+        QTRY_VERIFY_WITH_TIMEOUT(harness.snapshots.size() >= 5, Timeout);
+
+        harness.call([](StatusPoller *poller) { poller->setSuspended(true); });
+        // A poll already queued may still land; after that, silence while suspended.
+        QTRY_VERIFY_WITH_TIMEOUT(!harness.snapshots.wait(300), Timeout);
+        const qsizetype suspendedAt = harness.snapshots.size();
+        QVERIFY(!harness.snapshots.wait(500)); // five intervals with no poll
+        QCOMPARE(harness.snapshots.size(), suspendedAt);
+
+        // Resuming polls at once, then on the timer again.
+        harness.call([](StatusPoller *poller) { poller->setSuspended(false); });
+        QVERIFY(harness.snapshots.wait(Timeout));
+        QTRY_VERIFY_WITH_TIMEOUT(harness.snapshots.size() >= suspendedAt + 3, Timeout);
+
+        // Interval off: no timer, but pollNow still answers.
+        harness.call([](StatusPoller *poller) { poller->setInterval(0); });
+        QTRY_VERIFY_WITH_TIMEOUT(!harness.snapshots.wait(300), Timeout);
+        const qsizetype offAt = harness.snapshots.size();
+        harness.pollNow();
+        QTRY_COMPARE_WITH_TIMEOUT(harness.snapshots.size(), offAt + 1, Timeout);
+    }
+
+private:
+    std::string loginPassword() const
+    {
+        const char *password = std::getenv("LEADER_TEST_PASSWORD");
+        return password ? password : "";
+    }
+
+    std::unique_ptr<TestDatabase> m_db;
+};
+
+QTEST_GUILESS_MAIN(TestStatusPoller)
+#include "tst_statuspoller.moc"

@@ -1,0 +1,325 @@
+// TickHistory: the chart's memory of last_tick_age. Decimation must keep every peak, a window
+// must end at the latest database time, markers must follow pauses and holder changes, and a
+// day of 1 s polls for five roles must stay small.
+
+#include "models/tickhistory.h"
+
+#include <QStandardPaths>
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+
+using leader::console::HistoryWindow;
+using leader::console::RoleStatus;
+using leader::console::StatusSnapshot;
+using leader::console::TickHistory;
+using Kind = leader::console::TickHistory::Marker::Kind;
+
+namespace {
+
+const QDateTime Base = QDateTime(QDate(2026, 1, 1), QTime(0, 0), Qt::UTC);
+const QStringList FiveRoles{QStringLiteral("billing"), QStringLiteral("dunning"),
+                            QStringLiteral("email_outbox"), QStringLiteral("webhook_delivery"),
+                            QStringLiteral("webhook_outbox")};
+
+RoleStatus led(const QString &role, const QString &holder, qint64 token, double acquiredAtS,
+               std::optional<double> age = 1.0)
+{
+    RoleStatus s;
+    s.role = role;
+    s.state = QStringLiteral("led");
+    s.holderId = holder;
+    s.token = token;
+    s.acquiredAt = Base.addMSecs(qint64(acquiredAtS * 1000));
+    s.expiresInSeconds = 9.0;
+    s.lastTickAgeSeconds = age;
+    return s;
+}
+
+RoleStatus freeRole(const QString &role, std::optional<double> age = 1.0)
+{
+    RoleStatus s;
+    s.role = role;
+    s.state = QStringLiteral("free");
+    s.lastTickAgeSeconds = age;
+    return s;
+}
+
+StatusSnapshot snapshotAt(double seconds, QList<RoleStatus> roles)
+{
+    StatusSnapshot snapshot;
+    snapshot.databaseTime = Base.addMSecs(qint64(seconds * 1000));
+    snapshot.roles = std::move(roles);
+    return snapshot;
+}
+
+// A saw-tooth with the given period (age resets to 0 every period seconds), plus one stall: from
+// stallAt the age keeps growing for stallLength seconds.
+double sawTooth(qint64 s, int period, qint64 stallAt, int stallLength)
+{
+    if (s >= stallAt && s < stallAt + stallLength)
+        return double(s - stallAt + (stallAt % period));
+    return double(s % period);
+}
+
+} // namespace
+
+class TstTickHistory final : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void decimationKeepsPeak_data();
+    void decimationKeepsPeak();
+    void windowBounds_data();
+    void windowBounds();
+    void markers_data();
+    void markers();
+    void ignoresOldAndNullSamples();
+    void memoryBounded_data();
+    void memoryBounded();
+};
+
+void TstTickHistory::decimationKeepsPeak_data()
+{
+    QTest::addColumn<HistoryWindow>("window");
+    QTest::addColumn<int>("maxPoints");
+    QTest::addColumn<qint64>("stallSecondsBeforeEnd");
+
+    QTest::newRow("5 min, 50 points") << HistoryWindow::FiveMinutes << 50 << qint64(100);
+    QTest::newRow("5 min, 7 points") << HistoryWindow::FiveMinutes << 7 << qint64(200);
+    QTest::newRow("1 h, 100 points") << HistoryWindow::OneHour << 100 << qint64(1800);
+    QTest::newRow("1 h, stall near start") << HistoryWindow::OneHour << 200 << qint64(3500);
+    QTest::newRow("24 h, 300 points") << HistoryWindow::Day << 300 << qint64(40000);
+    QTest::newRow("24 h, 1000 points") << HistoryWindow::Day << 1000 << qint64(85000);
+}
+
+void TstTickHistory::decimationKeepsPeak()
+{
+    QFETCH(HistoryWindow, window);
+    QFETCH(int, maxPoints);
+    QFETCH(qint64, stallSecondsBeforeEnd);
+
+    const qint64 seconds = leader::console::historyWindowMs(window) / 1000 + 60;
+    const qint64 stallAt = seconds - stallSecondsBeforeEnd;
+    constexpr int StallLength = 30;
+    constexpr int Period = 10;
+    TickHistory history;
+    double expectedPeak = 0;
+    for (qint64 s = 0; s <= seconds; ++s) {
+        const double age = sawTooth(s, Period, stallAt, StallLength);
+        expectedPeak = std::max(expectedPeak, age);
+        history.append(snapshotAt(double(s), {freeRole(QStringLiteral("billing"), age)}));
+    }
+    QVERIFY(expectedPeak >= StallLength - 1); // far above the saw-tooth's Period - 1
+
+    const QList<QPointF> points = history.series(QStringLiteral("billing"), window, maxPoints);
+    QVERIFY(!points.isEmpty());
+    QVERIFY2(points.size() <= maxPoints, qPrintable(QString::number(points.size())));
+    QVERIFY(std::is_sorted(points.cbegin(), points.cend(),
+                           [](const QPointF &a, const QPointF &b) { return a.x() < b.x(); }));
+    const auto peak = std::max_element(points.cbegin(), points.cend(),
+                                       [](auto a, auto b) { return a.y() < b.y(); });
+    QCOMPARE(peak->y(), expectedPeak);
+    QCOMPARE(history.maxAge(QStringLiteral("billing"), window), std::optional(expectedPeak));
+    // The minimum survives as well: a decimated saw-tooth still reaches 0.
+    const auto low = std::min_element(points.cbegin(), points.cend(),
+                                      [](auto a, auto b) { return a.y() < b.y(); });
+    QCOMPARE(low->y(), 0.0);
+}
+
+void TstTickHistory::windowBounds_data()
+{
+    QTest::addColumn<HistoryWindow>("window");
+    QTest::addColumn<qint64>("resolutionMs"); // the coarsest store the window reads
+
+    QTest::newRow("5 min") << HistoryWindow::FiveMinutes << qint64(1000);
+    QTest::newRow("1 h") << HistoryWindow::OneHour << TickHistory::FineBucketMs;
+    QTest::newRow("24 h") << HistoryWindow::Day << TickHistory::CoarseBucketMs;
+}
+
+void TstTickHistory::windowBounds()
+{
+    QFETCH(HistoryWindow, window);
+    QFETCH(qint64, resolutionMs);
+
+    // 26 h, so every store has been trimmed at least once.
+    constexpr qint64 Seconds = 26 * 3600;
+    TickHistory history;
+    for (qint64 s = 0; s <= Seconds; ++s)
+        history.append(snapshotAt(double(s), {freeRole(QStringLiteral("dunning"), double(s % 7))}));
+
+    const qint64 endMs = Base.addSecs(Seconds).toMSecsSinceEpoch();
+    QCOMPARE(history.latestTime().toMSecsSinceEpoch(), endMs);
+    const qint64 startMs = endMs - leader::console::historyWindowMs(window);
+    const QList<QPointF> points = history.series(QStringLiteral("dunning"), window, 100000);
+    QVERIFY(!points.isEmpty());
+    QVERIFY(points.first().x() >= double(startMs));
+    QVERIFY(points.first().x() <= double(startMs + resolutionMs));
+    QVERIFY(points.last().x() <= double(endMs));
+    QVERIFY(points.last().x() >= double(endMs - resolutionMs));
+    QVERIFY(history.series(QStringLiteral("nobody"), window, 100).isEmpty());
+}
+
+void TstTickHistory::markers_data()
+{
+    QTest::addColumn<QList<StatusSnapshot>>("snapshots");
+    QTest::addColumn<QList<int>>("kinds");
+    QTest::addColumn<double>("gapSeconds"); // of the last takeover; -1: none expected
+    QTest::addColumn<QString>("pausedBy");
+
+    const QString b = QStringLiteral("billing");
+    const QString a1 = QStringLiteral("host:1:aaaaaaaa");
+    const QString b2 = QStringLiteral("host:2:bbbbbbbb");
+
+    RoleStatus paused = freeRole(b);
+    paused.state = QStringLiteral("paused");
+    paused.pausedAt = Base.addSecs(5);
+    paused.pausedBy = QStringLiteral("alice");
+    paused.pauseReason = QStringLiteral("migration");
+
+    QTest::newRow("pause") << QList<StatusSnapshot>{snapshotAt(1, {freeRole(b)}),
+                                                    snapshotAt(6, {paused})}
+                           << QList<int>{int(Kind::Pause)} << -1.0 << QStringLiteral("alice");
+    QTest::newRow("pause then unpause")
+            << QList<StatusSnapshot>{snapshotAt(1, {freeRole(b)}), snapshotAt(6, {paused}),
+                                     snapshotAt(7, {paused}), snapshotAt(8, {freeRole(b)})}
+            << QList<int>{int(Kind::Pause), int(Kind::Unpause)} << -1.0 << QStringLiteral("alice");
+    QTest::newRow("same holder, next tick: no takeover")
+            << QList<StatusSnapshot>{snapshotAt(1, {led(b, a1, 1, 0.5)}),
+                                     snapshotAt(2, {freeRole(b)}),
+                                     snapshotAt(3, {led(b, a1, 2, 2.5)})}
+            << QList<int>{} << -1.0 << QString();
+
+    // The first holder died: last seen at 2 s with 9 s left, so its last heartbeat was at 1 s;
+    // the successor acquired at 11.5 s.
+    QTest::newRow("takeover after a death: gap from the last heartbeat")
+            << QList<StatusSnapshot>{snapshotAt(1, {led(b, a1, 1, 0.5)}),
+                                     snapshotAt(2, {led(b, a1, 1, 0.5)}),
+                                     snapshotAt(12, {led(b, b2, 2, 11.5)})}
+            << QList<int>{int(Kind::Takeover)} << 10.5 << QString();
+
+    // The first holder finished its tick at 3 s: another replica running the next tick is
+    // rotation, not a takeover.
+    RoleStatus ended = led(b, b2, 2, 4.25);
+    ended.lastTickHolder = a1;
+    ended.lastTickEndedAt = Base.addSecs(3);
+    QTest::newRow("new holder after a finished tick: no takeover")
+            << QList<StatusSnapshot>{snapshotAt(1, {led(b, a1, 1, 0.5)}),
+                                     snapshotAt(2, {led(b, a1, 1, 0.5)}), snapshotAt(5, {ended})}
+            << QList<int>{} << -1.0 << QString();
+    RoleStatus endedThenFree = freeRole(b);
+    endedThenFree.lastTickHolder = a1;
+    endedThenFree.lastTickEndedAt = Base.addSecs(3);
+    QTest::newRow("finished tick seen free first: no takeover")
+            << QList<StatusSnapshot>{snapshotAt(1, {led(b, a1, 1, 0.5)}),
+                                     snapshotAt(4, {endedThenFree}),
+                                     snapshotAt(6, {led(b, b2, 2, 5.5)})}
+            << QList<int>{} << -1.0 << QString();
+    QTest::newRow("ticks nobody saw (token jump): no claim")
+            << QList<StatusSnapshot>{snapshotAt(1, {led(b, a1, 1, 0.5)}),
+                                     snapshotAt(30, {led(b, b2, 5, 29.5)})}
+            << QList<int>{} << -1.0 << QString();
+    QTest::newRow("two takeovers")
+            << QList<StatusSnapshot>{snapshotAt(1, {led(b, a1, 1, 0.5)}),
+                                     snapshotAt(12, {led(b, b2, 2, 11.5)}),
+                                     snapshotAt(30, {led(b, a1, 3, 29.0)})}
+            << QList<int>{int(Kind::Takeover), int(Kind::Takeover)} << 18.0 << QString();
+}
+
+void TstTickHistory::markers()
+{
+    QFETCH(QList<StatusSnapshot>, snapshots);
+    QFETCH(QList<int>, kinds);
+    QFETCH(double, gapSeconds);
+    QFETCH(QString, pausedBy);
+
+    TickHistory history;
+    for (const StatusSnapshot &snapshot : std::as_const(snapshots))
+        history.append(snapshot);
+    const QList<TickHistory::Marker> markers = history.markers(HistoryWindow::FiveMinutes);
+    QList<int> actual;
+    for (const TickHistory::Marker &marker : markers) {
+        actual.append(int(marker.kind));
+        QVERIFY(!marker.describe().isEmpty());
+        QCOMPARE(marker.role, QStringLiteral("billing"));
+    }
+    QCOMPARE(actual, kinds);
+    if (gapSeconds >= 0) {
+        const TickHistory::Marker &last = markers.last();
+        QVERIFY(last.gapSeconds.has_value());
+        QCOMPARE(*last.gapSeconds, gapSeconds);
+        QVERIFY(last.previousHolderId != last.holderId);
+    }
+    if (!pausedBy.isEmpty()) {
+        QCOMPARE(markers.first().pausedBy, pausedBy);
+        QCOMPARE(markers.first().time, Base.addSecs(5)); // pausedAt, not the poll's time
+    }
+}
+
+void TstTickHistory::ignoresOldAndNullSamples()
+{
+    TickHistory history;
+    history.append(snapshotAt(10, {freeRole(QStringLiteral("billing"), 4.0)}));
+    history.append(snapshotAt(9, {freeRole(QStringLiteral("billing"), 99.0)}));
+    history.append(snapshotAt(10, {freeRole(QStringLiteral("billing"), 99.0)}));
+    history.append(snapshotAt(11, {freeRole(QStringLiteral("billing"), std::nullopt)}));
+    const QList<QPointF> points
+            = history.series(QStringLiteral("billing"), HistoryWindow::FiveMinutes, 10);
+    QCOMPARE(points.size(), 1);
+    QCOMPARE(points.first().y(), 4.0);
+    QCOMPARE(history.latestTime(), Base.addSecs(11));
+    history.clear();
+    QVERIFY(history.isEmpty());
+    QVERIFY(history.roles().isEmpty());
+}
+
+void TstTickHistory::memoryBounded_data()
+{
+    QTest::addColumn<int>("pollsPerSecond");
+    QTest::addColumn<int>("hours");
+
+    QTest::newRow("1/s for 24 h") << 1 << 24;
+    QTest::newRow("1/s for 30 h") << 1 << 30;
+    QTest::newRow("4/s for 3 h") << 4 << 3;
+}
+
+void TstTickHistory::memoryBounded()
+{
+    QFETCH(int, pollsPerSecond);
+    QFETCH(int, hours);
+
+    TickHistory history;
+    const qint64 polls = qint64(hours) * 3600 * pollsPerSecond;
+    qsizetype afterOneDay = 0;
+    for (qint64 i = 0; i < polls; ++i) {
+        const double s = double(i) / pollsPerSecond;
+        QList<RoleStatus> roles;
+        for (const QString &role : FiveRoles) {
+            // A takeover every minute, so markers accumulate too.
+            const qint64 tick = qint64(s) / 30;
+            roles.append(led(role, tick % 2 ? QStringLiteral("h:1:a") : QStringLiteral("h:2:b"),
+                             tick, double(tick * 30), std::fmod(s, 13.0)));
+        }
+        history.append(snapshotAt(s, roles));
+        if (i == 24 * 3600 * pollsPerSecond - 1)
+            afterOneDay = history.approximateBytes();
+    }
+    const qsizetype bytes = history.approximateBytes();
+    qInfo("TickHistory after %d h at %d/s for 5 roles: %lld bytes", hours, pollsPerSecond,
+          qlonglong(bytes));
+    QVERIFY2(bytes < 20 * 1024 * 1024, qPrintable(QString::number(bytes)));
+    // Bounded, not merely small: past 24 h nothing grows any more.
+    if (afterOneDay > 0)
+        QVERIFY2(bytes <= afterOneDay * 11 / 10, qPrintable(QString::number(afterOneDay)));
+    QVERIFY(history.markers(HistoryWindow::Day).size() <= TickHistory::MaxMarkers);
+    for (const QString &role : FiveRoles)
+        QVERIFY(history.series(role, HistoryWindow::Day, 1000).size() <= 1000);
+}
+
+QTEST_GUILESS_MAIN(TstTickHistory)
+
+#include "tst_tickhistory.moc"
