@@ -74,8 +74,9 @@ QString defaultDirectory()
     // The server runs as an unprivileged account when we are root, and it cannot reach /root.
     if (::geteuid() == 0)
         return QStringLiteral("/var/lib/leader-console/demo-cluster");
-    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)
-           + QStringLiteral("/demo-cluster");
+    // The directory `leaderctl demo` uses too, so both reach the same cluster.
+    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation)
+           + QStringLiteral("/leader-console/demo-cluster");
 }
 
 QString seconds(int milliseconds)

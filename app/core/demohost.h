@@ -25,7 +25,9 @@ class DemoHost final : public QObject
 public:
     struct Options
     {
-        QString directory; // the cluster's directory; empty: <AppDataLocation>/demo-cluster
+        // The cluster's directory; empty: <GenericDataLocation>/leader-console/demo-cluster, the
+        // one `leaderctl demo` uses (as root /var/lib/leader-console/demo-cluster).
+        QString directory;
         int replicas = 3;
         bool workload = true;
     };

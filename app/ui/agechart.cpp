@@ -255,6 +255,8 @@ void AgeChart::refresh()
 
     const QDateTime end = m_history->latestTime();
     const QDateTime start = end.addMSecs(-historyWindowMs(m_window));
+    // The curves set the scale; a threshold line is drawn only when it is near them, else a
+    // billing alert at minutes would flatten the outboxes' seconds into the axis.
     double top = 1.0;
     for (const QString &role : m_history->roles()) {
         RoleSeries &entry = seriesFor(role);
@@ -262,8 +264,12 @@ void AgeChart::refresh()
         for (const QPointF &p : points)
             top = std::max(top, p.y());
         entry.line->replace(points);
+    }
+    const double dataTop = top;
+    for (const QString &role : m_history->roles()) {
+        RoleSeries &entry = seriesFor(role);
         const auto threshold = m_thresholds.constFind(role);
-        if (threshold != m_thresholds.cend()) {
+        if (threshold != m_thresholds.cend() && *threshold <= dataTop * 1.5) {
             top = std::max(top, *threshold);
             entry.threshold->replace({QPointF(double(start.toMSecsSinceEpoch()), *threshold),
                                       QPointF(double(end.toMSecsSinceEpoch()), *threshold)});

@@ -47,6 +47,7 @@ FailurePanel::FailurePanel(QAbstractItemModel *replicas, QWidget *parent)
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
     m_view->verticalHeader()->hide();
     m_view->horizontalHeader()->setStretchLastSection(true);
+    m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
 
     m_panicRole->setObjectName(QStringLiteral("panicRole"));
@@ -103,7 +104,7 @@ FailurePanel::FailurePanel(QAbstractItemModel *replicas, QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_view, 1);
     auto *hint = new QLabel(tr("Select a replica, then break it. Takeovers are measured in the "
-                               "Failovers tab."));
+                               "Failovers table below."));
     hint->setWordWrap(true);
     layout->addWidget(hint);
     layout->addLayout(grid);

@@ -248,7 +248,11 @@ void MainWindow::buildCentral()
     m_tabs->setObjectName(QStringLiteral("tabs"));
     m_tabs->addTab(m_chart, tr("Last tick age"));
     m_tabs->addTab(m_timelineView, tr("Holders"));
-    m_tabs->addTab(failoverPage, tr("Failovers"));
+
+    // Failovers follow faults from the panel, so they sit beside it where the panel exists.
+    m_failoverPage = failoverPage;
+    m_failoverPage->setParent(this);
+    m_failoverPage->hide();
 
     auto *splitter = new QSplitter(Qt::Vertical);
     splitter->setObjectName(QStringLiteral("centralSplitter"));
@@ -296,7 +300,11 @@ void MainWindow::buildDocks()
         m_failurePanel->setObjectName(QStringLiteral("failurePanel"));
         m_failureDock = new QDockWidget(tr("Failure panel — hosted replicas"), this);
         m_failureDock->setObjectName(QStringLiteral("failureDock"));
-        m_failureDock->setWidget(m_failurePanel);
+        auto *dockSplitter = new QSplitter(Qt::Vertical);
+        dockSplitter->addWidget(m_failurePanel);
+        dockSplitter->addWidget(m_failoverPage);
+        m_failoverPage->show();
+        m_failureDock->setWidget(dockSplitter);
         addDockWidget(Qt::RightDockWidgetArea, m_failureDock);
         m_viewMenu->addAction(m_failureDock->toggleViewAction());
         connect(m_failurePanel, &FailurePanel::faultRequested, this,
@@ -614,9 +622,10 @@ void MainWindow::onConnectionChanged(ConnectionState state, const QString &messa
             = isDemo() ? tr("demo (%1)").arg(m_target.describe()) : m_target.describe();
     switch (state) {
     case ConnectionState::Connected:
-        m_connectionLabel->setText(
-                tr("Connected to %1").arg(target)
-                + (message.isEmpty() ? QString() : QStringLiteral(" — ") + message));
+        // The poller's message says more after a reconnect ("reconnected … after 4 s").
+        m_connectionLabel->setText(message.startsWith(QLatin1String("reconnected"))
+                                           ? tr("%1: %2").arg(target, message)
+                                           : tr("Connected to %1").arg(target));
         break;
     case ConnectionState::Connecting:
         m_connectionLabel->setText(message.isEmpty() ? tr("Connecting to %1…").arg(target)

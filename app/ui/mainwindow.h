@@ -151,6 +151,7 @@ private:
     ReplicaModel *m_replicas = nullptr;
     FailurePanel *m_failurePanel = nullptr;
     QDockWidget *m_failureDock = nullptr;
+    QWidget *m_failoverPage = nullptr; // in the failure dock; not shown without it
     QMenu *m_viewMenu = nullptr;
     PasswordStore *m_passwords = nullptr;
     QPointer<PauseDialog> m_pauseDialog;
