@@ -6,19 +6,28 @@
 #include <QApplication>
 #include <QTextStream>
 
-#include <cstdio>
+
+namespace {
+
+void setIdentity()
+{
+    QCoreApplication::setOrganizationName(QStringLiteral("leader-console"));
+    QCoreApplication::setApplicationName(QStringLiteral("leader-console"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(LEADER_CONSOLE_VERSION));
+}
+
+} // namespace
 
 int main(int argc, char *argv[])
 {
-    QApplication application(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("leader-console"));
-    QApplication::setApplicationName(QStringLiteral("leader-console"));
-    QApplication::setApplicationDisplayName(QStringLiteral("Leader Console"));
-    QApplication::setApplicationVersion(QStringLiteral(LEADER_CONSOLE_VERSION));
-    QApplication::setDesktopFileName(QStringLiteral("leader-console"));
-
-    const leader::console::CommandLineResult parsed
-            = leader::console::parseCommandLine(QApplication::arguments());
+    // Parsed before any window system is touched: --help, --version and a wrong argument answer on
+    // a machine without a display.
+    leader::console::CommandLineResult parsed;
+    {
+        QCoreApplication parsing(argc, argv);
+        setIdentity();
+        parsed = leader::console::parseCommandLine(QCoreApplication::arguments());
+    }
     if (!parsed.options) {
         if (!parsed.output.isEmpty())
             QTextStream(stdout) << parsed.output;
@@ -26,6 +35,11 @@ int main(int argc, char *argv[])
             QTextStream(stderr) << "leader-console: " << parsed.error << '\n';
         return parsed.exitCode;
     }
+
+    QApplication application(argc, argv);
+    setIdentity();
+    QApplication::setApplicationDisplayName(QStringLiteral("Leader Console"));
+    QApplication::setDesktopFileName(QStringLiteral("leader-console"));
 
     leader::console::MainWindow window(*parsed.options);
     window.show();

@@ -31,4 +31,7 @@ ctest --preset ci -j "$(nproc)" --timeout 900 "$@"
 # accepted, a takeover that never came).
 if (($# == 0)); then
     scripts/bench-failover.sh --quick --results "$servers/bench"
+    # The console as a person sees it: a real X window (xcb under Xvfb, not offscreen) on the
+    # embedded demo, with a replica killed, saved by the app's own screenshot option.
+    scripts/console-smoke.sh build/ci/app/leader-console "$servers/console"
 fi
