@@ -6,7 +6,6 @@
 #include <QApplication>
 #include <QTextStream>
 
-
 namespace {
 
 void setIdentity()
