@@ -455,6 +455,13 @@ void MainWindow::onDemoFailed(const QString &message)
 
 void MainWindow::connectTo(const ConnectionProfile &profile)
 {
+    if (m_hasTarget && !(profile == m_target)) {
+        // Another database: its history is not this one's.
+        m_history.clear();
+        m_timeline->clear();
+        m_statusModel->clear();
+        m_chart->refresh();
+    }
     m_target = profile;
     m_hasTarget = true;
     m_haveSnapshot = false;
@@ -711,6 +718,8 @@ void MainWindow::requestPauseChange(bool pause)
     auto *dialog = new PauseDialog(pause ? PauseDialog::Mode::Pause : PauseDialog::Mode::Unpause,
                                    role, target, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
+    if (const std::optional<RoleStatus> status = m_statusModel->statusFor(role); !pause && status)
+        dialog->setCurrentPause(status->pausedBy, status->pauseReason);
     m_pauseDialog = dialog;
     connect(dialog, &QDialog::accepted, this, [this, dialog, pause] {
         const QString role = dialog->role();
