@@ -4,6 +4,7 @@
 #include "ui/mainwindow.h"
 
 #include <QApplication>
+#include <QIcon>
 #include <QTextStream>
 
 namespace {
@@ -38,7 +39,9 @@ int main(int argc, char *argv[])
     QApplication application(argc, argv);
     setIdentity();
     QApplication::setApplicationDisplayName(QStringLiteral("Leader Console"));
-    QApplication::setDesktopFileName(QStringLiteral("leader-console"));
+    QApplication::setDesktopFileName(QStringLiteral("com.hardcount.LeaderConsole"));
+    QApplication::setWindowIcon(QIcon::fromTheme(
+            QStringLiteral("leader-console"), QIcon(QStringLiteral(":/icons/leader-console.png"))));
 
     leader::console::MainWindow window(*parsed.options);
     window.show();

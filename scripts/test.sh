@@ -34,4 +34,7 @@ if (($# == 0)); then
     # The console as a person sees it: a real X window (xcb under Xvfb, not offscreen) on the
     # embedded demo, with a replica killed, saved by the app's own screenshot option.
     scripts/console-smoke.sh build/ci/app/leader-console "$servers/console"
+    # The .deb from this build; installed and run (then removed) where the tests run as root, as
+    # in CI, never on a developer's own machine.
+    LEADER_DEB_INSTALL_CHECK=$((EUID == 0 ? 1 : 0)) scripts/package-deb.sh build/ci "$servers/deb"
 fi
