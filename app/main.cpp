@@ -1,11 +1,15 @@
 // leader-console: the operator's desktop console over leader_status, with the embedded demo.
 
 #include "core/commandline.h"
+#include "platform/control.h"
 #include "ui/mainwindow.h"
 
 #include <QApplication>
 #include <QIcon>
 #include <QTextStream>
+
+#include <atomic>
+#include <thread>
 
 namespace {
 
@@ -20,6 +24,10 @@ void setIdentity()
 
 int main(int argc, char *argv[])
 {
+    // Before any thread exists, so every thread inherits the mask and only the watcher below takes
+    // SIGTERM and SIGINT.
+    leader::platform::blockTerminationSignals();
+
     // Parsed before any window system is touched: --help, --version and a wrong argument answer on
     // a machine without a display.
     leader::console::CommandLineResult parsed;
@@ -44,7 +52,30 @@ int main(int argc, char *argv[])
             QStringLiteral("leader-console"), QIcon(QStringLiteral(":/icons/leader-console.png"))));
 
     leader::console::MainWindow window(*parsed.options);
+    // SIGTERM (a logout, systemd, kill) and Ctrl-C close the window as a click would, so the
+    // embedded demo releases its leases and stops its server; a second one ends the process at
+    // once.
+    std::atomic_bool exiting = false;
+    std::thread terminationWatcher([&window, &exiting] {
+        bool closeRequested = false;
+        for (;;) {
+            const std::string signal = leader::platform::waitForTermination();
+            if (exiting)
+                return;
+            if (closeRequested) {
+                QTextStream(stderr) << "leader-console: " << signal.c_str()
+                                    << " again: exiting without stopping the demo\n";
+                leader::platform::killThisProcess();
+            }
+            closeRequested = true;
+            QMetaObject::invokeMethod(&window, &QWidget::close, Qt::QueuedConnection);
+        }
+    });
     window.show();
     window.start();
-    return QApplication::exec();
+    const int exitCode = QApplication::exec();
+    exiting = true;
+    leader::platform::requestTermination();
+    terminationWatcher.join();
+    return exitCode;
 }

@@ -4,8 +4,10 @@
 #include "embedded/cluster.h"
 #include "lease/events.h"
 #include "lease/roles.h"
+#include "log/log.h"
 #include "pg/connection.h"
 #include "pg/error.h"
+#include "platform/process.h"
 #include "replica/replica.h"
 #include "schema/migrator.h"
 #include "takeoverwatch.h"
@@ -24,8 +26,6 @@
 #include <list>
 #include <map>
 #include <mutex>
-
-#include <unistd.h>
 
 namespace leader::console {
 
@@ -72,7 +72,7 @@ QString oneLine(const std::string &message, const std::string &url)
 QString defaultDirectory()
 {
     // The server runs as an unprivileged account when we are root, and it cannot reach /root.
-    if (::geteuid() == 0)
+    if (platform::isRoot())
         return QStringLiteral("/var/lib/leader-console/demo-cluster");
     // The directory `leaderctl demo` uses too, so both reach the same cluster.
     return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation)
@@ -297,6 +297,9 @@ void DemoHost::Private::start()
         cluster->start();
         replicaUrl = cluster->tcpUrl(Database);
         hostUrl = cluster->url(Database);
+        // The socket URL carries no password (local connections are trusted): safe to log, and
+        // what an operator pastes into psql to look inside the demo.
+        log::write(log::Level::Info, "demo", "cluster ready", "url=" + hostUrl);
 
         Q_EMIT q->progress(QStringLiteral("preparing database %1").arg(QLatin1String(Database)));
         {

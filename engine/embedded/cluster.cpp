@@ -172,11 +172,13 @@ std::vector<int> versionOf(const std::string &name)
     return parts;
 }
 
-std::optional<fs::path> newestDebianBinDir()
+// The newest <version>/bin holding initdb under root, Debian's layout (/usr/lib/postgresql/15/bin)
+// and the one bundles copy.
+std::optional<fs::path> newestBinDirUnder(const fs::path &root)
 {
     std::error_code error;
     std::vector<std::pair<std::vector<int>, fs::path>> candidates;
-    for (const auto &entry : fs::directory_iterator("/usr/lib/postgresql", error)) {
+    for (const auto &entry : fs::directory_iterator(root, error)) {
         auto version = versionOf(entry.path().filename().string());
         if (!version.empty() && hasInitdb(entry.path() / "bin"))
             candidates.emplace_back(std::move(version), entry.path() / "bin");
@@ -749,6 +751,13 @@ fs::path Cluster::findBinDir(const fs::path &preferred)
                            + " holds no initdb: point it at the directory holding initdb and "
                              "pg_ctl, or unset it");
     }
+    // A bundle (the AppImage, the MSI) carries its own server beside its executables, and must
+    // prefer it to whatever the machine has, or has not.
+    if (const fs::path executable = platform::executablePath(); !executable.empty()) {
+        if (auto bundled
+            = newestBinDirUnder(executable.parent_path().parent_path() / "lib" / "postgresql"))
+            return *bundled;
+    }
     platform::ProcessOptions quick;
     quick.timeout = ToolTimeout;
     const auto pgConfig = platform::runProcess({"pg_config", "--bindir"}, quick);
@@ -760,7 +769,7 @@ fs::path Cluster::findBinDir(const fs::path &preferred)
         if (hasInitdb(fromPgConfig))
             return fromPgConfig;
     }
-    if (auto newest = newestDebianBinDir())
+    if (auto newest = newestBinDirUnder("/usr/lib/postgresql"))
         return *newest;
     throw ClusterError("PostgreSQL server binaries not found (no initdb): install them with "
                        "`sudo apt-get install postgresql` or set LEADER_PG_BINDIR");

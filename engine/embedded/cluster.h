@@ -21,7 +21,8 @@ struct ClusterOptions
     // Holds data/ (the data directory), run/ (the Unix socket), server.log and the superuser's
     // generated password. Created if missing, reused if it exists.
     std::filesystem::path directory;
-    // Where initdb and pg_ctl live; empty: LEADER_PG_BINDIR, then `pg_config --bindir`, then the
+    // Where initdb and pg_ctl live; empty: LEADER_PG_BINDIR, then a server bundled with the
+    // executable (the newest <exe>/../lib/postgresql/*/bin), then `pg_config --bindir`, then the
     // newest /usr/lib/postgresql/*/bin.
     std::filesystem::path binDir;
     // The account the server runs as when the caller is root (Postgres refuses root); empty:

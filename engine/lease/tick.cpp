@@ -1,11 +1,10 @@
 #include "tick.h"
 
 #include "constants.h"
+#include "platform/process.h"
 
 #include <cstdio>
 #include <random>
-
-#include <unistd.h>
 
 namespace leader::lease {
 
@@ -107,14 +106,11 @@ Fence fence(const TickContext *context)
 
 std::string makeHolderId()
 {
-    char host[256] = {};
-    if (gethostname(host, sizeof host - 1) != 0 || !*host)
-        std::snprintf(host, sizeof host, "unknown");
     std::random_device entropy;
     const unsigned suffix = std::uniform_int_distribution<unsigned>()(entropy);
-    char id[320];
-    std::snprintf(id, sizeof id, "%s:%d:%08x", host, static_cast<int>(getpid()), suffix);
-    return id;
+    char hex[9];
+    std::snprintf(hex, sizeof hex, "%08x", suffix);
+    return platform::hostName() + ":" + std::to_string(platform::processId()) + ":" + hex;
 }
 
 } // namespace leader::lease

@@ -353,6 +353,26 @@ bool isRoot()
     return ::geteuid() == 0;
 }
 
+std::string hostName()
+{
+    char host[256] = {};
+    if (::gethostname(host, sizeof host - 1) != 0 || !*host)
+        return "unknown";
+    return host;
+}
+
+int processId()
+{
+    return static_cast<int>(::getpid());
+}
+
+std::filesystem::path executablePath()
+{
+    std::error_code error;
+    const std::filesystem::path path = std::filesystem::read_symlink("/proc/self/exe", error);
+    return error ? std::filesystem::path() : path;
+}
+
 ProcessResult runProcess(const std::vector<std::string> &argv, const ProcessOptions &options)
 {
     ProcessResult result;

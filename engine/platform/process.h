@@ -25,6 +25,12 @@ std::optional<Account> lookupAccount(const std::string &name);
 // The account that owns path; nullopt if path does not exist or its owner has no account entry.
 std::optional<Account> ownerOf(const std::filesystem::path &path);
 bool isRoot();
+// This machine's host name; "unknown" when the OS will not say.
+std::string hostName();
+int processId();
+// The running executable's absolute path (symbolic links resolved); empty when the OS will not
+// say. Bundles (an AppImage) find their own files next to it.
+std::filesystem::path executablePath();
 
 struct ProcessOptions
 {

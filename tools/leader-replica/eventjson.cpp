@@ -1,12 +1,11 @@
 #include "eventjson.h"
 
 #include "log/json.h"
+#include "platform/process.h"
 #include "replica/replica.h"
 
 #include <cstdio>
 #include <ctime>
-
-#include <unistd.h>
 
 namespace leader::tools {
 
@@ -45,7 +44,8 @@ void EventWriter::started(const replica::Replica &replica, std::optional<int> me
     for (const replica::RoleProfile &profile : replica.roles())
         roles += (roles.empty() ? "" : ",") + log::jsonQuoted(profile.role);
     std::string fields = ",\"event\":\"started\",\"holder\":" + log::jsonQuoted(m_holder)
-                         + ",\"pid\":" + std::to_string(::getpid()) + ",\"roles\":[" + roles
+                         + ",\"pid\":" + std::to_string(leader::platform::processId())
+                         + ",\"roles\":[" + roles
                          + "],\"fast_wake\":" + (replica.fastWake() ? "true" : "false");
     if (metricsPort)
         fields += ",\"metrics_port\":" + std::to_string(*metricsPort);

@@ -8,6 +8,7 @@
 #include "pg/conninfo.h"
 #include "pg/error.h"
 #include "platform/control.h"
+#include "platform/process.h"
 #include "replica/replica.h"
 #include "schema/migrator.h"
 
@@ -20,8 +21,6 @@
 #include <map>
 #include <sstream>
 #include <thread>
-
-#include <unistd.h>
 
 namespace {
 
@@ -227,7 +226,7 @@ int run(const Arguments &arguments)
     const std::string url = leader::pg::databaseUrlFrom(arguments.option("--database"));
     const std::string id = arguments.options.contains("--id")
                                    ? arguments.option("--id")
-                                   : "replica-" + std::to_string(::getpid());
+                                   : "replica-" + std::to_string(leader::platform::processId());
     const std::string controlPath = arguments.option("--control");
     std::optional<int> metricsPort;
     if (arguments.options.contains("--metrics-port"))

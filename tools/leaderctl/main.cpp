@@ -10,6 +10,7 @@
 #include "output.h"
 #include "pg/connection.h"
 #include "pg/error.h"
+#include "platform/process.h"
 #include "schema/migrator.h"
 
 #include <algorithm>
@@ -21,8 +22,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <unistd.h>
 
 namespace {
 
@@ -142,9 +141,7 @@ leader::pg::Connection connect(const std::string &url)
 std::string defaultOperator()
 {
     const char *user = std::getenv("USER");
-    char host[256] = {};
-    gethostname(host, sizeof host - 1);
-    return std::string(user && *user ? user : "operator") + "@" + host;
+    return std::string(user && *user ? user : "operator") + "@" + leader::platform::hostName();
 }
 
 std::string requireRole(const Arguments &arguments)
@@ -242,7 +239,7 @@ int migrate(leader::pg::Connection &connection, bool withDemo)
 std::filesystem::path defaultDemoDirectory()
 {
     // The server cannot run as root, and its account must reach the directory: /root is private.
-    if (geteuid() == 0)
+    if (leader::platform::isRoot())
         return "/var/lib/leader-console/demo-cluster";
     if (const char *data = std::getenv("XDG_DATA_HOME"); data && *data)
         return std::filesystem::path(data) / "leader-console" / "demo-cluster";
