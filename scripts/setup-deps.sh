@@ -10,6 +10,7 @@ packages=(
     libcpp-httplib-dev
     qt6-gtk-platformtheme qt6-wayland
     xvfb xauth fonts-dejavu-core
+    patchelf desktop-file-utils appstream busybox-static
 )
 
 missing=()

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, builds with the ci preset (-Werror), checks the
 # formatting, starts PostgreSQL and PgBouncer on loopback, runs every suite (the database suites
-# twice: direct and through PgBouncer), runs the failover benchmark's quick mode, and stops the
-# servers, also on failure.
+# twice: direct and through PgBouncer), runs the failover benchmark's quick mode, opens the console
+# under Xvfb, builds the .deb and the AppDir and proves each, and stops the servers, also on failure.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -37,4 +37,12 @@ if (($# == 0)); then
     # The .deb from this build; installed and run (then removed) where the tests run as root, as
     # in CI, never on a developer's own machine.
     LEADER_DEB_INSTALL_CHECK=$((EUID == 0 ? 1 : 0)) scripts/package-deb.sh build/ci "$servers/deb"
+    # The AppDir from this build, run from a copy inside a chroot that has no PostgreSQL and no Qt
+    # (root only: chroot and mknod), up to the five roles ticking on its bundled server.
+    packaging/appimage/build-appdir.sh build/ci "$servers/appimage"
+    if ((EUID == 0)); then
+        packaging/appimage/test-appdir.sh "$servers/appimage/LeaderConsole.AppDir" "$servers/appdir-test"
+    else
+        echo "test: AppDir chroot run skipped: it needs root (CI runs as root)"
+    fi
 fi
