@@ -1,6 +1,6 @@
 # `cpack -G DEB` in a build tree: the three binaries, the desktop entry, icons and metainfo, with
 # Debian's own Qt 6, libpq and PostgreSQL packages as dependencies (the demo starts the system's
-# PostgreSQL server binaries).
+# PostgreSQL server binaries). On Windows, windows/wix.cmake makes it `cpack -G WIX`: an MSI.
 set(CPACK_PACKAGE_NAME "leader-console")
 set(CPACK_PACKAGE_VENDOR "Hardcount")
 set(CPACK_PACKAGE_CONTACT "Leader Console maintainers <leader-console@hardcount.invalid>")
@@ -12,6 +12,11 @@ set(CPACK_PACKAGE_DESCRIPTION
     "replicas, fault injection). leader-replica runs the five roles as a process; leaderctl is the\n"
     "operator's command line.")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+if(WIN32)
+    include(${CMAKE_CURRENT_LIST_DIR}/windows/wix.cmake)
+    include(CPack)
+    return()
+endif()
 set(CPACK_GENERATOR "DEB")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION "database")

@@ -151,7 +151,7 @@ std::string hexOf(std::string_view bytes)
 bool hasInitdb(const fs::path &directory)
 {
     std::error_code error;
-    const auto status = fs::status(directory / "initdb", error);
+    const auto status = fs::status(platform::programFile(directory, "initdb"), error);
     return fs::is_regular_file(status)
            && (status.permissions() & (fs::perms::owner_exec | fs::perms::others_exec))
                       != fs::perms::none;
@@ -500,14 +500,14 @@ platform::ProcessResult Cluster::Private::run(std::vector<std::string> argv,
 platform::ProcessResult Cluster::Private::pgCtl(std::vector<std::string> arguments,
                                                 std::chrono::milliseconds timeout) const
 {
-    arguments.insert(arguments.begin(),
-                     {(binDir / "pg_ctl").string(), "-D", dataDirectory.string()});
+    arguments.insert(arguments.begin(), {platform::programFile(binDir, "pg_ctl").string(), "-D",
+                                         dataDirectory.string()});
     return run(std::move(arguments), timeout);
 }
 
 void Cluster::Private::initdb()
 {
-    const std::string program = (binDir / "initdb").string();
+    const std::string program = platform::programFile(binDir, "initdb").string();
     std::vector<std::string> argv{program, "-D", dataDirectory.string(), "-U", Superuser,
                                   "--pwfile=" + passwordFile.string(), "-E", "UTF8",
                                   // C exists everywhere; the demo has no use for collation.
@@ -524,7 +524,9 @@ void Cluster::Private::checkVersion()
 {
     const std::string cluster = trimmed(readFile(dataDirectory / "PG_VERSION").value_or(""));
     // "pg_ctl (PostgreSQL) 15.8 (Debian 15.8-0+deb12u1)"
-    const std::string output = run({(binDir / "pg_ctl").string(), "--version"}, ToolTimeout).output;
+    const std::string output
+            = run({platform::programFile(binDir, "pg_ctl").string(), "--version"}, ToolTimeout)
+                      .output;
     const auto at = output.find(") ");
     if (cluster.empty() || at == std::string::npos)
         return;

@@ -25,6 +25,8 @@ std::optional<Account> lookupAccount(const std::string &name);
 // The account that owns path; nullopt if path does not exist or its owner has no account entry.
 std::optional<Account> ownerOf(const std::filesystem::path &path);
 bool isRoot();
+// The file of the program called name in directory ("initdb" is initdb.exe on Windows).
+std::filesystem::path programFile(const std::filesystem::path &directory, std::string_view name);
 // This machine's host name; "unknown" when the OS will not say.
 std::string hostName();
 int processId();

@@ -1,4 +1,4 @@
-#include "control.h"
+#include "platform/control.h"
 
 #include <array>
 #include <cerrno>

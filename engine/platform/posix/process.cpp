@@ -1,4 +1,4 @@
-#include "process.h"
+#include "platform/process.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -351,6 +351,11 @@ std::optional<Account> ownerOf(const std::filesystem::path &path)
 bool isRoot()
 {
     return ::geteuid() == 0;
+}
+
+std::filesystem::path programFile(const std::filesystem::path &directory, std::string_view name)
+{
+    return directory / name;
 }
 
 std::string hostName()

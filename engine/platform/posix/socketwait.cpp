@@ -1,4 +1,4 @@
-#include "socketwait.h"
+#include "platform/socketwait.h"
 
 #include <cerrno>
 
