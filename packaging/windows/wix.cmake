@@ -34,9 +34,8 @@ install(DIRECTORY "${LEADER_WINDOWS_POSTGRES_DIR}/bin/" DESTINATION bin
 # windeployqt copies the Qt DLLs and the plugins the console loads (platforms\qwindows,
 # sqldrivers\qsqlpsql, imageformats, styles) next to the installed leader-console.exe, at install
 # time, so they enter the MSI through the same staging directory.
-get_target_property(leader_qmake Qt6::qmake IMPORTED_LOCATION)
-get_filename_component(leader_qt_bin "${leader_qmake}" DIRECTORY)
-find_program(LEADER_WINDEPLOYQT windeployqt HINTS "${leader_qt_bin}" REQUIRED)
+find_program(LEADER_WINDEPLOYQT windeployqt HINTS "${QT6_INSTALL_PREFIX}/${QT6_INSTALL_BINS}"
+             REQUIRED)
 install(CODE "
     execute_process(COMMAND \"${LEADER_WINDEPLOYQT}\" --release --no-translations
                             --no-system-d3d-compiler --no-opengl-sw
