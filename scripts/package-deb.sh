@@ -18,7 +18,9 @@ if [[ ${LEADER_DEB_INSTALL_CHECK:-0} == 1 ]]; then
     done
     for file in /usr/share/applications/com.hardcount.LeaderConsole.desktop \
         /usr/share/metainfo/com.hardcount.LeaderConsole.metainfo.xml \
-        /usr/share/icons/hicolor/48x48/apps/leader-console.png; do
+        /usr/share/icons/hicolor/48x48/apps/leader-console.png \
+        /usr/share/man/man1/leader-console.1.gz /usr/share/man/man1/leader-replica.1.gz \
+        /usr/share/man/man1/leaderctl.1.gz; do
         [[ -f $file ]] || { echo "package-deb: $file is missing from the package" >&2; exit 1; }
     done
 fi

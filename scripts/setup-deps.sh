@@ -10,7 +10,7 @@ packages=(
     libcpp-httplib-dev
     qt6-gtk-platformtheme qt6-wayland
     xvfb xauth fonts-dejavu-core
-    patchelf desktop-file-utils appstream busybox-static
+    patchelf desktop-file-utils appstream busybox-static help2man
 )
 
 missing=()
