@@ -340,6 +340,8 @@ void DemoHost::Private::start()
         const QString message = QStringLiteral("Cannot start the embedded demo in %1: %2")
                                         .arg(directory, oneLine(error.what(), replicaUrl));
         teardown();
+        // Also on stderr: the one place a console started from a terminal, or a script, reads it.
+        log::write(log::Level::Error, "demo", "cannot start", "error=" + message.toStdString());
         Q_EMIT q->failed(message);
         return;
     }

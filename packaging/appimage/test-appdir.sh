@@ -116,6 +116,10 @@ deadline=$((SECONDS + 120))
 url=
 until [[ -n $url ]]; do
     kill -0 "$console" 2>/dev/null || { show_log; fail "leader-console exited before the demo started"; }
+    if grep -q "ERROR demo: cannot start" "$log"; then
+        show_log
+        fail "the embedded demo did not start from the AppDir: $(grep -m 1 -o 'error=.*' "$log")"
+    fi
     ((SECONDS < deadline)) || { show_log; fail "the demo's cluster did not come up within 120 s"; }
     url=$(sed -n 's/.*demo: cluster ready url=\([^ ]*\).*/\1/p' "$log" | head -n 1)
     [[ -n $url ]] || sleep 0.5
