@@ -5,6 +5,8 @@
 # chroot, runs `AppRun --version`, `AppRun leaderctl --version` and the console's embedded demo
 # offscreen until each of the five roles has been led through a tick, and checks that the server
 # running is the bundled one and that SIGTERM closes it all.
+# Checked once that it can fail: the same AppDir without usr/lib/postgresql fails here in seconds
+# ("PostgreSQL server binaries not found"), so the chroot really holds no other server.
 #   packaging/appimage/test-appdir.sh APPDIR WORKDIR          (as root: chroot and mknod)
 set -euo pipefail
 appdir=$(realpath "$1")
