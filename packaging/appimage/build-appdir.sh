@@ -164,6 +164,12 @@ fi
 
 version=$("$appdir/usr/bin/leader-console" --version | awk '{print $NF}')
 echo "build-appdir: $appdir ($(du -sh "$appdir" | cut -f1), ${#bundled[@]} libraries, PostgreSQL $("$pgbin/pg_config" --version | awk '{print $2}'), leader-console $version)"
+# glibc and libstdc++ stay the host's: say which the AppDir needs at least.
+newest() {
+    find "$appdir/usr" -type f \( -name '*.so*' -o -perm -u+x \) -exec objdump -T {} + 2>/dev/null \
+        | grep -o "$1[0-9.]*" | sort -uV | tail -n 1
+}
+echo "build-appdir: runs where the host has $(newest GLIBC_) and $(newest GLIBCXX_) (glibc and libstdc++ are not bundled)"
 if command -v appimagetool >/dev/null; then
     image=$out/Leader_Console-$version-x86_64.AppImage
     ARCH=x86_64 appimagetool "$appdir" "$image" >/dev/null
