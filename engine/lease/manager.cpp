@@ -5,14 +5,50 @@
 #include "metrics/leasemetrics.h"
 #include "pg/error.h"
 
+#include <algorithm>
+#include <system_error>
 #include <thread>
 
 namespace leader::lease {
 
 namespace {
 
+using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 using Wall = std::chrono::system_clock;
+
+// A failed RENEW is retried this soon on a fresh connection, doubling up to the cap, while the
+// abandon is still ahead: one dead pooled connection or a server restart of a second costs a
+// retry, not the tick.
+constexpr auto FirstRenewRetry = 100ms;
+constexpr auto MaxRenewRetry = 1s;
+// A failed RELEASE is retried this often (see releaseTick).
+constexpr auto ReleaseRetryEvery = 250ms;
+
+// Errors that may pass when tried again on a fresh connection: the connection or the server was
+// gone, busy, starting, stopping, no longer the primary, or too slow. A refused privilege or a
+// missing table stays refused.
+bool mayPass(const pg::Error &error)
+{
+    const std::string &state = error.sqlstate();
+    return error.isTransport() || state.starts_with("08") || state.starts_with("57")
+           || state.starts_with("53") || state.starts_with("40")
+           || state == pg::sqlstate::ReadOnlySqlTransaction;
+}
+
+std::chrono::milliseconds cooldownOf(Outcome outcome, std::chrono::milliseconds interval)
+{
+    switch (outcome) {
+    case Outcome::Failed:
+        return interval;
+    case Outcome::Lost:
+        return std::min(interval, LostCooldownCap);
+    case Outcome::Completed:
+    case Outcome::Interrupted:
+        break;
+    }
+    return 0ms;
+}
 
 pg::ConnectOptions withDefaultName(pg::ConnectOptions options, const char *name)
 {
@@ -44,7 +80,37 @@ void Manager::shutdown()
     const std::lock_guard lock(m_ticksMutex);
     for (const auto &[context, beat] : m_ticks)
         context->cancel(CancelCause::Shutdown);
+    m_shutdownWake.notify_all();
 }
+
+void Manager::waitUnlessShutdown(std::chrono::milliseconds duration)
+{
+    std::unique_lock lock(m_ticksMutex);
+    m_shutdownWake.wait_for(lock, duration, [this] { return m_shuttingDown.load(); });
+}
+
+class Manager::Registration final
+{
+public:
+    Registration(Manager &manager, const TickContext &context, Beat &beat)
+        : m_manager(manager)
+        , m_context(context)
+    {
+        const std::lock_guard lock(m_manager.m_ticksMutex);
+        m_manager.m_ticks.emplace(&m_context, &beat);
+    }
+    ~Registration()
+    {
+        const std::lock_guard lock(m_manager.m_ticksMutex);
+        m_manager.m_ticks.erase(&m_context);
+    }
+    Registration(const Registration &) = delete;
+    Registration &operator=(const Registration &) = delete;
+
+private:
+    Manager &m_manager;
+    const TickContext &m_context;
+};
 
 void Manager::renewNow(std::string_view role)
 {
@@ -107,9 +173,7 @@ LeadResult Manager::lead(std::string_view role, std::chrono::milliseconds interv
 
     // The lease is anchored at the ACQUIRE's send instant: the database's expiry is later still.
     TickContext context(std::string(role), acquired->token, m_holderId, interval, *connection,
-                        sentAt, [this, &context](CancelCause cause, const std::string &reason) {
-                            if (cause != CancelCause::LeaseLost)
-                                return;
+                        sentAt, [this, &context](const std::string &reason) {
                             log::write(log::Level::Warning, "lease", "lease lost",
                                        "role=" + context.role() + " reason=" + reason
                                                + " token=" + std::to_string(context.token()));
@@ -119,113 +183,192 @@ LeadResult Manager::lead(std::string_view role, std::chrono::milliseconds interv
                         });
     publish(EventKind::Acquired, context, {}, {}, {}, acquired->now.text);
     Beat beat;
+    std::thread beating;
     {
-        const std::lock_guard lock(m_ticksMutex);
-        m_ticks.emplace(&context, &beat);
-    }
-    if (m_shuttingDown.load()) // a shutdown that ran between the check above and the insert
-        context.cancel(CancelCause::Shutdown);
+        const Registration registration(*this, context, beat);
+        if (m_shuttingDown.load()) // a shutdown that ran between the check above and the insert
+            context.cancel(CancelCause::Shutdown);
+        try {
+            beating = std::thread([&] { heartbeat(context, beat); });
+        } catch (const std::system_error &) {
+            // No heartbeat, no tick: nothing ran, so nothing is lost by giving the role back now.
+            releaseTick(*connection, context, Outcome::Interrupted, {}, Clock::now());
+            throw;
+        }
 
-    std::thread beating([&] { heartbeat(context, beat); });
+        std::exception_ptr failure;
+        std::optional<std::string> statementError;
+        const auto workStarted = Clock::now();
+        try {
+            work(context);
+        } catch (const TickCancelled &) {
+            // The tick ended because it was cancelled: its cause decides the outcome below.
+        } catch (const pg::Error &error) {
+            statementError = pg::explain(error);
+        } catch (...) {
+            failure = std::current_exception();
+        }
+        const auto workEnded = Clock::now();
+        // The outcome is what had happened when the work returned: a shutdown, or a RENEW that
+        // answers while the heartbeat is being stopped, changes nothing about this tick.
+        CancelCause cause;
+        {
+            const std::lock_guard lock(beat.mutex);
+            beat.stop = true;
+            cause = context.cause();
+        }
+        beat.wake.notify_all();
+        beating.join();
 
-    const auto workStarted = Clock::now();
-    std::exception_ptr failure;
-    try {
-        work(context);
-    } catch (const TickCancelled &) {
-        // The tick ended because it was cancelled: its cause decides the outcome below.
-    } catch (...) {
-        failure = std::current_exception();
+        // A loss is reported once, even if the work then threw; a shutdown releases as interrupted
+        // even if the work then threw (amendment 2026-10-19, item 5).
+        Outcome outcome = failure ? Outcome::Failed : Outcome::Completed;
+        std::string lossReason;
+        if (cause == CancelCause::LeaseLost) {
+            outcome = Outcome::Lost;
+            lossReason = context.lossReason();
+        } else if (cause == CancelCause::Shutdown) {
+            outcome = Outcome::Interrupted;
+        }
+        if (statementError)
+            log::write(log::Level::Warning, "lease",
+                       "tick's work ended on a statement error; released as work that returned",
+                       "role=" + context.role() + " outcome=" + std::string(outcomeName(outcome))
+                               + " error=\"" + *statementError + "\"");
+        if (m_metrics) {
+            if (outcome == Outcome::Lost)
+                m_metrics->leaseLost(role, lossReason);
+            else if (outcome == Outcome::Failed)
+                m_metrics->leaseLost(role, "panicked");
+            m_metrics->tickFinished(role, workEnded - workStarted);
+        }
+        releaseTick(*connection, context, outcome, lossReason, workEnded);
+        if (failure)
+            std::rethrow_exception(failure);
+        return LeadResult{true, acquired->token, outcome, lossReason};
     }
-    {
-        const std::lock_guard lock(beat.mutex);
-        beat.stop = true;
-    }
-    beat.wake.notify_all();
-    beating.join();
-    {
-        const std::lock_guard lock(m_ticksMutex);
-        m_ticks.erase(&context);
-    }
+}
 
-    // A loss is reported once, even if the work then threw; a shutdown releases as interrupted
-    // even if the work then threw (amendment 2026-10-19, item 5).
-    Outcome outcome = failure ? Outcome::Failed : Outcome::Completed;
-    std::string lossReason;
-    if (context.cause() == CancelCause::LeaseLost) {
-        outcome = Outcome::Lost;
-        lossReason = context.lossReason();
-    } else if (context.cause() == CancelCause::Shutdown) {
-        outcome = Outcome::Interrupted;
-    }
-    if (m_metrics) {
-        if (outcome == Outcome::Lost)
-            m_metrics->leaseLost(role, lossReason);
-        else if (outcome == Outcome::Failed)
-            m_metrics->leaseLost(role, "panicked");
-        m_metrics->tickFinished(role, Clock::now() - workStarted);
-    }
-
+void Manager::releaseTick(pg::Connection &connection, const TickContext &context, Outcome outcome,
+                          const std::string &lossReason, Clock::time_point ended)
+{
     // RELEASE runs on a fresh deadline of its own, whatever happened to the work — also when the
     // work left its connection inside a transaction, which must not swallow the RELEASE.
-    if (connection->inTransaction()) {
+    if (connection.inTransaction()) {
         try {
-            connection->exec("rollback", "ROLLBACK", {}, StatementTimeout);
+            connection.exec("rollback", "ROLLBACK", {}, StatementTimeout);
         } catch (const pg::Error &) {
-            connection->close(); // the server rolls back a dropped session; RELEASE reconnects
+            connection.close(); // the server rolls back a dropped session; RELEASE reconnects
         }
     }
-    try {
-        const std::optional<DatabaseNow> released
-                = release(*connection, role, acquired->token, outcome, interval);
-        publish(EventKind::Released, context, std::string(outcomeName(outcome)), lossReason,
-                released ? std::string() : "the row was no longer ours",
-                released ? released->text : std::string());
-    } catch (const pg::Error &error) {
-        log::write(log::Level::Warning, "lease", "release failed; the lease ends at its expiry",
-                   "role=" + context.role() + " error=" + pg::explain(error));
-        publish(EventKind::ReleaseFailed, context, std::string(outcomeName(outcome)), lossReason,
-                pg::explain(error));
+    // A RELEASE that fails is retried on a fresh connection, so that a lost or failed tick's
+    // cooldown takes effect even across a server restart: otherwise the role would be taken
+    // again at expiry, into another partial tick. The token keeps a late RELEASE harmless (no
+    // row if another holder took the role meanwhile), and sinceEnd keeps the cooldown ending
+    // where it would have. The retries stop once the cooldown would have ended anyway (for a
+    // completed or interrupted tick: once the lease has expired), or at shutdown.
+    const Clock::time_point retryUntil = std::max(ended + cooldownOf(outcome, context.interval()),
+                                                  context.lastAck() + LeaseTTL);
+    const std::string role = context.role();
+    for (bool retried = false;; retried = true) {
+        try {
+            const std::optional<DatabaseNow> released = release(
+                    connection, {.role = role,
+                                 .token = context.token(),
+                                 .holderId = m_holderId,
+                                 .outcome = outcome,
+                                 .interval = context.interval(),
+                                 .sinceEnd = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                         Clock::now() - ended)});
+            publish(EventKind::Released, context, std::string(outcomeName(outcome)), lossReason,
+                    released ? std::string() : "the row was no longer ours",
+                    released ? released->text : std::string());
+            if (retried)
+                log::write(log::Level::Info, "lease", "release landed after a retry",
+                           "role=" + role);
+            return;
+        } catch (const pg::Error &error) {
+            const bool again = mayPass(error) && !m_shuttingDown.load()
+                               && Clock::now() + ReleaseRetryEvery < retryUntil;
+            if (!again) {
+                log::write(log::Level::Warning, "lease",
+                           "release failed; the lease ends at its expiry",
+                           "role=" + role + " error=" + pg::explain(error));
+                publish(EventKind::ReleaseFailed, context, std::string(outcomeName(outcome)),
+                        lossReason, pg::explain(error));
+                return;
+            }
+            if (!retried)
+                log::write(log::Level::Warning, "lease",
+                           "release failed; retrying on a fresh connection",
+                           "role=" + role + " error=" + pg::explain(error));
+            connection.close();
+            // A shutdown cuts the wait short, and the attempt after it is the last.
+            waitUnlessShutdown(ReleaseRetryEvery);
+        }
     }
-    if (failure)
-        std::rethrow_exception(failure);
-    return LeadResult{true, acquired->token, outcome, lossReason};
+}
+
+bool Manager::cancelUnlessReturned(const TickContext &context, Beat &beat)
+{
+    const std::lock_guard lock(beat.mutex);
+    return !beat.stop && context.cancel(CancelCause::LeaseLost);
 }
 
 void Manager::heartbeat(TickContext &context, Beat &beat)
 {
     pg::ConnectionPool::Lease connection = m_heartbeatPool.take();
-    Clock::time_point lastSend = context.lastAck();
+    Clock::time_point nextBeat = context.lastAck() + HeartbeatEvery;
+    auto retryAfter = FirstRenewRetry;
+    bool missed = false;
     for (;;) {
         {
             std::unique_lock lock(beat.mutex);
-            beat.wake.wait_until(lock, lastSend + HeartbeatEvery,
-                                 [&] { return beat.stop || beat.now; });
+            beat.wake.wait_until(lock, nextBeat, [&] { return beat.stop || beat.now; });
             if (beat.stop)
                 return;
             beat.now = false;
         }
-        // Judged before sending, so that no statement of this tick starts after the abandon.
-        if (Clock::now() >= context.lastAck() + AbandonAfter) {
-            context.cancel(CancelCause::LeaseLost, "heartbeat_timeout");
+        // Judged before sending and again inside the statement, after the fault gate and any
+        // reconnect, so that no statement of this tick starts after the abandon.
+        const Clock::time_point abandon = context.abandonAt();
+        const auto sent = Clock::now();
+        const auto sentWall = Wall::now();
+        if (sent >= abandon) {
+            if (cancelUnlessReturned(context, beat))
+                context.setLossReason("heartbeat_timeout");
             return;
         }
-        lastSend = Clock::now();
-        const auto sentWall = Wall::now();
         try {
-            const std::optional<DatabaseNow> renewed
-                    = renew(*connection, context.role(), context.token());
+            const std::optional<DatabaseNow> renewed = renew(
+                    *connection, context.role(), context.token(), m_holderId, {.startBy = abandon});
             if (m_metrics)
-                m_metrics->renewRoundTrip(context.role(), Clock::now() - lastSend);
+                m_metrics->renewRoundTrip(context.role(), Clock::now() - sent);
             if (!renewed) {
-                context.cancel(CancelCause::LeaseLost,
-                               lossReasonAfterEmptyRenew(*connection, context));
+                // A definite loss: the work stops first; the reason is looked up for the report.
+                if (cancelUnlessReturned(context, beat))
+                    context.setLossReason(lossReasonAfterEmptyRenew(*connection, context));
                 return;
             }
-            context.acknowledged(lastSend);
+            context.acknowledged(sent);
             observeDrift(renewed->epochSeconds, sentWall, Wall::now());
+            nextBeat = sent + HeartbeatEvery;
+            retryAfter = FirstRenewRetry;
+            missed = false;
         } catch (const pg::Error &error) {
-            publish(EventKind::LateBeat, context, {}, {}, pg::explain(error));
+            if (error.notStarted()) {
+                if (cancelUnlessReturned(context, beat))
+                    context.setLossReason("heartbeat_timeout");
+                return;
+            }
+            // A missed beat, not a loss: retried soon on a fresh connection while the abandon is
+            // still ahead (the next wake judges it).
+            if (!missed)
+                publish(EventKind::LateBeat, context, {}, {}, pg::explain(error));
+            missed = true;
+            connection->close();
+            nextBeat = std::min(Clock::now() + retryAfter, abandon);
+            retryAfter = std::min<std::chrono::milliseconds>(retryAfter * 2, MaxRenewRetry);
         }
     }
 }

@@ -54,10 +54,11 @@ public:
     Manager(const Manager &) = delete;
     Manager &operator=(const Manager &) = delete;
 
-    // Not acquired: the role is not due, held, paused or cooling. When the work throws (other
-    // than TickCancelled) the tick is released first — failed, or lost/interrupted if that came
-    // first — and the exception then continues to the caller. Statement errors of ACQUIRE itself
-    // propagate as pg::Error.
+    // Not acquired: the role is not due, held, paused or cooling. A statement error (pg::Error)
+    // that ends the work is the work's error return: logged, and the tick released as work that
+    // returned. Any other exception (other than TickCancelled) is a panic: the tick is released
+    // first (failed, or lost/interrupted if that came first) and the exception then continues to
+    // the caller. Statement errors of ACQUIRE itself propagate as pg::Error.
     LeadResult lead(std::string_view role, std::chrono::milliseconds interval, const Work &work);
 
     // A notification said the role's row changed (paused, say): its running tick renews now
@@ -84,8 +85,16 @@ private:
         bool stop = false;
         bool now = false;
     };
+    // Removes a tick from m_ticks however lead() leaves.
+    class Registration;
     void heartbeat(TickContext &context, Beat &beat);
+    // The heartbeat's verdicts; neither cancels a tick whose work has already returned.
+    static bool cancelUnlessReturned(const TickContext &context, Beat &beat);
     std::string lossReasonAfterEmptyRenew(pg::Connection &connection, const TickContext &context);
+    void releaseTick(pg::Connection &connection, const TickContext &context, Outcome outcome,
+                     const std::string &lossReason, std::chrono::steady_clock::time_point ended);
+    // Waits up to duration, or less when the manager shuts down.
+    void waitUnlessShutdown(std::chrono::milliseconds duration);
     void observeDrift(double databaseEpochSeconds, std::chrono::system_clock::time_point sent,
                       std::chrono::system_clock::time_point received);
     void publish(EventKind kind, const TickContext &context, std::string outcome = {},
@@ -102,6 +111,7 @@ private:
 
     std::mutex m_ticksMutex;
     std::map<const TickContext *, Beat *> m_ticks;
+    std::condition_variable m_shutdownWake; // with m_ticksMutex
 };
 
 } // namespace leader::lease

@@ -7,12 +7,16 @@ namespace leader::lease {
 
 namespace {
 
+// The token is the greater of the row's next and the database clock in epoch milliseconds, so a
+// promoted standby that lost the primary's last ACQUIREs still issues tokens above every one the
+// primary handed out, as long as the two clocks differ by less than the failover took
+// (docs/lease-runtime.md, amendment 2026-12-03).
 constexpr std::string_view AcquireSql = R"sql(
 INSERT INTO leader_leases AS l (role, holder_token, holder_id, acquired_at, expires_at)
-VALUES ($1, (extract(epoch FROM clock_timestamp()) * 1000)::bigint, $2, now(),
+VALUES ($1, (extract(epoch FROM now()) * 1000)::bigint, $2, now(),
         now() + $4::bigint * interval '1 millisecond')
 ON CONFLICT (role) DO UPDATE
-   SET holder_token = l.holder_token + 1,
+   SET holder_token = greatest(l.holder_token + 1, (extract(epoch FROM now()) * 1000)::bigint),
        holder_id = EXCLUDED.holder_id,
        acquired_at = now(),
        expires_at = now() + $4::bigint * interval '1 millisecond'
@@ -24,16 +28,18 @@ ON CONFLICT (role) DO UPDATE
 RETURNING l.holder_token, now(), extract(epoch FROM now())
 )sql";
 
+// Proves the holder id as well as the token: a token is this holder's only if both match.
 constexpr std::string_view RenewSql = R"sql(
 UPDATE leader_leases
-   SET expires_at = now() + $3::bigint * interval '1 millisecond'
- WHERE role = $1 AND holder_token = $2 AND holder_id IS NOT NULL
+   SET expires_at = now() + $4::bigint * interval '1 millisecond'
+ WHERE role = $1 AND holder_token = $2 AND holder_id = $3
 RETURNING now(), extract(epoch FROM now())
 )sql";
 
-// $3 is the outcome; $4 the role's interval; $5 the cap on a lost tick's cooldown. The NOTIFY
-// is a hint for idle contenders (WakeListener), sent only when the row was released and only at
-// commit; correctness never depends on it.
+// $3 is the outcome; $4 the role's interval; $5 the cap on a lost tick's cooldown; $6 how long
+// after the tick ended this attempt was sent (a retried RELEASE keeps the cooldown anchored at
+// the tick's end); $7 the holder id. The NOTIFY is a hint for idle contenders (WakeListener),
+// sent only when the row was released and only at commit; correctness never depends on it.
 constexpr std::string_view ReleaseSql = R"sql(
 WITH released AS (
 UPDATE leader_leases
@@ -43,11 +49,13 @@ UPDATE leader_leases
        last_tick_ended_at = CASE WHEN $3 = 'completed' THEN now() ELSE last_tick_ended_at END,
        last_tick_holder = CASE WHEN $3 = 'completed' THEN holder_id ELSE last_tick_holder END,
        not_before = CASE $3
-                        WHEN 'failed' THEN now() + $4::bigint * interval '1 millisecond'
-                        WHEN 'lost' THEN now() + least($4::bigint, $5::bigint)
+                        WHEN 'failed' THEN now() + greatest(0, $4::bigint - $6::bigint)
+                                                   * interval '1 millisecond'
+                        WHEN 'lost' THEN now() + greatest(0, least($4::bigint, $5::bigint)
+                                                             - $6::bigint)
                                                  * interval '1 millisecond'
                     END
- WHERE role = $1 AND holder_token = $2 AND holder_id IS NOT NULL
+ WHERE role = $1 AND holder_token = $2 AND holder_id = $7
 RETURNING role
 )
 SELECT now(), extract(epoch FROM now()), pg_notify('leader_leases', role) FROM released
@@ -97,23 +105,23 @@ std::optional<Acquired> acquire(pg::Connection &connection, std::string_view rol
 }
 
 std::optional<DatabaseNow> renew(pg::Connection &connection, std::string_view role,
-                                 std::int64_t token)
+                                 std::int64_t token, std::string_view holderId,
+                                 const pg::StatementWindow &window)
 {
-    const pg::Result result
-            = connection.exec("renew", RenewSql, {role, token, LeaseTTL.count()}, StatementTimeout);
+    const pg::Result result = connection.exec(
+            "renew", RenewSql, {role, token, holderId, LeaseTTL.count()}, StatementTimeout, window);
     if (result.rows() == 0)
         return std::nullopt;
     return DatabaseNow{std::string(result.text(0, 0)), result.toDouble(0, 1)};
 }
 
-std::optional<DatabaseNow> release(pg::Connection &connection, std::string_view role,
-                                   std::int64_t token, Outcome outcome,
-                                   std::chrono::milliseconds interval)
+std::optional<DatabaseNow> release(pg::Connection &connection, const Release &tick)
 {
-    const pg::Result result = connection.exec(
-            "release", ReleaseSql,
-            {role, token, outcomeName(outcome), interval.count(), LostCooldownCap.count()},
-            StatementTimeout);
+    const pg::Result result = connection.exec("release", ReleaseSql,
+                                              {tick.role, tick.token, outcomeName(tick.outcome),
+                                               tick.interval.count(), LostCooldownCap.count(),
+                                               tick.sinceEnd.count(), tick.holderId},
+                                              StatementTimeout);
     if (result.rows() == 0)
         return std::nullopt;
     return DatabaseNow{std::string(result.text(0, 0)), result.toDouble(0, 1)};

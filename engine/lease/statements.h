@@ -1,14 +1,12 @@
 #pragma once
 
+#include "pg/connection.h"
+
 #include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
-
-namespace leader::pg {
-class Connection;
-}
 
 namespace leader::lease {
 
@@ -45,13 +43,25 @@ std::optional<Acquired> acquire(pg::Connection &connection, std::string_view rol
 // The database's now() when the lease was extended; nullopt is definite loss (taken over,
 // released or paused). A thrown pg::Error is a missed beat, not a loss.
 std::optional<DatabaseNow> renew(pg::Connection &connection, std::string_view role,
-                                 std::int64_t token);
+                                 std::int64_t token, std::string_view holderId,
+                                 const pg::StatementWindow &window = {});
+
+// What RELEASE needs to know of the tick it ends.
+struct Release
+{
+    std::string_view role;
+    std::int64_t token = 0;
+    std::string_view holderId;
+    Outcome outcome = Outcome::Completed;
+    std::chrono::milliseconds interval{0};
+    // How long after the tick ended this attempt goes out: a retried RELEASE shortens the
+    // cooldown by it, so the cooldown still ends where it would have.
+    std::chrono::milliseconds sinceEnd{0};
+};
 
 // The database's now() when this token still held the row and released it; nullopt when the
-// row was no longer this token's.
-std::optional<DatabaseNow> release(pg::Connection &connection, std::string_view role,
-                                   std::int64_t token, Outcome outcome,
-                                   std::chrono::milliseconds interval);
+// row was no longer this holder's token.
+std::optional<DatabaseNow> release(pg::Connection &connection, const Release &tick);
 
 // SELECT leader_pause(...): returns paused_at as the database prints it.
 std::string pause(pg::Connection &connection, std::string_view role, std::string_view by,

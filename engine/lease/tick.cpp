@@ -1,6 +1,7 @@
 #include "tick.h"
 
 #include "constants.h"
+#include "pg/error.h"
 #include "platform/process.h"
 
 #include <cstdio>
@@ -10,14 +11,14 @@ namespace leader::lease {
 
 TickContext::TickContext(std::string role, std::int64_t token, std::string holderId,
                          std::chrono::milliseconds interval, pg::Connection &connection,
-                         Clock::time_point lastAck, CancelledCallback onCancelled)
+                         Clock::time_point lastAck, LostCallback onLost)
     : m_role(std::move(role))
     , m_token(token)
     , m_holderId(std::move(holderId))
     , m_interval(interval)
     , m_connection(connection)
     , m_lastAck(lastAck.time_since_epoch().count())
-    , m_onCancelled(std::move(onCancelled))
+    , m_onLost(std::move(onLost))
 {}
 
 bool TickContext::isCancelled() const
@@ -41,7 +42,7 @@ void TickContext::throwIfCancelled() const
 {
     // The abandon is judged here too, so no statement starts after it even if the heartbeat
     // thread is still asleep.
-    if (Clock::now() >= lastAck() + AbandonAfter)
+    if (Clock::now() >= abandonAt())
         cancel(CancelCause::LeaseLost, "heartbeat_timeout");
     const std::lock_guard lock(m_mutex);
     if (m_cause != CancelCause::None)
@@ -60,9 +61,19 @@ pg::Result TickContext::exec(std::string_view statement, std::string_view sql,
                              std::span<const pg::Param> params, std::chrono::milliseconds timeout)
 {
     throwIfCancelled();
-    const auto untilExpirySafe = std::chrono::duration_cast<std::chrono::milliseconds>(
-            lastAck() + AbandonAfter + StatementTimeout - Clock::now());
-    return m_connection.exec(statement, sql, params, std::min(timeout, untilExpirySafe));
+    // Judged again after the fault gate and any reconnect, just before the statement is sent;
+    // and a statement that starts before the abandon ends before the lease can expire.
+    const Clock::time_point abandon = abandonAt();
+    try {
+        return m_connection.exec(statement, sql, params, timeout,
+                                 {.startBy = abandon, .endBy = abandon + StatementTimeout});
+    } catch (const pg::Error &error) {
+        if (!error.notStarted())
+            throw;
+        cancel(CancelCause::LeaseLost, "heartbeat_timeout");
+        throwIfCancelled();
+        throw;
+    }
 }
 
 bool TickContext::sleepFor(std::chrono::milliseconds duration) const
@@ -81,6 +92,11 @@ TickContext::Clock::time_point TickContext::lastAck() const
     return Clock::time_point(Clock::duration(m_lastAck.load()));
 }
 
+TickContext::Clock::time_point TickContext::abandonAt() const
+{
+    return lastAck() + AbandonAfter;
+}
+
 bool TickContext::cancel(CancelCause cause, std::string reason) const
 {
     {
@@ -91,9 +107,21 @@ bool TickContext::cancel(CancelCause cause, std::string reason) const
         m_reason = reason;
     }
     m_cancelled.notify_all();
-    if (m_onCancelled)
-        m_onCancelled(cause, reason);
+    if (cause == CancelCause::LeaseLost && !reason.empty() && m_onLost)
+        m_onLost(reason);
     return true;
+}
+
+void TickContext::setLossReason(std::string reason) const
+{
+    {
+        const std::lock_guard lock(m_mutex);
+        if (m_cause != CancelCause::LeaseLost || !m_reason.empty())
+            return;
+        m_reason = reason;
+    }
+    if (m_onLost)
+        m_onLost(reason);
 }
 
 Fence fence(const TickContext *context)

@@ -44,12 +44,13 @@ class TickContext final
 public:
     using Clock = std::chrono::steady_clock;
 
-    // Called once, by whichever thread cancels the tick first, outside any lock.
-    using CancelledCallback = std::function<void(CancelCause cause, const std::string &reason)>;
+    // Called once a lost lease's reason is known (with the cancel, or later by setLossReason),
+    // outside any lock, by the thread that supplied it.
+    using LostCallback = std::function<void(const std::string &reason)>;
 
     TickContext(std::string role, std::int64_t token, std::string holderId,
                 std::chrono::milliseconds interval, pg::Connection &connection,
-                Clock::time_point lastAck, CancelledCallback onCancelled = {});
+                Clock::time_point lastAck, LostCallback onLost = {});
     TickContext(const TickContext &) = delete;
     TickContext &operator=(const TickContext &) = delete;
 
@@ -76,9 +77,14 @@ public:
     std::int64_t token() const { return m_token; }
     void acknowledged(Clock::time_point sentAt);
     Clock::time_point lastAck() const;
+    // No statement of the tick starts from this instant on: lastAck() + AbandonAfter.
+    Clock::time_point abandonAt() const;
     // The first cause wins; later calls change nothing. Returns whether this call cancelled.
-    // Const, like reading it: cancellation is state shared by everyone holding the context.
+    // Const, like reading it: cancellation is state shared by everyone holding the context. A
+    // lease lost with no reason yet (a RENEW that returned no row) wakes the work at once; the
+    // reason, read from the row afterwards, follows through setLossReason.
     bool cancel(CancelCause cause, std::string reason = {}) const;
+    void setLossReason(std::string reason) const;
 
 private:
     const std::string m_role;
@@ -87,7 +93,7 @@ private:
     const std::chrono::milliseconds m_interval;
     pg::Connection &m_connection;
     std::atomic<Clock::rep> m_lastAck;
-    const CancelledCallback m_onCancelled;
+    const LostCallback m_onLost;
 
     mutable std::mutex m_mutex;
     mutable std::condition_variable m_cancelled;

@@ -1,5 +1,6 @@
 #include "connection.h"
 
+#include "cancel.h"
 #include "error.h"
 #include "platform/socketwait.h"
 
@@ -8,7 +9,6 @@
 #include <algorithm>
 #include <atomic>
 #include <optional>
-#include <thread>
 #include <vector>
 
 namespace leader::pg {
@@ -59,6 +59,16 @@ std::string describeError(const PGresult *result)
     if (const std::string hint = field(result, PG_DIAG_MESSAGE_HINT); !hint.empty())
         message += "; hint: " + hint;
     return oneLine(message.c_str());
+}
+
+// Errors after which the session is no use to the next statement: the connection is gone or
+// going (class 08, admin or crash shutdown, the server starting or stopping), or the server is no
+// longer a primary (a read-only transaction on a demoted server or a standby a multi-host URL
+// reached), so that a reconnect lets target_session_attrs pick the primary again.
+bool endsSession(std::string_view state)
+{
+    return state.starts_with("08") || state == "57P01" || state == "57P02" || state == "57P03"
+           || state == sqlstate::ReadOnlySqlTransaction;
 }
 
 std::chrono::milliseconds remainingUntil(Clock::time_point deadline)
@@ -159,24 +169,50 @@ void Connection::openUntil(Clock::time_point deadline)
 }
 
 Result Connection::exec(std::string_view statement, std::string_view sql,
-                        std::span<const Param> params, std::chrono::milliseconds timeout)
+                        std::span<const Param> params, std::chrono::milliseconds timeout,
+                        const StatementWindow &window)
 {
-    return run(statement, sql, params, false, timeout);
+    return run(statement, sql, params, false, timeout, window);
 }
 
 void Connection::execScript(std::string_view statement, std::string_view sql,
                             std::chrono::milliseconds timeout)
 {
-    run(statement, sql, {}, true, timeout);
+    run(statement, sql, {}, true, timeout, {});
+}
+
+void Connection::closeIfEndedByServer()
+{
+    // An idle session has nothing to read unless the server said something unasked: a notice, a
+    // notification, or the error it sends before it closes the session (then end of file). A few
+    // reads take it all; what libpq still calls CONNECTION_OK after them is alive.
+    constexpr int MaxReads = 8;
+    for (int read = 0; read < MaxReads && isOpen(); ++read) {
+        if (platform::waitSocket(PQsocket(m_conn.get()), platform::WaitFor::Read,
+                                 std::chrono::milliseconds::zero())
+            != platform::WaitResult::Ready)
+            return;
+        if (!PQconsumeInput(m_conn.get()) || PQstatus(m_conn.get()) == CONNECTION_BAD)
+            close();
+    }
 }
 
 Result Connection::run(std::string_view statement, std::string_view sql,
                        std::span<const Param> params, bool script,
-                       std::chrono::milliseconds timeout)
+                       std::chrono::milliseconds timeout, const StatementWindow &window)
 {
     if (m_options.gate)
         m_options.gate();
     auto deadline = Clock::now() + timeout;
+    if (window.endBy)
+        deadline = std::min(deadline, *window.endBy);
+    const auto checkStart = [&] {
+        if (window.startBy && Clock::now() >= *window.startBy)
+            throw Error(ErrorKind::NotStarted, {}, std::string(statement),
+                        "not sent: its start deadline had passed");
+    };
+    checkStart();
+    closeIfEndedByServer();
     if (!isOpen()) {
         try {
             openUntil(std::min(deadline, Clock::now() + m_options.connectTimeout));
@@ -184,6 +220,7 @@ Result Connection::run(std::string_view statement, std::string_view sql,
             throw Error(ErrorKind::Transport, {}, std::string(statement), error.what(),
                         error.deadlineExceeded());
         }
+        checkStart();
     }
     PGconn *conn = m_conn.get();
     const std::string text(sql);
@@ -216,7 +253,8 @@ Result Connection::run(std::string_view statement, std::string_view sql,
     // Set once the deadline passed and a cancel request went out; the server then has CancelGrace
     // to answer, and the cancel must have been delivered before the connection serves again, so a
     // late cancel can never hit the next statement.
-    std::shared_ptr<std::atomic<bool>> cancelDelivered;
+    bool cancelRequested = false;
+    std::shared_ptr<const std::atomic<bool>> cancelDelivered;
     std::optional<std::pair<std::string, std::string>> serverError; // SQLSTATE, message
     Result last;
     for (;;) {
@@ -230,23 +268,15 @@ Result Connection::run(std::string_view statement, std::string_view sql,
                 remaining = remainingUntil(deadline);
             }
             if (remaining <= 0ms) {
-                if (cancelDelivered)
+                if (cancelRequested)
                     failTransport(statement,
                                   "no answer within the " + std::to_string(timeout.count())
                                           + " ms deadline, nor to the cancel request; connection"
                                             " dropped",
                                   true);
-                cancelDelivered = std::make_shared<std::atomic<bool>>(false);
-                if (PGcancel *cancel = PQgetCancel(conn)) {
-                    // PQcancel blocks on its own connect, which a blackholed link can stall for
-                    // minutes; it must never hold up the caller.
-                    std::thread([cancel, delivered = cancelDelivered] {
-                        char error[256];
-                        PQcancel(cancel, error, sizeof error);
-                        PQfreeCancel(cancel);
-                        delivered->store(true);
-                    }).detach();
-                }
+                cancelRequested = true;
+                if (PGcancel *cancel = PQgetCancel(conn))
+                    cancelDelivered = CancelRequests::instance().send(cancel);
                 deadline = Clock::now() + CancelGrace;
             }
             if (!PQconsumeInput(conn))
@@ -263,13 +293,15 @@ Result Connection::run(std::string_view statement, std::string_view sql,
             last = std::move(result);
     }
     const bool broken = PQstatus(conn) == CONNECTION_BAD;
-    if (cancelDelivered && !cancelDelivered->load())
+    if (cancelRequested && !(cancelDelivered && cancelDelivered->load()))
         close();
     if (!serverError)
         return last;
     if (broken || serverError->first.empty())
         failTransport(statement, serverError->second, false);
-    const bool cancelled = cancelDelivered && serverError->first == sqlstate::QueryCanceled;
+    if (endsSession(serverError->first))
+        close();
+    const bool cancelled = cancelRequested && serverError->first == sqlstate::QueryCanceled;
     throw Error(ErrorKind::Definite, serverError->first, std::string(statement),
                 cancelled ? "exceeded its " + std::to_string(timeout.count())
                                     + " ms deadline and was cancelled"

@@ -43,10 +43,24 @@ private:
     std::optional<std::string> m_value;
 };
 
+// When a statement may start and by when it must end, on the monotonic clock, besides its timeout.
+// A lease holder's statements must not start after its abandon instant, however long the fault gate
+// or a reconnect took before them (Error::notStarted() then).
+struct StatementWindow
+{
+    std::optional<std::chrono::steady_clock::time_point> startBy;
+    std::optional<std::chrono::steady_clock::time_point> endBy;
+};
+
 // A libpq connection that sends every statement through the asynchronous API under a client-side
 // deadline, cancels it when the deadline passes, and uses unnamed statements only, so it works
 // unchanged through a transaction pooler. A broken connection is reopened by the next statement,
-// inside that statement's deadline. Not thread-safe: one thread uses a connection at a time.
+// inside that statement's deadline; so is one the server closed while it sat idle (a restart, a
+// failover, a pooler restart), which is found before the statement is sent rather than by its
+// failure. A connection whose session the server ended or made read-only (SQLSTATE class 08,
+// 57P01-57P03, 25006) is closed after the error, so the next statement reconnects and a multi-host
+// URL's target_session_attrs picks the new primary. Not thread-safe: one thread uses a connection
+// at a time.
 class Connection final
 {
 public:
@@ -65,11 +79,13 @@ public:
 
     // One statement with $n parameters (extended protocol, unnamed). Throws Error.
     Result exec(std::string_view statement, std::string_view sql, std::span<const Param> params,
-                std::chrono::milliseconds timeout);
+                std::chrono::milliseconds timeout, const StatementWindow &window = {});
     Result exec(std::string_view statement, std::string_view sql,
-                std::initializer_list<Param> params, std::chrono::milliseconds timeout)
+                std::initializer_list<Param> params, std::chrono::milliseconds timeout,
+                const StatementWindow &window = {})
     {
-        return exec(statement, sql, std::span<const Param>(params.begin(), params.size()), timeout);
+        return exec(statement, sql, std::span<const Param>(params.begin(), params.size()), timeout,
+                    window);
     }
     // Several statements without parameters (simple protocol), e.g. a migration file.
     void execScript(std::string_view statement, std::string_view sql,
@@ -85,8 +101,9 @@ public:
 private:
     using Clock = std::chrono::steady_clock;
     void openUntil(Clock::time_point deadline);
+    void closeIfEndedByServer();
     Result run(std::string_view statement, std::string_view sql, std::span<const Param> params,
-               bool script, std::chrono::milliseconds timeout);
+               bool script, std::chrono::milliseconds timeout, const StatementWindow &window);
     [[noreturn]] void failTransport(std::string_view statement, const std::string &what,
                                     bool deadlineExceeded);
 

@@ -7,8 +7,9 @@ namespace leader::pg {
 
 // Whether the server answered. A definite error means the statement did not take effect (autocommit
 // rolls it back); a transport error means the connection broke or stayed silent past the deadline,
-// so the statement may or may not have committed.
-enum class ErrorKind { Definite, Transport };
+// so the statement may or may not have committed; not started means it was never sent, because its
+// start deadline (StatementWindow::startBy) had passed.
+enum class ErrorKind { Definite, Transport, NotStarted };
 
 class Error final : public std::runtime_error
 {
@@ -18,6 +19,7 @@ public:
 
     ErrorKind kind() const { return m_kind; }
     bool isTransport() const { return m_kind == ErrorKind::Transport; }
+    bool notStarted() const { return m_kind == ErrorKind::NotStarted; }
     // Five-character SQLSTATE from the server; empty for a transport failure.
     const std::string &sqlstate() const { return m_sqlstate; }
     // The statement's name as the engine knows it ("acquire", "migrate 0174"), never its
@@ -48,6 +50,9 @@ inline constexpr const char *QueryCanceled = "57014";
 inline constexpr const char *InvalidPassword = "28P01";
 inline constexpr const char *InvalidAuthorization = "28000";
 inline constexpr const char *InvalidCatalogName = "3D000";
+// A write on a standby, or on a primary since demoted: the session must be dropped so the next
+// connect lets a multi-host URL's target_session_attrs find the primary.
+inline constexpr const char *ReadOnlySqlTransaction = "25006";
 } // namespace sqlstate
 
 } // namespace leader::pg

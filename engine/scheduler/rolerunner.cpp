@@ -101,7 +101,8 @@ void RoleRunner::loop()
         if (m_manager.isShuttingDown())
             return;
         ++m_polls;
-        // Whether the work ran tells a failed tick (released as failed) from a failed ACQUIRE.
+        // Whether the work ran: a statement error in it is the work's own error return, handled
+        // by lead(), so a pg::Error reaching here is ACQUIRE's.
         bool led = false;
         const lease::Work work = [this, &led](lease::TickContext &tick) {
             led = true;
@@ -110,9 +111,7 @@ void RoleRunner::loop()
         try {
             m_manager.lead(m_schedule.role, m_schedule.interval, work);
         } catch (const pg::Error &error) {
-            log::write(log::Level::Warning, "scheduler",
-                       led ? "tick failed on a statement; released"
-                           : "acquire failed; polling again",
+            log::write(log::Level::Warning, "scheduler", "acquire failed; polling again",
                        context + " error=\"" + pg::explain(error) + "\"");
         } catch (const std::exception &error) {
             log::write(log::Level::Error, "scheduler", "tick panicked; released",

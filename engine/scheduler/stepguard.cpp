@@ -2,6 +2,7 @@
 
 #include "lease/tick.h"
 #include "log/log.h"
+#include "pg/error.h"
 
 #include <optional>
 #include <utility>
@@ -67,6 +68,11 @@ bool StepGuard::run(std::string_view step, const std::function<void()> &body)
     } catch (const lease::TickCancelled &) {
         t_path.pop_back();
         throw;
+    } catch (const pg::Error &error) {
+        log::write(log::Level::Warning, "scheduler", "step failed on a statement; running the rest",
+                   "step=\"" + joined(t_path) + "\" error=\"" + pg::explain(error) + "\"");
+        t_path.pop_back();
+        return false;
     } catch (...) {
         // Logged once per guard the failure passes on its way up; the first line is the deepest.
         log::write(log::Level::Error, "scheduler", "step panicked; running the rest",

@@ -17,8 +17,10 @@ public:
 // scheduler.Panics of ADR-114 (amendment 2026-10-19): each named step of a tick runs under the
 // guard. A step that throws stops; the guard logs it with its step path (the guards it is nested
 // in, outermost first: "billing > close period > subscription 42") and the rest of the steps run.
-// finish() throws the first failure again, so the tick is released as failed. A cancelled tick
-// (lease::TickCancelled) is not a failure: it passes straight through.
+// A statement error (pg::Error: a timeout, a lost connection, any SQLSTATE) is that step's error
+// return: logged, and nothing more. Any other exception is a panic: finish() throws the first one
+// again, so the tick is released as failed. A cancelled tick (lease::TickCancelled) is neither:
+// it passes straight through.
 class StepGuard final
 {
 public:
@@ -29,6 +31,7 @@ public:
 
     // Returns whether the step ran to its end.
     bool run(std::string_view step, const std::function<void()> &body);
+    // Whether a step panicked (statement errors do not count).
     bool failed() const { return static_cast<bool>(m_first); }
     void finish();
 

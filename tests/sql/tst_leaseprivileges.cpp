@@ -49,9 +49,11 @@ void TestLeasePrivileges::appRunsTheLeaseStatements()
     Connection app = m_db->connect(Login::App);
     const auto acquired = leader::lease::acquire(app, "billing", "app:1:00000001", 0ms);
     QVERIFY(acquired.has_value());
-    QVERIFY(leader::lease::renew(app, "billing", acquired->token));
-    QVERIFY(leader::lease::release(app, "billing", acquired->token,
-                                   leader::lease::Outcome::Completed, 0ms));
+    QVERIFY(leader::lease::renew(app, "billing", acquired->token, "app:1:00000001"));
+    QVERIFY(leader::lease::release(app, {.role = "billing",
+                                         .token = acquired->token,
+                                         .holderId = "app:1:00000001",
+                                         .outcome = leader::lease::Outcome::Completed}));
     leader::lease::pause(app, "billing", "app@test", "privilege check");
     QVERIFY(leader::lease::unpause(app, "billing"));
     QCOMPARE(app.exec("status", "SELECT count(*) FROM leader_status", {}, 5s).toInt64(0, 0), 5);

@@ -1,0 +1,58 @@
+#include "cancel.h"
+
+#include <libpq-fe.h>
+
+#include <system_error>
+
+namespace leader::pg {
+
+namespace {
+
+// More stuck requests than this means the network to the server is gone: a further one would
+// only add a thread that waits out the same TCP timeouts.
+constexpr std::size_t MaxInFlight = 32;
+
+} // namespace
+
+CancelRequests &CancelRequests::instance()
+{
+    static CancelRequests requests;
+    return requests;
+}
+
+CancelRequests::~CancelRequests()
+{
+    for (Request &request : m_requests)
+        request.thread.join();
+}
+
+std::shared_ptr<const std::atomic<bool>> CancelRequests::send(pg_cancel *cancel)
+{
+    const std::lock_guard lock(m_mutex);
+    std::erase_if(m_requests, [](Request &request) {
+        if (!request.done->load())
+            return false;
+        request.thread.join();
+        return true;
+    });
+    if (m_requests.size() >= MaxInFlight) {
+        PQfreeCancel(cancel);
+        return nullptr;
+    }
+    auto done = std::make_shared<std::atomic<bool>>(false);
+    m_requests.reserve(m_requests.size() + 1); // so that no push_back throws past a started thread
+    try {
+        m_requests.push_back({done, std::thread([cancel, done] {
+                                  char error[256];
+                                  PQcancel(cancel, error, sizeof error);
+                                  PQfreeCancel(cancel);
+                                  done->store(true);
+                              })});
+    } catch (const std::system_error &) {
+        PQfreeCancel(cancel); // no thread: the caller drops its connection instead
+        return nullptr;
+    }
+    return done;
+}
+
+} // namespace leader::pg
