@@ -83,6 +83,10 @@ private slots:
     void runnerTellsAFailedTickFromAFailedAcquire();
     void cutHeartbeatAbandonsBeforeTtlAndStartsNothingAfter();
     void fastWakeOrPollingFallback();
+    void terminatedBackendsBetweenTicksCostNoTick();
+    void statementErrorInAStepIsNotAPanic();
+    void emptyRenewCancelsBeforeTheReasonLookup();
+    void noStatementStartsAfterTheAbandonThroughTheGate();
 
 private:
     QString field(const std::string &sql);
@@ -566,6 +570,185 @@ void TestLeaseManager::runnerTellsAFailedTickFromAFailedAcquire()
             != logged.end());
     QVERIFY(std::find(logged.begin(), logged.end(), "acquire failed; polling again")
             == logged.end());
+}
+
+void TestLeaseManager::terminatedBackendsBetweenTicksCostNoTick()
+{
+    // What a server restart, a failover or a pooler restart leaves in the pools: connections the
+    // server closed while they sat idle. Without the check before a statement is sent, the ACQUIRE
+    // below fails on its dead pooled connection (checked once).
+    leader::metrics::Registry registry;
+    leader::metrics::LeaseMetrics metrics(registry);
+    leader::lease::EventBus events;
+    Recorder recorder(events);
+    Manager manager({.database = {.url = appUrl()}, .events = &events, .metrics = &metrics});
+    const auto longTick = [](TickContext &context) {
+        context.exec("work", "SELECT 1", {});
+        QVERIFY(context.sleepFor(leader::lease::HeartbeatEvery + 1s)); // one RENEW at least
+        context.exec("work", "SELECT 1", {});
+    };
+    QCOMPARE(manager.lead("billing", 0ms, longTick).outcome, Outcome::Completed);
+
+    // The app login may end its own sessions; through PgBouncer these are the pooler's server
+    // connections behind the replica's client ones, so the killer connects straight to Postgres.
+    Connection killer = m_db->connectDirect(Login::App);
+    const auto ended = killer.exec("terminate",
+                                   "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                                   "WHERE usename = current_user AND datname = current_database() "
+                                   "AND pid <> pg_backend_pid()",
+                                   {}, 5s);
+    // Straight to Postgres: the manager's pooled work and heartbeat sessions; through PgBouncer
+    // the pooler's server connections, fewer since it shares them.
+    QVERIFY2(ended.toInt64(0, 0) >= (m_db->viaPgBouncer() ? 1 : 2),
+             "no pooled backend was there to end");
+    // pg_terminate_backend only signals: wait until the sessions are gone, as after a restart.
+    QTRY_COMPARE_WITH_TIMEOUT(killer.exec("sessions left",
+                                          "SELECT count(*) FROM pg_stat_activity "
+                                          "WHERE usename = current_user "
+                                          "AND datname = current_database() "
+                                          "AND pid <> pg_backend_pid()",
+                                          {}, 5s)
+                                      .toInt64(0, 0),
+                              std::int64_t(0), 5000);
+
+    LeadResult second;
+    try {
+        second = manager.lead("billing", 0ms, longTick);
+    } catch (const leader::pg::Error &error) {
+        QFAIL(error.what());
+    }
+    QVERIFY(second.acquired);
+    QCOMPARE(second.outcome, Outcome::Completed);
+    QCOMPARE(recorder.last(EventKind::Released)->outcome, std::string("completed"));
+    QVERIFY(registry.exposition().find("reason=\"heartbeat_timeout\"") == std::string::npos);
+    leader::test::reportMeasurement(
+            QString::asprintf("backends ended between ticks: next tick completed, %d late beat(s)",
+                              recorder.count(EventKind::LateBeat)));
+}
+
+void TestLeaseManager::statementErrorInAStepIsNotAPanic()
+{
+    // A statement that runs into its deadline (or any pg::Error) is the step's error return: the
+    // rest of the tick runs, the tick is released as completed and nothing counts as panicked.
+    // With the guard's pg::Error branch deleted, the step is logged as a panic (checked once).
+    std::vector<std::string> logged;
+    std::mutex logMutex;
+    leader::log::setSink([&](const leader::log::Record &record) {
+        const std::lock_guard lock(logMutex);
+        logged.push_back(record.message + " " + record.context);
+    });
+    leader::metrics::Registry registry;
+    leader::metrics::LeaseMetrics metrics(registry);
+    leader::lease::EventBus events;
+    Recorder recorder(events);
+    Manager manager({.database = {.url = appUrl()}, .events = &events, .metrics = &metrics});
+    bool ranAfter = false;
+    const LeadResult result = manager.lead("dunning", 120s, [&](TickContext &context) {
+        leader::scheduler::StepGuard guard("dunning");
+        guard.run("slow query", [&] {
+            context.exec("slow", "SELECT pg_sleep(5)", {}, std::chrono::milliseconds(300));
+        });
+        guard.run("after", [&] { ranAfter = true; });
+        guard.finish();
+    });
+    leader::log::setSink({});
+    QVERIFY(ranAfter);
+    QCOMPARE(result.outcome, Outcome::Completed);
+    QCOMPARE(recorder.last(EventKind::Released)->outcome, std::string("completed"));
+    QVERIFY(registry.exposition().find(
+                    "hardcount_leader_lease_lost_total{reason=\"panicked\",role=\"dunning\"} 0\n")
+            != std::string::npos);
+    QVERIFY(!field("SELECT last_tick_ended_at FROM leader_leases WHERE role = 'dunning'").isNull());
+    const std::lock_guard lock(logMutex);
+    const auto has = [&](const char *text) {
+        return std::any_of(logged.begin(), logged.end(), [text](const std::string &line) {
+            return line.find(text) != std::string::npos;
+        });
+    };
+    QVERIFY(has("step failed on a statement; running the rest step=\"dunning > slow query\""));
+    QVERIFY(!has("step panicked"));
+}
+
+void TestLeaseManager::emptyRenewCancelsBeforeTheReasonLookup()
+{
+    // The heartbeat's link is slowed, so each round trip takes a visible time: the work must stop
+    // when RENEW's empty answer arrives, a round trip before the reason lookup's answer (the
+    // paused_observed event). With the lookup first, as before, the two coincide (checked once).
+    constexpr auto Latency = 150ms;
+    leader::faults::LinkProxy proxy("127.0.0.1", m_db->targetPort());
+    const int proxyPort = proxy.start();
+    proxy.slow(Latency);
+    leader::lease::EventBus events;
+    Recorder recorder(events);
+    Manager manager({.database = {.url = appUrl()},
+                     .heartbeat = {.url = m_db->urlOnPort(Login::App, proxyPort)},
+                     .events = &events});
+    std::atomic<std::chrono::steady_clock::rep> cancelledAt = 0;
+    auto tick = std::async(std::launch::async, [&] {
+        return manager.lead("email_outbox", 0ms, [&](TickContext &context) {
+            context.sleepFor(60s);
+            cancelledAt = std::chrono::steady_clock::now().time_since_epoch().count();
+        });
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(recorder.count(EventKind::Acquired) == 1, 5000);
+    // A RENEW has landed, so the heartbeat's slow connection is open and the next one is quick.
+    QTRY_VERIFY_WITH_TIMEOUT(field("SELECT expires_at - acquired_at > interval '10 s' "
+                                   "FROM leader_leases WHERE role = 'email_outbox'")
+                                     == QStringLiteral("t"),
+                             10000);
+    leader::lease::pause(*m_owner, "email_outbox", "op@test", "drill");
+    manager.renewNow("email_outbox");
+    QCOMPARE(tick.get().lossReason, std::string("paused"));
+    const auto cancelled = std::chrono::steady_clock::time_point(
+            std::chrono::steady_clock::duration(cancelledAt.load()));
+    const auto lead = recorder.last(EventKind::PausedObserved)->monotonic - cancelled;
+    leader::test::reportMeasurement(QString::asprintf(
+            "empty RENEW: work cancelled %.3f s before the loss reason was known (link +%lld ms "
+            "each way)",
+            seconds(lead), static_cast<long long>(Latency.count())));
+    QVERIFY2(lead >= Latency, qPrintable(QString::number(seconds(lead))));
+}
+
+void TestLeaseManager::noStatementStartsAfterTheAbandonThroughTheGate()
+{
+    // A statement checked before the fault gate (a freeze, as SIGSTOP) and sent after it would
+    // start past the abandon: it must be refused after the gate. Deleting the check that follows
+    // the gate in pg::Connection advances the probe sequence (checked once).
+    m_owner->exec("probe", "CREATE SEQUENCE IF NOT EXISTS abandon_probe", {}, 5s);
+    m_owner->exec("grant", "GRANT USAGE ON SEQUENCE abandon_probe TO hardcount_app", {}, 5s);
+    const auto probe = [this] {
+        return field("SELECT last_value || ',' || is_called FROM abandon_probe");
+    };
+    const QString before = probe();
+
+    leader::faults::LinkProxy proxy("127.0.0.1", m_db->targetPort());
+    const int proxyPort = proxy.start();
+    std::atomic<bool> freezeNext = false;
+    leader::pg::ConnectOptions database{.url = appUrl()};
+    database.gate = [&] {
+        if (freezeNext.exchange(false))
+            std::this_thread::sleep_for(1500ms); // the freeze itself, as SIGSTOP would
+    };
+    Manager manager(
+            {.database = database, .heartbeat = {.url = m_db->urlOnPort(Login::App, proxyPort)}});
+    bool refused = false;
+    const LeadResult result = manager.lead("webhook_delivery", 30s, [&](TickContext &context) {
+        proxy.sever(); // no RENEW lands from here on: the abandon stays where the ACQUIRE put it
+        context.sleepFor(std::chrono::duration_cast<std::chrono::milliseconds>(
+                context.abandonAt() - std::chrono::steady_clock::now() - 500ms));
+        freezeNext = true;
+        try {
+            context.exec("probe", "SELECT nextval('abandon_probe')", {});
+        } catch (const leader::lease::TickCancelled &) {
+            refused = true;
+            throw;
+        }
+    });
+    proxy.heal();
+    QVERIFY(refused);
+    QCOMPARE(result.outcome, Outcome::Lost);
+    QCOMPARE(result.lossReason, std::string("heartbeat_timeout"));
+    QCOMPARE(probe(), before);
 }
 
 QTEST_GUILESS_MAIN(TestLeaseManager)
