@@ -147,7 +147,7 @@ void Switchboard::gate()
     std::unique_lock lock(m_mutex);
     for (;;) {
         if (m_killed)
-            throw pg::Error(pg::ErrorKind::Transport, {}, "gate", "the replica was killed", false);
+            throw pg::Error(pg::ErrorKind::NotStarted, {}, "gate", "the replica was killed", false);
         if (!m_frozenUntil || Clock::now() >= *m_frozenUntil)
             return;
         m_changed.wait_until(lock, *m_frozenUntil);

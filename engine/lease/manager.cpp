@@ -356,7 +356,7 @@ void Manager::heartbeat(TickContext &context, Beat &beat)
             retryAfter = FirstRenewRetry;
             missed = false;
         } catch (const pg::Error &error) {
-            if (error.notStarted()) {
+            if (error.notStarted() && Clock::now() >= abandon) {
                 if (cancelUnlessReturned(context, beat))
                     context.setLossReason("heartbeat_timeout");
                 return;

@@ -68,10 +68,10 @@ pg::Result TickContext::exec(std::string_view statement, std::string_view sql,
         return m_connection.exec(statement, sql, params, timeout,
                                  {.startBy = abandon, .endBy = abandon + StatementTimeout});
     } catch (const pg::Error &error) {
-        if (!error.notStarted())
+        if (!error.notStarted() || Clock::now() < abandon)
             throw;
         cancel(CancelCause::LeaseLost, "heartbeat_timeout");
-        throwIfCancelled();
+        throwIfCancelled(); // throws: the tick is cancelled now
         throw;
     }
 }

@@ -7,8 +7,8 @@ namespace leader::pg {
 
 // Whether the server answered. A definite error means the statement did not take effect (autocommit
 // rolls it back); a transport error means the connection broke or stayed silent past the deadline,
-// so the statement may or may not have committed; not started means it was never sent, because its
-// start deadline (StatementWindow::startBy) had passed.
+// so the statement may or may not have committed; not started means it was never sent: its start
+// deadline (StatementWindow::startBy) had passed, or the fault gate stands for a dead process.
 enum class ErrorKind { Definite, Transport, NotStarted };
 
 class Error final : public std::runtime_error
