@@ -68,11 +68,20 @@ chown -R "$account" "$dir"
     --auth-local=trust --auth-host=scram-sha-256 >"$dir/initdb.log" 2>&1 ||
     { cat "$dir/initdb.log" >&2; exit 1; }
 
-pg_port=$(free_port 55432)
-# fsync off: a test server holds nothing worth a crash-safe write, and the suites run faster.
-"${as_account[@]}" "$bindir/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 \
-    -o "-p $pg_port -k $dir/run -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off" \
-    start >/dev/null || { tail -n 20 "$dir/postgres.log" >&2; exit 1; }
+# A port nothing listens on may still be bound by a client socket (the ephemeral range reaches up
+# to 60999): the server then fails to bind it, and the next free port is tried.
+pg_port=55431
+for attempt in 1 2 3 4 5; do
+    pg_port=$(free_port $((pg_port + 1)))
+    # fsync off: a test server holds nothing worth a crash-safe write, and the suites run faster.
+    if "${as_account[@]}" "$bindir/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 \
+        -o "-p $pg_port -k $dir/run -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off" \
+        start >/dev/null; then
+        break
+    fi
+    grep -q 'Address already in use' "$dir/postgres.log" && ((attempt < 5)) ||
+        { tail -n 20 "$dir/postgres.log" >&2; exit 1; }
+done
 
 psql=(psql -X -q -v ON_ERROR_STOP=1 -h "$dir/run" -p "$pg_port" -U "$account" -d postgres)
 # The grant roles exist before any migration, as a DBA would create them; the logins are the
@@ -87,13 +96,17 @@ CREATE ROLE lt_nobody LOGIN PASSWORD '$password';
 ALTER ROLE "$account" PASSWORD '$password';
 SQL
 
-bouncer_port=$(free_port $((pg_port + 1000)))
 {
     for login in lt_owner lt_app lt_monitor lt_nobody "$account"; do
         printf '"%s" "%s"\n' "$login" "$password"
     done
 } >"$dir/userlist.txt"
-cat >"$dir/pgbouncer.ini" <<INI
+chown "$account" "$dir/userlist.txt"
+chmod 0600 "$dir/userlist.txt"
+bouncer_port=$((pg_port + 999))
+for attempt in 1 2 3 4 5; do
+    bouncer_port=$(free_port $((bouncer_port + 1)))
+    cat >"$dir/pgbouncer.ini" <<INI
 [databases]
 * = host=127.0.0.1 port=$pg_port
 
@@ -110,17 +123,20 @@ logfile = $dir/pgbouncer.log
 pidfile = $dir/pgbouncer.pid
 admin_users = $account
 INI
-chown "$account" "$dir/userlist.txt" "$dir/pgbouncer.ini"
-chmod 0600 "$dir/userlist.txt"
-"${as_account[@]}" pgbouncer -d -q "$dir/pgbouncer.ini" ||
-    { tail -n 20 "$dir/pgbouncer.log" >&2; exit 1; }
-for _ in $(seq 1 100); do
-    PGPASSWORD=$password psql -X -q -h 127.0.0.1 -p "$bouncer_port" -U lt_owner -d postgres \
-        -c 'SELECT 1' >/dev/null 2>&1 && break
-    sleep 0.1
+    chown "$account" "$dir/pgbouncer.ini"
+    rm -f "$dir/pgbouncer.log"
+    # -d forks before it binds: a port in use shows only in the log.
+    "${as_account[@]}" pgbouncer -d -q "$dir/pgbouncer.ini" ||
+        { tail -n 20 "$dir/pgbouncer.log" >&2; exit 1; }
+    for _ in $(seq 1 100); do
+        PGPASSWORD=$password psql -X -q -h 127.0.0.1 -p "$bouncer_port" -U lt_owner -d postgres \
+            -c 'SELECT 1' >/dev/null 2>&1 && break 2
+        grep -qs 'Address already in use' "$dir/pgbouncer.log" && break
+        sleep 0.1
+    done
+    grep -qs 'Address already in use' "$dir/pgbouncer.log" && ((attempt < 5)) ||
+        { tail -n 20 "$dir/pgbouncer.log" >&2; echo "test-servers: PgBouncer does not answer" >&2; exit 1; }
 done
-PGPASSWORD=$password psql -X -q -h 127.0.0.1 -p "$bouncer_port" -U lt_owner -d postgres \
-    -c 'SELECT 1' >/dev/null || { echo "test-servers: PgBouncer does not answer" >&2; exit 1; }
 
 cat >"$dir/env" <<ENV
 export LEADER_TEST_ADMIN_URL='postgresql://$account@/postgres?host=$dir/run&port=$pg_port'
