@@ -125,14 +125,22 @@ std::optional<ConnectionProfile> ConnectionProfile::fromUrl(const QString &url, 
     if (!sslModes().contains(profile.sslMode))
         return fail(QStringLiteral("sslmode \"%1\" is not one of %2")
                             .arg(profile.sslMode, sslModes().join(QStringLiteral(", "))));
-    const QString port = value("port");
-    if (!port.isEmpty()) {
-        // A host list's ports: the console talks to the first server only.
-        bool ok = false;
-        profile.port = port.section(QLatin1Char(','), 0, 0).toInt(&ok);
-        if (!ok || profile.port <= 0 || profile.port > 65535)
-            return fail(QStringLiteral("port \"%1\" is not a TCP port").arg(port));
+    if (const QString port = value("port"); !port.isEmpty()) {
+        QStringList entries = port.split(QLatin1Char(','));
+        // A host of a URL without its port has an empty entry: libpq's compiled default.
+        for (QString &entry : entries)
+            entry = entry.trimmed().isEmpty() ? QStringLiteral("5432") : entry.trimmed();
+        if (const QString problem = checkPorts(profile.host, entries.join(QLatin1Char(',')));
+            !problem.isEmpty())
+            return fail(problem);
+        profile.setPortList(entries.join(QLatin1Char(',')));
     }
+    const QString attrs = value("target_session_attrs");
+    if (!attrs.isEmpty() && !targetSessionAttrsValues().contains(attrs))
+        return fail(QStringLiteral("target_session_attrs \"%1\" is not one of %2")
+                            .arg(attrs, targetSessionAttrsValues().join(QStringLiteral(", "))));
+    if (attrs != QLatin1String("any")) // libpq's default, and what an empty value means here
+        profile.targetSessionAttrs = attrs;
     if (profile.database.isEmpty())
         profile.database = profile.user; // libpq's own default
     return profile;
@@ -144,13 +152,63 @@ QStringList ConnectionProfile::sslModes()
             QStringLiteral("require"), QStringLiteral("verify-ca"), QStringLiteral("verify-full")};
 }
 
+QStringList ConnectionProfile::targetSessionAttrsValues()
+{
+    return {QStringLiteral("any"),       QStringLiteral("read-write"),
+            QStringLiteral("read-only"), QStringLiteral("primary"),
+            QStringLiteral("standby"),   QStringLiteral("prefer-standby")};
+}
+
+QString ConnectionProfile::portList() const
+{
+    return ports.isEmpty() ? QString::number(port) : ports;
+}
+
+void ConnectionProfile::setPortList(const QString &list)
+{
+    QStringList entries = list.split(QLatin1Char(','));
+    for (QString &entry : entries)
+        entry = entry.trimmed();
+    port = entries.first().toInt();
+    QStringList distinct = entries;
+    distinct.removeDuplicates();
+    ports = distinct.size() > 1 ? entries.join(QLatin1Char(',')) : QString();
+}
+
+QString ConnectionProfile::checkPorts(const QString &host, const QString &portList)
+{
+    const QStringList entries = portList.split(QLatin1Char(','));
+    for (const QString &entry : entries) {
+        bool ok = false;
+        const int number = entry.trimmed().toInt(&ok);
+        if (!ok || number < 1 || number > 65535)
+            return QStringLiteral("port \"%1\" is not a TCP port").arg(entry.trimmed());
+    }
+    const qsizetype hosts = host.split(QLatin1Char(',')).size();
+    if (entries.size() != 1 && entries.size() != hosts)
+        return QStringLiteral("%1 ports for %2 hosts: give one port for all, or one per host")
+                .arg(entries.size())
+                .arg(hosts);
+    return {};
+}
+
 QString ConnectionProfile::describe() const
 {
-    const QString where = host.isEmpty() ? QStringLiteral("localhost") : host;
+    const QStringList hosts = host.split(QLatin1Char(','));
+    const QStringList portEntries = portList().split(QLatin1Char(','));
+    QStringList servers;
+    for (qsizetype i = 0; i < hosts.size(); ++i) {
+        QString where = hosts.at(i).isEmpty() ? QStringLiteral("localhost") : hosts.at(i);
+        // An IPv6 address in brackets, so its port stays readable.
+        if (where.contains(QLatin1Char(':')) && !where.startsWith(QLatin1Char('/'))
+            && !where.startsWith(QLatin1Char('@')))
+            where = QLatin1Char('[') + where + QLatin1Char(']');
+        servers << where + QLatin1Char(':') + portEntries.value(i, portEntries.first());
+    }
     QString text;
     if (!user.isEmpty())
         text = user + QLatin1Char('@');
-    text += where + QLatin1Char(':') + QString::number(port);
+    text += servers.join(QLatin1Char(','));
     if (!database.isEmpty())
         text += QLatin1Char('/') + database;
     return text;
@@ -161,7 +219,7 @@ QString ConnectionProfile::conninfo() const
     QStringList parts;
     if (!host.isEmpty())
         parts << QStringLiteral("host=") + quoted(host);
-    parts << QStringLiteral("port=") + QString::number(port);
+    parts << QStringLiteral("port=") + quoted(portList());
     if (!database.isEmpty())
         parts << QStringLiteral("dbname=") + quoted(database);
     if (!user.isEmpty())
@@ -169,6 +227,8 @@ QString ConnectionProfile::conninfo() const
     if (!password.isEmpty())
         parts << QStringLiteral("password=") + quoted(password);
     parts << QStringLiteral("sslmode=") + quoted(sslMode);
+    if (!targetSessionAttrs.isEmpty())
+        parts << QStringLiteral("target_session_attrs=") + quoted(targetSessionAttrs);
     parts << QStringLiteral("connect_timeout=%1").arg(ConnectTimeoutSeconds);
     parts << QStringLiteral("application_name='leader-console'");
     return parts.join(QLatin1Char(' '));
@@ -182,10 +242,19 @@ void ConnectionProfile::applyTo(QSqlDatabase &database) const
     database.setUserName(user);
     database.setPassword(password);
     // QPSQL turns the ';' into spaces and appends the lot to its conninfo unquoted, so every value
-    // here must be free of spaces, quotes and ';': sslmode is one of sslModes(), the rest fixed.
-    const QString mode = sslModes().contains(sslMode) ? sslMode : QStringLiteral("prefer");
-    database.setConnectOptions(QStringLiteral("sslmode=") + mode + QLatin1Char(';')
-                               + QLatin1String(FixedOptions));
+    // here must be free of spaces, quotes and ';': sslmode is one of sslModes(), the port list
+    // digits and commas, target_session_attrs one of targetSessionAttrsValues(), the rest fixed.
+    QStringList options{QStringLiteral("sslmode=")
+                        + (sslModes().contains(sslMode) ? sslMode : QStringLiteral("prefer"))};
+    // setPort() takes one number. QPSQL writes its "port=" before these options and libpq keeps
+    // the last value of a keyword, so the list here is the one used (tst_statuspoller proves it).
+    static const QRegularExpression portListPattern(QStringLiteral("^\\d+(,\\d+)+$"));
+    if (portListPattern.match(ports).hasMatch())
+        options << QStringLiteral("port=") + ports;
+    if (targetSessionAttrsValues().contains(targetSessionAttrs))
+        options << QStringLiteral("target_session_attrs=") + targetSessionAttrs;
+    options << QLatin1String(FixedOptions);
+    database.setConnectOptions(options.join(QLatin1Char(';')));
 }
 
 } // namespace leader::console

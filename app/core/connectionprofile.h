@@ -15,24 +15,41 @@ namespace leader::console {
 struct ConnectionProfile
 {
     QString name; // the saved profile's name; empty for a URL given on the command line
-    QString host; // a name, an address, or a Unix-socket directory
-    int port = 5432;
+    // A name, an address, or a Unix-socket directory; or a libpq host list ("db1,db2"), tried in
+    // order, so that with targetSessionAttrs "read-write" the console follows a promotion.
+    QString host;
+    int port = 5432; // every host's port; with ports set, the first host's
+    QString ports;   // one port per host ("5432,5433") when they differ; empty: port for all
     QString database;
     QString user;
     QString sslMode = QStringLiteral("prefer");
+    // libpq's target_session_attrs, one of targetSessionAttrsValues(); empty: libpq's "any".
+    QString targetSessionAttrs;
     QString password; // never written to QSettings
 
     // A postgresql:// URL or key=value conninfo, the PG* variables filling what it leaves out.
     // nullopt with *error set to one line (no secret) when it cannot be parsed.
     static std::optional<ConnectionProfile> fromUrl(const QString &url, QString *error);
     static QStringList sslModes(); // disable, allow, prefer, require, verify-ca, verify-full
+    // any, read-write, read-only, primary, standby, prefer-standby
+    static QStringList targetSessionAttrsValues();
 
-    // user@host:port/database, no password: for titles, messages and logs.
+    // "5432", or "5432,5433" for one port per host: libpq's port keyword.
+    QString portList() const;
+    // Sets port and ports from such a list, its entries trimmed; one port repeated for every
+    // host is one port. The list should pass checkPorts().
+    void setPortList(const QString &list);
+    // Empty when host and port(s) fit together, else one line saying what is wrong: a port out of
+    // 1-65535, or a port list whose length is neither 1 nor the number of hosts.
+    static QString checkPorts(const QString &host, const QString &portList);
+
+    // user@host:port/database, no password: for titles, messages and logs. A host list names
+    // every server: user@db1:5432,db2:5433/database.
     QString describe() const;
     // key=value conninfo for libpq, password included, application_name leader-console.
     QString conninfo() const;
-    // Host, port, database, user, password and the connect options (sslmode, connect_timeout,
-    // application_name, keepalives) on a QPSQL connection.
+    // Host, port, database, user, password and the connect options (sslmode, the port list,
+    // target_session_attrs, connect_timeout, application_name, keepalives) on a QPSQL connection.
     void applyTo(QSqlDatabase &database) const;
 
     friend bool operator==(const ConnectionProfile &, const ConnectionProfile &) = default;

@@ -55,10 +55,12 @@ std::optional<ConnectionProfile> ProfileStore::load(const QString &name) const
     profile.name = name;
     profile.host = m_settings->value(QStringLiteral("host")).toString();
     profile.port = m_settings->value(QStringLiteral("port"), 5432).toInt();
+    profile.ports = m_settings->value(QStringLiteral("ports")).toString();
     profile.database = m_settings->value(QStringLiteral("database")).toString();
     profile.user = m_settings->value(QStringLiteral("user")).toString();
     profile.sslMode
             = m_settings->value(QStringLiteral("sslMode"), QStringLiteral("prefer")).toString();
+    profile.targetSessionAttrs = m_settings->value(QStringLiteral("targetSessionAttrs")).toString();
     m_settings->endGroup();
     return profile;
 }
@@ -70,9 +72,11 @@ bool ProfileStore::save(const ConnectionProfile &profile)
     m_settings->beginGroup(groupOf(profile.name));
     m_settings->setValue(QStringLiteral("host"), profile.host);
     m_settings->setValue(QStringLiteral("port"), profile.port);
+    m_settings->setValue(QStringLiteral("ports"), profile.ports);
     m_settings->setValue(QStringLiteral("database"), profile.database);
     m_settings->setValue(QStringLiteral("user"), profile.user);
     m_settings->setValue(QStringLiteral("sslMode"), profile.sslMode);
+    m_settings->setValue(QStringLiteral("targetSessionAttrs"), profile.targetSessionAttrs);
     // An older build or a hand edit may have left one: the password never stays in the file.
     m_settings->remove(QStringLiteral("password"));
     m_settings->endGroup();

@@ -92,6 +92,18 @@ QString oneLine(const QString &text)
     return {};
 }
 
+// libpq reports a failed connect to a host list one server after another, each a "connection to
+// server at ..." line: all of them say where each attempt went.
+QString connectAttempts(const QString &text)
+{
+    QStringList attempts;
+    for (const QString &line : text.split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+        if (line.startsWith(QLatin1String("connection to server")))
+            attempts << oneLine(line);
+    }
+    return attempts.size() > 1 ? attempts.join(QStringLiteral("; ")) : oneLine(text);
+}
+
 bool containsAny(const QString &text, std::initializer_list<const char *> needles)
 {
     for (const char *needle : needles) {
@@ -124,6 +136,20 @@ bool closedByServer(const QString &code, const QString &detail)
                                    "no connection to the server", "connection to server was lost",
                                    "SSL connection has been closed", "server conn crashed",
                                    "Connection reset", "Broken pipe"});
+}
+
+// QPSQL's handle is a PGconn*; Qt 6.4 names its type after the struct behind libpq's typedef.
+bool isLibpqHandle(const QVariant &handle)
+{
+    return handle.isValid()
+           && (qstrcmp(handle.typeName(), "pg_conn*") == 0
+               || qstrcmp(handle.typeName(), "PGconn*") == 0);
+}
+
+PGconn *libpqConnection(const QSqlDatabase &db)
+{
+    const QVariant handle = db.isValid() ? db.driver()->handle() : QVariant();
+    return isLibpqHandle(handle) ? *static_cast<PGconn *const *>(handle.constData()) : nullptr;
 }
 
 QString knownRoles()
@@ -297,15 +323,23 @@ void StatusPoller::connectNow()
     }
 
     m_connected = true;
+    // Which server of a host list answered: after a failover, the promoted one.
+    QString answeredBy;
+    if (m_target->host.contains(QLatin1Char(','))) {
+        if (PGconn *connection = libpqConnection(QSqlDatabase::database(m_connectionName, false)))
+            answeredBy = QStringLiteral(", answered by %1:%2")
+                                 .arg(QString::fromUtf8(PQhost(connection)),
+                                      QString::fromUtf8(PQport(connection)));
+    }
     if (m_everConnected) {
         const double downSeconds = m_downSince.isValid() ? m_downSince.elapsed() / 1000.0 : 0;
-        emit connectionChanged(
-                ConnectionState::Connected,
-                QStringLiteral("reconnected to %1 after %2 s")
-                        .arg(m_target->describe(), QString::number(downSeconds, 'f', 1)));
+        emit connectionChanged(ConnectionState::Connected,
+                               QStringLiteral("reconnected to %1 after %2 s%3")
+                                       .arg(m_target->describe(),
+                                            QString::number(downSeconds, 'f', 1), answeredBy));
     } else {
         emit connectionChanged(ConnectionState::Connected,
-                               QStringLiteral("connected to ") + m_target->describe());
+                               QStringLiteral("connected to ") + m_target->describe() + answeredBy);
     }
     m_everConnected = true;
     updateTimer();
@@ -469,11 +503,14 @@ bool StatusPoller::connectionBroken(QSqlDatabase &db, const QSqlError &error) co
     if (closedByServer(error.nativeErrorCode(), oneLine(error.databaseText()))
         || closedByServer(QString(), oneLine(error.driverText())))
         return true;
+    // A write refused as read-only: the server is a standby, or a primary since demoted. A new
+    // connection lets target_session_attrs (read-write) find the primary of a host list.
+    if (error.nativeErrorCode() == QLatin1String("25006"))
+        return true;
     if (!db.isValid() || !db.isOpen())
         return true;
-    const QVariant handle = db.driver()->handle();
-    if (handle.isValid() && qstrcmp(handle.typeName(), "PGconn*") == 0) {
-        PGconn *connection = *static_cast<PGconn *const *>(handle.constData());
+    if (isLibpqHandle(db.driver()->handle())) {
+        const PGconn *connection = libpqConnection(db);
         return !connection || PQstatus(connection) != CONNECTION_OK;
     }
     return false;
@@ -481,7 +518,7 @@ bool StatusPoller::connectionBroken(QSqlDatabase &db, const QSqlError &error) co
 
 QString StatusPoller::describeError(const QSqlError &error) const
 {
-    QString detail = oneLine(error.databaseText());
+    QString detail = connectAttempts(error.databaseText());
     if (detail.isEmpty())
         detail = oneLine(error.driverText());
     if (detail.isEmpty())

@@ -11,7 +11,6 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalBlocker>
-#include <QSpinBox>
 #include <QUrl>
 #include <QVBoxLayout>
 
@@ -37,6 +36,26 @@ QString sslModeToolTip(const QString &mode)
     if (mode == QLatin1String("verify-full"))
         return ConnectionDialog::tr("As verify-ca, and the host name must also match the "
                                     "certificate: the only mode that stops impersonation.");
+    return {};
+}
+
+QString targetToolTip(const QString &attrs)
+{
+    if (attrs.isEmpty())
+        return ConnectionDialog::tr("Take the first host of the list that answers, whatever it is "
+                                    "(libpq's default).");
+    if (attrs == QLatin1String("read-write"))
+        return ConnectionDialog::tr("Take the first host that accepts writes: with a list of the "
+                                    "primary and its standbys, the console follows a promotion.");
+    if (attrs == QLatin1String("primary"))
+        return ConnectionDialog::tr("Take the first host that is not a standby.");
+    if (attrs == QLatin1String("read-only"))
+        return ConnectionDialog::tr("Take the first host that does not accept writes: pause and "
+                                    "unpause then fail.");
+    if (attrs == QLatin1String("standby"))
+        return ConnectionDialog::tr("Take the first standby: pause and unpause then fail.");
+    if (attrs == QLatin1String("prefer-standby"))
+        return ConnectionDialog::tr("Take a standby if one answers, else any host.");
     return {};
 }
 
@@ -103,11 +122,11 @@ void ConnectionDialog::buildUi()
     m_nameEdit->setPlaceholderText(tr("Needed only to save the profile"));
     m_hostEdit = new QLineEdit;
     m_hostEdit->setObjectName(QStringLiteral("hostEdit"));
-    m_hostEdit->setPlaceholderText(tr("Name, address or Unix-socket directory"));
-    m_portSpin = new QSpinBox;
-    m_portSpin->setObjectName(QStringLiteral("portSpin"));
-    m_portSpin->setRange(1, 65535);
-    m_portSpin->setValue(5432);
+    m_hostEdit->setPlaceholderText(
+            tr("Name, address or Unix-socket directory; a list (db1,db2) to follow a failover"));
+    m_portEdit = new QLineEdit(QStringLiteral("5432"));
+    m_portEdit->setObjectName(QStringLiteral("portEdit"));
+    m_portEdit->setPlaceholderText(tr("5432, or one per host: 5432,5433"));
     m_databaseEdit = new QLineEdit;
     m_databaseEdit->setObjectName(QStringLiteral("databaseEdit"));
     m_userEdit = new QLineEdit;
@@ -122,6 +141,16 @@ void ConnectionDialog::buildUi()
     for (const QString &mode : modes) {
         m_sslCombo->addItem(mode, mode);
         m_sslCombo->setItemData(m_sslCombo->count() - 1, sslModeToolTip(mode), Qt::ToolTipRole);
+    }
+
+    m_targetCombo = new QComboBox;
+    m_targetCombo->setObjectName(QStringLiteral("targetSessionCombo"));
+    for (const QString &attrs : ConnectionProfile::targetSessionAttrsValues()) {
+        // "any" is libpq's default, which the profile keeps as an empty value.
+        const QString value = attrs == QLatin1String("any") ? QString() : attrs;
+        m_targetCombo->addItem(attrs, value);
+        m_targetCombo->setItemData(m_targetCombo->count() - 1, targetToolTip(value),
+                                   Qt::ToolTipRole);
     }
 
     m_rememberCheck = new QCheckBox(tr("Remember the password in the keychain"));
@@ -155,11 +184,12 @@ void ConnectionDialog::buildUi()
     form->addRow(QString(), m_urlError);
     form->addRow(tr("&Name:"), m_nameEdit);
     form->addRow(tr("&Host:"), m_hostEdit);
-    form->addRow(tr("P&ort:"), m_portSpin);
+    form->addRow(tr("P&ort:"), m_portEdit);
     form->addRow(tr("&Database:"), m_databaseEdit);
     form->addRow(tr("U&ser:"), m_userEdit);
     form->addRow(tr("Pass&word:"), m_passwordEdit);
     form->addRow(tr("SS&L mode:"), m_sslCombo);
+    form->addRow(tr("&Target session:"), m_targetCombo);
     form->addRow(QString(), m_rememberCheck);
     form->addRow(QString(), m_keychainNote);
 
@@ -172,11 +202,13 @@ void ConnectionDialog::buildUi()
     connect(m_profileCombo, &QComboBox::currentIndexChanged, this,
             &ConnectionDialog::onProfileSelected);
     connect(m_urlEdit, &QLineEdit::textChanged, this, &ConnectionDialog::onUrlChanged);
-    for (QLineEdit *edit : {m_nameEdit, m_hostEdit, m_databaseEdit, m_userEdit})
+    for (QLineEdit *edit : {m_nameEdit, m_hostEdit, m_portEdit, m_databaseEdit, m_userEdit})
         connect(edit, &QLineEdit::textChanged, this, &ConnectionDialog::validate);
-    connect(m_portSpin, &QSpinBox::valueChanged, this, &ConnectionDialog::validate);
     connect(m_sslCombo, &QComboBox::currentIndexChanged, this, [this] {
         m_sslCombo->setToolTip(sslModeToolTip(m_sslCombo->currentData().toString()));
+    });
+    connect(m_targetCombo, &QComboBox::currentIndexChanged, this, [this] {
+        m_targetCombo->setToolTip(targetToolTip(m_targetCombo->currentData().toString()));
     });
     connect(m_connectButton, &QPushButton::clicked, this, &ConnectionDialog::accept);
     connect(m_saveButton, &QPushButton::clicked, this, &ConnectionDialog::save);
@@ -189,10 +221,11 @@ ConnectionProfile ConnectionDialog::profile() const
     ConnectionProfile result;
     result.name = m_nameEdit->text().trimmed();
     result.host = m_hostEdit->text().trimmed();
-    result.port = m_portSpin->value();
+    result.setPortList(m_portEdit->text());
     result.database = m_databaseEdit->text().trimmed();
     result.user = m_userEdit->text().trimmed();
     result.sslMode = m_sslCombo->currentData().toString();
+    result.targetSessionAttrs = m_targetCombo->currentData().toString();
     result.password = m_passwordEdit->text();
     return result;
 }
@@ -208,12 +241,14 @@ void ConnectionDialog::setProfile(const ConnectionProfile &profile)
     m_pendingRead.clear();
     m_nameEdit->setText(profile.name);
     m_hostEdit->setText(profile.host);
-    m_portSpin->setValue(profile.port);
+    m_portEdit->setText(profile.portList());
     m_databaseEdit->setText(profile.database);
     m_userEdit->setText(profile.user);
     m_passwordEdit->setText(profile.password);
     const int ssl = m_sslCombo->findData(profile.sslMode);
     m_sslCombo->setCurrentIndex(ssl < 0 ? m_sslCombo->findData(QStringLiteral("prefer")) : ssl);
+    const int target = m_targetCombo->findData(profile.targetSessionAttrs);
+    m_targetCombo->setCurrentIndex(target < 0 ? 0 : target);
     if (m_rememberCheck->isEnabled())
         m_rememberCheck->setChecked(m_profiles->remembersPassword(profile.name));
     validate();
@@ -247,8 +282,10 @@ QString ConnectionDialog::validationMessage() const
         return tr("Enter a host (a name, an address, or a Unix-socket directory).");
     if (m_databaseEdit->text().trimmed().isEmpty())
         return tr("Enter a database.");
-    if (m_portSpin->value() < 1 || m_portSpin->value() > 65535)
-        return tr("The port must be between 1 and 65535.");
+    if (const QString problem
+        = ConnectionProfile::checkPorts(m_hostEdit->text().trimmed(), m_portEdit->text());
+        !problem.isEmpty())
+        return tr("Give one port (1-65535) for every host, or one port per host: %1.").arg(problem);
     return {};
 }
 

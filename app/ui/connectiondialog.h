@@ -11,7 +11,6 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
-class QSpinBox;
 
 namespace leader::console {
 
@@ -46,7 +45,8 @@ public:
     QString error() const;
 
     bool rememberPassword() const;
-    bool isValid() const;              // host and database given, port 1-65535
+    // Host and database given; one port (1-65535) for every host, or one per host.
+    bool isValid() const;
     QString validationMessage() const; // empty when valid
 
     void accept() override; // Connect: ignored while invalid
@@ -77,11 +77,12 @@ private:
     QLabel *m_urlError = nullptr;
     QLineEdit *m_nameEdit = nullptr;
     QLineEdit *m_hostEdit = nullptr;
-    QSpinBox *m_portSpin = nullptr;
+    QLineEdit *m_portEdit = nullptr;
     QLineEdit *m_databaseEdit = nullptr;
     QLineEdit *m_userEdit = nullptr;
     QLineEdit *m_passwordEdit = nullptr;
     QComboBox *m_sslCombo = nullptr;
+    QComboBox *m_targetCombo = nullptr;
     QCheckBox *m_rememberCheck = nullptr;
     QLabel *m_keychainNote = nullptr;
     QLabel *m_validationLabel = nullptr;

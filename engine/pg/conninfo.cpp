@@ -48,9 +48,17 @@ ConninfoPtr parsed(const std::string &url)
     return options;
 }
 
-std::string firstOf(const std::string &list)
+std::vector<std::string> splitList(const std::string &list)
 {
-    return list.substr(0, list.find(','));
+    std::vector<std::string> items;
+    std::size_t from = 0;
+    for (std::size_t comma = list.find(','); comma != std::string::npos;
+         comma = list.find(',', from)) {
+        items.push_back(list.substr(from, comma - from));
+        from = comma + 1;
+    }
+    items.push_back(list.substr(from));
+    return items;
 }
 
 std::string quoted(const std::string &value)
@@ -64,6 +72,78 @@ std::string quoted(const std::string &value)
     return text + "'";
 }
 
+// One server of a host list: the host, hostaddr and port entries at one position.
+struct Server
+{
+    std::string host;
+    std::string hostaddr;
+    std::string port;
+};
+
+// Where a URL connects, split per server as libpq splits it, the PG* variables filling a list the
+// URL leaves out; and every other keyword the URL gives, in order.
+struct Target
+{
+    std::vector<Server> servers; // never empty
+    std::vector<std::pair<std::string, std::string>> others;
+
+    std::string value(const std::string &keyword) const
+    {
+        for (const auto &[name, value] : others)
+            if (name == keyword)
+                return value;
+        return {};
+    }
+};
+
+Target targetOf(const std::string &url)
+{
+    Target target;
+    std::string host, hostaddr, port;
+    if (const ConninfoPtr options = parsed(url)) {
+        for (PQconninfoOption *option = options.get(); option->keyword; ++option) {
+            if (!option->val || !*option->val)
+                continue;
+            const std::string keyword = option->keyword;
+            if (keyword == "host")
+                host = option->val;
+            else if (keyword == "hostaddr")
+                hostaddr = option->val;
+            else if (keyword == "port")
+                port = option->val;
+            else
+                target.others.emplace_back(keyword, option->val);
+        }
+    }
+    host = host.empty() ? envOr("PGHOST", {}) : host;
+    hostaddr = hostaddr.empty() ? envOr("PGHOSTADDR", {}) : hostaddr;
+    port = port.empty() ? envOr("PGPORT", {}) : port;
+    // libpq counts the servers in hostaddr when it is given, else in host, and takes either one
+    // port for all of them or one port each.
+    const std::vector<std::string> hosts = splitList(host);
+    const std::vector<std::string> addresses = splitList(hostaddr);
+    const std::vector<std::string> ports = splitList(port);
+    const std::size_t count = hostaddr.empty() ? hosts.size() : addresses.size();
+    for (std::size_t i = 0; i < count; ++i) {
+        Server server;
+        server.host = i < hosts.size() ? hosts[i] : std::string();
+        server.hostaddr = i < addresses.size() ? addresses[i] : std::string();
+        server.port = ports.size() == 1 ? ports.front() : i < ports.size() ? ports[i] : "";
+        if (server.port.empty())
+            server.port = "5432";
+        target.servers.push_back(std::move(server));
+    }
+    return target;
+}
+
+std::string keywords(const Target &target)
+{
+    std::string conninfo;
+    for (const auto &[keyword, value] : target.others)
+        conninfo += keyword + "=" + quoted(value) + " ";
+    return conninfo;
+}
+
 } // namespace
 
 std::string databaseUrlFrom(const std::string &commandLineValue)
@@ -73,62 +153,35 @@ std::string databaseUrlFrom(const std::string &commandLineValue)
 
 std::string describeTarget(const std::string &url)
 {
-    std::string host, port, user, dbname;
-    char *error = nullptr;
-    ConninfoPtr options(PQconninfoParse(url.empty() ? "" : url.c_str(), &error));
-    PQfreemem(error);
-    if (options) {
-        for (PQconninfoOption *option = options.get(); option->keyword; ++option) {
-            if (!option->val || !*option->val)
-                continue;
-            const std::string keyword = option->keyword;
-            if (keyword == "host")
-                host = option->val;
-            else if (keyword == "hostaddr" && host.empty())
-                host = option->val;
-            else if (keyword == "port")
-                port = option->val;
-            else if (keyword == "user")
-                user = option->val;
-            else if (keyword == "dbname")
-                dbname = option->val;
-        }
+    const Target target = targetOf(url);
+    std::string servers;
+    for (const Server &server : target.servers) {
+        std::string name = !server.host.empty()       ? server.host
+                           : !server.hostaddr.empty() ? server.hostaddr
+                                                      : std::string("localhost");
+        // An IPv6 address in brackets, so its port stays readable.
+        if (name.find(':') != std::string::npos && name.front() != '/' && name.front() != '@')
+            name = "[" + name + "]";
+        servers += (servers.empty() ? "" : ",") + name + ":" + server.port;
     }
-    host = host.empty() ? envOr("PGHOST", "localhost") : host;
-    port = port.empty() ? envOr("PGPORT", "5432") : port;
+    std::string user = target.value("user");
     const char *login = std::getenv("USER");
     user = user.empty() ? envOr("PGUSER", login ? login : "") : user;
+    std::string dbname = target.value("dbname");
     dbname = dbname.empty() ? envOr("PGDATABASE", user) : dbname;
-    std::string target = user.empty() ? std::string() : user + "@";
-    target += host;
-    target += ":" + port + "/" + dbname;
-    return target;
+    return (user.empty() ? std::string() : user + "@") + servers + "/" + dbname;
 }
 
 Endpoint endpointOf(const std::string &url)
 {
-    std::string host, hostaddr, port;
-    if (const ConninfoPtr options = parsed(url)) {
-        for (PQconninfoOption *option = options.get(); option->keyword; ++option) {
-            if (!option->val || !*option->val)
-                continue;
-            const std::string keyword = option->keyword;
-            if (keyword == "host")
-                host = firstOf(option->val);
-            else if (keyword == "hostaddr")
-                hostaddr = firstOf(option->val);
-            else if (keyword == "port")
-                port = firstOf(option->val);
-        }
-    }
+    const Server first = targetOf(url).servers.front();
     Endpoint endpoint;
-    endpoint.host = !hostaddr.empty() ? hostaddr : !host.empty() ? host : envOr("PGHOST", {});
+    endpoint.host = !first.hostaddr.empty() ? first.hostaddr : first.host;
     if (endpoint.host.empty())
         endpoint.host = "/var/run/postgresql"; // libpq's default: the Unix-domain socket
     endpoint.unixSocket = endpoint.host.front() == '/' || endpoint.host.front() == '@';
-    port = port.empty() ? envOr("PGPORT", "5432") : port;
     try {
-        endpoint.port = std::stoi(port);
+        endpoint.port = std::stoi(first.port);
     } catch (const std::exception &) {
         endpoint.port = 5432;
     }
@@ -137,27 +190,30 @@ Endpoint endpointOf(const std::string &url)
 
 std::string throughAddress(const std::string &url, const std::string &address, int port)
 {
-    std::string conninfo;
-    std::string host;
-    if (const ConninfoPtr options = parsed(url)) {
-        for (PQconninfoOption *option = options.get(); option->keyword; ++option) {
-            if (!option->val || !*option->val)
-                continue;
-            const std::string keyword = option->keyword;
-            if (keyword == "hostaddr" || keyword == "port")
-                continue;
-            if (keyword == "host") {
-                host = firstOf(option->val);
-                continue;
-            }
-            conninfo += keyword + "=" + quoted(option->val) + " ";
-        }
+    const Target target = targetOf(url);
+    const Server &first = target.servers.front();
+    std::string hosts = first.host.empty() ? address : first.host;
+    std::string addresses = address;
+    std::string ports = std::to_string(port);
+    for (std::size_t i = 1; i < target.servers.size(); ++i) {
+        const Server &server = target.servers[i];
+        hosts += "," + server.host;
+        addresses += "," + server.hostaddr;
+        ports += "," + server.port;
     }
-    if (host.empty())
-        host = envOr("PGHOST", address);
-    conninfo += "host=" + quoted(host) + " hostaddr=" + quoted(address)
-                + " port=" + std::to_string(port);
-    return conninfo;
+    return keywords(target) + "host=" + quoted(hosts) + " hostaddr=" + quoted(addresses)
+           + " port=" + quoted(ports);
+}
+
+std::vector<std::string> serverConninfos(const std::string &url)
+{
+    const Target target = targetOf(url);
+    const std::string common = keywords(target);
+    std::vector<std::string> conninfos;
+    for (const Server &server : target.servers)
+        conninfos.push_back(common + "host=" + quoted(server.host) + " hostaddr="
+                            + quoted(server.hostaddr) + " port=" + quoted(server.port));
+    return conninfos;
 }
 
 std::string redactSecrets(std::string text, const std::string &url)

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace leader::pg {
 
@@ -29,6 +30,7 @@ struct ConnectOptions
 std::string databaseUrlFrom(const std::string &commandLineValue);
 
 // "user@host:port/dbname", from the URL and the PG* variables, with no password. For messages.
+// A multi-host URL names every server in libpq's order: "user@h1:5432,h2:5433/dbname".
 std::string describeTarget(const std::string &url);
 
 // The first server a URL names, as libpq would reach it (the PG* variables filling the gaps).
@@ -42,8 +44,17 @@ Endpoint endpointOf(const std::string &url);
 
 // The same connection made to another TCP address (a link proxy in front of the server): the
 // address goes in hostaddr and the port replaces the URL's, while host still names the real
-// server, so TLS verification and .pgpass lookups are unchanged. Returns key=value conninfo.
+// server, so TLS verification and .pgpass lookups are unchanged. Only the first server of a
+// multi-host URL is moved; the others stay as they are, in the same order, each with its own
+// port. Returns key=value conninfo.
 std::string throughAddress(const std::string &url, const std::string &address, int port);
+
+// One key=value conninfo per server a URL names (one for a single-host URL), in libpq's order,
+// each naming that server alone and keeping every other keyword (target_session_attrs among
+// them). libpq bounds each host of a list by connect_timeout only in its blocking connect: an
+// asynchronous connect that must not spend its whole deadline on a silent first host tries these
+// one at a time, each with its own share.
+std::vector<std::string> serverConninfos(const std::string &url);
 
 // Replaces every password found in url (URL userinfo, password=..., PGPASSWORD) inside text.
 std::string redactSecrets(std::string text, const std::string &url);

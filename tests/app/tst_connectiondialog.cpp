@@ -9,7 +9,6 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
-#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -172,37 +171,66 @@ void tst_ConnectionDialog::urlFillsFields_data()
 {
     QTest::addColumn<QString>("url");
     QTest::addColumn<QString>("host");
-    QTest::addColumn<int>("port");
+    QTest::addColumn<QString>("port"); // the port field's text
     QTest::addColumn<QString>("database");
     QTest::addColumn<QString>("user");
     QTest::addColumn<QString>("sslMode");
+    QTest::addColumn<QString>("target"); // target_session_attrs as the combo shows it
     QTest::addColumn<QString>("password");
 
     QTest::newRow("full") << "postgresql://alice:pw%40x@db.example.com:6543/hard?sslmode=require"
-                          << "db.example.com" << 6543 << "hard"
+                          << "db.example.com"
+                          << "6543"
+                          << "hard"
                           << "alice"
                           << "require"
+                          << "any"
                           << "pw@x";
     QTest::newRow("postgres scheme") << "postgres://bob@10.0.0.7:5433/billing"
-                                     << "10.0.0.7" << 5433 << "billing"
+                                     << "10.0.0.7"
+                                     << "5433"
+                                     << "billing"
                                      << "bob"
                                      << "prefer"
+                                     << "any"
                                      << "";
     QTest::newRow("verify-full") << "postgresql://carol@pg.internal:5432/hc?sslmode=verify-full"
-                                 << "pg.internal" << 5432 << "hc"
+                                 << "pg.internal"
+                                 << "5432"
+                                 << "hc"
                                  << "carol"
                                  << "verify-full"
+                                 << "any"
                                  << "";
+    QTest::newRow("host list, a port each")
+            << "postgresql://dave@db1:5432,db2:5433/hc?target_session_attrs=read-write"
+            << "db1,db2"
+            << "5432,5433"
+            << "hc"
+            << "dave"
+            << "prefer"
+            << "read-write"
+            << "";
+    QTest::newRow("host list, one port")
+            << "postgresql://dave@db1:6000,db2:6000/hc?target_session_attrs=primary"
+            << "db1,db2"
+            << "6000"
+            << "hc"
+            << "dave"
+            << "prefer"
+            << "primary"
+            << "";
 }
 
 void tst_ConnectionDialog::urlFillsFields()
 {
     QFETCH(QString, url);
     QFETCH(QString, host);
-    QFETCH(int, port);
+    QFETCH(QString, port);
     QFETCH(QString, database);
     QFETCH(QString, user);
     QFETCH(QString, sslMode);
+    QFETCH(QString, target);
     QFETCH(QString, password);
 
     PasswordStore passwords;
@@ -210,17 +238,19 @@ void tst_ConnectionDialog::urlFillsFields()
     child<QLineEdit>(dialog, "urlEdit")->setText(url);
     QVERIFY(!child<QLabel>(dialog, "urlErrorLabel")->isVisibleTo(&dialog));
     QCOMPARE(child<QLineEdit>(dialog, "hostEdit")->text(), host);
-    QCOMPARE(child<QSpinBox>(dialog, "portSpin")->value(), port);
+    QCOMPARE(child<QLineEdit>(dialog, "portEdit")->text(), port);
     QCOMPARE(child<QLineEdit>(dialog, "databaseEdit")->text(), database);
     QCOMPARE(child<QLineEdit>(dialog, "userEdit")->text(), user);
     QCOMPARE(child<QComboBox>(dialog, "sslModeCombo")->currentText(), sslMode);
+    QCOMPARE(child<QComboBox>(dialog, "targetSessionCombo")->currentText(), target);
     QCOMPARE(child<QLineEdit>(dialog, "passwordEdit")->text(), password);
     QVERIFY(child<QPushButton>(dialog, "connectButton")->isEnabled());
 
+    // The dialog gives back what the URL says.
+    QString error;
+    ConnectionProfile expected = *ConnectionProfile::fromUrl(url, &error);
     const ConnectionProfile profile = dialog.profile();
-    QCOMPARE(profile.host, host);
-    QCOMPARE(profile.port, port);
-    QCOMPARE(profile.password, password);
+    QCOMPARE(profile, expected);
 }
 
 void tst_ConnectionDialog::badUrlShowsErrorWithoutPassword_data()
@@ -259,25 +289,51 @@ void tst_ConnectionDialog::badUrlShowsErrorWithoutPassword()
 void tst_ConnectionDialog::connectDisabledUntilValid_data()
 {
     QTest::addColumn<QString>("host");
+    QTest::addColumn<QString>("port");
     QTest::addColumn<QString>("database");
     QTest::addColumn<bool>("valid");
     QTest::newRow("empty") << ""
+                           << "5432"
                            << "" << false;
     QTest::newRow("host only") << "db"
+                               << "5432"
                                << "" << false;
     QTest::newRow("database only") << ""
+                                   << "5432"
                                    << "hard" << false;
     QTest::newRow("blank host") << "   "
+                                << "5432"
                                 << "hard" << false;
     QTest::newRow("both") << "db"
+                          << "5432"
                           << "hard" << true;
     QTest::newRow("socket directory") << "/run/postgresql"
+                                      << "5432"
                                       << "hard" << true;
+    QTest::newRow("port 0") << "db"
+                            << "0"
+                            << "hard" << false;
+    QTest::newRow("port 65536") << "db"
+                                << "65536"
+                                << "hard" << false;
+    QTest::newRow("no port") << "db"
+                             << ""
+                             << "hard" << false;
+    QTest::newRow("host list, one port") << "db1,db2"
+                                         << "5432"
+                                         << "hard" << true;
+    QTest::newRow("host list, a port each") << "db1,db2"
+                                            << "5432, 5433"
+                                            << "hard" << true;
+    QTest::newRow("more ports than hosts") << "db"
+                                           << "5432,5433"
+                                           << "hard" << false;
 }
 
 void tst_ConnectionDialog::connectDisabledUntilValid()
 {
     QFETCH(QString, host);
+    QFETCH(QString, port);
     QFETCH(QString, database);
     QFETCH(bool, valid);
 
@@ -287,14 +343,11 @@ void tst_ConnectionDialog::connectDisabledUntilValid()
     auto connectButton = child<QPushButton>(dialog, "connectButton");
     QVERIFY(!connectButton->isEnabled()); // a new profile starts empty
     child<QLineEdit>(dialog, "hostEdit")->setText(host);
+    child<QLineEdit>(dialog, "portEdit")->setText(port);
     child<QLineEdit>(dialog, "databaseEdit")->setText(database);
     QCOMPARE(connectButton->isEnabled(), valid);
     QCOMPARE(dialog.isValid(), valid);
     QCOMPARE(child<QLabel>(dialog, "validationLabel")->isVisible(), !valid);
-
-    auto port = child<QSpinBox>(dialog, "portSpin");
-    QCOMPARE(port->minimum(), 1);
-    QCOMPARE(port->maximum(), 65535);
 
     dialog.accept();
     QCOMPARE(dialog.result() == QDialog::Accepted, valid);
@@ -312,6 +365,14 @@ void tst_ConnectionDialog::profileReturnsPassword()
     wanted.sslMode = QStringLiteral("verify-ca");
     wanted.password = QStringLiteral("pw");
     dialog.setProfile(wanted);
+    QCOMPARE(dialog.profile(), wanted);
+
+    // A host list with a port each, following the primary.
+    wanted.host = QStringLiteral("db1,db2");
+    wanted.ports = QStringLiteral("6000,6001");
+    wanted.targetSessionAttrs = QStringLiteral("read-write");
+    dialog.setProfile(wanted);
+    QCOMPARE(child<QLineEdit>(dialog, "portEdit")->text(), wanted.ports);
     QCOMPARE(dialog.profile(), wanted);
     QVERIFY(child<QLineEdit>(dialog, "passwordEdit")->echoMode() == QLineEdit::Password);
 }

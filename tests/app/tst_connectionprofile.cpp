@@ -156,6 +156,76 @@ private Q_SLOTS:
         QTEST(profile->sslMode, "sslMode");
     }
 
+    // libpq multi-host URLs: each host's port, target_session_attrs, what describe() and
+    // conninfo() make of them.
+    void hostList_data()
+    {
+        QTest::addColumn<QString>("url");
+        QTest::addColumn<QString>("host");
+        QTest::addColumn<int>("port");
+        QTest::addColumn<QString>("ports");
+        QTest::addColumn<QString>("targetSessionAttrs");
+        QTest::addColumn<QString>("described");
+
+        QTest::newRow("URL, a port each, read-write")
+                << "postgresql://alice:pw@db1:5432,db2:5433/prod?target_session_attrs=read-write"
+                << "db1,db2" << 5432 << "5432,5433"
+                << "read-write"
+                << "alice@db1:5432,db2:5433/prod";
+        QTest::newRow("URL, the default port for both")
+                << "postgresql://alice@db1,db2/prod?target_session_attrs=primary"
+                << "db1,db2" << 5432 << ""
+                << "primary"
+                << "alice@db1:5432,db2:5432/prod";
+        QTest::newRow("key=value, one port for all") << "host=db1,db2,db3 port=6000 dbname=prod "
+                                                        "user=alice target_session_attrs=read-write"
+                                                     << "db1,db2,db3" << 6000 << ""
+                                                     << "read-write"
+                                                     << "alice@db1:6000,db2:6000,db3:6000/prod";
+        QTest::newRow("key=value, the same port repeated")
+                << "host=db1,db2 port=6000,6000 dbname=prod user=alice"
+                << "db1,db2" << 6000 << ""
+                << ""
+                << "alice@db1:6000,db2:6000/prod";
+        QTest::newRow("any is libpq's default")
+                << "postgresql://alice@db1:1,db2:2/prod?target_session_attrs=any"
+                << "db1,db2" << 1 << "1,2"
+                << ""
+                << "alice@db1:1,db2:2/prod";
+        QTest::newRow("IPv6 addresses") << "postgresql://alice@[::1]:5432,[fe80::2]:5433/prod"
+                                        << "::1,fe80::2" << 5432 << "5432,5433"
+                                        << ""
+                                        << "alice@[::1]:5432,[fe80::2]:5433/prod";
+    }
+
+    void hostList()
+    {
+        QFETCH(QString, url);
+        QFETCH(QString, host);
+        QFETCH(int, port);
+        QFETCH(QString, ports);
+        QFETCH(QString, targetSessionAttrs);
+        QFETCH(QString, described);
+        const ScopedEnvironment scope({});
+
+        QString error;
+        const std::optional<ConnectionProfile> profile = ConnectionProfile::fromUrl(url, &error);
+        QVERIFY2(profile, qPrintable(error));
+        QCOMPARE(profile->host, host);
+        QCOMPARE(profile->port, port);
+        QCOMPARE(profile->ports, ports);
+        QCOMPARE(profile->targetSessionAttrs, targetSessionAttrs);
+        QCOMPARE(profile->describe(), described);
+        QVERIFY(ConnectionProfile::checkPorts(profile->host, profile->portList()).isEmpty());
+
+        // libpq reads the same servers back from conninfo().
+        const QHash<QString, QString> parsed = parseConninfo(profile->conninfo());
+        QVERIFY2(!parsed.contains(QStringLiteral("error")), qPrintable(parsed.value("error")));
+        QCOMPARE(parsed.value("host"), host);
+        QCOMPARE(parsed.value("port"), ports.isEmpty() ? QString::number(port) : ports);
+        QCOMPARE(parsed.value("target_session_attrs"), targetSessionAttrs);
+    }
+
     void badUrl_data()
     {
         QTest::addColumn<QString>("url");
@@ -181,6 +251,17 @@ private Q_SLOTS:
         QTest::newRow("unterminated quote") << "host=h password='hunter2"
                                             << "quoted"
                                             << "hunter2";
+        QTest::newRow("three ports for two hosts") << "host=a,b port=1,2,3 password=hunter2"
+                                                   << "3 ports for 2 hosts"
+                                                   << "hunter2";
+        QTest::newRow("a port of the list out of range")
+                << "host=a,b port=5432,70000 password=hunter2"
+                << "port \"70000\" is not a TCP port"
+                << "hunter2";
+        QTest::newRow("unknown target_session_attrs")
+                << "postgresql://alice:hunter2@a,b/db?target_session_attrs=writable"
+                << "target_session_attrs \"writable\" is not one of"
+                << "hunter2";
     }
 
     void badUrl()
@@ -261,6 +342,73 @@ private Q_SLOTS:
             QCOMPARE(parsed.value("tcp_user_timeout"), QStringLiteral("8000"));
         }
         QSqlDatabase::removeDatabase(name);
+    }
+
+    // What reaches QPSQL for a host list: the host list as the host name (QPSQL quotes it), the
+    // first port through setPort(), and the port list and target_session_attrs in the connect
+    // options, which QPSQL appends after its own port= (which of two wins: tst_statuspoller).
+    void applyToHostList()
+    {
+        ConnectionProfile profile;
+        profile.host = QStringLiteral("db1,db2");
+        profile.port = 5432;
+        profile.ports = QStringLiteral("5432,5433");
+        profile.targetSessionAttrs = QStringLiteral("read-write");
+        const QString name = QStringLiteral("tst_connectionprofile_hosts");
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), name);
+            profile.applyTo(db);
+            QCOMPARE(db.hostName(), profile.host);
+            QCOMPARE(db.port(), 5432);
+            QString asConninfo = db.connectOptions();
+            asConninfo.replace(QLatin1Char(';'), QLatin1Char(' '));
+            const QHash<QString, QString> parsed = parseConninfo(asConninfo);
+            QVERIFY2(!parsed.contains(QStringLiteral("error")), qPrintable(parsed.value("error")));
+            QCOMPARE(parsed.value("port"), profile.ports);
+            QCOMPARE(parsed.value("target_session_attrs"), profile.targetSessionAttrs);
+            QCOMPARE(parsed.value("sslmode"), QStringLiteral("prefer"));
+        }
+        QSqlDatabase::removeDatabase(name);
+    }
+
+    void checkPorts_data()
+    {
+        QTest::addColumn<QString>("host");
+        QTest::addColumn<QString>("ports");
+        QTest::addColumn<QString>("problem"); // a piece of the message; empty: fine
+        QTest::newRow("one host, one port") << "db"
+                                            << "5432"
+                                            << "";
+        QTest::newRow("two hosts, one port") << "db1,db2"
+                                             << "5432"
+                                             << "";
+        QTest::newRow("two hosts, two ports") << "db1,db2"
+                                              << "5432, 5433"
+                                              << "";
+        QTest::newRow("one host, two ports") << "db"
+                                             << "5432,5433"
+                                             << "2 ports for 1 hosts";
+        QTest::newRow("not a number") << "db"
+                                      << "abc"
+                                      << "port \"abc\"";
+        QTest::newRow("zero") << "db1,db2"
+                              << "0,5432"
+                              << "port \"0\"";
+        QTest::newRow("empty") << "db"
+                               << ""
+                               << "port \"\"";
+    }
+
+    void checkPorts()
+    {
+        QFETCH(QString, host);
+        QFETCH(QString, ports);
+        QFETCH(QString, problem);
+        const QString message = ConnectionProfile::checkPorts(host, ports);
+        if (problem.isEmpty())
+            QVERIFY2(message.isEmpty(), qPrintable(message));
+        else
+            QVERIFY2(message.contains(problem), qPrintable(message));
     }
 
     void sslModes()

@@ -73,6 +73,16 @@ void tst_ProfileStore::roundTrip_data()
     unicode.database = QStringLiteral("données");
     unicode.sslMode = QStringLiteral("disable");
     QTest::newRow("unicode, ipv6, port 1") << unicode;
+
+    ConnectionProfile hosts;
+    hosts.name = QStringLiteral("failover pair");
+    hosts.host = QStringLiteral("db1.example.com,db2.example.com");
+    hosts.port = 5432;
+    hosts.ports = QStringLiteral("5432,5433");
+    hosts.database = QStringLiteral("hardcount");
+    hosts.user = QStringLiteral("console");
+    hosts.targetSessionAttrs = QStringLiteral("read-write");
+    QTest::newRow("host list, a port each, read-write") << hosts;
 }
 
 void tst_ProfileStore::roundTrip()

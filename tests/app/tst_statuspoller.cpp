@@ -10,13 +10,16 @@
 #include "pg/connection.h"
 #include "testdatabase.h"
 
+#include <QScopeGuard>
 #include <QSignalSpy>
+#include <QSqlDatabase>
 #include <QStandardPaths>
 #include <QThread>
 #include <QtTest>
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -253,6 +256,108 @@ private Q_SLOTS:
                              " WHERE datname = $1 AND application_name = 'leader-console'",
                              {m_db->name()}, 5s);
         QCOMPARE(result.toInt64(0, 0), 1);
+    }
+
+    // QSqlDatabase::setPort takes one number and QPSQL writes it as "port=" before the connect
+    // options, in one conninfo: libpq keeps the last value of a keyword, so a port in the options
+    // wins. Both orders are tried, so neither passes by luck.
+    void connectOptionsPortWinsOverSetPort_data()
+    {
+        QTest::addColumn<bool>("optionsNameTheServer");
+        QTest::newRow("setPort refused, options answer") << true;
+        QTest::newRow("setPort answers, options refused") << false;
+    }
+
+    void connectOptionsPortWinsOverSetPort()
+    {
+        QFETCH(bool, optionsNameTheServer);
+        const leader::test::LoopbackPort refusing(leader::test::LoopbackPort::Behaviour::Refuse);
+        const int server = m_db->targetPort();
+        const QString name = QStringLiteral("tst_statuspoller_port_%1").arg(optionsNameTheServer);
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), name);
+            db.setHostName(qEnvironmentVariable("LEADER_TEST_HOST"));
+            db.setDatabaseName(qs(m_db->name()));
+            db.setUserName(QStringLiteral("lt_app"));
+            db.setPassword(qs(loginPassword()));
+            db.setPort(optionsNameTheServer ? refusing.port() : server);
+            db.setConnectOptions(QStringLiteral("connect_timeout=5;port=%1")
+                                         .arg(optionsNameTheServer ? server : refusing.port()));
+            QCOMPARE(db.open(), optionsNameTheServer);
+        }
+        QSqlDatabase::removeDatabase(name);
+    }
+
+    // A profile with a host list and one port each, read-write: the poller passes the refusing
+    // first server, polls the second and says which one answered. Checked: with applyTo no longer
+    // passing the port list in the connect options, this fails (both hosts get the first port).
+    void hostListReachesTheServerThatAnswers()
+    {
+        const leader::test::LoopbackPort refusing(leader::test::LoopbackPort::Behaviour::Refuse);
+        const QString host = qEnvironmentVariable("LEADER_TEST_HOST");
+        QString error;
+        const auto profile = ConnectionProfile::fromUrl(
+                QStringLiteral(
+                        "postgresql://lt_app:%1@%2:%3,%2:%4/%5?target_session_attrs=read-write")
+                        .arg(qs(loginPassword()), host)
+                        .arg(refusing.port())
+                        .arg(m_db->targetPort())
+                        .arg(qs(m_db->name())),
+                &error);
+        QVERIFY2(profile, qPrintable(error));
+        QCOMPARE(profile->ports,
+                 QStringLiteral("%1,%2").arg(refusing.port()).arg(m_db->targetPort()));
+        PollerHarness harness;
+        harness.setTarget(*profile);
+        // A deadline, not waitForState: a poller that never connects keeps reporting failures.
+        const auto connected = [&harness]() -> std::optional<QString> {
+            for (const auto &arguments : std::as_const(harness.connection)) {
+                if (arguments.at(0).value<ConnectionState>() == ConnectionState::Connected)
+                    return arguments.at(1).toString();
+            }
+            return std::nullopt;
+        };
+        QTRY_VERIFY2_WITH_TIMEOUT(connected(),
+                                  qPrintable(harness.messages().join(QLatin1Char('|'))), Timeout);
+        QCOMPARE(*connected(), QStringLiteral("connected to %1, answered by %2:%3")
+                                       .arg(profile->describe(), host)
+                                       .arg(m_db->targetPort()));
+        QTRY_VERIFY_WITH_TIMEOUT(!harness.snapshots.isEmpty(), Timeout);
+        QCOMPARE(harness.snapshots.first().at(0).value<StatusSnapshot>().roles.size(), 5);
+    }
+
+    // A server that refuses writes as read-only (a standby, a demoted primary; here a login made
+    // read-only in this database) fails the pause with 25006, and the poller reconnects so that a
+    // host list's target_session_attrs can find the primary. Checked: with connectionBroken()
+    // no longer treating 25006 as a reason to reconnect, this fails.
+    void readOnlyRefusalReconnects()
+    {
+        if (m_db->viaPgBouncer())
+            QSKIP("a pooled server connection may predate the read-only setting");
+        const std::string readOnly = "ALTER ROLE lt_app IN DATABASE \"" + m_db->name()
+                                     + "\" SET default_transaction_read_only = ";
+        leader::pg::Connection admin({.url = std::getenv("LEADER_TEST_ADMIN_URL"),
+                                      .applicationName = "leader-tests admin"});
+        admin.exec("read-only", readOnly + "on", {}, 5s);
+        const auto restore
+                = qScopeGuard([&] { admin.exec("read-write", readOnly + "off", {}, 5s); });
+
+        PollerHarness harness;
+        harness.setTarget(profileFor(m_db->url(Login::App)));
+        QVERIFY(harness.waitForState(ConnectionState::Connected));
+        const int connectedAt = int(harness.connection.size());
+        harness.call([](StatusPoller *poller) {
+            poller->pause(QStringLiteral("billing"), QStringLiteral("alice@ops"),
+                          QStringLiteral("drill"));
+        });
+        QTRY_COMPARE_WITH_TIMEOUT(harness.actions.size(), 1, Timeout);
+        const QString failure = harness.actions.at(0).at(3).toString();
+        QVERIFY2(failure.contains(QLatin1String("SQLSTATE 25006")), qPrintable(failure));
+        QString message;
+        QVERIFY2(harness.waitForState(ConnectionState::Connecting, &message, connectedAt),
+                 qPrintable(harness.messages().join(QLatin1Char('|'))));
+        QVERIFY2(message.startsWith(QLatin1String("reconnecting: ")), qPrintable(message));
+        QVERIFY(harness.waitForState(ConnectionState::Connected, &message, connectedAt));
     }
 
     void pauseAndUnpauseShowInTheNextSnapshot()

@@ -225,6 +225,16 @@ void TestLeaderctl::statusFindsTheDatabase_data()
                            "PGUSER=lt_monitor",
                            "PGPASSWORD=" + qEnvironmentVariable("LEADER_TEST_PASSWORD"),
                            "PGDATABASE=" + qs(m_db->name())};
+    // A host list whose first server refuses: libpq goes on to the next, which is read-write.
+    QTest::newRow("host list, read-write")
+            << QStringList{"status", "--database",
+                           QStringLiteral("postgresql://lt_monitor:%1@%2:%3,%2:%4/%5"
+                                          "?target_session_attrs=read-write")
+                                   .arg(qEnvironmentVariable("LEADER_TEST_PASSWORD"),
+                                        qEnvironmentVariable("LEADER_TEST_HOST"))
+                                   .arg(m_refusingPort.port())
+                                   .arg(port, qs(m_db->name()))}
+            << QStringList();
 }
 
 void TestLeaderctl::statusFindsTheDatabase()
@@ -247,6 +257,13 @@ void TestLeaderctl::statusFindsTheDatabase()
         QCOMPARE(cells[1].trimmed(), QStringLiteral("never ran"));
     }
     QVERIFY2(lines.last().startsWith("database clock: "), qPrintable(lines.last()));
+    // ... and the server that answered.
+    const QString port = m_db->viaPgBouncer() ? qEnvironmentVariable("LEADER_TEST_BOUNCER_PORT")
+                                              : qEnvironmentVariable("LEADER_TEST_PG_PORT");
+    const QString server
+            = QStringLiteral(" on lt_monitor@%1:%2/%3")
+                      .arg(qEnvironmentVariable("LEADER_TEST_HOST"), port, qs(m_db->name()));
+    QVERIFY2(lines.last().endsWith(server), qPrintable(lines.last()));
 }
 
 void TestLeaderctl::statusJson()
@@ -360,6 +377,14 @@ void TestLeaderctl::badInput_data()
             << QStringList{"no-such-host.invalid", "check the host name in the URL"};
     QTest::newRow("closed port") << QStringList{"status", "--database", nowhere} << QStringList()
                                  << 4 << QStringList{"lt_owner@" + closedPort + "/x"};
+    // A host list is named server by server, as libpq tried them.
+    QTest::newRow("host list, every port closed")
+            << QStringList{"status", "--database",
+                           QStringLiteral("postgresql://lt_owner:%1@%2,%2/x"
+                                          "?target_session_attrs=read-write")
+                                   .arg(WrongPassword, closedPort)}
+            << QStringList() << 4
+            << QStringList{"cannot connect to lt_owner@" + closedPort + "," + closedPort + "/x"};
     QTest::newRow("wrong password")
             << QStringList{"status", "--database", wrongPassword} << QStringList() << 4
             << QStringList{"authentication failed", "check the user and password"};

@@ -304,6 +304,19 @@ void TestLeaderReplica::badInput_data()
             << QStringList{"leaderctl migrate"};
     QTest::newRow("nothing listening") << QStringList{"--database", nowhere} << QStringList() << 4
                                        << QStringList{"cannot connect", "127.0.0.1"};
+    // Checked: without the check in leader-replica's run(), this row exits 4 instead: the link
+    // proxy in front of the refusing first server accepts, then closes, and libpq gives up
+    // without trying the second, which serves.
+    QTest::newRow("faults routed with a host list")
+            << QStringList{"--database",
+                           QStringLiteral("postgresql://lt_app:%1@%2:%3,%2:%4/%5")
+                                   .arg(qEnvironmentVariable("LEADER_TEST_PASSWORD"),
+                                        qEnvironmentVariable("LEADER_TEST_HOST"))
+                                   .arg(m_refusingPort.port())
+                                   .arg(m_db->targetPort())
+                                   .arg(qs(m_db->name())),
+                           "--control", m_dir.filePath("unused.sock")}
+            << QStringList() << 2 << QStringList{"--control needs a --database naming one server"};
     QTest::newRow("nothing listening, faults routed")
             << QStringList{"--database", nowhere, "--control", m_dir.filePath("unused.sock")}
             << QStringList() << 4 << QStringList{"cannot connect"};

@@ -37,16 +37,16 @@ void EventWriter::line(const std::string &fields, std::chrono::system_clock::tim
     m_out << text << std::flush;
 }
 
-void EventWriter::started(const replica::Replica &replica, std::optional<int> metricsPort,
-                          const std::string &controlPath)
+void EventWriter::started(const replica::Replica &replica, const std::string &database,
+                          std::optional<int> metricsPort, const std::string &controlPath)
 {
     std::string roles;
     for (const replica::RoleProfile &profile : replica.roles())
         roles += (roles.empty() ? "" : ",") + log::jsonQuoted(profile.role);
     std::string fields = ",\"event\":\"started\",\"holder\":" + log::jsonQuoted(m_holder)
                          + ",\"pid\":" + std::to_string(leader::platform::processId())
-                         + ",\"roles\":[" + roles
-                         + "],\"fast_wake\":" + (replica.fastWake() ? "true" : "false");
+                         + ",\"roles\":[" + roles + "],\"database\":" + log::jsonQuoted(database)
+                         + ",\"fast_wake\":" + (replica.fastWake() ? "true" : "false");
     if (metricsPort)
         fields += ",\"metrics_port\":" + std::to_string(*metricsPort);
     if (!controlPath.empty())

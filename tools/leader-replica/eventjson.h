@@ -21,8 +21,9 @@ class EventWriter final
 public:
     EventWriter(std::ostream &out, std::string replica, std::string holder);
 
-    void started(const replica::Replica &replica, std::optional<int> metricsPort,
-                 const std::string &controlPath);
+    // database: where the replica connects, every server of a multi-host URL, no password.
+    void started(const replica::Replica &replica, const std::string &database,
+                 std::optional<int> metricsPort, const std::string &controlPath);
     void transition(const lease::TransitionEvent &event);
     void fault(const std::string &command);
     void stopped(const std::string &signal);

@@ -41,7 +41,10 @@ renewed, fenced and released per ADR-114. One JSON line per transition on stdout
 
 Options:
   --database URL          postgresql:// URL or key=value conninfo; default DATABASE_URL, then the
-                          standard PG* variables. May be PgBouncer in transaction mode.
+                          standard PG* variables. May be PgBouncer in transaction mode, or a
+                          multi-host URL (postgresql://h1,h2/db?target_session_attrs=read-write)
+                          that follows a promotion (not with --control: faults need one
+                          server).
   --listen-database URL   a direct (session) connection for the fast wake, when --database is a
                           transaction pooler; without it the replica LISTENs on --database and
                           falls back to polling if notifications do not arrive
@@ -228,6 +231,13 @@ int run(const Arguments &arguments)
                                    ? arguments.option("--id")
                                    : "replica-" + std::to_string(leader::platform::processId());
     const std::string controlPath = arguments.option("--control");
+    // The link proxy fronts the first server only, and while that server is down it accepts and
+    // then closes each connection, which makes libpq give up instead of trying the next host: a
+    // replica with faults routed would never follow a promotion.
+    if (!controlPath.empty() && leader::pg::serverConninfos(url).size() > 1)
+        throw UsageError("--control needs a --database naming one server: the fault link proxy "
+                         "fronts one, and would keep this replica from following a failover to "
+                         "the others");
     std::optional<int> metricsPort;
     if (arguments.options.contains("--metrics-port"))
         metricsPort = parsePort(arguments.option("--metrics-port"));
@@ -291,7 +301,7 @@ int run(const Arguments &arguments)
     std::thread metricsThread;
     if (metricsPort)
         metricsThread = std::thread([&metrics] { metrics.listen_after_bind(); });
-    out.started(replica, metricsPort, controlPath);
+    out.started(replica, leader::pg::describeTarget(url), metricsPort, controlPath);
 
     const std::string signal = leader::platform::waitForTermination();
     leader::log::write(leader::log::Level::Info, "replica", "stopping",

@@ -58,7 +58,9 @@ Commands:
 
 Options:
   --database URL   postgresql:// URL or key=value conninfo; default DATABASE_URL, then the
-                   standard PG* variables (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, ...)
+                   standard PG* variables (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, ...).
+                   A multi-host URL reaches the primary of a failover pair:
+                   postgresql://h1:5432,h2:5432/db?target_session_attrs=read-write
   --help, --version
 
 Roles: billing, dunning, webhook_outbox, email_outbox, webhook_delivery
@@ -183,6 +185,7 @@ SELECT role, state, holder_id, holder_token::text,
         std::cout << "{\"observed_at\":"
                   << (result.rows() ? leader::log::jsonQuoted(std::string(result.text(0, 12)))
                                     : std::string("null"))
+                  << ",\"server\":" << leader::log::jsonQuoted(connection.target())
                   << ",\"roles\":[";
         for (int row = 0; row < result.rows(); ++row) {
             std::cout << (row ? "," : "") << "{";
@@ -212,8 +215,11 @@ SELECT role, state, holder_id, holder_token::text,
                                          "EXPIRES IN s", "LAST TICK AGE s", "PAUSED BY", "REASON",
                                          "NOT BEFORE (UTC)"},
                                         rows);
+    // The server that answered: with a multi-host URL, the one libpq chose (the new primary
+    // after a failover, with target_session_attrs=read-write).
     if (result.rows())
-        std::cout << "database clock: " << result.text(0, 12) << "\n";
+        std::cout << "database clock: " << result.text(0, 12) << " on " << connection.target()
+                  << "\n";
     return Ok;
 }
 
