@@ -116,6 +116,8 @@ void WakeListener::loop()
             try {
                 m_connection->exec("listen", "LISTEN leader_leases", {}, ListenTimeout);
             } catch (const pg::Error &) {
+                // A session that answered with an error is open but not listening: start over.
+                m_connection->close();
                 // Polling covers the gap until the session is back.
                 const auto retryAt = Clock::now() + ReconnectAfter;
                 while (!m_stopping.load() && Clock::now() < retryAt)

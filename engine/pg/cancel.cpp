@@ -2,6 +2,7 @@
 
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <system_error>
 
 namespace leader::pg {
@@ -26,6 +27,15 @@ CancelRequests::~CancelRequests()
         request.thread.join();
 }
 
+bool CancelRequests::waitUntilIdle(std::chrono::steady_clock::time_point deadline)
+{
+    std::unique_lock lock(m_mutex);
+    return m_finished.wait_until(lock, deadline, [this] {
+        return std::all_of(m_requests.begin(), m_requests.end(),
+                           [](const Request &request) { return request.done->load(); });
+    });
+}
+
 std::shared_ptr<const std::atomic<bool>> CancelRequests::send(pg_cancel *cancel)
 {
     const std::lock_guard lock(m_mutex);
@@ -42,11 +52,15 @@ std::shared_ptr<const std::atomic<bool>> CancelRequests::send(pg_cancel *cancel)
     auto done = std::make_shared<std::atomic<bool>>(false);
     m_requests.reserve(m_requests.size() + 1); // so that no push_back throws past a started thread
     try {
-        m_requests.push_back({done, std::thread([cancel, done] {
+        m_requests.push_back({done, std::thread([this, cancel, done] {
                                   char error[256];
                                   PQcancel(cancel, error, sizeof error);
                                   PQfreeCancel(cancel);
-                                  done->store(true);
+                                  {
+                                      const std::lock_guard lock(m_mutex);
+                                      done->store(true);
+                                  }
+                                  m_finished.notify_all();
                               })});
     } catch (const std::system_error &) {
         PQfreeCancel(cancel); // no thread: the caller drops its connection instead

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -30,6 +32,10 @@ public:
     // longer hit a later statement of the same session. Null when too many requests are stuck
     // already: the caller then drops its connection instead, which ends the session as surely.
     std::shared_ptr<const std::atomic<bool>> send(pg_cancel *cancel);
+    // Waits until no request is in flight, at most until deadline; returns whether none is. A
+    // process that promises a bounded exit calls it before it returns from main, so that the
+    // joins at exit find every thread finished.
+    bool waitUntilIdle(std::chrono::steady_clock::time_point deadline);
 
 private:
     CancelRequests() = default;
@@ -40,6 +46,7 @@ private:
         std::thread thread;
     };
     std::mutex m_mutex;
+    std::condition_variable m_finished;
     std::vector<Request> m_requests;
 };
 

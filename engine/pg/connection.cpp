@@ -114,6 +114,42 @@ void Connection::close()
 void Connection::openUntil(Clock::time_point deadline)
 {
     close();
+    const std::vector<std::string> servers = serverConninfos(m_options.url);
+    if (servers.size() <= 1) {
+        if (const std::optional<ConnectFailure> failure = openServer(m_options.url, deadline))
+            failTransport("connect",
+                          "cannot connect to " + describeTarget(m_options.url) + ": "
+                                  + failure->reason,
+                          failure->deadlineExceeded);
+        return;
+    }
+    // libpq bounds each host of a list by connect_timeout only in its blocking connect; here a
+    // silent first host (a dead machine, not a refusing server) would take the statement's whole
+    // deadline. So the servers are tried one at a time, each with an equal share of what is left,
+    // starting with the one that answered last.
+    std::string reasons;
+    bool deadlineExceeded = false;
+    for (std::size_t tried = 0; tried < servers.size(); ++tried) {
+        const std::size_t index = (m_lastServer + tried) % servers.size();
+        const auto share = (deadline - Clock::now()) / static_cast<int>(servers.size() - tried);
+        const std::optional<ConnectFailure> failure
+                = openServer(servers[index], Clock::now() + share);
+        if (!failure) {
+            m_lastServer = index;
+            return;
+        }
+        reasons += (reasons.empty() ? "" : "; ") + describeTarget(servers[index]) + ": "
+                   + failure->reason;
+        deadlineExceeded = failure->deadlineExceeded;
+    }
+    failTransport("connect", "cannot connect to " + describeTarget(m_options.url) + ": " + reasons,
+                  deadlineExceeded);
+}
+
+std::optional<Connection::ConnectFailure> Connection::openServer(const std::string &conninfo,
+                                                                 Clock::time_point deadline)
+{
+    close();
     const std::string keepalivesIdle = std::to_string(m_options.keepalivesIdleSeconds);
     const std::string keepalivesInterval = std::to_string(m_options.keepalivesIntervalSeconds);
     const std::string keepalivesCount = std::to_string(m_options.keepalivesCount);
@@ -131,27 +167,27 @@ void Connection::openUntil(Clock::time_point deadline)
                                      keepalivesInterval.c_str(),
                                      keepalivesCount.c_str(),
                                      userTimeout.c_str()};
-    if (!m_options.url.empty()) {
+    if (!conninfo.empty()) {
         keys.push_back("dbname");
-        values.push_back(m_options.url.c_str());
+        values.push_back(conninfo.c_str());
     }
     keys.push_back(nullptr);
     values.push_back(nullptr);
 
-    const auto fail = [this](const std::string &why, bool deadlineExceeded) {
-        failTransport("connect", "cannot connect to " + describeTarget(m_options.url) + ": " + why,
-                      deadlineExceeded);
+    const auto failed = [this](std::string reason, bool deadlineExceeded) {
+        close();
+        return ConnectFailure{std::move(reason), deadlineExceeded};
     };
     m_conn.reset(PQconnectStartParams(keys.data(), values.data(), 1));
     if (!m_conn)
-        fail("out of memory", false);
+        return failed("out of memory", false);
     if (PQstatus(m_conn.get()) == CONNECTION_BAD)
-        fail(oneLine(PQerrorMessage(m_conn.get())), false);
+        return failed(oneLine(PQerrorMessage(m_conn.get())), false);
 
     PostgresPollingStatusType status = PGRES_POLLING_WRITING;
     while (status != PGRES_POLLING_OK) {
         if (status == PGRES_POLLING_FAILED)
-            fail(oneLine(PQerrorMessage(m_conn.get())), false);
+            return failed(oneLine(PQerrorMessage(m_conn.get())), false);
         const auto remaining = remainingUntil(deadline);
         if (remaining <= 0ms
             || platform::waitSocket(PQsocket(m_conn.get()),
@@ -159,13 +195,14 @@ void Connection::openUntil(Clock::time_point deadline)
                                                                     : platform::WaitFor::Write,
                                     remaining)
                        == platform::WaitResult::TimedOut)
-            fail("no answer within the connect timeout", true);
+            return failed("no answer within the connect timeout", true);
         status = PQconnectPoll(m_conn.get());
     }
     PQsetnonblocking(m_conn.get(), 1);
     // libpq prints notices to stderr by default; a NOTICE is never an error the engine acts on.
     PQsetNoticeProcessor(
             m_conn.get(), [](void *, const char *) {}, nullptr);
+    return std::nullopt;
 }
 
 Result Connection::exec(std::string_view statement, std::string_view sql,

@@ -100,7 +100,14 @@ public:
 
 private:
     using Clock = std::chrono::steady_clock;
+    struct ConnectFailure
+    {
+        std::string reason; // libpq's, one line
+        bool deadlineExceeded = false;
+    };
     void openUntil(Clock::time_point deadline);
+    std::optional<ConnectFailure> openServer(const std::string &conninfo,
+                                             Clock::time_point deadline);
     void closeIfEndedByServer();
     Result run(std::string_view statement, std::string_view sql, std::span<const Param> params,
                bool script, std::chrono::milliseconds timeout, const StatementWindow &window);
@@ -113,6 +120,7 @@ private:
     };
     ConnectOptions m_options;
     std::unique_ptr<pg_conn, Deleter> m_conn;
+    std::size_t m_lastServer = 0; // of a multi-host URL: the one tried first next time
 };
 
 } // namespace leader::pg

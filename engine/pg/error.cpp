@@ -29,6 +29,9 @@ std::string explain(const Error &error)
         advice = "check the user and password (in the URL, PGPASSWORD or ~/.pgpass)";
     else if (state == sqlstate::InvalidCatalogName || contains("does not exist"))
         advice = "check the database name in the URL";
+    else if (state == sqlstate::ReadOnlySqlTransaction)
+        advice = "the server is read-only (a standby): list every server in the URL with "
+                 "target_session_attrs=read-write";
     else if (error.isTransport() && error.deadlineExceeded())
         advice = "the server did not answer in time: check the host, port and network";
     else if (contains("could not translate host name"))

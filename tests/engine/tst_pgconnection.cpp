@@ -136,7 +136,8 @@ private slots:
     void terminatedBackend_data();
     void terminatedBackend();
     void describesItsSession();
-    void hostListSkipsARefusingServer();
+    void hostListSkipsAnUnusableServer_data();
+    void hostListSkipsAnUnusableServer();
     void redactSecrets_data();
     void redactSecrets();
     void describeTarget_data();
@@ -639,24 +640,37 @@ void TestPgConnection::describesItsSession()
 
 // A multi-host URL with target_session_attrs: the async connect passes a server that refuses and
 // lands on the next, and target() names the server it reached, not the list.
-void TestPgConnection::hostListSkipsARefusingServer()
+void TestPgConnection::hostListSkipsAnUnusableServer_data()
 {
+    QTest::addColumn<bool>("silent");
+    QTest::newRow("refusing first server") << false;
+    // A dead machine rather than a stopped server: libpq's asynchronous connect would wait on it
+    // for the whole deadline; each server gets its share instead. Without the per-server split
+    // in Connection::openUntil this row fails (checked once).
+    QTest::newRow("silent first server") << true;
+}
+
+void TestPgConnection::hostListSkipsAnUnusableServer()
+{
+    QFETCH(bool, silent);
     const QString host = qEnvironmentVariable("LEADER_TEST_HOST");
+    const int firstPort = silent ? m_silentPort.port() : m_refusingPort.port();
     const std::string url
             = QStringLiteral(
                       "postgresql://lt_app:%1@%2:%3,%2:%4/%5?target_session_attrs=read-write")
                       .arg(qEnvironmentVariable("LEADER_TEST_PASSWORD"), host)
-                      .arg(m_refusingPort.port())
+                      .arg(firstPort)
                       .arg(m_db->targetPort())
                       .arg(qs(m_db->name()))
                       .toStdString();
     Connection connection({.url = url});
     QCOMPARE(qs(connection.target()), QStringLiteral("lt_app@%1:%2,%1:%3/%4")
                                               .arg(host)
-                                              .arg(m_refusingPort.port())
+                                              .arg(firstPort)
                                               .arg(m_db->targetPort())
                                               .arg(qs(m_db->name())));
-    QCOMPARE(qs(connection.exec("who", "SELECT current_user", {}, Short).text(0, 0)),
+    // A RENEW's deadline: the silent server may take half of it, never all.
+    QCOMPARE(qs(connection.exec("who", "SELECT current_user", {}, 2s).text(0, 0)),
              QStringLiteral("lt_app"));
     QCOMPARE(qs(connection.target()), QStringLiteral("lt_app@%1:%2/%3")
                                               .arg(host)
@@ -666,7 +680,7 @@ void TestPgConnection::hostListSkipsARefusingServer()
     const std::vector<std::string> servers = leader::pg::serverConninfos(url);
     QCOMPARE(servers.size(), std::size_t(2));
     Connection first({.url = servers.front()});
-    QVERIFY_THROWS_EXCEPTION(Error, first.open());
+    QVERIFY_THROWS_EXCEPTION(Error, first.open(1s));
     Connection second({.url = servers.back()});
     second.open();
     QCOMPARE(qs(second.user()), QStringLiteral("lt_app"));

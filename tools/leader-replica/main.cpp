@@ -5,6 +5,7 @@
 #include "eventjson.h"
 #include "lease/roles.h"
 #include "log/log.h"
+#include "pg/cancel.h"
 #include "pg/conninfo.h"
 #include "pg/error.h"
 #include "platform/control.h"
@@ -14,11 +15,13 @@
 
 #include <algorithm>
 #include <charconv>
+#include <condition_variable>
 #include <cstdlib>
 #include <fstream>
 #include <httplib.h>
 #include <iostream>
 #include <map>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -306,22 +309,43 @@ int run(const Arguments &arguments)
     const std::string signal = leader::platform::waitForTermination();
     leader::log::write(leader::log::Level::Info, "replica", "stopping",
                        "replica=" + id + " signal=" + signal);
-    // The promise is an exit within 3 s; a statement stuck past its own deadline must not break
-    // it. The lease of a tick not released by then ends at its expiry.
-    std::thread([] {
-        std::this_thread::sleep_for(2800ms);
+    // The promise is an exit within 3 s; a statement stuck past its own deadline, or a cancel
+    // request stuck on a dead network, must not break it. The lease of a tick not released by
+    // then ends at its expiry.
+    const auto exitBy = std::chrono::steady_clock::now() + 2800ms;
+    std::mutex stopMutex;
+    std::condition_variable stopChanged;
+    bool stopped = false;
+    std::thread watchdog([&] {
+        std::unique_lock lock(stopMutex);
+        if (stopChanged.wait_until(lock, exitBy, [&] { return stopped; }))
+            return;
         leader::log::write(leader::log::Level::Warning, "replica",
                            "stop took too long; exiting, unreleased leases end at their expiry");
         std::cout.flush();
         ::_exit(Ok);
-    }).detach();
+    });
     if (controlServer)
         controlServer->stop();
     replica.stop();
     metrics.stop();
     if (metricsThread.joinable())
         metricsThread.join();
+    const bool cancelsDone = leader::pg::CancelRequests::instance().waitUntilIdle(exitBy);
     out.stopped(signal);
+    if (!cancelsDone) {
+        // Their threads would hold up the joins at exit until the TCP timeouts end them.
+        leader::log::write(leader::log::Level::Warning, "replica",
+                           "cancel requests still in flight on a dead network; exiting anyway");
+        std::cout.flush();
+        ::_exit(Ok);
+    }
+    {
+        const std::lock_guard lock(stopMutex);
+        stopped = true;
+    }
+    stopChanged.notify_all();
+    watchdog.join();
     return Ok;
 }
 
