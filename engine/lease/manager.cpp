@@ -183,70 +183,68 @@ LeadResult Manager::lead(std::string_view role, std::chrono::milliseconds interv
                         });
     publish(EventKind::Acquired, context, {}, {}, {}, acquired->now.text);
     Beat beat;
+    const Registration registration(*this, context, beat);
+    if (m_shuttingDown.load()) // a shutdown that ran between the check above and the insert
+        context.cancel(CancelCause::Shutdown);
     std::thread beating;
-    {
-        const Registration registration(*this, context, beat);
-        if (m_shuttingDown.load()) // a shutdown that ran between the check above and the insert
-            context.cancel(CancelCause::Shutdown);
-        try {
-            beating = std::thread([&] { heartbeat(context, beat); });
-        } catch (const std::system_error &) {
-            // No heartbeat, no tick: nothing ran, so nothing is lost by giving the role back now.
-            releaseTick(*connection, context, Outcome::Interrupted, {}, Clock::now());
-            throw;
-        }
-
-        std::exception_ptr failure;
-        std::optional<std::string> statementError;
-        const auto workStarted = Clock::now();
-        try {
-            work(context);
-        } catch (const TickCancelled &) {
-            // The tick ended because it was cancelled: its cause decides the outcome below.
-        } catch (const pg::Error &error) {
-            statementError = pg::explain(error);
-        } catch (...) {
-            failure = std::current_exception();
-        }
-        const auto workEnded = Clock::now();
-        // The outcome is what had happened when the work returned: a shutdown, or a RENEW that
-        // answers while the heartbeat is being stopped, changes nothing about this tick.
-        CancelCause cause;
-        {
-            const std::lock_guard lock(beat.mutex);
-            beat.stop = true;
-            cause = context.cause();
-        }
-        beat.wake.notify_all();
-        beating.join();
-
-        // A loss is reported once, even if the work then threw; a shutdown releases as interrupted
-        // even if the work then threw (amendment 2026-10-19, item 5).
-        Outcome outcome = failure ? Outcome::Failed : Outcome::Completed;
-        std::string lossReason;
-        if (cause == CancelCause::LeaseLost) {
-            outcome = Outcome::Lost;
-            lossReason = context.lossReason();
-        } else if (cause == CancelCause::Shutdown) {
-            outcome = Outcome::Interrupted;
-        }
-        if (statementError)
-            log::write(log::Level::Warning, "lease",
-                       "tick's work ended on a statement error; released as work that returned",
-                       "role=" + context.role() + " outcome=" + std::string(outcomeName(outcome))
-                               + " error=\"" + *statementError + "\"");
-        if (m_metrics) {
-            if (outcome == Outcome::Lost)
-                m_metrics->leaseLost(role, lossReason);
-            else if (outcome == Outcome::Failed)
-                m_metrics->leaseLost(role, "panicked");
-            m_metrics->tickFinished(role, workEnded - workStarted);
-        }
-        releaseTick(*connection, context, outcome, lossReason, workEnded);
-        if (failure)
-            std::rethrow_exception(failure);
-        return LeadResult{true, acquired->token, outcome, lossReason};
+    try {
+        beating = std::thread([&] { heartbeat(context, beat); });
+    } catch (const std::system_error &) {
+        // No heartbeat, no tick: nothing ran, so nothing is lost by giving the role back now.
+        releaseTick(*connection, context, Outcome::Interrupted, {}, Clock::now());
+        throw;
     }
+
+    std::exception_ptr failure;
+    std::optional<std::string> statementError;
+    const auto workStarted = Clock::now();
+    try {
+        work(context);
+    } catch (const TickCancelled &) {
+        // The tick ended because it was cancelled: its cause decides the outcome below.
+    } catch (const pg::Error &error) {
+        statementError = pg::explain(error);
+    } catch (...) {
+        failure = std::current_exception();
+    }
+    const auto workEnded = Clock::now();
+    // The outcome is what had happened when the work returned: a shutdown, or a RENEW that
+    // answers while the heartbeat is being stopped, changes nothing about this tick.
+    CancelCause cause;
+    {
+        const std::lock_guard lock(beat.mutex);
+        beat.stop = true;
+        cause = context.cause();
+    }
+    beat.wake.notify_all();
+    beating.join();
+
+    // A loss is reported once, even if the work then threw; a shutdown releases as interrupted
+    // even if the work then threw (amendment 2026-10-19, item 5).
+    Outcome outcome = failure ? Outcome::Failed : Outcome::Completed;
+    std::string lossReason;
+    if (cause == CancelCause::LeaseLost) {
+        outcome = Outcome::Lost;
+        lossReason = context.lossReason();
+    } else if (cause == CancelCause::Shutdown) {
+        outcome = Outcome::Interrupted;
+    }
+    if (statementError)
+        log::write(log::Level::Warning, "lease",
+                   "tick's work ended on a statement error; released as work that returned",
+                   "role=" + context.role() + " outcome=" + std::string(outcomeName(outcome))
+                           + " error=\"" + *statementError + "\"");
+    if (m_metrics) {
+        if (outcome == Outcome::Lost)
+            m_metrics->leaseLost(role, lossReason);
+        else if (outcome == Outcome::Failed)
+            m_metrics->leaseLost(role, "panicked");
+        m_metrics->tickFinished(role, workEnded - workStarted);
+    }
+    releaseTick(*connection, context, outcome, lossReason, workEnded);
+    if (failure)
+        std::rethrow_exception(failure);
+    return LeadResult{true, acquired->token, outcome, lossReason};
 }
 
 void Manager::releaseTick(pg::Connection &connection, const TickContext &context, Outcome outcome,
