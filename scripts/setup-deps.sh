@@ -11,6 +11,7 @@ packages=(
     qt6-gtk-platformtheme qt6-wayland
     xvfb xauth fonts-dejavu-core
     patchelf desktop-file-utils appstream busybox-static help2man
+    faketime
 )
 
 missing=()

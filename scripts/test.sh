@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, builds with the ci preset (-Werror), checks the
 # formatting, starts PostgreSQL and PgBouncer on loopback, runs every suite (the database suites
-# twice: direct and through PgBouncer), runs the failover benchmark's quick mode, opens the console
-# under Xvfb, builds the .deb and the AppDir and proves each, and stops the servers, also on failure.
+# twice: direct and through PgBouncer), runs the failover and chaos benchmarks' quick modes, opens
+# the console under Xvfb, builds the .deb and the AppDir and proves each, and stops the servers,
+# also on failure.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -31,6 +32,9 @@ ctest --preset ci -j "$(nproc)" --timeout 900 "$@"
 # accepted, a takeover that never came).
 if (($# == 0)); then
     scripts/bench-failover.sh --quick --results "$servers/bench"
+    # The chaos soak's quick mode (about five minutes): its own servers, restarted, crashed and
+    # failed over under real replicas and the workload; fails only on correctness.
+    scripts/bench-chaos.sh --quick --results "$servers/bench"
     # The console as a person sees it: a real X window (xcb under Xvfb, not offscreen) on the
     # embedded demo, with a replica killed, saved by the app's own screenshot option.
     scripts/console-smoke.sh build/ci/app/leader-console "$servers/console"

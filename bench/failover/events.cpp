@@ -274,6 +274,14 @@ std::size_t EventLog::size() const
     return m_events.size();
 }
 
+std::vector<ReplicaEvent> EventLog::since(std::size_t from) const
+{
+    const std::lock_guard lock(m_mutex);
+    if (from >= m_events.size())
+        return {};
+    return {m_events.begin() + static_cast<std::ptrdiff_t>(from), m_events.end()};
+}
+
 std::optional<ReplicaEvent> EventLog::waitFor(const Predicate &matches,
                                               std::chrono::steady_clock::time_point deadline,
                                               std::size_t from) const

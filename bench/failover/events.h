@@ -28,7 +28,10 @@ struct ReplicaEvent
     std::optional<double> tsEpoch;     // the same, in seconds since the epoch
     std::string dbTime;                // the statement's now(), as the database printed it
     std::optional<double> dbTimeEpoch; // the same, in seconds since the epoch
-    std::string line;                  // the whole line, for the logs
+    // This host's wall clock when the line arrived, in seconds since the epoch; 0 when the reader
+    // did not stamp it. For lines without db_time from a replica whose own clock is skewed.
+    double receivedAt = 0;
+    std::string line; // the whole line, for the logs
 };
 
 // The value of "key": in one JSON object on one line: a string (unescaped) or the bare text of a
@@ -51,6 +54,8 @@ public:
 
     void add(ReplicaEvent event);
     std::size_t size() const;
+    // The lines from index from on, in arrival order.
+    std::vector<ReplicaEvent> since(std::size_t from) const;
     // As find, waiting for it until deadline; throws Interrupted when a signal asked to stop.
     std::optional<ReplicaEvent> waitFor(const Predicate &matches,
                                         std::chrono::steady_clock::time_point deadline,

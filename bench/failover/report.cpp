@@ -1,10 +1,9 @@
 #include "report.h"
 
 #include "events.h"
-#include "log/json.h"
+#include "jsonwriter.h"
 #include "stats.h"
 
-#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <vector>
@@ -45,87 +44,6 @@ std::string heading(const RunResults &results, const ReportContext &context)
     return "failover-bench: " + std::to_string(options.replicas) + " replicas, "
            + std::to_string(options.trials) + " trials per fault, " + label + " (" + wake + ")";
 }
-
-// Writes JSON with the commas in the right places; values are written as they come.
-class JsonWriter final
-{
-public:
-    explicit JsonWriter(std::ostream &out)
-        : m_out(out)
-    {}
-
-    JsonWriter &beginObject() { return open('{'); }
-    JsonWriter &endObject() { return close('}'); }
-    JsonWriter &beginArray() { return open('['); }
-    JsonWriter &endArray() { return close(']'); }
-    JsonWriter &key(const std::string &name)
-    {
-        separate();
-        m_out << quote(name) << ':';
-        m_afterKey = true;
-        return *this;
-    }
-    JsonWriter &value(const std::string &text) { return raw(quote(text)); }
-    JsonWriter &value(const char *text) { return raw(quote(text)); }
-    JsonWriter &value(bool flag) { return raw(flag ? "true" : "false"); }
-    JsonWriter &value(std::int64_t number) { return raw(std::to_string(number)); }
-    JsonWriter &value(int number) { return raw(std::to_string(number)); }
-    JsonWriter &value(unsigned number) { return raw(std::to_string(number)); }
-    JsonWriter &value(std::uint64_t number) { return raw(std::to_string(number)); }
-    JsonWriter &value(double number)
-    {
-        if (!std::isfinite(number))
-            return raw("null");
-        char text[40];
-        std::snprintf(text, sizeof text, "%.6f", number);
-        return raw(text);
-    }
-    JsonWriter &null() { return raw("null"); }
-    template<typename T>
-    JsonWriter &field(const std::string &name, const T &fieldValue)
-    {
-        key(name);
-        return value(fieldValue);
-    }
-
-private:
-    static std::string quote(const std::string &text) { return leader::log::jsonQuoted(text); }
-    void separate()
-    {
-        if (m_afterKey) {
-            m_afterKey = false;
-            return;
-        }
-        if (!m_first.empty()) {
-            if (!m_first.back())
-                m_out << ',';
-            m_first.back() = false;
-        }
-    }
-    JsonWriter &raw(const std::string &text)
-    {
-        separate();
-        m_out << text;
-        return *this;
-    }
-    JsonWriter &open(char bracket)
-    {
-        separate();
-        m_out << bracket;
-        m_first.push_back(true);
-        return *this;
-    }
-    JsonWriter &close(char bracket)
-    {
-        m_first.pop_back();
-        m_out << bracket;
-        return *this;
-    }
-
-    std::ostream &m_out;
-    std::vector<bool> m_first;
-    bool m_afterKey = false;
-};
 
 std::string clockName(MetricClock clock)
 {

@@ -1,0 +1,157 @@
+#pragma once
+
+#include "events.h"
+#include "record.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+// The checks after a chaos run, from what it recorded: pure functions of the record, so that
+// every verdict can be recomputed from the JSON's inputs.
+namespace chaosbench {
+
+// One tick as its holder reported it: from its acquired line to its released (or
+// release_failed) line. A process killed mid-tick leaves it without an end.
+struct Tick
+{
+    std::string replica;
+    int pid = 0;
+    std::string holder;
+    std::string role;
+    std::int64_t token = 0;
+    double acquiredAt = 0; // the ACQUIRE's now()
+    std::optional<double> endedAt;
+    std::string outcome; // completed, interrupted, failed, lost; empty: no end seen
+    std::string lossReason;
+    bool releaseFailed = false;
+};
+
+// Ticks in the order they were acquired.
+std::vector<Tick> ticksFrom(const std::vector<failoverbench::ReplicaEvent> &events);
+
+// A row of claim_log: a fenced claim the database accepted, judged at fenced_at.
+struct Claim
+{
+    std::string role;
+    std::int64_t token = 0;
+    double fencedAt = 0;
+};
+
+struct AuditInvariant
+{
+    std::string role;
+    std::string name;
+    bool holds = true;
+    std::int64_t offending = 0;
+    std::vector<std::string> samples;
+};
+
+// What leaderctl audit --json said; error is set when it did not say it.
+struct AuditOutcome
+{
+    std::vector<AuditInvariant> invariants;
+    std::string error;
+};
+// Parses the one line leaderctl audit --json prints.
+AuditOutcome parseAudit(const std::string &json);
+
+struct RoleSchedule
+{
+    std::string role;
+    double interval = 0; // seconds
+    double minTick = 0;
+};
+
+struct RunRecord
+{
+    std::vector<SlotSetup> slots;
+    std::vector<RoleSchedule> roles;
+    std::vector<failoverbench::ReplicaEvent> events;
+    std::vector<ReplicaFault> replicaFaults;
+    std::vector<DatabaseEvent> databaseEvents;
+    std::vector<ProcessLife> lives;
+    std::vector<Claim> claims;
+    std::int64_t fenceRefusals = 0;
+    AuditOutcome audit;
+    double startedAt = 0;     // the fleet was up
+    double faultsEndedAt = 0; // the last fault had ended
+    double endedAt = 0;       // the fleet was stopped
+    // A run of the full soak's length: its targets (recovery within interval + 15 s, memory
+    // growth) are judged; in a shorter one they are printed.
+    bool fullRun = false;
+};
+
+// One correctness check: judged unless the run cannot tell (then figure says why).
+struct Check
+{
+    std::string name;
+    bool judged = true;
+    bool holds = true;
+    std::string figure;
+    std::vector<std::string> offending; // one line each
+};
+
+struct RoleRecovery
+{
+    std::string role;
+    std::optional<double> seconds; // reachable again -> the first completed tick's ACQUIRE
+    double target = 0;             // interval + 15 s
+};
+
+struct DatabaseEventResult
+{
+    FaultKind kind = FaultKind::PgRestart;
+    int number = 0;
+    std::optional<double> outage;        // started -> what it struck was writable again
+    std::optional<double> bouncerOutage; // a Postgres event: started -> writable via PgBouncer
+    std::vector<RoleRecovery> roles;
+    std::optional<double> everyRole; // the slowest role, when every role ticked again
+};
+
+struct MemoryRow
+{
+    std::string replica;
+    int pid = 0;
+    double minutes = 0; // from the baseline sample to the last
+    long baselineKb = 0;
+    long lastKb = 0;
+    double growth = 0; // fraction
+    bool judged = false;
+};
+
+struct Verdicts
+{
+    std::vector<Check> checks;
+    std::vector<DatabaseEventResult> databaseEvents;
+    std::map<std::string, int> faultsInjected; // by fault name
+    // Tick outcomes across every process, killed ones included; "open" is a tick whose holder
+    // was killed before its end.
+    std::map<std::string, std::int64_t> outcomes;
+    std::map<std::string, std::int64_t> lossReasons;
+    std::int64_t ticks = 0;
+    std::int64_t lostExplained = 0; // lost or failed with a fault to explain it
+    int panicsInjected = 0;
+    int panicsFired = 0;
+    std::int64_t claims = 0;
+    std::int64_t staleAccepted = 0;
+    std::int64_t fenceRefusals = 0;
+    std::int64_t claimsWithoutAcquire = 0;
+    std::vector<MemoryRow> memory;
+    std::map<std::string, double> clockOffsets; // replica -> median of its ts minus arrival
+    std::vector<double> sigtermToExit;
+};
+
+// Seconds after an event's reachable instant a role may take to tick again, beyond its interval.
+constexpr double RecoveryAllowance = 15;
+// Growth of a replica's resident memory from its first minute to its end that the soak allows.
+constexpr double MemoryGrowthLimit = 0.10;
+// The process lifetime a memory figure needs to be judged.
+constexpr double JudgedMemoryMinutes = 20;
+
+Verdicts analyze(const RunRecord &record);
+bool anyFailed(const Verdicts &verdicts);
+
+} // namespace chaosbench

@@ -1,0 +1,187 @@
+#include "options.h"
+
+#include "pg/conninfo.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <map>
+#include <optional>
+#include <random>
+#include <string_view>
+#include <vector>
+
+namespace chaosbench {
+
+namespace {
+
+template<typename T>
+T wholeNumber(const std::string &option, const std::string &text, T minimum, T maximum)
+{
+    T value{};
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end != text.data() + text.size() || value < minimum
+        || value > maximum)
+        throw UsageError(option + " must be a whole number from " + std::to_string(minimum) + " to "
+                         + std::to_string(maximum) + ", not '" + text + "'");
+    return value;
+}
+
+// Single quotes unless the word is plainly safe for a POSIX shell.
+std::string shellWord(const std::string &word)
+{
+    const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c))
+               || std::string_view("-_./:=@,+%").find(c) != std::string_view::npos;
+    });
+    if (plain)
+        return word;
+    std::string quoted = "'";
+    for (const char c : word)
+        quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return quoted + "'";
+}
+
+} // namespace
+
+const char *const HelpText = R"(Usage: chaos-bench --database URL --replica-database URL
+                   --bouncer-database URL --servers DIR [OPTIONS]
+
+A chaos soak: K leader-replica processes run the five roles with the demo workload, some straight
+to Postgres through a multi-host URL and some through PgBouncer, while faults land at seeded
+random times: SIGKILL, SIGTERM, SIGSTOP, freeze, sever, slow and panic into replicas; a Postgres
+restart and crash, a PgBouncer restart and RECONNECT, and a failover to an asynchronous standby
+that missed the last commits into the database. Two replicas run under a wall clock skewed by
++1 h and -1 h (faketime). Afterwards it checks the auditor, that no fencing token was issued
+twice, that no stale claim was accepted, that every role ticked again after each database event
+and no tick was lost once the database was back, that panicked counts only the injected panics,
+and that no replica exited unless the benchmark ended it; it prints the figures and writes them
+as JSON. Every fault kind is injected at least once, however short the duration.
+
+The servers are the benchmark's own (bench/chaos/servers.sh start DIR, as scripts/bench-chaos.sh
+does): it restarts, crashes and fails them over. The database is migrated and emptied first.
+
+Options:
+  --database URL           owner URL naming every node, target_session_attrs=read-write
+  --replica-database URL   the app login's URL naming every node: the direct replicas
+  --bouncer-database URL   the app login through PgBouncer: the other replicas
+  --servers DIR            the servers' directory (bench/chaos/servers.sh start DIR)
+  --servers-script PATH    default: bench/chaos/servers.sh of the source tree it was built from
+  --replicas K             replica processes, 3 to 5 (default 4)
+  --duration S             seconds of faults (default 1800)
+  --quick                  --duration 240 (CI)
+  --seed N                 seed for the faults, their victims, times and lengths (default: random)
+  --replica-binary PATH    leader-replica to run (default: the build tree's, then PATH)
+  --leaderctl PATH         leaderctl for migrate, workload and audit (default: the same)
+  --faketime-library PATH  libfaketime (default: Debian's libfaketimeMT.so.1)
+  --json FILE              results file (default chaos-results.json)
+  --launcher TEXT          the reproduce line starts with TEXT instead of this command
+  --help
+
+Exit codes: 0 the run finished and every correctness check held (figures are reported; the
+targets, every role ticking within interval + 15 s of each event and memory growth under 10 %,
+are judged only in a run of 30 minutes); 5 a check failed; 2 wrong arguments; 1 any other error.
+)";
+
+Options parseOptions(int argc, char **argv)
+{
+    static const std::vector<std::string> valued{
+            "--database",       "--replica-database", "--bouncer-database", "--servers",
+            "--servers-script", "--replicas",         "--duration",         "--seed",
+            "--replica-binary", "--leaderctl",        "--faketime-library", "--json",
+            "--launcher"};
+    Options options;
+    std::map<std::string, std::string> given;
+    for (int i = 1; i < argc; ++i) {
+        std::string arg = argv[i];
+        if (arg == "--help" || arg == "-h") {
+            options.help = true;
+            return options;
+        }
+        if (arg == "--quick") {
+            options.quick = true;
+            continue;
+        }
+        std::string value;
+        const std::size_t equals = arg.find('=');
+        const bool inlineValue = arg.rfind("--", 0) == 0 && equals != std::string::npos;
+        if (inlineValue) {
+            value = arg.substr(equals + 1);
+            arg.resize(equals);
+        }
+        if (std::find(valued.begin(), valued.end(), arg) == valued.end())
+            throw UsageError(arg.rfind("--", 0) == 0 ? "unknown option " + arg
+                                                     : "unexpected argument '" + arg + "'");
+        if (!inlineValue) {
+            if (i + 1 >= argc)
+                throw UsageError(arg + " needs a value");
+            value = argv[++i];
+        }
+        if (value.empty())
+            throw UsageError(arg + " needs a value");
+        given[arg] = value;
+    }
+    for (const char *required :
+         {"--database", "--replica-database", "--bouncer-database", "--servers"}) {
+        if (!given.contains(required))
+            throw UsageError(std::string(required) + " is required");
+    }
+    if (options.quick && given.contains("--duration"))
+        throw UsageError("--quick means --duration 240; give one or the other");
+    options.databaseUrl = given["--database"];
+    options.replicaDatabaseUrl = given["--replica-database"];
+    options.bouncerDatabaseUrl = given["--bouncer-database"];
+    options.serversDirectory = given["--servers"];
+    if (given.contains("--servers-script"))
+        options.serversScript = given["--servers-script"];
+    if (given.contains("--replicas"))
+        options.replicas = wholeNumber(std::string("--replicas"), given["--replicas"], 3, 5);
+    if (options.quick)
+        options.duration = QuickDuration;
+    else if (given.contains("--duration"))
+        options.duration = std::chrono::seconds(
+                wholeNumber(std::string("--duration"), given["--duration"], 1, 7 * 24 * 3600));
+    std::optional<std::uint64_t> seed;
+    if (given.contains("--seed"))
+        seed = wholeNumber<std::uint64_t>("--seed", given["--seed"], 0, UINT64_MAX);
+    options.seed = seed ? *seed : std::random_device()();
+    if (given.contains("--replica-binary"))
+        options.replicaBinary = given["--replica-binary"];
+    if (given.contains("--leaderctl"))
+        options.leaderctl = given["--leaderctl"];
+    if (given.contains("--faketime-library"))
+        options.faketimeLibrary = given["--faketime-library"];
+    if (given.contains("--json"))
+        options.jsonFile = given["--json"];
+    if (given.contains("--launcher"))
+        options.launcher = given["--launcher"];
+    return options;
+}
+
+std::string reproduceCommand(const Options &options, const std::string &program)
+{
+    std::vector<std::string> words;
+    const auto add = [&](const std::string &option, const std::string &value) {
+        words.push_back(option);
+        words.push_back(value);
+    };
+    if (options.launcher.empty()) {
+        const auto redacted = [](const std::string &url) {
+            return leader::pg::redactSecrets(url, url);
+        };
+        words.push_back(program);
+        add("--database", redacted(options.databaseUrl));
+        add("--replica-database", redacted(options.replicaDatabaseUrl));
+        add("--bouncer-database", redacted(options.bouncerDatabaseUrl));
+        add("--servers", options.serversDirectory.string());
+    }
+    add("--replicas", std::to_string(options.replicas));
+    add("--duration", std::to_string(options.duration.count()));
+    add("--seed", std::to_string(options.seed));
+    std::string command = options.launcher;
+    for (const std::string &word : words)
+        command += (command.empty() ? "" : " ") + shellWord(word);
+    return command;
+}
+
+} // namespace chaosbench

@@ -1,0 +1,51 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+namespace chaosbench {
+
+class UsageError final : public std::runtime_error
+{
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// A full run: the soak the targets are stated for.
+constexpr std::chrono::seconds FullDuration{30 * 60};
+// --quick: long enough for one round of every fault, as CI runs it.
+constexpr std::chrono::seconds QuickDuration{240};
+
+struct Options
+{
+    std::string databaseUrl;        // the owner, on every node: setup, workload, probes, audit
+    std::string replicaDatabaseUrl; // the app login on every node: the direct replicas
+    std::string bouncerDatabaseUrl; // the app login through PgBouncer
+    std::filesystem::path serversDirectory; // made by bench/chaos/servers.sh start
+    std::filesystem::path serversScript;    // empty: the source tree's bench/chaos/servers.sh
+    int replicas = 4;
+    std::chrono::seconds duration = FullDuration;
+    bool quick = false;
+    std::uint64_t seed = 0;
+    std::filesystem::path replicaBinary;   // empty: the build tree's, then PATH
+    std::filesystem::path leaderctl;       // empty: the build tree's, then PATH
+    std::filesystem::path faketimeLibrary; // empty: Debian's libfaketimeMT
+    std::filesystem::path jsonFile = "chaos-results.json";
+    // The command that reproduces a run when the servers come from a wrapper script: the run's
+    // settings are appended to it. Empty: this program's own command line.
+    std::string launcher;
+    bool help = false;
+};
+
+// Throws UsageError. A seed is drawn when --seed is not given.
+Options parseOptions(int argc, char **argv);
+
+extern const char *const HelpText;
+
+// The command that repeats this run with every setting spelled out, passwords replaced by ***.
+std::string reproduceCommand(const Options &options, const std::string &program);
+
+} // namespace chaosbench

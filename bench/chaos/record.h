@@ -1,0 +1,112 @@
+#pragma once
+
+#include "replicaprocess.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// What a chaos run did and saw, kept for the checks after it: every time is this host's wall
+// clock or the database's, in seconds since the epoch. The database runs on this host (the
+// benchmark starts its own servers), so the two are one clock; a replica's own clock may be
+// skewed, so its event times are read from db_time or from the arrival of its line.
+namespace chaosbench {
+
+enum class FaultKind {
+    // Into one replica process.
+    SigKill,
+    SigTerm,
+    SigStop,
+    Freeze,
+    Sever,
+    Slow,
+    Panic,
+    // Into the database or the pooler: every replica sees them.
+    PgRestart,
+    PgCrash,
+    BouncerRestart,
+    BouncerReconnect,
+    Failover,
+};
+
+constexpr FaultKind ReplicaFaultKinds[]
+        = {FaultKind::SigKill, FaultKind::SigTerm, FaultKind::SigStop, FaultKind::Freeze,
+           FaultKind::Sever,   FaultKind::Slow,    FaultKind::Panic};
+constexpr FaultKind DatabaseFaultKinds[]
+        = {FaultKind::PgRestart, FaultKind::PgCrash, FaultKind::BouncerRestart,
+           FaultKind::BouncerReconnect, FaultKind::Failover};
+
+// This host's wall clock, in seconds since the epoch.
+double wallClock();
+
+std::string_view faultName(FaultKind kind);
+bool isDatabaseFault(FaultKind kind);
+
+enum class Path { Direct, Bouncer };
+
+// How one replica slot runs, for every process started in it.
+struct SlotSetup
+{
+    std::string id; // r1, r2, ...
+    Path path = Path::Direct;
+    bool control = false; // --control: the fault switchboard (freeze, sever, slow, panic)
+    int skewSeconds = 0;  // the wall clock faketime shows it
+    bool killable = true; // false: never killed or terminated, so its memory spans the run
+
+    std::string describe() const; // "r2 (PgBouncer, switchboard, clock +1 h)"
+};
+
+// One fault injected into one replica process.
+struct ReplicaFault
+{
+    FaultKind kind = FaultKind::SigKill;
+    std::string replica;
+    int pid = 0;
+    double at = 0;
+    // When its effect ended: the heal, the SIGCONT, the restart. Unset for a panic (it ends by
+    // firing) and for a fault still in force when the run ended.
+    std::optional<double> endedAt;
+    std::string command; // as sent: "freeze 8", "panic dunning ListDueRuns", "SIGSTOP"
+    std::string role;    // the panic's role
+};
+
+// One event every replica on its path sees: a restart, a crash, a pooler restart or reconnect,
+// a failover.
+struct DatabaseEvent
+{
+    FaultKind kind = FaultKind::PgRestart;
+    int number = 0; // 1-based within its kind
+    double startedAt = 0;
+    // The first instant each path the replicas use took a write again; reachableAt is the
+    // path of what the event struck: Postgres itself, or PgBouncer.
+    std::optional<double> directReachableAt;
+    std::optional<double> bouncerReachableAt;
+    std::optional<double> reachableAt;
+    bool affectsDirect = true;         // the direct replicas lose their sessions
+    std::int64_t acquiresAfterCut = 0; // failover: ACQUIREs the lost primary issued after the cut
+    std::vector<std::string> notes;    // what the server script said
+};
+
+// One process a slot ran, from its start to its end.
+struct ProcessLife
+{
+    std::string replica;
+    int pid = 0;
+    std::string holder;
+    int metricsPort = 0;
+    double startedAt = 0;
+    std::optional<double> endedAt;
+    std::optional<failoverbench::ExitStatus> exit;
+    // "SIGKILL" or "SIGTERM" when the benchmark ended it; empty when it ended by itself.
+    std::string endedBy;
+    std::optional<double> sigtermToExit; // seconds, when the benchmark sent SIGTERM
+    // hardcount_leader_lease_lost_total{reason="panicked"}, all roles, at the last scrape.
+    std::optional<double> panickedMetric;
+    std::optional<long> rssBaselineKb; // VmRSS once the process had run a minute
+    std::optional<long> rssLastKb;
+    double rssLastAt = 0;
+};
+
+} // namespace chaosbench

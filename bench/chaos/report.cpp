@@ -1,0 +1,435 @@
+#include "report.h"
+
+#include "events.h"
+#include "jsonwriter.h"
+#include "stats.h"
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <vector>
+
+namespace chaosbench {
+
+namespace {
+
+using failoverbench::JsonWriter;
+
+// Offending lines printed per check; the JSON has them all.
+constexpr std::size_t PrintedOffending = 8;
+
+// Padding counts characters, not bytes: the labels hold arrows.
+std::string padRight(const std::string &text, std::size_t width)
+{
+    std::size_t characters = 0;
+    for (const char c : text)
+        characters += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+    return text + std::string(width > characters ? width - characters : 1, ' ');
+}
+
+std::string padLeft(const std::string &text, std::size_t width)
+{
+    return std::string(width > text.size() ? width - text.size() : 0, ' ') + text;
+}
+
+std::string fixed(double value, int decimals)
+{
+    char text[48];
+    std::snprintf(text, sizeof text, "%.*f", decimals, value);
+    return text;
+}
+
+std::string seconds(double value)
+{
+    return fixed(value, 1) + " s";
+}
+
+void figureRow(std::ostream &out, const std::string &label, const std::vector<double> &samples,
+               const std::string &suffix = {})
+{
+    out << "  " << padRight(label, 34);
+    const std::optional<failoverbench::Summary> summary = failoverbench::summarize(samples);
+    out << padLeft(std::to_string(summary ? summary->n : 0), 3);
+    if (summary)
+        out << "  " << padLeft(seconds(summary->p50), 8) << "  "
+            << padLeft(seconds(summary->p95), 8) << "  " << padLeft(seconds(summary->max), 8);
+    else
+        out << "  " << padLeft("-", 8) << "  " << padLeft("-", 8) << "  " << padLeft("-", 8);
+    out << suffix << "\n";
+}
+
+void figureHeader(std::ostream &out, const std::string &title)
+{
+    out << padRight(title, 36) << padLeft("n", 3) << "  " << padLeft("median", 8) << "  "
+        << padLeft("p95", 8) << "  " << padLeft("max", 8) << "\n";
+}
+
+std::vector<FaultKind> databaseKindsSeen(const Verdicts &verdicts)
+{
+    std::vector<FaultKind> kinds;
+    for (const FaultKind kind : DatabaseFaultKinds) {
+        for (const DatabaseEventResult &event : verdicts.databaseEvents) {
+            if (event.kind == kind) {
+                kinds.push_back(kind);
+                break;
+            }
+        }
+    }
+    return kinds;
+}
+
+std::string mb(long kb)
+{
+    return fixed(static_cast<double>(kb) / 1024.0, 1) + " MB";
+}
+
+void writeSummary(JsonWriter &json, const std::string &key, const std::vector<double> &samples)
+{
+    json.key(key).beginObject();
+    json.field("unit", "s");
+    json.field("n", static_cast<std::int64_t>(samples.size()));
+    if (const std::optional<failoverbench::Summary> summary = failoverbench::summarize(samples)) {
+        json.field("p50", summary->p50);
+        json.field("p95", summary->p95);
+        json.field("max", summary->max);
+    }
+    json.key("samples").beginArray();
+    for (const double sample : samples)
+        json.value(sample);
+    json.endArray();
+    json.endObject();
+}
+
+} // namespace
+
+void printReport(std::ostream &out, const RunResults &results, const ReportContext &context)
+{
+    const Options &options = context.options;
+    const RunRecord &record = results.record;
+    const Verdicts &verdicts = results.verdicts;
+    const double minutes = (record.faultsEndedAt - record.startedAt) / 60.0;
+    out << "chaos-bench: " << options.replicas << " replicas, " << fixed(minutes, 1)
+        << " min of faults" << (options.duration < FullDuration ? " (quick run)" : "") << ", seed "
+        << options.seed << ", PostgreSQL " << results.serverVersion << "\n";
+    for (const SlotSetup &slot : record.slots) {
+        out << "  " << padRight(slot.describe(), 50);
+        if (const auto it = verdicts.clockOffsets.find(slot.id); it != verdicts.clockOffsets.end())
+            out << "its wall clock read " << (it->second >= 0 ? "+" : "") << fixed(it->second, 1)
+                << " s";
+        out << "\n";
+    }
+    std::string injected;
+    for (const auto &[name, count] : verdicts.faultsInjected)
+        injected += (injected.empty() ? "" : ", ") + name + " " + std::to_string(count);
+    out << "faults injected: " << (injected.empty() ? "none" : injected) << "\n";
+
+    // Postgres events are timed to Postgres taking writes, PgBouncer events to PgBouncer; the
+    // PgBouncer path after a Postgres event also waits out its server_login_retry.
+    figureHeader(out, "event \u2192 writable again");
+    const std::vector<FaultKind> kinds = databaseKindsSeen(verdicts);
+    for (const FaultKind kind : kinds) {
+        std::vector<double> outages;
+        for (const DatabaseEventResult &event : verdicts.databaseEvents) {
+            if (event.kind == kind && event.outage)
+                outages.push_back(*event.outage);
+        }
+        figureRow(out, std::string(faultName(kind)), outages);
+    }
+    figureHeader(out, "event \u2192 writable through PgBouncer");
+    for (const FaultKind kind : kinds) {
+        std::vector<double> outages;
+        for (const DatabaseEventResult &event : verdicts.databaseEvents) {
+            if (event.kind == kind && event.bouncerOutage)
+                outages.push_back(*event.bouncerOutage);
+        }
+        if (!outages.empty())
+            figureRow(out, std::string(faultName(kind)), outages);
+    }
+    figureHeader(out, "reachable \u2192 every role ticking again");
+    for (const FaultKind kind : kinds) {
+        std::vector<double> recoveries;
+        int unrecovered = 0;
+        for (const DatabaseEventResult &event : verdicts.databaseEvents) {
+            if (event.kind != kind)
+                continue;
+            if (event.everyRole)
+                recoveries.push_back(*event.everyRole);
+            else
+                ++unrecovered;
+        }
+        figureRow(out, std::string(faultName(kind)), recoveries,
+                  unrecovered ? "  (" + std::to_string(unrecovered) + " never)" : "");
+    }
+    figureHeader(out, "reachable \u2192 role ticking (target)");
+    for (const RoleSchedule &role : record.roles) {
+        std::vector<double> samples;
+        int unrecovered = 0;
+        for (const DatabaseEventResult &event : verdicts.databaseEvents) {
+            for (const RoleRecovery &recovery : event.roles) {
+                if (recovery.role != role.role)
+                    continue;
+                if (recovery.seconds)
+                    samples.push_back(*recovery.seconds);
+                else
+                    ++unrecovered;
+            }
+        }
+        figureRow(out,
+                  role.role + " (\u2264 " + fixed(role.interval + RecoveryAllowance, 0) + " s)",
+                  samples, unrecovered ? "  (" + std::to_string(unrecovered) + " never)" : "");
+    }
+    figureHeader(out, "replica");
+    figureRow(out, "SIGTERM \u2192 exit", verdicts.sigtermToExit);
+
+    std::string outcomes;
+    for (const auto &[outcome, count] : verdicts.outcomes)
+        outcomes += (outcomes.empty() ? "" : ", ") + outcome + " " + std::to_string(count);
+    std::string reasons;
+    for (const auto &[reason, count] : verdicts.lossReasons)
+        reasons += (reasons.empty() ? "" : ", ") + reason + " " + std::to_string(count);
+    out << "ticks: " << verdicts.ticks << " acquired; " << outcomes;
+    if (!reasons.empty())
+        out << " (lost: " << reasons << ")";
+    out << "; lost or failed under a fault: " << verdicts.lostExplained << "\n";
+    out << "panics: " << verdicts.panicsInjected << " injected, " << verdicts.panicsFired
+        << " fired\n";
+    out << "claims: " << verdicts.claims << " accepted, " << verdicts.staleAccepted
+        << " of them stale; " << verdicts.fenceRefusals << " refused by the fence";
+    if (verdicts.claimsWithoutAcquire > 0)
+        out << "; " << verdicts.claimsWithoutAcquire << " under a token no acquired line named";
+    out << "\n";
+    for (const MemoryRow &row : verdicts.memory)
+        out << "memory: " << row.replica << " (pid " << row.pid << ") " << mb(row.baselineKb)
+            << " \u2192 " << mb(row.lastKb) << " (" << (row.growth >= 0 ? "+" : "")
+            << fixed(row.growth * 100, 1) << " %) over " << fixed(row.minutes, 1) << " min"
+            << (row.judged ? "" : ", not judged") << "\n";
+
+    out << "checks:\n";
+    for (const Check &check : verdicts.checks) {
+        const char *mark = !check.judged ? "-" : check.holds ? "\u2713" : "\u2717";
+        out << "  " << mark << " " << check.name << ": " << check.figure << "\n";
+        for (std::size_t i = 0; i < check.offending.size() && i < PrintedOffending; ++i)
+            out << "      " << check.offending[i] << "\n";
+        if (check.offending.size() > PrintedOffending)
+            out << "      ... and " << check.offending.size() - PrintedOffending
+                << " more (see the JSON)\n";
+    }
+    for (const std::string &note : results.notes)
+        out << "note: " << note << "\n";
+    if (anyFailed(verdicts))
+        out << "FAILED: a correctness check failed; logs in " << context.logDirectory.string()
+            << "\n";
+    out << "reproduce: " << context.command << "\n";
+}
+
+void writeJson(const std::filesystem::path &file, const RunResults &results,
+               const ReportContext &context)
+{
+    std::ofstream out(file, std::ios::trunc);
+    if (!out)
+        throw std::runtime_error("cannot write " + file.string());
+    const Options &options = context.options;
+    const RunRecord &record = results.record;
+    const Verdicts &verdicts = results.verdicts;
+    JsonWriter json(out);
+    json.beginObject();
+    json.field("benchmark", "chaos");
+    json.field("command", context.command);
+    json.field("quick", options.duration < FullDuration);
+    json.field("passed", !anyFailed(verdicts));
+    json.field("started_at", results.startedAt);
+    json.field("finished_at", results.finishedAt);
+    json.field("fault_minutes", (record.faultsEndedAt - record.startedAt) / 60.0);
+    json.key("machine").beginObject();
+    json.field("uname", results.system);
+    json.field("nproc", results.processors);
+    json.field("server_version", results.serverVersion);
+    json.endObject();
+
+    json.key("settings").beginObject();
+    json.field("replicas", options.replicas);
+    json.field("duration_s", static_cast<std::int64_t>(options.duration.count()));
+    json.field("seed", options.seed);
+    json.field("replica_config", results.replicaConfig);
+    json.key("slots").beginArray();
+    for (const SlotSetup &slot : record.slots) {
+        json.beginObject();
+        json.field("id", slot.id);
+        json.field("path", slot.path == Path::Direct ? "direct" : "pgbouncer");
+        json.field("switchboard", slot.control);
+        json.field("clock_skew_s", slot.skewSeconds);
+        json.field("killable", slot.killable);
+        if (const auto it = verdicts.clockOffsets.find(slot.id); it != verdicts.clockOffsets.end())
+            json.field("clock_read_s", it->second);
+        json.endObject();
+    }
+    json.endArray();
+    json.endObject();
+
+    json.key("replica_faults").beginArray();
+    for (const ReplicaFault &fault : record.replicaFaults) {
+        json.beginObject();
+        json.field("kind", std::string(faultName(fault.kind)));
+        json.field("replica", fault.replica);
+        json.field("pid", fault.pid);
+        json.field("command", fault.command);
+        json.field("at", failoverbench::formatTimestamp(fault.at));
+        json.key("ended_at");
+        if (fault.endedAt)
+            json.value(failoverbench::formatTimestamp(*fault.endedAt));
+        else
+            json.null();
+        json.endObject();
+    }
+    json.endArray();
+
+    json.key("database_events").beginArray();
+    for (std::size_t i = 0; i < record.databaseEvents.size(); ++i) {
+        const DatabaseEvent &event = record.databaseEvents[i];
+        const DatabaseEventResult &result = verdicts.databaseEvents[i];
+        json.beginObject();
+        json.field("kind", std::string(faultName(event.kind)));
+        json.field("number", event.number);
+        json.field("started_at", failoverbench::formatTimestamp(event.startedAt));
+        for (const auto &[key, at] : {std::pair{"direct_reachable_at", event.directReachableAt},
+                                      std::pair{"bouncer_reachable_at", event.bouncerReachableAt},
+                                      std::pair{"reachable_at", event.reachableAt}}) {
+            json.key(key);
+            if (at)
+                json.value(failoverbench::formatTimestamp(*at));
+            else
+                json.null();
+        }
+        json.key("outage_s");
+        if (result.outage)
+            json.value(*result.outage);
+        else
+            json.null();
+        json.key("every_role_s");
+        if (result.everyRole)
+            json.value(*result.everyRole);
+        else
+            json.null();
+        json.key("roles").beginObject();
+        for (const RoleRecovery &recovery : result.roles) {
+            json.key(recovery.role);
+            if (recovery.seconds)
+                json.value(*recovery.seconds);
+            else
+                json.null();
+        }
+        json.endObject();
+        if (event.kind == FaultKind::Failover)
+            json.field("acquires_after_cut", event.acquiresAfterCut);
+        json.key("notes").beginArray();
+        for (const std::string &note : event.notes)
+            json.value(note);
+        json.endArray();
+        json.endObject();
+    }
+    json.endArray();
+
+    json.key("figures").beginObject();
+    std::map<std::string, std::vector<double>> outages, bouncerOutages, recoveries, roles;
+    for (const DatabaseEventResult &event : verdicts.databaseEvents) {
+        const std::string kind(faultName(event.kind));
+        if (event.outage)
+            outages[kind].push_back(*event.outage);
+        if (event.bouncerOutage)
+            bouncerOutages[kind].push_back(*event.bouncerOutage);
+        if (event.everyRole)
+            recoveries[kind].push_back(*event.everyRole);
+        for (const RoleRecovery &recovery : event.roles) {
+            if (recovery.seconds)
+                roles[recovery.role].push_back(*recovery.seconds);
+        }
+    }
+    json.key("writable_again").beginObject();
+    for (const auto &[kind, samples] : outages)
+        writeSummary(json, kind, samples);
+    json.endObject();
+    json.key("writable_through_pgbouncer").beginObject();
+    for (const auto &[kind, samples] : bouncerOutages)
+        writeSummary(json, kind, samples);
+    json.endObject();
+    json.key("every_role_ticking_again").beginObject();
+    for (const auto &[kind, samples] : recoveries)
+        writeSummary(json, kind, samples);
+    json.endObject();
+    json.key("role_ticking_again").beginObject();
+    for (const auto &[role, samples] : roles)
+        writeSummary(json, role, samples);
+    json.endObject();
+    writeSummary(json, "sigterm_to_exit", verdicts.sigtermToExit);
+    json.endObject();
+
+    json.key("ticks").beginObject();
+    json.field("acquired", verdicts.ticks);
+    for (const auto &[outcome, count] : verdicts.outcomes)
+        json.field(outcome, count);
+    json.key("loss_reasons").beginObject();
+    for (const auto &[reason, count] : verdicts.lossReasons)
+        json.field(reason, count);
+    json.endObject();
+    json.field("lost_or_failed_under_a_fault", verdicts.lostExplained);
+    json.endObject();
+    json.key("panics").beginObject();
+    json.field("injected", verdicts.panicsInjected);
+    json.field("fired", verdicts.panicsFired);
+    json.endObject();
+    json.key("claims").beginObject();
+    json.field("accepted", verdicts.claims);
+    json.field("stale_accepted", verdicts.staleAccepted);
+    json.field("refused_by_fence", verdicts.fenceRefusals);
+    json.field("without_acquired_line", verdicts.claimsWithoutAcquire);
+    json.endObject();
+    json.key("memory").beginArray();
+    for (const MemoryRow &row : verdicts.memory) {
+        json.beginObject();
+        json.field("replica", row.replica);
+        json.field("pid", row.pid);
+        json.field("minutes", row.minutes);
+        json.field("first_minute_kb", static_cast<std::int64_t>(row.baselineKb));
+        json.field("end_kb", static_cast<std::int64_t>(row.lastKb));
+        json.field("growth", row.growth);
+        json.field("judged", row.judged);
+        json.endObject();
+    }
+    json.endArray();
+
+    json.key("audit").beginArray();
+    for (const AuditInvariant &invariant : record.audit.invariants) {
+        json.beginObject();
+        json.field("role", invariant.role);
+        json.field("name", invariant.name);
+        json.field("holds", invariant.holds);
+        json.field("offending", invariant.offending);
+        json.endObject();
+    }
+    json.endArray();
+    json.key("checks").beginArray();
+    for (const Check &check : verdicts.checks) {
+        json.beginObject();
+        json.field("name", check.name);
+        json.field("judged", check.judged);
+        json.field("holds", check.holds);
+        json.field("figure", check.figure);
+        json.key("offending").beginArray();
+        for (const std::string &line : check.offending)
+            json.value(line);
+        json.endArray();
+        json.endObject();
+    }
+    json.endArray();
+    json.key("notes").beginArray();
+    for (const std::string &note : results.notes)
+        json.value(note);
+    json.endArray();
+    json.endObject();
+    out << "\n";
+    if (!out.flush())
+        throw std::runtime_error("cannot write " + file.string());
+}
+
+} // namespace chaosbench
