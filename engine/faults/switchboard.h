@@ -21,7 +21,7 @@ namespace leader::faults {
 //           dropped: nothing more reaches the database, no RELEASE (a process death);
 //   freeze  every statement, RENEW and RELEASE included, blocks at its start for the duration and
 //           then goes out as it was, from a leader that may have been replaced (SIGSTOP, a GC
-//           pause): the fence, not the client, must refuse it;
+//           pause), unless it is a tick's statement and the tick's abandon passed meanwhile;
 //   sever   the link stops forwarding both ways, no FIN or RST, then heals (a blackholed network);
 //   slow    the link adds latency each way;
 //   panic   the named step of the role's next tick throws (scheduler::StepGuard::ArmedPanic).
