@@ -302,22 +302,13 @@ void writeJson(const std::filesystem::path &file, const RunResults &results,
                 json.null();
         }
         json.key("outage_s");
-        if (result.outage)
-            json.value(*result.outage);
-        else
-            json.null();
+        json.value(result.outage);
         json.key("every_role_s");
-        if (result.everyRole)
-            json.value(*result.everyRole);
-        else
-            json.null();
+        json.value(result.everyRole);
         json.key("roles").beginObject();
         for (const RoleRecovery &recovery : result.roles) {
             json.key(recovery.role);
-            if (recovery.seconds)
-                json.value(*recovery.seconds);
-            else
-                json.null();
+            json.value(recovery.seconds);
         }
         json.endObject();
         if (event.kind == FaultKind::Failover)

@@ -2,6 +2,7 @@
 
 #include "pg/connection.h"
 #include "pg/error.h"
+#include "replicaprocess.h"
 
 #include <cerrno>
 #include <csignal>
@@ -13,9 +14,6 @@
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 namespace chaosbench {
 
@@ -41,21 +39,7 @@ int runToEnd(const std::vector<std::string> &argv, const std::filesystem::path &
         throw std::system_error(error, std::generic_category(), "fork");
     }
     if (pid == 0) {
-        // Its own group keeps the terminal's Ctrl-C away: the benchmark decides when it ends.
-        ::setpgid(0, 0);
-#ifdef __linux__
-        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (::getppid() != parent)
-            ::_exit(127);
-#endif
-        struct sigaction defaults = {};
-        defaults.sa_handler = SIG_DFL;
-        sigemptyset(&defaults.sa_mask);
-        for (const int signal : {SIGPIPE, SIGINT, SIGTERM})
-            ::sigaction(signal, &defaults, nullptr);
-        sigset_t none;
-        sigemptyset(&none);
-        ::sigprocmask(SIG_SETMASK, &none, nullptr);
+        failoverbench::prepareChild(parent);
         const int devNull = ::open("/dev/null", O_RDONLY);
         if (devNull < 0 || ::dup2(devNull, STDIN_FILENO) < 0 || ::dup2(output, STDOUT_FILENO) < 0
             || ::dup2(output, STDERR_FILENO) < 0)

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -46,6 +47,12 @@ public:
         return raw(text);
     }
     JsonWriter &null() { return raw("null"); }
+    // A value that may be missing: null when it is.
+    template<typename T>
+    JsonWriter &value(const std::optional<T> &maybe)
+    {
+        return maybe ? value(*maybe) : null();
+    }
     template<typename T>
     JsonWriter &field(const std::string &name, const T &fieldValue)
     {

@@ -83,6 +83,25 @@ std::string ExitStatus::describe() const
     return "exit code " + std::to_string(code);
 }
 
+void prepareChild(int parent)
+{
+    // Its own group keeps the terminal's Ctrl-C away from it: the benchmark decides its end.
+    ::setpgid(0, 0);
+#ifdef __linux__
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent)
+        ::_exit(127);
+#endif
+    struct sigaction defaults = {};
+    defaults.sa_handler = SIG_DFL;
+    sigemptyset(&defaults.sa_mask);
+    for (const int signal : {SIGPIPE, SIGINT, SIGTERM})
+        ::sigaction(signal, &defaults, nullptr);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+}
+
 ReplicaProcess::ReplicaProcess(const std::vector<std::string> &argv,
                                const std::filesystem::path &stderrLog,
                                const std::filesystem::path &stdoutCopy, LineHandler onLine)
@@ -117,21 +136,7 @@ ReplicaProcess::ReplicaProcess(const std::vector<std::string> &argv,
     if (pid < 0)
         throwErrno("fork");
     if (pid == 0) {
-        // Its own group keeps the terminal's Ctrl-C away from it: the benchmark decides its end.
-        ::setpgid(0, 0);
-#ifdef __linux__
-        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (::getppid() != parent)
-            ::_exit(127);
-#endif
-        struct sigaction defaults = {};
-        defaults.sa_handler = SIG_DFL;
-        sigemptyset(&defaults.sa_mask);
-        for (const int signal : {SIGPIPE, SIGINT, SIGTERM})
-            ::sigaction(signal, &defaults, nullptr);
-        sigset_t none;
-        sigemptyset(&none);
-        ::sigprocmask(SIG_SETMASK, &none, nullptr);
+        prepareChild(parent);
         if (::dup2(devNull.get(), STDIN_FILENO) < 0 || ::dup2(outWrite.get(), STDOUT_FILENO) < 0
             || ::dup2(errorLog.get(), STDERR_FILENO) < 0)
             ::_exit(127);

@@ -64,6 +64,10 @@ private:
     std::thread m_reader;
 };
 
+// In a child just forked by the benchmark, before exec: its own process group, killed with the
+// benchmark (Linux), default signal dispositions and no blocked signal. parent is the forking pid.
+void prepareChild(int parent);
+
 // Sends one line to a leader-replica control socket and returns its one-line reply ("ok ..." or
 // "error ..."). Throws std::runtime_error when the socket cannot be reached or stays silent.
 std::string sendControl(const std::filesystem::path &socket, const std::string &command,

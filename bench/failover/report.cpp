@@ -226,10 +226,7 @@ void writeJson(const std::filesystem::path &file, const RunResults &results,
                 json.field(name, value);
             json.endObject();
             json.key("stale_accepted");
-            if (trial.staleAccepted)
-                json.value(*trial.staleAccepted);
-            else
-                json.null();
+            json.value(trial.staleAccepted);
             json.field("stale_refused", trial.staleRefused);
             json.key("notes").beginArray();
             for (const std::string &note : trial.notes)
@@ -273,15 +270,9 @@ void writeJson(const std::filesystem::path &file, const RunResults &results,
         json.null();
     }
     json.key("duplicate_invoices");
-    if (results.duplicateInvoices)
-        json.value(*results.duplicateInvoices);
-    else
-        json.null();
+    json.value(results.duplicateInvoices);
     json.key("double_charges");
-    if (results.doubleCharges)
-        json.value(*results.doubleCharges);
-    else
-        json.null();
+    json.value(results.doubleCharges);
     json.key("failures").beginArray();
     for (const std::string &failure : results.failures)
         json.value(failure);
