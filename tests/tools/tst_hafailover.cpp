@@ -13,6 +13,7 @@
 #include "pg/connection.h"
 #include "pg/error.h"
 #include "platform/process.h"
+#include "toolprocess.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -38,6 +39,9 @@ using leader::console::StatusPoller;
 using leader::console::StatusSnapshot;
 namespace platform = leader::platform;
 
+using leader::test::cleanEnvironment;
+using leader::test::qs;
+
 namespace {
 
 constexpr int ProcessDeadlineMs = 60'000;
@@ -47,22 +51,6 @@ constexpr int TickBoundMs = BillingIntervalMs + 15'000;
 // The poller's backoff is 1, 2, then 5 s between attempts, each bounded by connect_timeout.
 constexpr int PollerBoundMs = 30'000;
 const QString Database = QStringLiteral("leader_ha");
-
-QString qs(std::string_view text)
-{
-    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
-}
-
-// The caller's environment without anything that says where to connect: each run passes that.
-QProcessEnvironment cleanEnvironment()
-{
-    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    for (const QString &name : environment.keys()) {
-        if (name.startsWith("PG") || name == "DATABASE_URL")
-            environment.remove(name);
-    }
-    return environment;
-}
 
 // The account Postgres runs as: the caller, or when that is root (which Postgres refuses), the
 // test servers' account, the login of their admin URL (scripts/test-servers.sh: leaderci).

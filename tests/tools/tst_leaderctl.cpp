@@ -6,6 +6,7 @@
 #include "loopbackport.h"
 #include "pg/connection.h"
 #include "testdatabase.h"
+#include "toolprocess.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -20,16 +21,14 @@ using namespace std::chrono_literals;
 using leader::test::Login;
 using leader::test::TestDatabase;
 
+using leader::test::cleanEnvironment;
+using leader::test::qs;
+
 namespace {
 
 constexpr int ProcessDeadlineMs = 30'000;
 // A password no server knows, so any trace of it in the output is an echo of the URL.
 const QString WrongPassword = QStringLiteral("s3cr3t-xyz");
-
-QString qs(std::string_view text)
-{
-    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
-}
 
 QStringList roleNames()
 {
@@ -54,17 +53,6 @@ struct Run
                 .arg(exitStatus == QProcess::CrashExit ? " (crashed or timed out)" : "", out, err);
     }
 };
-
-// The caller's environment without anything that says where to connect: each test passes that.
-QProcessEnvironment cleanEnvironment()
-{
-    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    for (const QString &name : environment.keys()) {
-        if (name.startsWith("PG") || name == "DATABASE_URL")
-            environment.remove(name);
-    }
-    return environment;
-}
 
 // Entries of the form NAME=value.
 Run leaderctl(const QStringList &arguments, const QStringList &assignments = {})

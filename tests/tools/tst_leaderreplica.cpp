@@ -9,6 +9,7 @@
 #include "platform/control.h"
 #include "platform/process.h"
 #include "testdatabase.h"
+#include "toolprocess.h"
 
 #include <QElapsedTimer>
 #include <QJsonDocument>
@@ -31,27 +32,14 @@ using namespace std::chrono_literals;
 using leader::test::Login;
 using leader::test::TestDatabase;
 
+using leader::test::cleanEnvironment;
+using leader::test::qs;
+
 namespace {
 
 constexpr int ProcessDeadlineMs = 30'000;
 // A password no server knows, so any trace of it in the output is an echo of the URL.
 const QString WrongPassword = QStringLiteral("s3cr3t-xyz");
-
-QString qs(std::string_view text)
-{
-    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
-}
-
-// The caller's environment without anything that says where to connect: each test passes that.
-QProcessEnvironment cleanEnvironment()
-{
-    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    for (const QString &name : environment.keys()) {
-        if (name.startsWith("PG") || name == "DATABASE_URL")
-            environment.remove(name);
-    }
-    return environment;
-}
 
 // One leader-replica process, its stdout read as events while it runs. Killed at the end if the
 // test left it running.
