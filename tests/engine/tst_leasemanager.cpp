@@ -87,6 +87,7 @@ private slots:
     void statementErrorInAStepIsNotAPanic();
     void emptyRenewCancelsBeforeTheReasonLookup();
     void noStatementStartsAfterTheAbandonThroughTheGate();
+    void failedReleaseIsRetriedAndTheCooldownHolds();
 
 private:
     QString field(const std::string &sql);
@@ -749,6 +750,50 @@ void TestLeaseManager::noStatementStartsAfterTheAbandonThroughTheGate()
     QCOMPARE(result.outcome, Outcome::Lost);
     QCOMPARE(result.lossReason, std::string("heartbeat_timeout"));
     QCOMPARE(probe(), before);
+}
+
+void TestLeaseManager::failedReleaseIsRetriedAndTheCooldownHolds()
+{
+    // A tick panics while its server is away (a restart): the RELEASE that gives it its cooldown
+    // fails, is retried on a fresh connection, and lands once the server is back, so the role is
+    // not taken again at expiry into another partial tick. Without the retry in
+    // Manager::releaseTick the retry line never comes and the row keeps no cooldown (checked once).
+    std::vector<std::string> logged;
+    std::mutex logMutex;
+    leader::log::setSink([&](const leader::log::Record &record) {
+        const std::lock_guard lock(logMutex);
+        logged.push_back(record.message);
+    });
+    const auto wasLogged = [&](const char *message) {
+        const std::lock_guard lock(logMutex);
+        return std::find(logged.begin(), logged.end(), message) != logged.end();
+    };
+    leader::faults::LinkProxy proxy("127.0.0.1", m_db->targetPort());
+    const int port = proxy.start();
+    leader::lease::EventBus events;
+    Recorder recorder(events);
+    Manager manager({.database = {.url = m_db->urlOnPort(Login::App, port)},
+                     .heartbeat = {.url = appUrl()},
+                     .events = &events});
+    auto tick = std::async(std::launch::async, [&] {
+        return manager.lead("billing", 120s, [&](TickContext &) {
+            proxy.stop(); // the server goes away under the tick, as in a restart
+            throw std::runtime_error("nil dereference on one unusual row");
+        });
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(wasLogged("release failed; retrying on a fresh connection"), 5000);
+    QCOMPARE(proxy.start(port), port); // and comes back on the same address
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, tick.get());
+    leader::log::setSink({});
+    QVERIFY(wasLogged("release landed after a retry"));
+    QCOMPARE(recorder.last(EventKind::Released)->outcome, std::string("failed"));
+    QCOMPARE(recorder.count(EventKind::ReleaseFailed), 0);
+    // The cooldown is anchored at the tick's end, not at the late RELEASE: a full interval.
+    const double cooldown = field("SELECT extract(epoch FROM not_before - now()) "
+                                  "FROM leader_leases WHERE role = 'billing'")
+                                    .toDouble();
+    QVERIFY2(cooldown > 110 && cooldown <= 120, qPrintable(QString::number(cooldown)));
+    QVERIFY(field("SELECT holder_id FROM leader_leases WHERE role = 'billing'").isNull());
 }
 
 QTEST_GUILESS_MAIN(TestLeaseManager)
