@@ -84,17 +84,6 @@ bool overlapsReplicaFault(const Tick &tick, const ReplicaFault &fault, double ru
     return fault.at <= end && fault.endedAt.value_or(runEnd) + LeaseTtl >= tick.acquiredAt;
 }
 
-std::optional<std::int64_t> number(const std::optional<std::string> &text)
-{
-    if (!text)
-        return std::nullopt;
-    std::int64_t value = 0;
-    const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
-    if (error != std::errc() || end != text->data() + text->size())
-        return std::nullopt;
-    return value;
-}
-
 void auditCheck(const RunRecord &record, Verdicts &verdicts)
 {
     Check check{.name = "auditor: every invariant holds (leaderctl audit)"};
@@ -564,7 +553,8 @@ AuditOutcome parseAudit(const std::string &json)
         invariant.role = failoverbench::jsonField(object, "role").value_or("?");
         invariant.name = failoverbench::jsonField(object, "name").value_or("?");
         invariant.holds = failoverbench::jsonField(object, "holds").value_or("false") == "true";
-        invariant.offending = number(failoverbench::jsonField(object, "offending")).value_or(0);
+        invariant.offending
+                = failoverbench::integer(failoverbench::jsonField(object, "offending")).value_or(0);
         // The samples are strings in an array; the first one is enough for a report line.
         const std::size_t samples = object.find("\"samples\":[\"");
         if (samples != std::string_view::npos) {

@@ -147,12 +147,7 @@ std::vector<std::string> Fleet::arguments(const Slot &slot, int metricsPort) con
 
 std::string Fleet::lastLogLine(int slot) const
 {
-    std::ifstream log(errorLog(slot));
-    std::string line, last;
-    while (std::getline(log, line)) {
-        if (!line.empty())
-            last = line;
-    }
+    const std::string last = failoverbench::lastNonEmptyLine(errorLog(slot));
     return m_setup.redact ? m_setup.redact(last) : last;
 }
 

@@ -121,6 +121,8 @@ bool expect(std::string_view text, std::size_t &at, char c)
     return true;
 }
 
+} // namespace
+
 std::optional<std::int64_t> integer(const std::optional<std::string> &text)
 {
     if (!text)
@@ -131,8 +133,6 @@ std::optional<std::int64_t> integer(const std::optional<std::string> &text)
         return std::nullopt;
     return value;
 }
-
-} // namespace
 
 std::optional<std::string> jsonField(std::string_view line, std::string_view key)
 {

@@ -37,6 +37,8 @@ struct ReplicaEvent
 // The value of "key": in one JSON object on one line: a string (unescaped) or the bare text of a
 // number, true, false or null. Tolerant by design: no JSON library for one flat object a line.
 std::optional<std::string> jsonField(std::string_view line, std::string_view key);
+// A JSON field's text as a whole integer; nullopt when missing or not one.
+std::optional<std::int64_t> integer(const std::optional<std::string> &text);
 
 // Seconds since the epoch of "2026-12-02T16:40:01.123Z" or of a timestamptz as Postgres prints it
 // ("2026-12-02 16:40:01.123456+00"); nullopt when text is neither.

@@ -83,6 +83,17 @@ std::string ExitStatus::describe() const
     return "exit code " + std::to_string(code);
 }
 
+std::string lastNonEmptyLine(const std::filesystem::path &file)
+{
+    std::ifstream log(file);
+    std::string line, last;
+    while (std::getline(log, line)) {
+        if (!line.empty())
+            last = line;
+    }
+    return last;
+}
+
 void prepareChild(int parent)
 {
     // Its own group keeps the terminal's Ctrl-C away from it: the benchmark decides its end.

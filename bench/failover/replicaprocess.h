@@ -68,6 +68,9 @@ private:
 // benchmark (Linux), default signal dispositions and no blocked signal. parent is the forking pid.
 void prepareChild(int parent);
 
+// The last non-empty line of a log file, or "" when there is none.
+std::string lastNonEmptyLine(const std::filesystem::path &file);
+
 // Sends one line to a leader-replica control socket and returns its one-line reply ("ok ..." or
 // "error ..."). Throws std::runtime_error when the socket cannot be reached or stays silent.
 std::string sendControl(const std::filesystem::path &socket, const std::string &command,

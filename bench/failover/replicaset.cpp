@@ -50,12 +50,7 @@ std::vector<std::string> ReplicaSet::arguments(const Slot &slot) const
 
 std::string ReplicaSet::lastLogLine(int slot) const
 {
-    std::ifstream log(errorLog(slot));
-    std::string line, last;
-    while (std::getline(log, line)) {
-        if (!line.empty())
-            last = line;
-    }
+    const std::string last = lastNonEmptyLine(errorLog(slot));
     return m_setup.redact ? m_setup.redact(last) : last;
 }
 
