@@ -2,7 +2,6 @@
 
 #include "cancel.h"
 #include "error.h"
-#include "platform/socketwait.h"
 
 #include <libpq-fe.h>
 
@@ -190,10 +189,9 @@ std::optional<Connection::ConnectFailure> Connection::openServer(const std::stri
             return failed(oneLine(PQerrorMessage(m_conn.get())), false);
         const auto remaining = remainingUntil(deadline);
         if (remaining <= 0ms
-            || platform::waitSocket(PQsocket(m_conn.get()),
-                                    status == PGRES_POLLING_READING ? platform::WaitFor::Read
-                                                                    : platform::WaitFor::Write,
-                                    remaining)
+            || waitSocket(status == PGRES_POLLING_READING ? platform::WaitFor::Read
+                                                          : platform::WaitFor::Write,
+                          remaining, "connect")
                        == platform::WaitResult::TimedOut)
             return failed("no answer within the connect timeout", true);
         status = PQconnectPoll(m_conn.get());
@@ -240,6 +238,9 @@ Result Connection::run(std::string_view statement, std::string_view sql,
 {
     if (m_options.gate)
         m_options.gate();
+    if (m_options.stop.stop_requested())
+        throw Error(ErrorKind::NotStarted, {}, std::string(statement),
+                    "not sent: its caller is stopping");
     auto deadline = Clock::now() + timeout;
     if (window.endBy)
         deadline = std::min(deadline, *window.endBy);
@@ -280,7 +281,7 @@ Result Connection::run(std::string_view statement, std::string_view sql,
             failTransport(statement, oneLine(PQerrorMessage(conn)), false);
         const auto remaining = remainingUntil(deadline);
         if (remaining <= 0ms
-            || platform::waitSocket(PQsocket(conn), platform::WaitFor::Write, remaining)
+            || waitSocket(platform::WaitFor::Write, remaining, statement)
                        == platform::WaitResult::TimedOut)
             failTransport(statement, "could not send the statement before its deadline", true);
         if (!PQconsumeInput(conn))
@@ -298,8 +299,7 @@ Result Connection::run(std::string_view statement, std::string_view sql,
         while (PQisBusy(conn)) {
             auto remaining = remainingUntil(deadline);
             if (remaining > 0ms) {
-                const auto waited
-                        = platform::waitSocket(PQsocket(conn), platform::WaitFor::Read, remaining);
+                const auto waited = waitSocket(platform::WaitFor::Read, remaining, statement);
                 if (waited == platform::WaitResult::Failed)
                     failTransport(statement, "waiting for the server failed", false);
                 remaining = remainingUntil(deadline);
@@ -344,6 +344,23 @@ Result Connection::run(std::string_view statement, std::string_view sql,
                                     + " ms deadline and was cancelled"
                           : redactSecrets(serverError->second, m_options.url),
                 cancelled);
+}
+
+platform::WaitResult Connection::waitSocket(platform::WaitFor direction,
+                                            std::chrono::milliseconds timeout,
+                                            std::string_view statement)
+{
+    const auto deadline = Clock::now() + timeout;
+    for (;;) {
+        if (m_options.stop.stop_requested())
+            failTransport(statement, "abandoned: its caller is stopping", false);
+        const auto remaining = remainingUntil(deadline);
+        const bool last = !m_options.stop.stop_possible() || remaining <= StopCheckEvery;
+        const platform::WaitResult result = platform::waitSocket(PQsocket(m_conn.get()), direction,
+                                                                 last ? remaining : StopCheckEvery);
+        if (result != platform::WaitResult::TimedOut || last)
+            return result;
+    }
 }
 
 void Connection::failTransport(std::string_view statement, const std::string &what,

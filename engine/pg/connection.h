@@ -1,6 +1,7 @@
 #pragma once
 
 #include "conninfo.h"
+#include "platform/socketwait.h"
 #include "result.h"
 
 #include <chrono>
@@ -109,6 +110,10 @@ private:
     std::optional<ConnectFailure> openServer(const std::string &conninfo,
                                              Clock::time_point deadline);
     void closeIfEndedByServer();
+    // platform::waitSocket on this connection's socket, in slices that look at the stop token;
+    // throws a transport error for statement once stop is requested.
+    platform::WaitResult waitSocket(platform::WaitFor direction, std::chrono::milliseconds timeout,
+                                    std::string_view statement);
     Result run(std::string_view statement, std::string_view sql, std::span<const Param> params,
                bool script, std::chrono::milliseconds timeout, const StatementWindow &window);
     [[noreturn]] void failTransport(std::string_view statement, const std::string &what,

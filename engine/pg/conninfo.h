@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <functional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,15 @@ struct ConnectOptions
     // its deadline is reckoned. Fault injection blocks here to freeze the caller as SIGSTOP would,
     // or throws to stop it as a process death would; empty in production.
     std::function<void()> gate;
+    // Its owner's way to end a connect or a statement from another thread: once stop is requested
+    // the wait in progress ends within StopCheckEvery, the connection is closed and the call
+    // throws a transport error (a statement not yet sent is not sent). Without it a connect to a
+    // server that accepts and never answers holds its thread until connect_timeout.
+    std::stop_token stop;
 };
+
+// How often a wait on the server looks at ConnectOptions::stop.
+inline constexpr std::chrono::milliseconds StopCheckEvery{50};
 
 // The URL from a command line, else DATABASE_URL, else empty (the PG* variables).
 std::string databaseUrlFrom(const std::string &commandLineValue);

@@ -131,6 +131,8 @@ private slots:
     void refusedConnectionIsTransportError();
     void silentServerMeetsTheDeadline_data();
     void silentServerMeetsTheDeadline();
+    void stopEndsAWaitAtOnce_data();
+    void stopEndsAWaitAtOnce();
     void wrongPasswordIsClearAndRedacted_data();
     void wrongPasswordIsClearAndRedacted();
     void terminatedBackend_data();
@@ -512,6 +514,59 @@ void TestPgConnection::silentServerMeetsTheDeadline()
         const QString explained = qs(leader::pg::explain(error));
         QVERIFY2(explained.contains("did not answer in time"), qPrintable(explained));
         QVERIFY2(!explained.contains(WrongPassword), qPrintable(explained));
+    }
+}
+
+void TestPgConnection::stopEndsAWaitAtOnce_data()
+{
+    QTest::addColumn<bool>("silentServer"); // else a statement the server runs for 5 s
+    QTest::newRow("connect to a server that never answers") << true;
+    QTest::newRow("statement in flight") << false;
+}
+
+// What bounds the console's exit: a wait on the server, however long its deadline, ends soon
+// after the owner asks it to stop from another thread. (Without the stop token in the socket
+// waits, both rows wait out their 20 s deadlines.)
+void TestPgConnection::stopEndsAWaitAtOnce()
+{
+    QFETCH(bool, silentServer);
+    std::stop_source stop;
+    leader::pg::ConnectOptions options
+            = silentServer ? leader::pg::ConnectOptions{.url = "postgresql://lt_owner@127.0.0.1:"
+                                                               + std::to_string(m_silentPort.port())
+                                                               + "/x",
+                                                        .connectTimeout = 20s}
+                           : leader::pg::ConnectOptions{.url = m_db->url(Login::App)};
+    options.stop = stop.get_token();
+    Connection connection(options);
+    if (!silentServer)
+        connection.open();
+    std::thread stopper([&stop] {
+        std::this_thread::sleep_for(200ms); // the wait must have begun; not a synchronisation
+        stop.request_stop();
+    });
+    QElapsedTimer timer;
+    timer.start();
+    try {
+        connection.exec("waited", "SELECT pg_sleep(5)", {}, 20s);
+        stopper.join();
+        QFAIL("the statement returned although stop was requested");
+    } catch (const Error &error) {
+        const qint64 elapsed = timer.elapsed();
+        stopper.join();
+        QVERIFY2(error.isTransport(), error.what());
+        QCOMPARE(qs(error.statement()), QStringLiteral("waited"));
+        QVERIFY2(QString(error.what()).contains("stopping"), error.what());
+        QVERIFY2(elapsed < 200 + 3 * leader::pg::StopCheckEvery.count() + 200,
+                 qPrintable(QString::number(elapsed)));
+    }
+    QVERIFY(!connection.isOpen());
+    // Once stopped, nothing more is sent.
+    try {
+        connection.exec("after stop", "SELECT 1", {}, Short);
+        QFAIL("a statement was sent after stop");
+    } catch (const Error &error) {
+        QVERIFY(error.notStarted());
     }
 }
 
