@@ -1,7 +1,6 @@
 #include "connectionprofile.h"
 
 #include <QRegularExpression>
-#include <QSqlDatabase>
 
 #include <libpq-fe.h>
 
@@ -11,14 +10,9 @@ namespace leader::console {
 
 namespace {
 
-// Bounds what the console waits for: connect_timeout covers the connect (and each host of a
-// list); keepalives and tcp_user_timeout make a dead peer fail a blocked statement in about 9 s
-// instead of the kernel's two hours. No statement_timeout: it would need SET or an "options"
-// startup parameter, which a transaction pooler either leaks or (PgBouncer) refuses.
+// connect_timeout bounds each host of a blocking connect (libpq); the engine's connection adds
+// its own deadline, keepalives and tcp_user_timeout, and every statement's deadline client-side.
 constexpr int ConnectTimeoutSeconds = 5;
-constexpr auto FixedOptions = "connect_timeout=5;application_name=leader-console;keepalives=1;"
-                              "keepalives_idle=5;keepalives_interval=2;keepalives_count=2;"
-                              "tcp_user_timeout=8000";
 
 QString quoted(const QString &value)
 {
@@ -232,29 +226,6 @@ QString ConnectionProfile::conninfo() const
     parts << QStringLiteral("connect_timeout=%1").arg(ConnectTimeoutSeconds);
     parts << QStringLiteral("application_name='leader-console'");
     return parts.join(QLatin1Char(' '));
-}
-
-void ConnectionProfile::applyTo(QSqlDatabase &database) const
-{
-    database.setHostName(host);
-    database.setPort(port);
-    database.setDatabaseName(this->database);
-    database.setUserName(user);
-    database.setPassword(password);
-    // QPSQL turns the ';' into spaces and appends the lot to its conninfo unquoted, so every value
-    // here must be free of spaces, quotes and ';': sslmode is one of sslModes(), the port list
-    // digits and commas, target_session_attrs one of targetSessionAttrsValues(), the rest fixed.
-    QStringList options{QStringLiteral("sslmode=")
-                        + (sslModes().contains(sslMode) ? sslMode : QStringLiteral("prefer"))};
-    // setPort() takes one number. QPSQL writes its "port=" before these options and libpq keeps
-    // the last value of a keyword, so the list here is the one used (tst_statuspoller proves it).
-    static const QRegularExpression portListPattern(QStringLiteral("^\\d+(,\\d+)+$"));
-    if (portListPattern.match(ports).hasMatch())
-        options << QStringLiteral("port=") + ports;
-    if (targetSessionAttrsValues().contains(targetSessionAttrs))
-        options << QStringLiteral("target_session_attrs=") + targetSessionAttrs;
-    options << QLatin1String(FixedOptions);
-    database.setConnectOptions(options.join(QLatin1Char(';')));
 }
 
 } // namespace leader::console

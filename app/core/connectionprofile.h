@@ -6,8 +6,6 @@
 
 #include <optional>
 
-class QSqlDatabase;
-
 namespace leader::console {
 
 // Where the console connects: a saved profile (QSettings, password in the keychain), a --database
@@ -48,9 +46,6 @@ struct ConnectionProfile
     QString describe() const;
     // key=value conninfo for libpq, password included, application_name leader-console.
     QString conninfo() const;
-    // Host, port, database, user, password and the connect options (sslmode, the port list,
-    // target_session_attrs, connect_timeout, application_name, keepalives) on a QPSQL connection.
-    void applyTo(QSqlDatabase &database) const;
 
     friend bool operator==(const ConnectionProfile &, const ConnectionProfile &) = default;
 };

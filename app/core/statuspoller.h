@@ -7,20 +7,24 @@
 #include <QObject>
 #include <QString>
 
+#include <memory>
 #include <optional>
+#include <stop_token>
 
-class QSqlDatabase;
-class QSqlError;
 class QTimer;
+
+namespace leader::monitor {
+class StatusReader;
+struct Failure;
+} // namespace leader::monitor
 
 namespace leader::console {
 
-// Polls leader_status and runs pause/unpause over one QPSQL connection. Meant to live in its own
-// QThread (moveToThread before the first slot call): every slot may block on the database, and the
-// GUI talks to it only through queued calls and signals.
-//
-// Only plain QSqlQuery::exec(QString) of literal SQL, never prepare(): QPSQL's prepared statements
-// are named server-side and break through PgBouncer in transaction mode (DESIGN.md, Known traps).
+// Polls leader_status and runs pause/unpause over one connection, through the engine's
+// StatusReader (libpq, unnamed statements, so PgBouncer in transaction mode is fine; client-side
+// deadlines). Meant to live in its own QThread (moveToThread before the first slot call): every
+// slot may block on the database for at most its deadline, and the GUI talks to it only through
+// queued calls and signals, except stop(), which any thread may call to end a wait at once.
 // While a target is set the poller keeps trying to (re)connect by itself, backing off 1, 2, 5 s.
 class StatusPoller final : public QObject
 {
@@ -34,6 +38,12 @@ public:
     // The wait after the n-th failed attempt in a row (0-based): 1 s, 2 s, then 5 s. A connection
     // lost while polling is retried once at once before this backoff applies.
     static int retryDelayMs(int attempt);
+    // A connect's and a statement's client-side deadline.
+    static constexpr int StatementTimeoutMs = 5000;
+
+    // Thread-safe: ends the connect or statement in flight within 50 ms and every one after; the
+    // poller is done (its thread's owner then quits the thread). For closing the window.
+    void abandon();
 
 public Q_SLOTS:
     void setTarget(const leader::console::ConnectionProfile &profile); // (re)connects at once
@@ -43,7 +53,7 @@ public Q_SLOTS:
     void pollNow();
     void pause(const QString &role, const QString &by, const QString &reason);
     void unpause(const QString &role);
-    void stop(); // closes the connection; call (queued/blocking) before the thread quits
+    void stop(); // closes the connection and forgets the target
 
 Q_SIGNALS:
     void snapshot(const leader::console::StatusSnapshot &snapshot);
@@ -56,21 +66,18 @@ Q_SIGNALS:
 private:
     void connectNow();
     void scheduleRetry(const QString &reason);
-    bool checkSchemaAndPrivileges(QSqlDatabase &db, QString *failure);
     void poll();
     void lost(const QString &reason);
     void closeConnection();
     void updateTimer();
-    bool connectionBroken(QSqlDatabase &db, const QSqlError &error) const;
-    QString describeError(const QSqlError &error) const;
-    QString literal(QSqlDatabase &db, const QString &value) const;
     QString notConnectedMessage() const;
-    void runAction(const QString &role, const QString &action, const QString &sql);
+    void actionFailed(const QString &role, const QString &action, const monitor::Failure &failure);
 
     QTimer *m_pollTimer = nullptr;
     QTimer *m_retryTimer = nullptr;
     std::optional<ConnectionProfile> m_target;
-    QString m_connectionName; // unique; the QSqlDatabase is made in this object's thread
+    std::stop_source m_abandon;
+    std::unique_ptr<monitor::StatusReader> m_reader;
     int m_intervalMs = 0;
     bool m_suspended = false;
     bool m_connected = false;

@@ -3,7 +3,6 @@
 
 #include "core/connectionprofile.h"
 
-#include <QSqlDatabase>
 #include <QStandardPaths>
 #include <QtTest>
 
@@ -309,66 +308,6 @@ private Q_SLOTS:
         profile.user = QStringLiteral("alice");
         profile.password = QStringLiteral("hunter2");
         QCOMPARE(profile.describe(), QStringLiteral("alice@db.example:6543/prod"));
-    }
-
-    void applyTo()
-    {
-        ConnectionProfile profile;
-        profile.host = QStringLiteral("/tmp/sock");
-        profile.port = 55432;
-        profile.database = QStringLiteral("db");
-        profile.user = QStringLiteral("alice");
-        profile.password = QStringLiteral("pw");
-        profile.sslMode = QStringLiteral("disable");
-        const QString name = QStringLiteral("tst_connectionprofile");
-        {
-            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), name);
-            profile.applyTo(db);
-            QCOMPARE(db.hostName(), profile.host);
-            QCOMPARE(db.port(), profile.port);
-            QCOMPARE(db.databaseName(), profile.database);
-            QCOMPARE(db.userName(), profile.user);
-            QCOMPARE(db.password(), profile.password);
-            const QString options = db.connectOptions();
-            QVERIFY2(options.startsWith(QLatin1String("sslmode=disable;connect_timeout=5;"
-                                                      "application_name=leader-console;")),
-                     qPrintable(options));
-            QVERIFY(options.contains(QLatin1String("keepalives_idle=5")));
-            // QPSQL appends the options to its conninfo with ';' made spaces: each must parse.
-            QString asConninfo = options;
-            asConninfo.replace(QLatin1Char(';'), QLatin1Char(' '));
-            const QHash<QString, QString> parsed = parseConninfo(asConninfo);
-            QVERIFY2(!parsed.contains(QStringLiteral("error")), qPrintable(parsed.value("error")));
-            QCOMPARE(parsed.value("tcp_user_timeout"), QStringLiteral("8000"));
-        }
-        QSqlDatabase::removeDatabase(name);
-    }
-
-    // What reaches QPSQL for a host list: the host list as the host name (QPSQL quotes it), the
-    // first port through setPort(), and the port list and target_session_attrs in the connect
-    // options, which QPSQL appends after its own port= (which of two wins: tst_statuspoller).
-    void applyToHostList()
-    {
-        ConnectionProfile profile;
-        profile.host = QStringLiteral("db1,db2");
-        profile.port = 5432;
-        profile.ports = QStringLiteral("5432,5433");
-        profile.targetSessionAttrs = QStringLiteral("read-write");
-        const QString name = QStringLiteral("tst_connectionprofile_hosts");
-        {
-            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), name);
-            profile.applyTo(db);
-            QCOMPARE(db.hostName(), profile.host);
-            QCOMPARE(db.port(), 5432);
-            QString asConninfo = db.connectOptions();
-            asConninfo.replace(QLatin1Char(';'), QLatin1Char(' '));
-            const QHash<QString, QString> parsed = parseConninfo(asConninfo);
-            QVERIFY2(!parsed.contains(QStringLiteral("error")), qPrintable(parsed.value("error")));
-            QCOMPARE(parsed.value("port"), profile.ports);
-            QCOMPARE(parsed.value("target_session_attrs"), profile.targetSessionAttrs);
-            QCOMPARE(parsed.value("sslmode"), QStringLiteral("prefer"));
-        }
-        QSqlDatabase::removeDatabase(name);
     }
 
     void checkPorts_data()

@@ -1,0 +1,288 @@
+#include "statusreader.h"
+
+#include "lease/roles.h"
+#include "pg/connection.h"
+#include "pg/error.h"
+
+#include <libpq-fe.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <regex>
+
+namespace leader::monitor {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+// Instants come back as epoch seconds (float8), so neither the session's TimeZone nor its
+// DateStyle can change what the console shows.
+constexpr auto PollSql
+        = "SELECT role, state, holder_id, holder_token,"
+          " extract(epoch FROM acquired_at)::float8, expires_in_seconds::float8,"
+          " extract(epoch FROM last_tick_ended_at)::float8, last_tick_holder,"
+          " last_tick_age_seconds::float8, extract(epoch FROM paused_at)::float8, paused_by,"
+          " pause_reason, extract(epoch FROM not_before)::float8, not_before_in_seconds::float8,"
+          " extract(epoch FROM observed_at)::float8"
+          " FROM leader_status ORDER BY role";
+
+// to_regclass/to_regprocedure return NULL instead of failing, so one statement tells a missing
+// schema, a missing SELECT and a read-only login apart.
+constexpr auto AccessSql
+        = "SELECT current_user::text, current_database()::text,"
+          " to_regclass('leader_status') IS NOT NULL,"
+          " coalesce(has_table_privilege(to_regclass('leader_status')::oid, 'SELECT'), false),"
+          " coalesce(has_function_privilege("
+          "to_regprocedure('leader_pause(text,text,text)')::oid, 'EXECUTE'), false),"
+          " coalesce(has_function_privilege("
+          "to_regprocedure('leader_unpause(text)')::oid, 'EXECUTE'), false)";
+
+constexpr auto MigrateHint = "run `leaderctl migrate --database URL` as the database owner";
+
+std::string sqlstateMeaning(const std::string &code)
+{
+    static const std::array<std::pair<const char *, const char *>, 15> meanings{{
+            {"42501", "insufficient privilege"},
+            {"22023", "invalid parameter value"},
+            {"P0001", "raised by a function"},
+            {"42883", "undefined function"},
+            {"42P01", "undefined table"},
+            {"42703", "undefined column"},
+            {"3D000", "database does not exist"},
+            {"28P01", "invalid password"},
+            {"28000", "invalid authorization"},
+            {"53300", "too many connections"},
+            {"57P01", "administrator shutdown"},
+            {"57P02", "crash shutdown"},
+            {"57P03", "cannot connect now"},
+            {"57014", "query cancelled"},
+            {"25006", "read-only transaction"},
+    }};
+    for (const auto &[state, meaning] : meanings)
+        if (code == state)
+            return meaning;
+    return code.starts_with("08") ? "connection exception" : "";
+}
+
+bool containsAny(const std::string &text, std::initializer_list<const char *> needles)
+{
+    std::string lower = text;
+    std::ranges::transform(lower, lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    for (const char *needle : needles) {
+        std::string wanted = needle;
+        std::ranges::transform(wanted, wanted.begin(),
+                               [](unsigned char c) { return std::tolower(c); });
+        if (lower.find(wanted) != std::string::npos)
+            return true;
+    }
+    return false;
+}
+
+// libpq's connect messages carry "FATAL:  " and "ERROR:  " prefixes; the operator needs neither.
+std::string withoutSeverity(std::string text)
+{
+    static const std::regex severity(R"(\b(ERROR|FATAL|PANIC):\s+)");
+    static const std::regex spaces(R"(\s+)");
+    text = std::regex_replace(text, severity, "");
+    return std::regex_replace(text, spaces, " ");
+}
+
+bool closedByServer(const std::string &code, const std::string &detail)
+{
+    return code.starts_with("57P") || code.starts_with("08")
+           || containsAny(detail, {"server closed the connection", "terminating connection",
+                                   "no connection to the server", "connection to server was lost",
+                                   "SSL connection has been closed", "server conn crashed",
+                                   "Connection reset", "Broken pipe"});
+}
+
+std::optional<double> optionalDouble(const pg::Result &result, int row, int column)
+{
+    if (result.isNull(row, column))
+        return std::nullopt;
+    return result.toDouble(row, column);
+}
+
+std::string knownRoles()
+{
+    std::string roles;
+    for (const std::string_view role : lease::Roles)
+        roles += (roles.empty() ? "" : ", ") + std::string(role);
+    return roles;
+}
+
+} // namespace
+
+StatusReader::StatusReader(std::string conninfo, std::stop_token stop,
+                           std::chrono::milliseconds statementTimeout)
+    : m_conninfo(std::move(conninfo))
+    , m_statementTimeout(statementTimeout)
+    , m_connection(std::make_unique<pg::Connection>(pg::ConnectOptions{
+              .url = m_conninfo, .applicationName = "leader-console", .stop = std::move(stop)}))
+{}
+
+StatusReader::~StatusReader() = default;
+
+Outcome<Access> StatusReader::open()
+{
+    try {
+        m_connection->open();
+        const pg::Result row = m_connection->exec("privileges", AccessSql, {}, m_statementTimeout);
+        const std::string user(row.text(0, 0));
+        const std::string database(row.text(0, 1));
+        if (!row.toBool(0, 2)) {
+            close();
+            return Failure{"the lease schema is missing in database " + database + ": "
+                                   + MigrateHint,
+                           {},
+                           true};
+        }
+        if (!row.toBool(0, 3)) {
+            close();
+            return Failure{"privilege missing: " + user
+                                   + " may not read leader_status; GRANT hardcount_monitor TO "
+                                   + user + " (or GRANT SELECT ON leader_status TO " + user + ")",
+                           {},
+                           true};
+        }
+        Access access{user, row.toBool(0, 4), row.toBool(0, 5), {}};
+        std::string missing;
+        if (!access.canPause)
+            missing = "leader_pause";
+        if (!access.canUnpause)
+            missing += (missing.empty() ? "" : " or ") + std::string("leader_unpause");
+        if (!missing.empty())
+            access.readOnlyReason = "read-only: " + user + " has no EXECUTE on " + missing;
+        return access;
+    } catch (const pg::Error &error) {
+        close();
+        Failure failed = failure(error);
+        failed.sessionLost = true;
+        return failed;
+    }
+}
+
+void StatusReader::close()
+{
+    m_connection->close();
+}
+
+bool StatusReader::isOpen() const
+{
+    return m_connection->isOpen();
+}
+
+std::string StatusReader::answeredBy() const
+{
+    if (!isOpen())
+        return {};
+    const char *host = PQhost(m_connection->handle());
+    const char *port = PQport(m_connection->handle());
+    return std::string(host ? host : "") + ":" + (port ? port : "");
+}
+
+Outcome<StatusRows> StatusReader::poll()
+{
+    try {
+        const pg::Result result = m_connection->exec("poll", PollSql, {}, m_statementTimeout);
+        StatusRows rows;
+        for (int row = 0; row < result.rows(); ++row) {
+            RoleRow role;
+            role.role = std::string(result.text(row, 0));
+            role.state = std::string(result.text(row, 1));
+            role.holderId = std::string(result.text(row, 2));
+            role.token = result.isNull(row, 3) ? 0 : result.toInt64(row, 3);
+            role.acquiredAt = optionalDouble(result, row, 4);
+            role.expiresInSeconds = optionalDouble(result, row, 5);
+            role.lastTickEndedAt = optionalDouble(result, row, 6);
+            role.lastTickHolder = std::string(result.text(row, 7));
+            role.lastTickAgeSeconds = optionalDouble(result, row, 8);
+            role.pausedAt = optionalDouble(result, row, 9);
+            role.pausedBy = std::string(result.text(row, 10));
+            role.pauseReason = std::string(result.text(row, 11));
+            role.notBefore = optionalDouble(result, row, 12);
+            role.notBeforeInSeconds = optionalDouble(result, row, 13);
+            rows.observedAt = optionalDouble(result, row, 14);
+            rows.roles.push_back(std::move(role));
+        }
+        return rows;
+    } catch (const pg::Error &error) {
+        return failure(error);
+    }
+}
+
+Outcome<double> StatusReader::pause(const std::string &role, const std::string &by,
+                                    const std::string &reason)
+{
+    if (!lease::isKnownRole(role))
+        return Failure{"unknown role \"" + role + "\": the roles are " + knownRoles(), {}, false};
+    if (by.find('\0') != std::string::npos || reason.find('\0') != std::string::npos)
+        return Failure{"who and why may not contain NUL characters", {}, false};
+    try {
+        const pg::Result result = m_connection->exec(
+                "pause", "SELECT extract(epoch FROM leader_pause($1, $2, $3))::float8",
+                {role, by, reason}, m_statementTimeout);
+        return result.toDouble(0, 0);
+    } catch (const pg::Error &error) {
+        return failure(error);
+    }
+}
+
+Outcome<bool> StatusReader::unpause(const std::string &role)
+{
+    if (!lease::isKnownRole(role))
+        return Failure{"unknown role \"" + role + "\": the roles are " + knownRoles(), {}, false};
+    try {
+        return m_connection
+                ->exec("unpause", "SELECT leader_unpause($1)", {role}, m_statementTimeout)
+                .toBool(0, 0);
+    } catch (const pg::Error &error) {
+        return failure(error);
+    }
+}
+
+Failure StatusReader::failure(const pg::Error &error)
+{
+    const std::string code = error.sqlstate();
+    std::string detail = withoutSeverity(error.what());
+    // The engine names the statement's target before libpq's reason; a connect failure keeps it.
+    std::string message;
+    if (code == "28P01" || code == "28000"
+        || containsAny(detail, {"password authentication failed", "no password supplied",
+                                "authentication failed", "password is required"})) {
+        message = "authentication failed: " + detail;
+    } else if (code == "3D000"
+               || (detail.find("database \"") != std::string::npos
+                   && detail.find("does not exist") != std::string::npos)
+               || detail.find("no such database") != std::string::npos) {
+        message = "database missing: " + detail;
+    } else if (containsAny(detail,
+                           {"Connection refused", "could not translate host name",
+                            "timeout expired", "No such file or directory",
+                            "Network is unreachable", "No route to host", "could not connect",
+                            "Connection timed out", "within the connect timeout"})) {
+        message = "cannot reach the server: " + detail;
+    } else if (error.deadlineExceeded()) {
+        message = "the server did not answer in time: " + detail;
+    } else if (closedByServer(code, detail) || error.isTransport()) {
+        message = "the server closed the connection: " + detail;
+    } else if (code == "42P01" || code == "42883" || code == "42703") {
+        message = "the lease schema is missing or out of date (" + detail + "): " + MigrateHint;
+    } else if (code == "42501") {
+        message = "privilege missing: " + detail;
+    } else {
+        message = detail;
+    }
+    if (!code.empty()) {
+        const std::string meaning = sqlstateMeaning(code);
+        message += meaning.empty() ? " (SQLSTATE " + code + ")"
+                                   : " (SQLSTATE " + code + ": " + meaning + ")";
+    }
+    const bool lost = error.isTransport() || error.notStarted() || !isOpen()
+                      || closedByServer(code, detail);
+    return Failure{pg::redactSecrets(message, m_conninfo), code, lost};
+}
+
+} // namespace leader::monitor

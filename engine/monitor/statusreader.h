@@ -1,0 +1,101 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <variant>
+#include <vector>
+
+// The console's facade over the engine for a real database: what an operator's workstation reads
+// (leader_status, its own privileges) and writes (pause, unpause). Plain C++ and libpq, so the app
+// never includes an engine/pg header and no engine exception crosses into Qt code: every call
+// returns its value or a Failure.
+namespace leader::pg {
+class Connection;
+class Error;
+} // namespace leader::pg
+
+namespace leader::monitor {
+
+// One row of leader_status; instants as epoch seconds on the database clock.
+struct RoleRow
+{
+    std::string role;
+    std::string state;
+    std::string holderId;
+    std::int64_t token = 0;
+    std::optional<double> acquiredAt;
+    std::optional<double> expiresInSeconds;
+    std::optional<double> lastTickEndedAt;
+    std::string lastTickHolder;
+    std::optional<double> lastTickAgeSeconds;
+    std::optional<double> pausedAt;
+    std::string pausedBy;
+    std::string pauseReason;
+    std::optional<double> notBefore;
+    std::optional<double> notBeforeInSeconds;
+};
+
+struct StatusRows
+{
+    std::vector<RoleRow> roles; // ordered by role
+    std::optional<double> observedAt;
+};
+
+// What the connected login may do, asked of the database rather than found by failing.
+struct Access
+{
+    std::string user;
+    bool canPause = false;
+    bool canUnpause = false;
+    std::string readOnlyReason; // when a write is not allowed: one line saying why
+};
+
+struct Failure
+{
+    std::string message; // one line for an operator, no secret, the SQLSTATE and its meaning
+    std::string sqlstate;
+    // The session is gone or no use (the server closed it, restarted, became a standby): the
+    // next call must reconnect. A refused statement leaves the session usable.
+    bool sessionLost = false;
+};
+
+template<typename T>
+using Outcome = std::variant<T, Failure>;
+
+class StatusReader final
+{
+public:
+    // connectTimeout bounds a connect; statementTimeout every statement (client-side, cancelled at
+    // the deadline). stop ends whichever is in flight from another thread (see ConnectOptions).
+    StatusReader(std::string conninfo, std::stop_token stop,
+                 std::chrono::milliseconds statementTimeout);
+    ~StatusReader();
+    StatusReader(const StatusReader &) = delete;
+    StatusReader &operator=(const StatusReader &) = delete;
+
+    // Connects and checks the schema and the login's privileges: a missing schema or no SELECT on
+    // leader_status fails here, with what to do about it.
+    Outcome<Access> open();
+    void close();
+    bool isOpen() const;
+    // "host:port" of the server that answered, for a host list; empty otherwise.
+    std::string answeredBy() const;
+
+    Outcome<StatusRows> poll();
+    Outcome<double> pause(const std::string &role, const std::string &by,
+                          const std::string &reason); // paused_at, epoch seconds
+    Outcome<bool> unpause(const std::string &role);   // whether it was paused
+
+private:
+    Failure failure(const pg::Error &error);
+
+    std::string m_conninfo;
+    std::chrono::milliseconds m_statementTimeout;
+    std::unique_ptr<pg::Connection> m_connection;
+};
+
+} // namespace leader::monitor
