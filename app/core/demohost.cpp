@@ -21,11 +21,13 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
-#include <future>
 #include <list>
 #include <map>
 #include <mutex>
+#include <stop_token>
+#include <thread>
 
 namespace leader::console {
 
@@ -35,9 +37,6 @@ using namespace std::chrono_literals;
 
 constexpr auto StatementTimeout = 5s;
 constexpr auto CreateDatabaseTimeout = 30s;
-constexpr auto ReplicaStopBound = 10s;  // all replicas together, stopped in parallel
-constexpr auto WorkloadStopBound = 12s; // a workload batch has a 10 s deadline
-constexpr auto ChoreBound = 10s;
 constexpr auto TakeoverDeadline = 40s;
 constexpr auto TakeoverPoll = 200ms;
 constexpr int ThrottleMs = 200; // replicasChanged at most five times a second
@@ -104,36 +103,24 @@ QString describeRequest(const FaultRequest &request)
     return text;
 }
 
-// Runs each job on a thread of its own and waits for all of them until bound. A job that is
-// still running then is left behind (it holds only what it shares), so closing never hangs.
-// Returns how many were left behind.
-int runBounded(std::vector<std::function<void()>> jobs, std::chrono::milliseconds bound)
+// Runs each job on a thread of its own and joins them all: every job is bounded by construction
+// (statement deadlines, stop tokens, healed fault gates), so running them side by side bounds the
+// whole by the slowest.
+void runAll(std::vector<std::function<void()>> jobs)
 {
-    std::vector<std::pair<std::thread, std::future<void>>> running;
+    std::vector<std::thread> running;
+    running.reserve(jobs.size());
     for (std::function<void()> &job : jobs) {
-        auto done = std::make_shared<std::promise<void>>();
-        std::future<void> future = done->get_future();
-        std::thread thread([job = std::move(job), done] {
+        running.emplace_back([job = std::move(job)] {
             try {
                 job();
             } catch (...) {
                 // A stop that throws has still stopped what it could.
             }
-            done->set_value();
         });
-        running.emplace_back(std::move(thread), std::move(future));
     }
-    const auto deadline = std::chrono::steady_clock::now() + bound;
-    int leftBehind = 0;
-    for (auto &[thread, future] : running) {
-        if (future.wait_until(deadline) == std::future_status::ready) {
-            thread.join();
-        } else {
-            thread.detach();
-            ++leftBehind;
-        }
-    }
-    return leftBehind;
+    for (std::thread &thread : running)
+        thread.join();
 }
 
 } // namespace
@@ -176,6 +163,7 @@ struct DemoHost::Private
         std::condition_variable wake;
         bool stopRequested = false;
         demo::Workload *current = nullptr;
+        std::stop_source stop; // ends the statement in flight
     };
 
     struct Hosted
@@ -183,7 +171,7 @@ struct DemoHost::Private
         QString id;
         std::shared_ptr<replica::Replica> replica; // null while a restart builds the new one
         QString holderId;
-        QString state; // running, killed, stopping, stopped, starting
+        ReplicaState state = ReplicaState::Starting;
         QStringList leading;
         QString faults;
     };
@@ -228,14 +216,14 @@ struct DemoHost::Private
 
     std::list<std::shared_ptr<TakeoverWatch>> watches;
 
-    struct Chores
+    // Kills, stops and restarts run off the host's thread (joining a replica's runners takes a
+    // while); each is joined once done, and all of them at teardown.
+    struct Chore
     {
-        std::mutex mutex;
-        std::condition_variable done;
-        int running = 0;
+        std::thread thread;
+        std::shared_ptr<std::atomic<bool>> done;
     };
-    std::shared_ptr<Chores> chores = std::make_shared<Chores>();
-    std::vector<std::thread> choreThreads;
+    std::list<Chore> chores;
 
     QTimer *throttle = nullptr;
     QTimer *refresh = nullptr;
@@ -327,10 +315,10 @@ void DemoHost::Private::start()
             hosted.id = id;
             hosted.replica = makeReplica(id);
             hosted.holderId = qtext(hosted.replica->holderId());
-            hosted.state = QStringLiteral("starting");
+            hosted.state = ReplicaState::Starting;
             replicas.append(hosted);
             replicas.last().replica->start();
-            replicas.last().state = QStringLiteral("running");
+            replicas.last().state = ReplicaState::Running;
         }
         if (options.workload) {
             Q_EMIT q->progress(QStringLiteral("starting the workload"));
@@ -365,7 +353,9 @@ void DemoHost::Private::startWorkload()
     workload = std::make_shared<WorkloadState>();
     std::weak_ptr<Relay> weakRelay = relay;
     workloadThread = std::thread([state = workload, url = hostUrl, weakRelay] {
-        pg::Connection connection({.url = url, .applicationName = "leader-console workload"});
+        pg::Connection connection({.url = url,
+                                   .applicationName = "leader-console workload",
+                                   .stop = state->stop.get_token()});
         const auto pause = [&state](std::chrono::milliseconds duration) {
             std::unique_lock lock(state->mutex);
             state->wake.wait_for(lock, duration, [&state] { return state->stopRequested; });
@@ -427,22 +417,22 @@ void DemoHost::Private::startWorkload()
 
 void DemoHost::Private::chore(std::function<void()> work)
 {
-    {
-        const std::lock_guard lock(chores->mutex);
-        ++chores->running;
-    }
-    choreThreads.emplace_back([work = std::move(work), chores = chores] {
+    chores.remove_if([](Chore &finished) {
+        if (!finished.done->load())
+            return false;
+        finished.thread.join();
+        return true;
+    });
+    auto done = std::make_shared<std::atomic<bool>>(false);
+    std::thread thread([work = std::move(work), done] {
         try {
             work();
         } catch (...) {
             // Each chore reports its own failures; nothing may escape a thread.
         }
-        {
-            const std::lock_guard lock(chores->mutex);
-            --chores->running;
-        }
-        chores->done.notify_all();
+        done->store(true);
     });
+    chores.push_back({std::move(thread), std::move(done)});
 }
 
 void DemoHost::Private::teardown()
@@ -462,33 +452,25 @@ void DemoHost::Private::teardown()
             if (workload->current)
                 workload->current->stop();
         }
+        workload->stop.request_stop();
         workload->wake.notify_all();
-        auto thread = std::make_shared<std::thread>(std::move(workloadThread));
-        if (runBounded({[thread] {
-                           thread->join();
-                       }},
-                       WorkloadStopBound)
-            > 0)
-            thread->detach(); // hung on the database: left behind with its shared state
-        workload.reset();
     }
-
-    // Restarts and stops still running finish first, so no replica is started behind our back.
-    {
-        std::unique_lock lock(chores->mutex);
-        chores->done.wait_for(lock, ChoreBound, [this] { return chores->running == 0; });
-        const bool allDone = chores->running == 0;
-        lock.unlock();
-        for (std::thread &thread : choreThreads) {
-            if (allDone)
-                thread.join();
-            else
-                thread.detach();
-        }
-        choreThreads.clear();
+    // A frozen replica's statements wait at its fault gate for the rest of the freeze; healed,
+    // they go out (and fail their fence, or release what is still theirs).
+    for (Hosted &hosted : replicas) {
+        if (hosted.replica && hosted.replica->faults())
+            hosted.replica->faults()->heal();
     }
-
     std::vector<std::function<void()>> stops;
+    if (workloadThread.joinable())
+        stops.push_back([thread = std::make_shared<std::thread>(std::move(workloadThread))] {
+            thread->join();
+        });
+    workload.reset();
+    // Restarts and stops still running finish first, so no replica is started behind our back.
+    for (Chore &chore : chores)
+        chore.thread.join();
+    chores.clear();
     for (Hosted &hosted : replicas) {
         if (hosted.replica)
             stops.push_back([replica = std::move(hosted.replica)]() mutable {
@@ -497,7 +479,7 @@ void DemoHost::Private::teardown()
             });
     }
     replicas.clear();
-    runBounded(std::move(stops), ReplicaStopBound);
+    runAll(std::move(stops));
 
     if (cluster) {
         try {
@@ -649,16 +631,17 @@ void DemoHost::Private::inject(const FaultRequest &request)
                               .arg(request.replica));
         return;
     }
-    const bool isRunning = hosted->state == QLatin1String("running") && hosted->replica;
+    const bool isRunning = hosted->state == ReplicaState::Running && hosted->replica;
     const auto refuse = [&](const QString &why) {
         log(QStringLiteral("fault"), fault + QStringLiteral(": refused, ") + why);
     };
     if (request.kind == FaultKind::Restart) {
-        if (hosted->state != QLatin1String("killed") && hosted->state != QLatin1String("stopped"))
+        if (hosted->state != ReplicaState::Killed && hosted->state != ReplicaState::Stopped)
             return refuse(QStringLiteral("%1 is %2; stop or kill it first")
-                                  .arg(hosted->id, hosted->state));
+                                  .arg(hosted->id, replicaStateName(hosted->state)));
     } else if (!isRunning) {
-        return refuse(QStringLiteral("%1 is %2, not running").arg(hosted->id, hosted->state));
+        return refuse(QStringLiteral("%1 is %2, not running")
+                              .arg(hosted->id, replicaStateName(hosted->state)));
     }
     faults::Switchboard *switchboard = hosted->replica ? hosted->replica->faults() : nullptr;
     if ((request.kind == FaultKind::Freeze || request.kind == FaultKind::Sever)
@@ -693,7 +676,7 @@ void DemoHost::Private::inject(const FaultRequest &request)
         switch (request.kind) {
         case FaultKind::Kill: {
             switchboard->kill(); // the cut is immediate; joining the runners is not
-            hosted->state = QStringLiteral("killed");
+            hosted->state = ReplicaState::Killed;
             hosted->leading.clear();
             chore([replica = hosted->replica] { replica->kill(); });
             break;
@@ -714,7 +697,7 @@ void DemoHost::Private::inject(const FaultRequest &request)
             switchboard->armPanic(request.role.toStdString(), request.step.toStdString());
             break;
         case FaultKind::Stop: {
-            hosted->state = QStringLiteral("stopping");
+            hosted->state = ReplicaState::Stopping;
             std::weak_ptr<Relay> weakRelay = relay;
             const QString id = hosted->id;
             const QString holderId = hosted->holderId;
@@ -725,7 +708,7 @@ void DemoHost::Private::inject(const FaultRequest &request)
                         Hosted *stopped = d.find(id);
                         if (!stopped || stopped->holderId != holderId)
                             return;
-                        stopped->state = QStringLiteral("stopped");
+                        stopped->state = ReplicaState::Stopped;
                         stopped->leading.clear();
                         d.markChanged();
                     });
@@ -733,7 +716,7 @@ void DemoHost::Private::inject(const FaultRequest &request)
             break;
         }
         case FaultKind::Restart: {
-            hosted->state = QStringLiteral("starting");
+            hosted->state = ReplicaState::Starting;
             std::shared_ptr<replica::Replica> fresh = makeReplica(hosted->id);
             std::shared_ptr<replica::Replica> old = std::move(hosted->replica);
             hosted->replica = fresh;
@@ -756,8 +739,8 @@ void DemoHost::Private::inject(const FaultRequest &request)
                         Hosted *restarted = d.find(id);
                         if (!restarted || restarted->holderId != holderId)
                             return;
-                        restarted->state = failure.isEmpty() ? QStringLiteral("running")
-                                                             : QStringLiteral("stopped");
+                        restarted->state
+                                = failure.isEmpty() ? ReplicaState::Running : ReplicaState::Stopped;
                         if (!failure.isEmpty())
                             d.log(QStringLiteral("fault"),
                                   QStringLiteral("restart %1 failed: %2").arg(id, failure));

@@ -25,4 +25,21 @@ QString faultName(FaultKind kind)
     return QStringLiteral("unknown");
 }
 
+QString replicaStateName(ReplicaState state)
+{
+    switch (state) {
+    case ReplicaState::Starting:
+        return QStringLiteral("starting");
+    case ReplicaState::Running:
+        return QStringLiteral("running");
+    case ReplicaState::Stopping:
+        return QStringLiteral("stopping");
+    case ReplicaState::Stopped:
+        return QStringLiteral("stopped");
+    case ReplicaState::Killed:
+        return QStringLiteral("killed");
+    }
+    return QStringLiteral("unknown");
+}
+
 } // namespace leader::console

@@ -31,12 +31,15 @@ struct FaultRequest
     QString step;       // Panic
 };
 
+enum class ReplicaState { Starting, Running, Stopping, Stopped, Killed };
+QString replicaStateName(ReplicaState state); // what the failure panel writes
+
 // A hosted replica as the failure panel shows it.
 struct ReplicaInfo
 {
-    QString id;          // "r1"
-    QString holderId;    // hostname:pid:8hex, new after a restart
-    QString state;       // "running", "killed", "stopped", "starting"
+    QString id;       // "r1"
+    QString holderId; // hostname:pid:8hex, new after a restart
+    ReplicaState state = ReplicaState::Starting;
     QString faults;      // Switchboard::describe(): "normal", "frozen 12.3 s", ...
     QStringList leading; // roles it holds now
 };
@@ -51,6 +54,8 @@ struct EventLogEntry
     qint64 token = 0;
     QString detail;       // outcome, reason, error line, action; one line, no secret
     QString databaseTime; // the statement's now(), when known
+    int repeats = 1;      // the same line again and again (a retry failing alike) counts here
+    QDateTime firstTime;  // with repeats: when it was first seen
 };
 
 // A takeover that followed a fault from the panel, measured on the database clock: the victim's

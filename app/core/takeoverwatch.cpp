@@ -39,8 +39,11 @@ std::optional<double> optionalDouble(const pg::Result &result, int row, int colu
 TakeoverWatch::TakeoverWatch(Options options, Callbacks callbacks)
     : m_options(std::move(options))
     , m_callbacks(std::move(callbacks))
-    , m_connection(std::make_unique<pg::Connection>(m_options.database))
-{}
+{
+    pg::ConnectOptions database = m_options.database;
+    database.stop = m_stop.get_token();
+    m_connection = std::make_unique<pg::Connection>(std::move(database));
+}
 
 TakeoverWatch::~TakeoverWatch()
 {
@@ -95,6 +98,7 @@ void TakeoverWatch::stop()
         const std::lock_guard lock(m_mutex);
         m_stopRequested = true;
     }
+    m_stop.request_stop();
     m_wake.notify_all();
 }
 

@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <thread>
 
 namespace leader::pg {
@@ -93,6 +94,7 @@ private:
 
     Options m_options;
     Callbacks m_callbacks;
+    std::stop_source m_stop; // ends a statement in flight when the watch is stopped
     std::unique_ptr<pg::Connection> m_connection;
     QList<Watched> m_watched;
     double m_faultAt = 0;

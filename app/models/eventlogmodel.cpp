@@ -42,7 +42,12 @@ QVariant EventLogModel::data(const QModelIndex &index, int role) const
         case Token:
             return row.token ? QString::number(row.token) : QString();
         case Detail:
-            return row.detail;
+            return row.repeats > 1 ? tr("%1 (×%2 since %3)")
+                                             .arg(row.detail)
+                                             .arg(row.repeats)
+                                             .arg(row.firstTime.toLocalTime().toString(
+                                                     QStringLiteral("HH:mm:ss")))
+                                   : row.detail;
         }
         break;
     case RawRole:
@@ -109,6 +114,25 @@ void EventLogModel::append(const EventLogEntry &entry)
     beginInsertRows({}, row, row);
     m_rows.append(entry);
     endInsertRows();
+}
+
+void EventLogModel::appendOrRepeat(const EventLogEntry &entry)
+{
+    if (!m_rows.isEmpty()) {
+        EventLogEntry &last = m_rows.last();
+        if (last.source == entry.source && last.role == entry.role && last.event == entry.event
+            && last.detail == entry.detail) {
+            if (last.repeats == 1)
+                last.firstTime = last.time;
+            ++last.repeats;
+            last.time = entry.time;
+            const int row = int(m_rows.size()) - 1;
+            emit dataChanged(index(row, Time), index(row, Detail),
+                             {Qt::DisplayRole, RawRole, Qt::ToolTipRole});
+            return;
+        }
+    }
+    append(entry);
 }
 
 void EventLogModel::clear()

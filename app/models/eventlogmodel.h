@@ -33,6 +33,9 @@ public:
                         int role = Qt::DisplayRole) const override;
 
     void append(const EventLogEntry &entry);
+    // The same as the last row (source, role, event and detail): that row counts one more and
+    // takes the new time, rather than a second identical line.
+    void appendOrRepeat(const EventLogEntry &entry);
     void clear();
     int capacity() const { return m_capacity; }
     const EventLogEntry &entry(int row) const { return m_rows.at(row); }

@@ -28,7 +28,7 @@ QVariant ReplicaModel::data(const QModelIndex &index, int role) const
         case Replica:
             return row.id;
         case State:
-            return row.state;
+            return replicaStateName(row.state);
         case Holder:
             return row.holderId;
         case Leading:

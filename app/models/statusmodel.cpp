@@ -2,6 +2,8 @@
 
 #include <QColor>
 #include <QFont>
+#include <QGuiApplication>
+#include <QPalette>
 
 #include <cmath>
 
@@ -77,6 +79,10 @@ int StatusModel::columnCount(const QModelIndex &parent) const
 QVariant StatusModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    if (m_stale && role == Qt::ForegroundRole)
+        return QGuiApplication::palette().color(QPalette::Disabled, QPalette::Text);
+    if (m_stale && (role == Qt::BackgroundRole || role == Qt::DecorationRole))
         return {};
     const RoleStatus &status = m_snapshot.roles.at(index.row());
     const int column = index.column();
@@ -242,6 +248,16 @@ void StatusModel::clear()
     beginResetModel();
     m_snapshot = {};
     endResetModel();
+}
+
+void StatusModel::setStale(bool stale)
+{
+    if (stale == m_stale)
+        return;
+    m_stale = stale;
+    if (rowCount() > 0)
+        emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1),
+                         {Qt::ForegroundRole, Qt::BackgroundRole, Qt::DecorationRole});
 }
 
 void StatusModel::setThresholds(const AgeThresholds &thresholds)

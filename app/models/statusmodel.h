@@ -52,6 +52,11 @@ public:
     void clear();
     const StatusSnapshot &snapshot() const { return m_snapshot; }
 
+    // Stale: the rows are the last ones received, not live; every cell is drawn in the palette's
+    // disabled text colour, without the state and age colours that would claim otherwise.
+    void setStale(bool stale);
+    bool isStale() const { return m_stale; }
+
     void setThresholds(const AgeThresholds &thresholds);
     const AgeThresholds &thresholds() const { return m_thresholds; }
 
@@ -71,6 +76,7 @@ private:
 
     StatusSnapshot m_snapshot;
     AgeThresholds m_thresholds = AgeThresholds::defaults();
+    bool m_stale = false;
 };
 
 } // namespace leader::console

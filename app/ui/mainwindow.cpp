@@ -1,13 +1,13 @@
 #include "mainwindow.h"
 
 #include "agechart.h"
+#include "alertcontroller.h"
 #include "connectiondialog.h"
-#include "core/demohost.h"
+#include "core/consolesession.h"
 #include "core/passwordstore.h"
 #include "core/profilestore.h"
 #include "core/statusdiff.h"
-#include "core/statusexport.h"
-#include "core/statuspoller.h"
+#include "exportcontroller.h"
 #include "failurepanel.h"
 #include "holdertimelineview.h"
 #include "models/eventlogmodel.h"
@@ -20,13 +20,10 @@
 #include "thresholdsdialog.h"
 
 #include <QActionGroup>
-#include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDateTime>
 #include <QDockWidget>
-#include <QFile>
-#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -35,13 +32,11 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QScrollBar>
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStatusBar>
-#include <QSystemTrayIcon>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTimer>
@@ -52,7 +47,6 @@ namespace leader::console {
 
 namespace {
 
-constexpr int ShutdownBoundMs = 20000;
 constexpr int ChartRefreshEveryMs = 1000;
 const QList<int> IntervalChoicesMs{0, 1000, 2000, 5000, 10000, 30000};
 
@@ -87,63 +81,61 @@ MainWindow::MainWindow(ConsoleOptions options, QWidget *parent)
         QSettings settings;
         m_thresholds.load(settings);
     }
+    m_session = new ConsoleSession(this);
+    m_session->setObjectName(QStringLiteral("consoleSession"));
     m_statusModel = new StatusModel(this);
+    m_statusModel->setObjectName(QStringLiteral("statusModel"));
     m_statusModel->setThresholds(m_thresholds);
     m_timeline = new HolderTimeline(this);
     m_failovers = new FailoverModel(this);
+    m_failovers->setObjectName(QStringLiteral("failoverModel"));
     m_events = new EventLogModel(this);
+    m_events->setObjectName(QStringLiteral("eventLogModel"));
     m_replicas = new ReplicaModel(this);
+    m_replicas->setObjectName(QStringLiteral("replicaModel"));
     m_passwords = new PasswordStore(this);
+    m_alerts = new AlertController(this);
+    m_alerts->setThresholds(m_thresholds);
+    m_exports = new ExportController(this);
 
     buildActions();
     buildCentral();
     buildDocks();
     buildStatusBar();
     restoreSettings();
+    connectSession();
     updateTitle();
     updateWriteActions();
 
-    if (QSystemTrayIcon::isSystemTrayAvailable()) {
-        m_tray = new QSystemTrayIcon(windowIcon(), this);
-        m_tray->setToolTip(windowTitle());
-        m_tray->show();
-    }
     connect(m_passwords, &PasswordStore::unavailable, this, [this](const QString &reason) {
         logLocal(QStringLiteral("keychain"), tr("passwords are not remembered: %1").arg(reason));
     });
+    connect(m_alerts, &AlertController::alerted, this,
+            [this](const QString &role, const QString &text) {
+                logLocal(QStringLiteral("alert"), text, role);
+                statusBar()->showMessage(text, 15000);
+            });
+    connect(m_exports, &ExportController::exported, this,
+            [this](const QString &message) { statusBar()->showMessage(message, 5000); });
 }
 
-MainWindow::~MainWindow()
-{
-    if (m_poller) {
-        QMetaObject::invokeMethod(m_poller, &StatusPoller::stop, Qt::BlockingQueuedConnection);
-        m_pollThread.quit();
-        m_pollThread.wait();
-        delete m_poller;
-    }
-    if (m_demo) {
-        // A window closed without closeEvent (a test, a crash of the event loop): still release.
-        if (!m_shutdownDone)
-            QMetaObject::invokeMethod(m_demo, &DemoHost::shutdown, Qt::BlockingQueuedConnection);
-        m_demoThread.quit();
-        m_demoThread.wait();
-        delete m_demo;
-    }
-}
+MainWindow::~MainWindow() = default;
 
 void MainWindow::buildActions()
 {
     QMenu *fileMenu = menuBar()->addMenu(tr("&File"));
-    m_connectAction = fileMenu->addAction(tr("&Connect to a database…"), this,
-                                          [this] { openConnectionDialog({}); });
-    m_connectAction->setObjectName(QStringLiteral("connectAction"));
-    m_connectAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_O));
+    QAction *connectAction = fileMenu->addAction(tr("&Connect to a database…"), this,
+                                                 [this] { openConnectionDialog({}); });
+    connectAction->setObjectName(QStringLiteral("connectAction"));
+    connectAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_O));
     fileMenu->addSeparator();
-    m_exportStatusAction
-            = fileMenu->addAction(tr("&Export status…"), this, &MainWindow::exportStatus);
-    m_exportStatusAction->setObjectName(QStringLiteral("exportStatusAction"));
-    m_exportStatusAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
-    fileMenu->addAction(tr("Export event &log…"), this, &MainWindow::exportEvents);
+    QAction *exportStatusAction = fileMenu->addAction(tr("&Export status…"), this, [this] {
+        m_exports->exportStatus(m_lastSnapshot, m_haveSnapshot);
+    });
+    exportStatusAction->setObjectName(QStringLiteral("exportStatusAction"));
+    exportStatusAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    fileMenu->addAction(tr("Export event &log…"), this,
+                        [this] { m_exports->exportEvents(m_eventFilter); });
     fileMenu->addSeparator();
     QAction *quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -157,13 +149,10 @@ void MainWindow::buildActions()
     m_unpauseAction->setObjectName(QStringLiteral("unpauseAction"));
     m_unpauseAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
     roleMenu->addSeparator();
-    m_refreshAction = roleMenu->addAction(tr("&Refresh now"), this, [this] {
-        if (m_poller)
-            QMetaObject::invokeMethod(m_poller, &StatusPoller::pollNow, Qt::QueuedConnection);
-    });
-    m_refreshAction->setShortcut(QKeySequence::Refresh);
-    m_thresholdsAction
-            = roleMenu->addAction(tr("Age &thresholds…"), this, &MainWindow::editThresholds);
+    QAction *refreshAction
+            = roleMenu->addAction(tr("&Refresh now"), m_session, &ConsoleSession::refresh);
+    refreshAction->setShortcut(QKeySequence::Refresh);
+    roleMenu->addAction(tr("Age &thresholds…"), this, &MainWindow::editThresholds);
 
     QMenu *viewMenu = menuBar()->addMenu(tr("&View"));
     QMenu *themeMenu = viewMenu->addMenu(tr("&Theme"));
@@ -188,12 +177,12 @@ void MainWindow::buildActions()
     QToolBar *toolbar = addToolBar(tr("Main"));
     toolbar->setObjectName(QStringLiteral("mainToolBar"));
     toolbar->setToolButtonStyle(Qt::ToolButtonTextOnly);
-    toolbar->addAction(m_connectAction);
+    toolbar->addAction(connectAction);
     toolbar->addSeparator();
     toolbar->addAction(m_pauseAction);
     toolbar->addAction(m_unpauseAction);
     toolbar->addSeparator();
-    toolbar->addAction(m_refreshAction);
+    toolbar->addAction(refreshAction);
     toolbar->addWidget(new QLabel(tr(" Refresh every ")));
     m_intervalBox = new QComboBox;
     m_intervalBox->setObjectName(QStringLiteral("intervalBox"));
@@ -205,7 +194,7 @@ void MainWindow::buildActions()
     connect(m_intervalBox, &QComboBox::activated, this,
             [this](int index) { setInterval(m_intervalBox->itemData(index).toInt()); });
     toolbar->addSeparator();
-    toolbar->addAction(m_exportStatusAction);
+    toolbar->addAction(exportStatusAction);
 }
 
 void MainWindow::buildCentral()
@@ -228,10 +217,10 @@ void MainWindow::buildCentral()
     m_chart->setObjectName(QStringLiteral("ageChart"));
     m_chart->setHistory(&m_history);
     applyChartThresholds();
-    m_timelineView = new HolderTimelineView;
-    m_timelineView->setModel(m_timeline);
-    m_timelineView->setObjectName(QStringLiteral("holderTimeline"));
-    connect(m_chart, &AgeChart::windowChanged, m_timelineView, &HolderTimelineView::setWindow);
+    auto *timelineView = new HolderTimelineView;
+    timelineView->setModel(m_timeline);
+    timelineView->setObjectName(QStringLiteral("holderTimeline"));
+    connect(m_chart, &AgeChart::windowChanged, timelineView, &HolderTimelineView::setWindow);
 
     auto *failoverView = tableView(QStringLiteral("failoverView"), m_failovers);
     auto *failoverPage = new QWidget;
@@ -247,16 +236,35 @@ void MainWindow::buildCentral()
     m_tabs = new QTabWidget;
     m_tabs->setObjectName(QStringLiteral("tabs"));
     m_tabs->addTab(m_chart, tr("Last tick age"));
-    m_tabs->addTab(m_timelineView, tr("Holders"));
+    m_tabs->addTab(timelineView, tr("Holders"));
 
     // Failovers follow faults from the panel, so they sit beside it where the panel exists.
     m_failoverPage = failoverPage;
     m_failoverPage->setParent(this);
     m_failoverPage->hide();
 
+    // Shown only while the rows are not live: says since when, and why.
+    m_staleBanner = new QLabel;
+    m_staleBanner->setObjectName(QStringLiteral("staleBanner"));
+    m_staleBanner->setWordWrap(true);
+    m_staleBanner->setForegroundRole(QPalette::BrightText);
+    m_staleBanner->setBackgroundRole(QPalette::Dark);
+    m_staleBanner->setAutoFillBackground(true);
+    m_staleBanner->setContentsMargins(6, 3, 6, 3);
+    m_staleBanner->hide();
+    m_staleTicker = new QTimer(this);
+    m_staleTicker->setInterval(1000);
+    connect(m_staleTicker, &QTimer::timeout, this, &MainWindow::updateStaleBanner);
+    auto *statusPage = new QWidget;
+    auto *statusLayout = new QVBoxLayout(statusPage);
+    statusLayout->setContentsMargins(0, 0, 0, 0);
+    statusLayout->setSpacing(0);
+    statusLayout->addWidget(m_staleBanner);
+    statusLayout->addWidget(m_statusView);
+
     auto *splitter = new QSplitter(Qt::Vertical);
     splitter->setObjectName(QStringLiteral("centralSplitter"));
-    splitter->addWidget(m_statusView);
+    splitter->addWidget(statusPage);
     splitter->addWidget(m_tabs);
     splitter->setStretchFactor(0, 0);
     splitter->setStretchFactor(1, 1);
@@ -276,7 +284,8 @@ void MainWindow::buildDocks()
     filterEdit->setClearButtonEnabled(true);
     connect(filterEdit, &QLineEdit::textChanged, m_eventFilter, &EventLogFilter::setText);
     auto *exportButton = new QPushButton(tr("Export CSV…"));
-    connect(exportButton, &QPushButton::clicked, this, &MainWindow::exportEvents);
+    connect(exportButton, &QPushButton::clicked, this,
+            [this] { m_exports->exportEvents(m_eventFilter); });
     filterRow->addWidget(filterEdit, 1);
     filterRow->addWidget(exportButton);
     logLayout->addLayout(filterRow);
@@ -307,14 +316,7 @@ void MainWindow::buildDocks()
         m_failureDock->setWidget(dockSplitter);
         addDockWidget(Qt::RightDockWidgetArea, m_failureDock);
         m_viewMenu->addAction(m_failureDock->toggleViewAction());
-        connect(m_failurePanel, &FailurePanel::faultRequested, this,
-                [this](const FaultRequest &request) {
-                    if (!m_demo || !m_demoRunning)
-                        return;
-                    QMetaObject::invokeMethod(
-                            m_demo, [demo = m_demo, request] { demo->inject(request); },
-                            Qt::QueuedConnection);
-                });
+        connect(m_failurePanel, &FailurePanel::faultRequested, m_session, &ConsoleSession::inject);
     }
 }
 
@@ -335,6 +337,67 @@ void MainWindow::buildStatusBar()
     statusBar()->addPermanentWidget(m_driftLabel);
 }
 
+void MainWindow::connectSession()
+{
+    connect(m_session, &ConsoleSession::snapshot, this, &MainWindow::onSnapshot);
+    connect(m_session, &ConsoleSession::connectionChanged, this, &MainWindow::onConnectionChanged);
+    connect(m_session, &ConsoleSession::privilegesChanged, this,
+            [this](const Privileges &privileges) {
+                m_privileges = privileges;
+                if (!privileges.canPause && !privileges.reason.isEmpty())
+                    logLocal(QStringLiteral("privileges"), privileges.reason, {}, true);
+                updateWriteActions();
+            });
+    connect(m_session, &ConsoleSession::actionFinished, this, &MainWindow::onActionFinished);
+    connect(m_session, &ConsoleSession::pollProblem, this, [this](const QString &message) {
+        m_lastProblem = message;
+        logLocal(QStringLiteral("poll failed"), message, {}, true);
+        statusBar()->showMessage(tr("Poll failed: %1").arg(message), 10000);
+        updateStaleBanner();
+    });
+    connect(m_session, &ConsoleSession::staleChanged, this,
+            [this](bool stale, const QDateTime &asOf) {
+                m_statusModel->setStale(stale);
+                m_alerts->setStale(stale, asOf);
+                if (stale)
+                    m_staleTicker->start();
+                else
+                    m_staleTicker->stop();
+                updateStaleBanner();
+            });
+    connect(m_session, &ConsoleSession::demoProgress, this, [this](const QString &step) {
+        m_connectionLabel->setText(step);
+        logLocal(QStringLiteral("demo"), step);
+    });
+    connect(m_session, &ConsoleSession::demoStarted, this, [this] {
+        if (m_options.drillAfterSeconds > 0)
+            QTimer::singleShot(m_options.drillAfterSeconds * 1000, this, &MainWindow::runDrill);
+    });
+    connect(m_session, &ConsoleSession::demoFailed, this, [this](const QString &message) {
+        m_connectionLabel->setText(tr("Demo failed: %1").arg(message));
+        logLocal(QStringLiteral("error"), message);
+        if (m_closing)
+            return;
+        // Window-modal and not exec()'d: the event loop (and a closing window) is never held up.
+        auto *box = new QMessageBox(QMessageBox::Critical, tr("The demo could not start"), message,
+                                    QMessageBox::Close, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+    });
+    connect(m_session, &ConsoleSession::demoStopped, this, [this] {
+        if (!m_closing)
+            logLocal(QStringLiteral("demo"), tr("the embedded demo stopped"));
+    });
+    connect(m_session, &ConsoleSession::replicasChanged, this,
+            [this](const QList<ReplicaInfo> &replicas) {
+                m_replicaInfos = replicas;
+                m_replicas->setReplicas(replicas);
+            });
+    connect(m_session, &ConsoleSession::demoEvent, m_events, &EventLogModel::append);
+    connect(m_session, &ConsoleSession::failoverMeasured, this, &MainWindow::onFailover);
+    connect(m_session, &ConsoleSession::finished, this, &QWidget::close);
+}
+
 void MainWindow::restoreSettings()
 {
     QSettings settings;
@@ -345,15 +408,16 @@ void MainWindow::restoreSettings()
     const int index
             = m_intervalBox->findData(IntervalChoicesMs.contains(interval) ? interval : 1000);
     m_intervalBox->setCurrentIndex(index);
+    m_session->setInterval(m_intervalBox->currentData().toInt());
     applyTheme(themeFromName(settings.value(QStringLiteral("view/theme")).toString()));
 }
 
 void MainWindow::start()
 {
-    startPoller();
     switch (m_options.mode) {
     case ConsoleOptions::Mode::Demo:
-        startDemo();
+        m_connectionLabel->setText(tr("Starting the embedded demo…"));
+        m_session->startDemo(m_options.demoDirectory);
         break;
     case ConsoleOptions::Mode::Database: {
         QString error;
@@ -395,64 +459,6 @@ void MainWindow::start()
                            &MainWindow::takeScreenshot);
 }
 
-void MainWindow::startPoller()
-{
-    m_poller = new StatusPoller;
-    m_poller->moveToThread(&m_pollThread);
-    m_pollThread.setObjectName(QStringLiteral("status poller"));
-    connect(m_poller, &StatusPoller::snapshot, this, &MainWindow::onSnapshot);
-    connect(m_poller, &StatusPoller::connectionChanged, this, &MainWindow::onConnectionChanged);
-    connect(m_poller, &StatusPoller::privilegesChanged, this, &MainWindow::onPrivileges);
-    connect(m_poller, &StatusPoller::actionFinished, this, &MainWindow::onActionFinished);
-    m_pollThread.start();
-    setInterval(m_intervalBox->currentData().toInt());
-}
-
-void MainWindow::startDemo()
-{
-    DemoHost::Options demoOptions;
-    demoOptions.directory = m_options.demoDirectory;
-    m_demo = new DemoHost(demoOptions);
-    m_demo->moveToThread(&m_demoThread);
-    m_demoThread.setObjectName(QStringLiteral("demo host"));
-    connect(m_demo, &DemoHost::progress, this, [this](const QString &step) {
-        m_connectionLabel->setText(step);
-        logLocal(QStringLiteral("demo"), step);
-    });
-    connect(m_demo, &DemoHost::started, this, &MainWindow::onDemoStarted);
-    connect(m_demo, &DemoHost::failed, this, &MainWindow::onDemoFailed);
-    connect(m_demo, &DemoHost::replicasChanged, this, &MainWindow::onReplicas);
-    connect(m_demo, &DemoHost::event, this, &MainWindow::appendLog);
-    connect(m_demo, &DemoHost::failoverMeasured, this, &MainWindow::onFailover);
-    connect(m_demo, &DemoHost::stopped, this, &MainWindow::finishShutdown);
-    m_demoThread.start();
-    m_connectionLabel->setText(tr("Starting the embedded demo…"));
-    QMetaObject::invokeMethod(m_demo, &DemoHost::start, Qt::QueuedConnection);
-}
-
-void MainWindow::onDemoStarted(const ConnectionProfile &monitor)
-{
-    m_demoRunning = true;
-    connectTo(monitor);
-    Q_EMIT demoStarted();
-    if (m_options.drillAfterSeconds > 0)
-        QTimer::singleShot(m_options.drillAfterSeconds * 1000, this, &MainWindow::runDrill);
-}
-
-void MainWindow::onDemoFailed(const QString &message)
-{
-    m_connectionLabel->setText(tr("Demo failed: %1").arg(message));
-    logLocal(QStringLiteral("error"), message);
-    Q_EMIT demoFailed(message);
-    if (m_shuttingDown)
-        return;
-    // Window-modal and not exec()'d: the event loop (and a closing window) is never held up.
-    auto *box = new QMessageBox(QMessageBox::Critical, tr("The demo could not start"), message,
-                                QMessageBox::Close, this);
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->open();
-}
-
 void MainWindow::connectTo(const ConnectionProfile &profile)
 {
     if (m_hasTarget && !(profile == m_target)) {
@@ -460,6 +466,7 @@ void MainWindow::connectTo(const ConnectionProfile &profile)
         m_history.clear();
         m_timeline->clear();
         m_statusModel->clear();
+        m_alerts->reset();
         m_chart->refresh();
     }
     m_target = profile;
@@ -468,9 +475,7 @@ void MainWindow::connectTo(const ConnectionProfile &profile)
     m_privileges = Privileges{};
     updateTitle();
     updateWriteActions();
-    QMetaObject::invokeMethod(
-            m_poller, [poller = m_poller, profile] { poller->setTarget(profile); },
-            Qt::QueuedConnection);
+    m_session->connectTo(profile);
 }
 
 void MainWindow::openConnectionDialog(const QString &error)
@@ -489,7 +494,7 @@ void MainWindow::openConnectionDialog(const QString &error)
     m_connectionDialog = dialog;
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         const ConnectionProfile profile = dialog->profile();
-        if (m_demo && m_demoRunning) {
+        if (m_session->isDemoRunning()) {
             const auto answer = QMessageBox::question(
                     this, tr("Leave the demo?"),
                     tr("Connecting to %1 stops the embedded demo (its replicas release their "
@@ -497,8 +502,7 @@ void MainWindow::openConnectionDialog(const QString &error)
                             .arg(profile.describe()));
             if (answer != QMessageBox::Yes)
                 return;
-            m_demoRunning = false;
-            QMetaObject::invokeMethod(m_demo, &DemoHost::shutdown, Qt::QueuedConnection);
+            m_session->stopDemo();
             if (m_failureDock)
                 m_failureDock->hide();
         }
@@ -519,12 +523,12 @@ void MainWindow::updateTitle()
                                                    + QLatin1Char(')');
     else
         target = tr("not connected");
-    QString title = tr("Leader Console — %1").arg(target);
+    // The window system adds the application's name: QGuiApplication::applicationDisplayName.
+    QString title = target;
     if (m_options.readOnly)
         title += tr(" — read-only");
     setWindowTitle(title);
-    if (m_tray)
-        m_tray->setToolTip(title);
+    m_alerts->setTitle(tr("Leader Console — %1").arg(title));
 }
 
 void MainWindow::updateWriteActions()
@@ -562,16 +566,27 @@ void MainWindow::updateWriteActions()
     m_unpauseAction->setStatusTip(unpauseTip);
 }
 
-bool MainWindow::selectRole(const QString &role)
+void MainWindow::updateStaleBanner()
 {
-    for (int row = 0; row < m_statusProxy->rowCount(); ++row) {
-        const QModelIndex index = m_statusProxy->index(row, StatusModel::Role);
-        if (index.data(Qt::DisplayRole).toString() == role) {
-            m_statusView->selectRow(row);
-            return true;
-        }
+    if (!m_session->isStale()) {
+        m_staleBanner->hide();
+        return;
     }
-    return false;
+    const QDateTime asOf = m_session->lastRowsAt();
+    const qint64 ago = asOf.isValid() ? asOf.secsTo(QDateTime::currentDateTimeUtc()) : 0;
+    QString why;
+    if (m_connectionState != ConnectionState::Connected)
+        why = m_connectionLabel->text();
+    else if (!m_lastProblem.isEmpty())
+        why = tr("Poll failed: %1").arg(m_lastProblem);
+    else
+        why = tr("No answer from the database");
+    m_staleBanner->setText(tr("Not live — as of %1 (%2 s ago). %3")
+                                   .arg(asOf.toLocalTime().toString(QStringLiteral("HH:mm:ss")))
+                                   .arg(ago)
+                                   .arg(why));
+    m_staleBanner->setToolTip(why);
+    m_staleBanner->show();
 }
 
 QString MainWindow::selectedRole() const
@@ -580,30 +595,27 @@ QString MainWindow::selectedRole() const
     return rows.isEmpty() ? QString() : rows.constFirst().data(Qt::DisplayRole).toString();
 }
 
+void MainWindow::selectRole(const QString &role)
+{
+    for (int row = 0; row < m_statusProxy->rowCount(); ++row) {
+        if (m_statusProxy->index(row, StatusModel::Role).data(Qt::DisplayRole).toString() == role) {
+            m_statusView->selectRow(row);
+            return;
+        }
+    }
+}
+
 void MainWindow::onSnapshot(const StatusSnapshot &snapshot)
 {
     const QString selected = selectedRole();
     if (m_haveSnapshot) {
         for (const EventLogEntry &entry : changesBetween(m_lastSnapshot, snapshot, &m_thresholds))
-            appendLog(entry);
+            m_events->append(entry);
     }
-    // Alerts: a role whose age level rises to alert, once per entry into it.
-    for (const RoleStatus &row : snapshot.roles) {
-        if (!row.lastTickAgeSeconds || row.state == QLatin1String("paused"))
-            continue;
-        const AgeLevel now = m_thresholds.level(row.role, row.lastTickAgeSeconds);
-        AgeLevel before = AgeLevel::Unknown;
-        if (m_haveSnapshot) {
-            for (const RoleStatus &old : std::as_const(m_lastSnapshot.roles)) {
-                if (old.role == row.role)
-                    before = m_thresholds.level(old.role, old.lastTickAgeSeconds);
-            }
-        }
-        if (now == AgeLevel::Alert && before != AgeLevel::Alert)
-            notifyAlert(row.role, *row.lastTickAgeSeconds);
-    }
+    m_alerts->onSnapshot(snapshot);
     m_lastSnapshot = snapshot;
     m_haveSnapshot = true;
+    m_lastProblem.clear();
     m_statusModel->setSnapshot(snapshot);
     if (!selected.isEmpty() && selectedRole() != selected)
         selectRole(selected);
@@ -633,33 +645,27 @@ void MainWindow::onConnectionChanged(ConnectionState state, const QString &messa
         m_connectionLabel->setText(message.startsWith(QLatin1String("reconnected"))
                                            ? tr("%1: %2").arg(target, message)
                                            : tr("Connected to %1").arg(target));
+        logLocal(QStringLiteral("connection"), m_connectionLabel->text());
         break;
     case ConnectionState::Connecting:
+        // Not logged: a retry's failure follows and says why, once however often it repeats.
         m_connectionLabel->setText(message.isEmpty() ? tr("Connecting to %1…").arg(target)
                                                      : message);
         break;
     case ConnectionState::Failed:
         m_connectionLabel->setText(tr("%1: %2").arg(target, message));
+        logLocal(QStringLiteral("connection"), m_connectionLabel->text(), {}, true);
         break;
     case ConnectionState::Disconnected:
         m_connectionLabel->setText(tr("Not connected"));
         break;
     }
-    if (state != before || !message.isEmpty())
-        logLocal(QStringLiteral("connection"), m_connectionLabel->text());
     // A real database refusing the first attempt: reopen the dialog with the reason. Later
     // failures (a restart, a sleep) are retried by the poller and only reported.
     if (state == ConnectionState::Failed && !isDemo() && before != ConnectionState::Connected
-        && !m_haveSnapshot)
+        && !m_haveSnapshot && !m_closing)
         openConnectionDialog(message);
-    updateWriteActions();
-}
-
-void MainWindow::onPrivileges(const Privileges &privileges)
-{
-    m_privileges = privileges;
-    if (!privileges.canPause && !privileges.reason.isEmpty())
-        logLocal(QStringLiteral("privileges"), privileges.reason);
+    updateStaleBanner();
     updateWriteActions();
 }
 
@@ -687,18 +693,8 @@ void MainWindow::onFailover(const Failover &failover)
                              15000);
 }
 
-void MainWindow::onReplicas(const QList<ReplicaInfo> &replicas)
-{
-    m_replicaInfos = replicas;
-    m_replicas->setReplicas(replicas);
-}
-
-void MainWindow::appendLog(const EventLogEntry &entry)
-{
-    m_events->append(entry);
-}
-
-void MainWindow::logLocal(const QString &event, const QString &detail, const QString &role)
+void MainWindow::logLocal(const QString &event, const QString &detail, const QString &role,
+                          bool collapseRepeats)
 {
     EventLogEntry entry;
     entry.time = QDateTime::currentDateTimeUtc();
@@ -706,7 +702,10 @@ void MainWindow::logLocal(const QString &event, const QString &detail, const QSt
     entry.role = role;
     entry.event = event;
     entry.detail = detail;
-    m_events->append(entry);
+    if (collapseRepeats)
+        m_events->appendOrRepeat(entry);
+    else
+        m_events->append(entry);
 }
 
 void MainWindow::requestPauseChange(bool pause)
@@ -724,18 +723,12 @@ void MainWindow::requestPauseChange(bool pause)
     connect(dialog, &QDialog::accepted, this, [this, dialog, pause] {
         const QString role = dialog->role();
         if (pause) {
-            const QString who = dialog->who();
-            const QString why = dialog->why();
-            logLocal(QStringLiteral("pause"), tr("requested by %1: %2").arg(who, why), role);
-            QMetaObject::invokeMethod(
-                    m_poller,
-                    [poller = m_poller, role, who, why] { poller->pause(role, who, why); },
-                    Qt::QueuedConnection);
+            logLocal(QStringLiteral("pause"),
+                     tr("requested by %1: %2").arg(dialog->who(), dialog->why()), role);
+            m_session->pause(role, dialog->who(), dialog->why());
         } else {
             logLocal(QStringLiteral("unpause"), tr("requested"), role);
-            QMetaObject::invokeMethod(
-                    m_poller, [poller = m_poller, role] { poller->unpause(role); },
-                    Qt::QueuedConnection);
+            m_session->unpause(role);
         }
     });
     dialog->open();
@@ -744,53 +737,7 @@ void MainWindow::requestPauseChange(bool pause)
 void MainWindow::setInterval(int milliseconds)
 {
     QSettings().setValue(QStringLiteral("poll/intervalMs"), milliseconds);
-    if (m_poller)
-        QMetaObject::invokeMethod(
-                m_poller, [poller = m_poller, milliseconds] { poller->setInterval(milliseconds); },
-                Qt::QueuedConnection);
-}
-
-void MainWindow::exportStatus()
-{
-    if (!m_haveSnapshot) {
-        statusBar()->showMessage(tr("Nothing to export yet: no poll has answered"), 5000);
-        return;
-    }
-    QString filter;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export status"),
-                                                      QStringLiteral("leader-status.csv"),
-                                                      tr("CSV (*.csv);;JSON (*.json)"), &filter);
-    if (path.isEmpty())
-        return;
-    const bool json = path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)
-                      || filter.startsWith(QLatin1String("JSON"));
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)
-        || file.write(json ? statusToJson(m_lastSnapshot) : statusToCsv(m_lastSnapshot)) < 0
-        || !file.commit()) {
-        QMessageBox::warning(this, tr("Export failed"),
-                             tr("Could not write %1: %2").arg(path, file.errorString()));
-        return;
-    }
-    statusBar()->showMessage(tr("Status exported to %1").arg(path), 5000);
-}
-
-void MainWindow::exportEvents()
-{
-    const QString path = QFileDialog::getSaveFileName(
-            this, tr("Export event log"), QStringLiteral("leader-events.csv"), tr("CSV (*.csv)"));
-    if (path.isEmpty())
-        return;
-    QSaveFile file(path);
-    QString error;
-    if (!file.open(QIODevice::WriteOnly) || !exportCsv(&file, m_eventFilter, &error)
-        || !file.commit()) {
-        QMessageBox::warning(this, tr("Export failed"),
-                             tr("Could not write %1: %2")
-                                     .arg(path, error.isEmpty() ? file.errorString() : error));
-        return;
-    }
-    statusBar()->showMessage(tr("Event log exported to %1").arg(path), 5000);
+    m_session->setInterval(milliseconds);
 }
 
 void MainWindow::editThresholds()
@@ -814,6 +761,7 @@ void MainWindow::editThresholds()
         QSettings settings;
         m_thresholds.save(settings);
         m_statusModel->setThresholds(m_thresholds);
+        m_alerts->setThresholds(m_thresholds);
         applyChartThresholds();
         m_chart->refresh();
     });
@@ -832,12 +780,12 @@ void MainWindow::runDrill()
     // The replica leading billing, else any replica leading something; retried until one is.
     const ReplicaInfo *victim = nullptr;
     for (const ReplicaInfo &replica : std::as_const(m_replicaInfos)) {
-        if (replica.state == QLatin1String("running")
+        if (replica.state == ReplicaState::Running
             && replica.leading.contains(QStringLiteral("billing")))
             victim = &replica;
     }
     for (const ReplicaInfo &replica : std::as_const(m_replicaInfos)) {
-        if (!victim && replica.state == QLatin1String("running") && !replica.leading.isEmpty())
+        if (!victim && replica.state == ReplicaState::Running && !replica.leading.isEmpty())
             victim = &replica;
     }
     if (!victim) {
@@ -852,8 +800,7 @@ void MainWindow::runDrill()
     logLocal(QStringLiteral("drill"),
              tr("killing %1 (leads %2)")
                      .arg(victim->id, victim->leading.join(QStringLiteral(", "))));
-    QMetaObject::invokeMethod(
-            m_demo, [demo = m_demo, request] { demo->inject(request); }, Qt::QueuedConnection);
+    m_session->inject(request);
     m_tabs->setCurrentIndex(0);
 }
 
@@ -867,72 +814,34 @@ void MainWindow::takeScreenshot()
     close();
 }
 
-void MainWindow::notifyAlert(const QString &role, double ageSeconds)
-{
-    // The event log has the alert already, from the poll's diff.
-    const QString text
-            = tr("%1 has not completed a tick for %2 s").arg(role).arg(ageSeconds, 0, 'f', 0);
-    if (m_tray)
-        m_tray->showMessage(tr("Leader Console: %1 in alert").arg(role), text,
-                            QSystemTrayIcon::Warning, 10000);
-    else
-        statusBar()->showMessage(text, 15000);
-}
-
 void MainWindow::closeEvent(QCloseEvent *event)
 {
-    QSettings settings;
-    settings.setValue(QStringLiteral("mainWindow/geometry"), saveGeometry());
-    settings.setValue(QStringLiteral("mainWindow/state"), saveState());
-    if (!m_demo || m_shutdownDone) {
+    if (m_session->phase() == ConsoleSession::Phase::Finished
+        || m_session->phase() == ConsoleSession::Phase::Idle) {
         event->accept();
         return;
     }
-    // The replicas release their roles and the cluster stops before the window goes; bounded,
-    // so a wedged server cannot keep the window open.
+    // The session ends its workers within its bound (the demo's replicas release their roles and
+    // its server stops) and then emits finished, which closes the window for good.
     event->ignore();
-    if (m_shuttingDown)
+    if (m_closing)
         return;
-    m_shuttingDown = true;
-    m_demoRunning = false;
+    m_closing = true;
+    QSettings settings;
+    settings.setValue(QStringLiteral("mainWindow/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("mainWindow/state"), saveState());
     setEnabled(false);
-    m_connectionLabel->setText(tr("Stopping the demo: releasing the roles, stopping the "
-                                  "cluster…"));
-    QMetaObject::invokeMethod(m_poller, &StatusPoller::stop, Qt::QueuedConnection);
-    QMetaObject::invokeMethod(m_demo, &DemoHost::shutdown, Qt::QueuedConnection);
-    QTimer::singleShot(ShutdownBoundMs, this, [this] {
-        if (!m_shutdownDone) {
-            qWarning("leader-console: the demo did not stop within %d s; closing anyway",
-                     ShutdownBoundMs / 1000);
-            finishShutdown();
-        }
-    });
-}
-
-void MainWindow::finishShutdown()
-{
-    if (!m_shuttingDown) {
-        // The demo stopped because the operator switched to a real database.
-        m_shutdownDone = true;
-        logLocal(QStringLiteral("demo"), tr("the embedded demo stopped"));
-        return;
-    }
-    if (m_shutdownDone)
-        return;
-    m_shutdownDone = true;
-    Q_EMIT shutdownFinished();
-    close();
+    if (isDemo())
+        m_connectionLabel->setText(
+                tr("Stopping the demo: releasing the roles, stopping the cluster…"));
+    m_session->shutdown();
 }
 
 void MainWindow::changeEvent(QEvent *event)
 {
     QMainWindow::changeEvent(event);
-    if (event->type() == QEvent::WindowStateChange && m_poller) {
-        const bool minimised = isMinimized();
-        QMetaObject::invokeMethod(
-                m_poller, [poller = m_poller, minimised] { poller->setSuspended(minimised); },
-                Qt::QueuedConnection);
-    }
+    if (event->type() == QEvent::WindowStateChange)
+        m_session->setSuspended(isMinimized());
 }
 
 } // namespace leader::console

@@ -9,6 +9,7 @@
 // Prints median, p95 and max in ms, VmRSS before, after and at peak, and how to reproduce.
 
 #include "core/commandline.h"
+#include "core/consolesession.h"
 #include "core/statustypes.h"
 #include "models/statusmodel.h"
 #include "ui/mainwindow.h"
@@ -126,13 +127,14 @@ std::optional<QString> runStart(const QString &directory, StartRun *run)
     auto *view = window->findChild<QTableView *>(QStringLiteral("statusView"));
     if (!view)
         return QStringLiteral("the window has no QTableView named statusView");
-    FirstPaintWatcher watcher(window->statusModel(), nullptr);
+    auto *session = window->findChild<ConsoleSession *>();
+    FirstPaintWatcher watcher(window->findChild<StatusModel *>(), nullptr);
     view->viewport()->installEventFilter(&watcher);
 
     QString failure;
-    QObject::connect(window.get(), &MainWindow::demoStarted, &watcher,
+    QObject::connect(session, &ConsoleSession::demoStarted, &watcher,
                      [run, &timer] { run->toDemoStartedMs = double(timer.nsecsElapsed()) / 1e6; });
-    QObject::connect(window.get(), &MainWindow::demoFailed, &watcher,
+    QObject::connect(session, &ConsoleSession::demoFailed, &watcher,
                      [&failure, &watcher](const QString &message) {
                          failure = message;
                          watcher.loop().quit();
@@ -151,11 +153,10 @@ std::optional<QString> runStart(const QString &directory, StartRun *run)
     shutdownTimer.start();
     QEventLoop shutdownLoop;
     bool stopped = false;
-    QObject::connect(window.get(), &MainWindow::shutdownFinished, &shutdownLoop,
-                     [&stopped, &shutdownLoop] {
-                         stopped = true;
-                         shutdownLoop.quit();
-                     });
+    QObject::connect(session, &ConsoleSession::finished, &shutdownLoop, [&stopped, &shutdownLoop] {
+        stopped = true;
+        shutdownLoop.quit();
+    });
     QTimer::singleShot(ShutdownTimeoutMs, &shutdownLoop, &QEventLoop::quit);
     window->close();
     if (!stopped && window->isVisible())
@@ -377,6 +378,8 @@ int main(int argc, char **argv)
         options.databaseUrl = QStringLiteral("host=/nonexistent");
         MainWindow window(options); // start() is never called: nothing connects
         window.show();
+        // The rows arrive as the session delivers a poll's.
+        auto *session = window.findChild<ConsoleSession *>();
         QCoreApplication::processEvents();
         const double rssShown = procStatusMb("VmRSS");
 
@@ -384,7 +387,7 @@ int main(int argc, char **argv)
         QElapsedTimer timer;
         timer.start();
         for (qint64 s = 0; s < DaySeconds; ++s) {
-            window.onSnapshot(poll(base, s));
+            Q_EMIT session->snapshot(poll(base, s));
             if (s % 1000 == 999)
                 QCoreApplication::processEvents();
         }

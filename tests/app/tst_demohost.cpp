@@ -171,13 +171,13 @@ void tst_DemoHost::killTheBillingLeaderIsTakenOver()
     QVERIFY(failover.acquiredAt > failover.lastHeartbeatAt);
     QVERIFY2(failover.gapSeconds > 5 && failover.gapSeconds < 16,
              qPrintable(QString::number(failover.gapSeconds)));
-    const auto victimState = [&] {
+    const auto victimState = [&]() -> std::optional<ReplicaState> {
         for (const ReplicaInfo &info : std::as_const(recorder.m_replicas))
             if (info.id == victim)
                 return info.state;
-        return QString();
+        return std::nullopt;
     };
-    QTRY_COMPARE_WITH_TIMEOUT(victimState(), QStringLiteral("killed"), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(victimState() == ReplicaState::Killed, 5000);
 
     // The killed replica comes back under a new holder id.
     QString oldHolder;
@@ -187,7 +187,7 @@ void tst_DemoHost::killTheBillingLeaderIsTakenOver()
     QMetaObject::invokeMethod(m_host, [host = m_host, victim] {
         host->inject({.replica = victim, .kind = FaultKind::Restart});
     });
-    QTRY_COMPARE_WITH_TIMEOUT(victimState(), QStringLiteral("running"), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(victimState() == ReplicaState::Running, 10000);
     for (const ReplicaInfo &info : std::as_const(recorder.m_replicas))
         if (info.id == victim)
             QVERIFY(info.holderId != oldHolder);

@@ -31,7 +31,7 @@ Failover failover(const QString &role, double gap, bool cleanStop = false)
     return f;
 }
 
-ReplicaInfo replica(const QString &id, const QString &state, const QStringList &leading = {})
+ReplicaInfo replica(const QString &id, ReplicaState state, const QStringList &leading = {})
 {
     return {id, id + QStringLiteral("-holder"), state, QStringLiteral("normal"), leading};
 }
@@ -123,14 +123,14 @@ void tst_FailoverModel::replicaModelChangesPrecisely()
 {
     ReplicaModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.setReplicas({replica(QStringLiteral("r1"), QStringLiteral("running")),
-                       replica(QStringLiteral("r2"), QStringLiteral("running"))});
+    model.setReplicas({replica(QStringLiteral("r1"), ReplicaState::Running),
+                       replica(QStringLiteral("r2"), ReplicaState::Running)});
     QCOMPARE(model.rowCount(), 2);
     QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
     QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
     model.setReplicas(
-            {replica(QStringLiteral("r1"), QStringLiteral("running")),
-             replica(QStringLiteral("r2"), QStringLiteral("killed"), {QStringLiteral("billing")})});
+            {replica(QStringLiteral("r1"), ReplicaState::Running),
+             replica(QStringLiteral("r2"), ReplicaState::Killed, {QStringLiteral("billing")})});
     QCOMPARE(reset.count(), 0);
     QCOMPARE(changed.count(), 1);
     const QModelIndex first = changed.at(0).at(0).value<QModelIndex>();
@@ -150,22 +150,22 @@ void tst_FailoverModel::replicaModelAddsAndRemoves()
 {
     ReplicaModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.setReplicas({replica(QStringLiteral("r1"), QStringLiteral("running")),
-                       replica(QStringLiteral("r2"), QStringLiteral("running")),
-                       replica(QStringLiteral("r3"), QStringLiteral("running"))});
+    model.setReplicas({replica(QStringLiteral("r1"), ReplicaState::Running),
+                       replica(QStringLiteral("r2"), ReplicaState::Running),
+                       replica(QStringLiteral("r3"), ReplicaState::Running)});
     QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
     QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
-    model.setReplicas({replica(QStringLiteral("r1"), QStringLiteral("running")),
-                       replica(QStringLiteral("r3"), QStringLiteral("running")),
-                       replica(QStringLiteral("r4"), QStringLiteral("starting"))});
+    model.setReplicas({replica(QStringLiteral("r1"), ReplicaState::Running),
+                       replica(QStringLiteral("r3"), ReplicaState::Running),
+                       replica(QStringLiteral("r4"), ReplicaState::Starting)});
     QCOMPARE(removed.count(), 1);
     QCOMPARE(inserted.count(), 1);
     QStringList ids;
     for (int row = 0; row < model.rowCount(); ++row)
         ids.append(model.index(row, ReplicaModel::Replica).data().toString());
     QCOMPARE(ids, (QStringList{"r1", "r3", "r4"}));
-    model.setReplicas({replica(QStringLiteral("r4"), QStringLiteral("running")),
-                       replica(QStringLiteral("r1"), QStringLiteral("running"))});
+    model.setReplicas({replica(QStringLiteral("r4"), ReplicaState::Running),
+                       replica(QStringLiteral("r1"), ReplicaState::Running)});
     QCOMPARE(model.rowCount(), 2);
     QCOMPARE(model.index(0, ReplicaModel::Replica).data().toString(), QStringLiteral("r4"));
     QCOMPARE(model.index(0, ReplicaModel::State).data().toString(), QStringLiteral("running"));

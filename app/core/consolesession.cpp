@@ -1,0 +1,293 @@
+#include "consolesession.h"
+
+#include "core/demohost.h"
+#include "core/statuspoller.h"
+
+#include <QDeadlineTimer>
+#include <QThread>
+#include <QTimer>
+
+namespace leader::console {
+
+namespace {
+
+// Two intervals with no rows make the table stale; the margin covers a poll's own round trip.
+constexpr int StaleMarginMs = 500;
+// What the destructor still waits for a worker after shutdown's bound: a thread that outlives it
+// would be destroyed running.
+constexpr int JoinGraceMs = 300;
+
+} // namespace
+
+ConsoleSession::ConsoleSession(QObject *parent)
+    : QObject(parent)
+    , m_staleTimer(new QTimer(this))
+    , m_shutdownBound(new QTimer(this))
+{
+    qRegisterMetaType<FaultRequest>();
+    qRegisterMetaType<ConnectionProfile>();
+    m_staleTimer->setSingleShot(true);
+    connect(m_staleTimer, &QTimer::timeout, this, [this] { setStale(true); });
+    m_shutdownBound->setSingleShot(true);
+    connect(m_shutdownBound, &QTimer::timeout, this, [this] {
+        qWarning("leader-console: the workers did not stop within the shutdown bound; closing");
+        finish();
+    });
+}
+
+ConsoleSession::~ConsoleSession()
+{
+    if (m_phase == Phase::Running)
+        shutdown();
+    joinThreads(JoinGraceMs);
+}
+
+void ConsoleSession::startPoller()
+{
+    if (m_poller)
+        return;
+    m_pollThread = new QThread(this);
+    m_pollThread->setObjectName(QStringLiteral("status poller"));
+    auto *poller = new StatusPoller;
+    poller->moveToThread(m_pollThread);
+    m_poller = poller;
+    connect(m_pollThread, &QThread::finished, poller, &QObject::deleteLater);
+    connect(m_pollThread, &QThread::finished, this, &ConsoleSession::finishIfDone);
+    connect(poller, &StatusPoller::snapshot, this, &ConsoleSession::onSnapshot);
+    connect(poller, &StatusPoller::connectionChanged, this, &ConsoleSession::onConnectionChanged);
+    connect(poller, &StatusPoller::privilegesChanged, this, &ConsoleSession::privilegesChanged);
+    connect(poller, &StatusPoller::actionFinished, this, &ConsoleSession::actionFinished);
+    connect(poller, &StatusPoller::pollFailed, this, &ConsoleSession::onPollFailed);
+    m_pollThread->start();
+    m_phase = Phase::Running;
+    setInterval(m_intervalMs);
+}
+
+void ConsoleSession::connectTo(const ConnectionProfile &profile)
+{
+    if (m_phase == Phase::ShuttingDown || m_phase == Phase::Finished)
+        return;
+    startPoller();
+    m_haveRows = false;
+    m_lastRowsAt = {};
+    m_lastProblem.clear();
+    m_problemRepeats = 0;
+    m_staleTimer->stop();
+    setStale(false);
+    QMetaObject::invokeMethod(
+            m_poller, [poller = m_poller, profile] { poller->setTarget(profile); },
+            Qt::QueuedConnection);
+}
+
+void ConsoleSession::startDemo(const QString &directory)
+{
+    if (m_demo || m_phase == Phase::ShuttingDown || m_phase == Phase::Finished)
+        return;
+    startPoller();
+    m_demoThread = new QThread(this);
+    m_demoThread->setObjectName(QStringLiteral("demo host"));
+    DemoHost::Options options;
+    options.directory = directory;
+    auto *demo = new DemoHost(options);
+    demo->moveToThread(m_demoThread);
+    m_demo = demo;
+    connect(m_demoThread, &QThread::finished, demo, &QObject::deleteLater);
+    connect(m_demoThread, &QThread::finished, this, &ConsoleSession::finishIfDone);
+    connect(demo, &DemoHost::progress, this, &ConsoleSession::demoProgress);
+    connect(demo, &DemoHost::started, this, [this](const ConnectionProfile &monitor) {
+        if (m_phase != Phase::Running)
+            return;
+        m_demoRunning = true;
+        connectTo(monitor);
+        Q_EMIT demoStarted();
+    });
+    connect(demo, &DemoHost::failed, this, &ConsoleSession::demoFailed);
+    connect(demo, &DemoHost::replicasChanged, this, &ConsoleSession::replicasChanged);
+    connect(demo, &DemoHost::event, this, &ConsoleSession::demoEvent);
+    connect(demo, &DemoHost::failoverMeasured, this, &ConsoleSession::failoverMeasured);
+    connect(demo, &DemoHost::stopped, this, &ConsoleSession::onDemoStopped);
+    m_demoThread->start();
+    QMetaObject::invokeMethod(demo, &DemoHost::start, Qt::QueuedConnection);
+}
+
+void ConsoleSession::stopDemo()
+{
+    if (!m_demo || m_demoStopping)
+        return;
+    m_demoRunning = false;
+    m_demoStopping = true;
+    QMetaObject::invokeMethod(m_demo, &DemoHost::shutdown, Qt::QueuedConnection);
+}
+
+void ConsoleSession::onDemoStopped()
+{
+    m_demoRunning = false;
+    if (m_demoThread)
+        m_demoThread->quit(); // finished → the host is deleted in its thread, finishIfDone
+    Q_EMIT demoStopped();
+}
+
+void ConsoleSession::setInterval(int milliseconds)
+{
+    m_intervalMs = qMax(0, milliseconds);
+    if (m_poller)
+        QMetaObject::invokeMethod(
+                m_poller,
+                [poller = m_poller, milliseconds = m_intervalMs] {
+                    poller->setInterval(milliseconds);
+                },
+                Qt::QueuedConnection);
+    armStaleTimer();
+}
+
+void ConsoleSession::setSuspended(bool suspended)
+{
+    m_suspended = suspended;
+    if (suspended)
+        m_staleTimer->stop(); // nothing is polled while minimised: not a failure
+    else
+        armStaleTimer();
+    if (m_poller)
+        QMetaObject::invokeMethod(
+                m_poller, [poller = m_poller, suspended] { poller->setSuspended(suspended); },
+                Qt::QueuedConnection);
+}
+
+void ConsoleSession::refresh()
+{
+    if (m_poller)
+        QMetaObject::invokeMethod(m_poller, &StatusPoller::pollNow, Qt::QueuedConnection);
+}
+
+void ConsoleSession::pause(const QString &role, const QString &by, const QString &reason)
+{
+    if (m_poller && m_phase == Phase::Running)
+        QMetaObject::invokeMethod(
+                m_poller,
+                [poller = m_poller, role, by, reason] { poller->pause(role, by, reason); },
+                Qt::QueuedConnection);
+}
+
+void ConsoleSession::unpause(const QString &role)
+{
+    if (m_poller && m_phase == Phase::Running)
+        QMetaObject::invokeMethod(
+                m_poller, [poller = m_poller, role] { poller->unpause(role); },
+                Qt::QueuedConnection);
+}
+
+void ConsoleSession::inject(const FaultRequest &request)
+{
+    if (m_demo && m_demoRunning && m_phase == Phase::Running)
+        QMetaObject::invokeMethod(
+                m_demo, [demo = m_demo, request] { demo->inject(request); }, Qt::QueuedConnection);
+}
+
+void ConsoleSession::shutdown()
+{
+    if (m_phase == Phase::ShuttingDown || m_phase == Phase::Finished)
+        return;
+    m_phase = Phase::ShuttingDown;
+    m_staleTimer->stop();
+    m_shutdownClock.start();
+    m_shutdownBound->start(m_demo ? DemoShutdownBoundMs : DatabaseShutdownBoundMs);
+    if (m_poller) {
+        m_poller->abandon(); // thread-safe: ends a connect or poll in flight at once
+        QMetaObject::invokeMethod(m_poller, &StatusPoller::stop, Qt::QueuedConnection);
+        m_pollThread->quit();
+    }
+    if (m_demo) {
+        m_demoRunning = false;
+        if (!m_demoStopping) {
+            m_demoStopping = true;
+            QMetaObject::invokeMethod(m_demo, &DemoHost::shutdown, Qt::QueuedConnection);
+        }
+    }
+    finishIfDone();
+}
+
+void ConsoleSession::finishIfDone()
+{
+    if (m_phase != Phase::ShuttingDown)
+        return;
+    const bool pollerDone = !m_pollThread || m_pollThread->isFinished();
+    const bool demoDone = !m_demoThread || m_demoThread->isFinished();
+    if (pollerDone && demoDone)
+        finish();
+}
+
+void ConsoleSession::finish()
+{
+    if (m_phase == Phase::Finished)
+        return;
+    m_phase = Phase::Finished;
+    m_shutdownBound->stop();
+    Q_EMIT finished();
+}
+
+void ConsoleSession::joinThreads(int boundMs)
+{
+    const QDeadlineTimer deadline(boundMs);
+    for (QThread *thread : {m_pollThread, m_demoThread}) {
+        if (!thread)
+            continue;
+        thread->quit();
+        if (!thread->wait(deadline)) {
+            // Only a worker that broke its own bound gets here; a QThread destroyed running
+            // aborts the process, so it is left to the process's exit instead.
+            qCritical("leader-console: the %s thread did not stop; exiting without it",
+                      qPrintable(thread->objectName()));
+            thread->setParent(nullptr);
+        }
+    }
+}
+
+void ConsoleSession::onSnapshot(const StatusSnapshot &rows)
+{
+    if (m_phase != Phase::Running)
+        return;
+    m_haveRows = true;
+    m_lastRowsAt = rows.receivedAt.isValid() ? rows.receivedAt : QDateTime::currentDateTimeUtc();
+    m_lastProblem.clear();
+    m_problemRepeats = 0;
+    setStale(false);
+    armStaleTimer();
+    Q_EMIT snapshot(rows);
+}
+
+void ConsoleSession::onConnectionChanged(ConnectionState state, const QString &message)
+{
+    m_connection = state;
+    if (state != ConnectionState::Connected && m_haveRows)
+        setStale(true);
+    Q_EMIT connectionChanged(state, message);
+}
+
+void ConsoleSession::onPollFailed(const QString &message)
+{
+    if (m_phase != Phase::Running)
+        return;
+    if (m_haveRows)
+        setStale(true);
+    m_problemRepeats = message == m_lastProblem ? m_problemRepeats + 1 : 1;
+    m_lastProblem = message;
+    Q_EMIT pollProblem(message, m_problemRepeats);
+}
+
+void ConsoleSession::setStale(bool stale)
+{
+    if (stale == m_stale)
+        return;
+    m_stale = stale;
+    Q_EMIT staleChanged(stale, m_lastRowsAt);
+}
+
+void ConsoleSession::armStaleTimer()
+{
+    if (m_haveRows && m_intervalMs > 0 && !m_suspended && m_phase == Phase::Running)
+        m_staleTimer->start(2 * m_intervalMs + StaleMarginMs);
+    else
+        m_staleTimer->stop();
+}
+
+} // namespace leader::console

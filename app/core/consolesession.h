@@ -1,0 +1,125 @@
+#pragma once
+
+#include "core/connectionprofile.h"
+#include "core/demotypes.h"
+#include "core/statustypes.h"
+
+#include <QDateTime>
+#include <QElapsedTimer>
+#include <QObject>
+#include <QPointer>
+#include <QString>
+
+class QThread;
+class QTimer;
+
+namespace leader::console {
+
+class DemoHost;
+class StatusPoller;
+
+// The one object between the window and everything behind it: it owns the poller's thread and,
+// in the demo, the demo host's thread, and the shutdown of both. The window calls its slots and
+// listens to its signals; nothing it offers blocks the GUI thread.
+//
+// Freshness is judged here, once: the data is stale when the connection is not up, when a poll
+// failed since the last rows arrived, or when no rows arrived for two poll intervals. Poll errors
+// are reported once per distinct message, with a count of the repeats.
+class ConsoleSession final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ConsoleSession)
+
+public:
+    enum class Phase {
+        Idle,         // nothing started
+        Running,      // polling a database, with or without the demo
+        ShuttingDown, // the poller abandoned, the demo releasing its roles and stopping its server
+        Finished,     // every worker ended, or the bound passed; finished() was emitted
+    };
+    Q_ENUM(Phase)
+
+    // How long shutdown() may take: the demo releases its roles and stops its server; a database
+    // session needs only to be abandoned.
+    static constexpr int DemoShutdownBoundMs = 4500;
+    static constexpr int DatabaseShutdownBoundMs = 700;
+
+    explicit ConsoleSession(QObject *parent = nullptr);
+    ~ConsoleSession() override;
+
+    Phase phase() const { return m_phase; }
+    bool isDemoRunning() const { return m_demoRunning; }
+    bool isStale() const { return m_stale; }
+    QDateTime lastRowsAt() const { return m_lastRowsAt; } // the workstation's clock, UTC
+
+public Q_SLOTS:
+    void connectTo(const leader::console::ConnectionProfile &profile);
+    // The demo's private cluster in directory (empty: the default); connects when it is up.
+    void startDemo(const QString &directory);
+    void stopDemo(); // the operator moves to a real database; the replicas release their roles
+    void setInterval(int milliseconds);
+    void setSuspended(bool suspended);
+    void refresh();
+    void pause(const QString &role, const QString &by, const QString &reason);
+    void unpause(const QString &role);
+    void inject(const leader::console::FaultRequest &request);
+    // Ends everything within DemoShutdownBoundMs or DatabaseShutdownBoundMs, then emits
+    // finished(). Safe to call more than once.
+    void shutdown();
+
+Q_SIGNALS:
+    void snapshot(const leader::console::StatusSnapshot &snapshot);
+    void connectionChanged(leader::console::ConnectionState state, const QString &message);
+    void privilegesChanged(const leader::console::Privileges &privileges);
+    void actionFinished(const QString &role, const QString &action, bool ok,
+                        const QString &message);
+    // A poll that failed; repeats of the same message come again with the running count.
+    void pollProblem(const QString &message, int repeats);
+    // Stale: the rows shown are those received at asOf and nothing newer can be had.
+    void staleChanged(bool stale, const QDateTime &asOf);
+
+    void demoProgress(const QString &step);
+    void demoStarted();
+    void demoFailed(const QString &message);
+    void demoStopped();
+    void replicasChanged(const QList<leader::console::ReplicaInfo> &replicas);
+    void demoEvent(const leader::console::EventLogEntry &entry);
+    void failoverMeasured(const leader::console::Failover &failover);
+
+    void finished();
+
+private:
+    void startPoller();
+    void onSnapshot(const StatusSnapshot &rows);
+    void onConnectionChanged(ConnectionState state, const QString &message);
+    void onPollFailed(const QString &message);
+    void setStale(bool stale);
+    void armStaleTimer();
+    void onDemoStopped();
+    void finishIfDone();
+    void finish();
+    void joinThreads(int boundMs);
+
+    Phase m_phase = Phase::Idle;
+    QThread *m_pollThread = nullptr;
+    QPointer<StatusPoller> m_poller; // lives in m_pollThread
+    QThread *m_demoThread = nullptr;
+    QPointer<DemoHost> m_demo; // lives in m_demoThread
+    bool m_demoRunning = false;
+    bool m_demoStopping = false;
+    int m_intervalMs = 1000;
+    bool m_suspended = false;
+
+    ConnectionState m_connection = ConnectionState::Disconnected;
+    bool m_haveRows = false;
+    bool m_stale = false;
+    QDateTime m_lastRowsAt;
+    QTimer *m_staleTimer = nullptr;
+    QString m_lastProblem;
+    int m_problemRepeats = 0;
+
+    QElapsedTimer m_shutdownClock;
+    QTimer *m_shutdownBound = nullptr;
+};
+
+} // namespace leader::console

@@ -1,0 +1,53 @@
+#pragma once
+
+#include "core/statustypes.h"
+#include "models/agethresholds.h"
+
+#include <QDateTime>
+#include <QHash>
+#include <QObject>
+#include <QSet>
+
+class QSystemTrayIcon;
+class QTimer;
+class QWidget;
+
+namespace leader::console {
+
+// When to tell the operator: a role whose last-tick age rises into its alert level (once per
+// entry into it), and a role the console has had no data about for longer than that role's alert
+// threshold (the pending period: a database that cannot be read may be hiding exactly the stall
+// the alert exists for). Notifications go to the system tray when there is one; alerted() always.
+class AlertController final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(AlertController)
+
+public:
+    explicit AlertController(QWidget *window);
+    ~AlertController() override;
+
+    void setThresholds(const AgeThresholds &thresholds);
+    void setTitle(const QString &title); // the tray icon's tooltip
+    void onSnapshot(const StatusSnapshot &snapshot);
+    // asOf: when the rows still shown were received (the workstation's clock).
+    void setStale(bool stale, const QDateTime &asOf);
+    void reset(); // another database: nothing carries over
+
+Q_SIGNALS:
+    void alerted(const QString &role, const QString &text);
+
+private:
+    void checkNoData();
+    void notify(const QString &role, const QString &text);
+
+    QSystemTrayIcon *m_tray = nullptr;
+    AgeThresholds m_thresholds;
+    QHash<QString, AgeLevel> m_levels;
+    QList<RoleStatus> m_lastRoles;
+    QTimer *m_noDataCheck = nullptr;
+    QDateTime m_asOf;
+    QSet<QString> m_noDataAlerted;
+};
+
+} // namespace leader::console

@@ -1,0 +1,63 @@
+#include "exportcontroller.h"
+
+#include "core/statusexport.h"
+#include "models/eventlogmodel.h"
+
+#include <QFileDialog>
+#include <QMessageBox>
+#include <QSaveFile>
+#include <QWidget>
+
+namespace leader::console {
+
+ExportController::ExportController(QWidget *window)
+    : QObject(window)
+    , m_window(window)
+{}
+
+ExportController::~ExportController() = default;
+
+void ExportController::exportStatus(const StatusSnapshot &snapshot, bool haveSnapshot)
+{
+    if (!haveSnapshot) {
+        Q_EMIT exported(tr("Nothing to export yet: no poll has answered"));
+        return;
+    }
+    QString filter;
+    const QString path = QFileDialog::getSaveFileName(m_window, tr("Export status"),
+                                                      QStringLiteral("leader-status.csv"),
+                                                      tr("CSV (*.csv);;JSON (*.json)"), &filter);
+    if (path.isEmpty())
+        return;
+    const bool json = path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)
+                      || filter.startsWith(QLatin1String("JSON"));
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)
+        || file.write(json ? statusToJson(snapshot) : statusToCsv(snapshot)) < 0
+        || !file.commit()) {
+        QMessageBox::warning(m_window, tr("Export failed"),
+                             tr("Could not write %1: %2").arg(path, file.errorString()));
+        return;
+    }
+    Q_EMIT exported(tr("Status exported to %1").arg(path));
+}
+
+void ExportController::exportEvents(const QAbstractItemModel *model)
+{
+    const QString path
+            = QFileDialog::getSaveFileName(m_window, tr("Export event log"),
+                                           QStringLiteral("leader-events.csv"), tr("CSV (*.csv)"));
+    if (path.isEmpty())
+        return;
+    QSaveFile file(path);
+    QString error;
+    if (!file.open(QIODevice::WriteOnly) || !exportCsv(&file, model, &error) || !file.commit()) {
+        QMessageBox::warning(m_window, tr("Export failed"),
+                             tr("Could not write %1: %2")
+                                     .arg(path, error.isEmpty() ? file.errorString() : error));
+        return;
+    }
+    Q_EMIT exported(tr("Event log exported to %1").arg(path));
+}
+
+} // namespace leader::console

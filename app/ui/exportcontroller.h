@@ -1,0 +1,35 @@
+#pragma once
+
+#include "core/statustypes.h"
+
+#include <QObject>
+
+class QAbstractItemModel;
+class QWidget;
+
+namespace leader::console {
+
+// File > Export: asks where, writes atomically (QSaveFile: a failed export leaves no half file),
+// and says how it went in one line.
+class ExportController final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ExportController)
+
+public:
+    explicit ExportController(QWidget *window);
+    ~ExportController() override;
+
+    // The last poll's rows as CSV or JSON; nothing to export before the first poll.
+    void exportStatus(const StatusSnapshot &snapshot, bool haveSnapshot);
+    // The event log as shown (filtered), as CSV.
+    void exportEvents(const QAbstractItemModel *model);
+
+Q_SIGNALS:
+    void exported(const QString &message);
+
+private:
+    QWidget *m_window;
+};
+
+} // namespace leader::console

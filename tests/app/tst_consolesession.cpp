@@ -1,0 +1,206 @@
+// ConsoleSession against a real server, straight to Postgres and again through PgBouncer in
+// transaction mode: the exit is bounded when the database hangs (a connect to a server that
+// accepts and never answers, a poll on a link that went silent); rows go stale within two poll
+// intervals when the link goes silent and live again when it returns; a revoked SELECT is an
+// error the operator sees at once (not a live-looking table), reported once with a count.
+
+#include "core/connectionprofile.h"
+#include "core/consolesession.h"
+#include "faults/linkproxy.h"
+#include "loopbackport.h"
+#include "pg/connection.h"
+#include "testdatabase.h"
+
+#include <QElapsedTimer>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QtTest>
+
+#include <memory>
+
+using namespace std::chrono_literals;
+using leader::console::ConnectionProfile;
+using leader::console::ConnectionState;
+using leader::console::ConsoleSession;
+using leader::console::StatusSnapshot;
+using leader::test::Login;
+using leader::test::TestDatabase;
+
+namespace {
+
+constexpr int Timeout = 20000;
+constexpr int IntervalMs = 1000;
+// What the issue asks of closing the window against a database, whatever the server does.
+constexpr qint64 DatabaseExitBoundMs = 1000;
+
+QString qs(const std::string &text)
+{
+    return QString::fromStdString(text);
+}
+
+ConnectionProfile profileFor(const std::string &url)
+{
+    QString error;
+    const auto profile = ConnectionProfile::fromUrl(qs(url), &error);
+    if (!profile)
+        qFatal("bad test URL: %s", qPrintable(error));
+    return *profile;
+}
+
+bool hasState(const QSignalSpy &spy, ConnectionState state)
+{
+    for (const auto &arguments : spy) {
+        if (arguments.at(0).value<ConnectionState>() == state)
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+class ConsoleSessionTest final : public QObject
+{
+    Q_OBJECT
+
+private:
+    std::unique_ptr<TestDatabase> m_db;
+
+    // Shuts the session down and destroys it as closing the window does; returns how long both
+    // took, the whole of what the process would wait for.
+    static qint64 closeAndDestroy(std::unique_ptr<ConsoleSession> &session)
+    {
+        QElapsedTimer timer;
+        timer.start();
+        QSignalSpy finished(session.get(), &ConsoleSession::finished);
+        session->shutdown();
+        if (finished.isEmpty() && !finished.wait(5000))
+            return -1;
+        session.reset();
+        return timer.elapsed();
+    }
+
+    void owner(const std::string &sql)
+    {
+        leader::pg::Connection connection = m_db->connect(Login::Owner);
+        connection.exec("owner", sql, {}, 5s);
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        m_db = std::make_unique<TestDatabase>("consolesession");
+        m_db->migrateLease();
+    }
+    void cleanupTestCase() { m_db.reset(); }
+
+    void exitIsBoundedWhenTheDatabaseHangs_data()
+    {
+        QTest::addColumn<bool>("silentServer"); // else a link that goes silent mid-session
+        QTest::newRow("connect to a server that accepts and never answers") << true;
+        QTest::newRow("poll on a link that went silent") << false;
+    }
+
+    // Checked: with the poller's StatusReader built without the stop token (so abandon() ends
+    // nothing), both rows take the full 5 s statement deadline and fail the bound.
+    void exitIsBoundedWhenTheDatabaseHangs()
+    {
+        QFETCH(bool, silentServer);
+        const leader::test::LoopbackPort silent(leader::test::LoopbackPort::Behaviour::Silent);
+        leader::faults::LinkProxy proxy("127.0.0.1", m_db->targetPort());
+        ConnectionProfile profile = profileFor(m_db->url(Login::Monitor));
+        profile.port = silentServer ? silent.port() : proxy.start();
+
+        auto session = std::make_unique<ConsoleSession>();
+        QSignalSpy connection(session.get(), &ConsoleSession::connectionChanged);
+        QSignalSpy stale(session.get(), &ConsoleSession::staleChanged);
+        QSignalSpy rows(session.get(), &ConsoleSession::snapshot);
+        session->setInterval(IntervalMs);
+        session->connectTo(profile);
+        if (silentServer) {
+            // The poller says Connecting just before it blocks in the connect.
+            QTRY_VERIFY_WITH_TIMEOUT(hasState(connection, ConnectionState::Connecting), Timeout);
+        } else {
+            QTRY_VERIFY_WITH_TIMEOUT(!rows.isEmpty(), Timeout);
+            proxy.sever();
+            // No rows for two intervals: a poll is blocked on the silent link.
+            QTRY_VERIFY_WITH_TIMEOUT(session->isStale(), Timeout);
+        }
+        QVERIFY(!hasState(connection, ConnectionState::Failed) || !silentServer);
+        const qint64 elapsed = closeAndDestroy(session);
+        QVERIFY2(elapsed >= 0, "finished() never came");
+        QVERIFY2(elapsed < DatabaseExitBoundMs, qPrintable(QString::number(elapsed)));
+        proxy.heal();
+    }
+
+    // Checked: with the stale timer never armed, the mark comes only when the blocked poll fails
+    // at its 5 s deadline, and the two-interval bound fails.
+    void staleWithinTwoIntervalsAndLiveAgain()
+    {
+        leader::faults::LinkProxy proxy("127.0.0.1", m_db->targetPort());
+        ConnectionProfile profile = profileFor(m_db->url(Login::Monitor));
+        profile.port = proxy.start();
+        ConsoleSession session;
+        QSignalSpy rows(&session, &ConsoleSession::snapshot);
+        QSignalSpy stale(&session, &ConsoleSession::staleChanged);
+        session.setInterval(IntervalMs);
+        session.connectTo(profile);
+        QTRY_VERIFY_WITH_TIMEOUT(!rows.isEmpty(), Timeout);
+        QTRY_VERIFY_WITH_TIMEOUT(rows.size() >= 2, Timeout); // polling on the interval
+        QVERIFY(stale.isEmpty());
+
+        proxy.sever();
+        QElapsedTimer since;
+        since.start();
+        const QDateTime lastRows = session.lastRowsAt();
+        QTRY_VERIFY_WITH_TIMEOUT(!stale.isEmpty(), Timeout);
+        // Two intervals from the last rows (plus the margin for a round trip), not more.
+        QVERIFY2(since.elapsed() <= 2 * IntervalMs + 1000,
+                 qPrintable(QString::number(since.elapsed())));
+        QCOMPARE(stale.first().at(0).toBool(), true);
+        QCOMPARE(stale.first().at(1).toDateTime(), session.lastRowsAt());
+        QVERIFY(session.lastRowsAt() <= lastRows.addMSecs(IntervalMs + 500));
+
+        proxy.heal();
+        QTRY_VERIFY_WITH_TIMEOUT(!session.isStale(), Timeout);
+        QCOMPARE(stale.last().at(0).toBool(), false);
+        QVERIFY(session.lastRowsAt() > lastRows);
+    }
+
+    // A poll that fails for a reason other than the transport (here the monitor login's SELECT
+    // on leader_status revoked in this database) marks the rows stale with the first failure and
+    // reports it; the same failure again is the same report with a higher count. Checked: with
+    // pollFailed not connected to the session (as before), nothing is reported and the table
+    // stays live-looking until the two intervals pass.
+    void revokedSelectIsAnError()
+    {
+        ConsoleSession session;
+        QSignalSpy rows(&session, &ConsoleSession::snapshot);
+        QSignalSpy problems(&session, &ConsoleSession::pollProblem);
+        session.setInterval(IntervalMs);
+        session.connectTo(profileFor(m_db->url(Login::Monitor)));
+        QTRY_VERIFY_WITH_TIMEOUT(!rows.isEmpty(), Timeout);
+
+        owner("REVOKE SELECT ON leader_status FROM hardcount_monitor");
+        const auto restore = qScopeGuard(
+                [this] { owner("GRANT SELECT ON leader_status TO hardcount_monitor"); });
+        QTRY_VERIFY_WITH_TIMEOUT(!problems.isEmpty(), Timeout);
+        QVERIFY2(session.isStale(), "the first failed poll must mark the rows stale");
+        const QString message = problems.first().at(0).toString();
+        QVERIFY2(message.contains(QLatin1String("privilege missing"))
+                         && message.contains(QLatin1String("SQLSTATE 42501")),
+                 qPrintable(message));
+        QCOMPARE(problems.first().at(1).toInt(), 1);
+        QTRY_VERIFY_WITH_TIMEOUT(problems.size() >= 2, Timeout);
+        QCOMPARE(problems.at(1).at(0).toString(), message);
+        QCOMPARE(problems.at(1).at(1).toInt(), 2);
+
+        owner("GRANT SELECT ON leader_status TO hardcount_monitor");
+        const qsizetype before = rows.size();
+        QTRY_VERIFY_WITH_TIMEOUT(rows.size() > before, Timeout);
+        QVERIFY(!session.isStale());
+    }
+};
+
+QTEST_MAIN(ConsoleSessionTest)
+#include "tst_consolesession.moc"
