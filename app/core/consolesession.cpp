@@ -235,7 +235,7 @@ void ConsoleSession::joinThreads(int boundMs)
         if (!thread->wait(deadline)) {
             // Only a worker that broke its own bound gets here; a QThread destroyed running
             // aborts the process, so it is left to the process's exit instead.
-            qCritical("leader-console: the %s thread did not stop; exiting without it",
+            qWarning("leader-console: the %s thread did not stop; exiting without it",
                       qPrintable(thread->objectName()));
             thread->setParent(nullptr);
         }
