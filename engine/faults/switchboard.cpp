@@ -2,6 +2,7 @@
 
 #include "pg/error.h"
 
+#include <charconv>
 #include <stdexcept>
 
 namespace leader::faults {
@@ -125,9 +126,12 @@ std::string Switchboard::describe() const
     std::string text;
     if (m_frozenUntil && *m_frozenUntil > Clock::now()) {
         const double left = std::chrono::duration<double>(*m_frozenUntil - Clock::now()).count();
-        char buffer[48];
-        std::snprintf(buffer, sizeof buffer, "frozen %.1f s", left);
-        text = buffer;
+        // to_chars, not printf: the console shows this line, and its process follows the
+        // user's LC_NUMERIC (a comma under de_DE.UTF-8).
+        char number[32];
+        const auto written
+                = std::to_chars(number, number + sizeof number, left, std::chars_format::fixed, 1);
+        text = "frozen " + std::string(number, written.ptr) + " s";
     }
     if (m_link) {
         if (m_link->mode() == LinkMode::Severed)

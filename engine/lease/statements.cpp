@@ -61,19 +61,10 @@ RETURNING role
 SELECT now(), extract(epoch FROM now()), pg_notify('leader_leases', role) FROM released
 )sql";
 
-// Pause tells the holder at once (it renews now instead of at its next beat); unpause tells idle
-// contenders the role is due. Both hints, as above.
-constexpr std::string_view PauseSql = R"sql(
-SELECT paused_at, pg_notify('leader_leases', $1)
-  FROM leader_pause($1, $2, $3) AS paused_at
-)sql";
-
-constexpr std::string_view UnpauseSql = R"sql(
-SELECT changed, notified.sent
-  FROM leader_unpause($1) AS changed
-  LEFT JOIN LATERAL (SELECT true AS sent, pg_notify('leader_leases', $1) WHERE changed) notified
-    ON true
-)sql";
+// Plain calls: leader_pause and leader_unpause send the wake NOTIFY themselves (migration 0176),
+// so every caller, psql and the console included, wakes holders and idle runners alike.
+constexpr std::string_view PauseSql = "SELECT leader_pause($1, $2, $3)";
+constexpr std::string_view UnpauseSql = "SELECT leader_unpause($1)";
 
 } // namespace
 

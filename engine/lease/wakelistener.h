@@ -15,12 +15,13 @@ class Connection;
 
 namespace leader::lease {
 
-// The optional fast wake, beyond ADR-114: RELEASE, PAUSE and UNPAUSE send NOTIFY leader_leases
-// with the role, and a replica's listener wakes its idle runner (released, unpaused) or its
-// holder's heartbeat (paused) at once instead of at the next poll or beat. LISTEN needs a session
-// of its own, which a transaction pooler does not give: start() proves delivery with a probe from
-// a second connection and, when none arrives, says so once and leaves the runtime polling.
-// Correctness never depends on a notification.
+// The optional fast wake, beyond ADR-114: the engine's RELEASE, and leader_pause and
+// leader_unpause themselves (migration 0176), send NOTIFY leader_leases with the role, and a
+// replica's listener wakes its idle runner (released, unpaused) or its holder's heartbeat (paused)
+// at once instead of at the next poll or beat. LISTEN needs a session of its own, which a
+// transaction pooler does not give: start() proves delivery with a probe from a second connection
+// and, when none arrives, says so once and leaves the runtime polling. Correctness never depends
+// on a notification.
 class WakeListener final
 {
 public:

@@ -2,7 +2,7 @@
 
 #include <libpq-fe.h>
 
-#include <cctype>
+#include <charconv>
 #include <cstdlib>
 #include <memory>
 #include <regex>
@@ -28,10 +28,11 @@ std::string percentDecoded(const std::string &text)
 {
     std::string decoded;
     for (std::size_t i = 0; i < text.size(); ++i) {
+        unsigned char byte = 0;
+        const char *digits = text.data() + i + 1;
         if (text[i] == '%' && i + 2 < text.size()
-            && std::isxdigit(static_cast<unsigned char>(text[i + 1]))
-            && std::isxdigit(static_cast<unsigned char>(text[i + 2]))) {
-            decoded += static_cast<char>(std::stoi(text.substr(i + 1, 2), nullptr, 16));
+            && std::from_chars(digits, digits + 2, byte, 16).ptr == digits + 2) {
+            decoded += static_cast<char>(byte);
             i += 2;
         } else {
             decoded += text[i];
@@ -180,11 +181,10 @@ Endpoint endpointOf(const std::string &url)
     if (endpoint.host.empty())
         endpoint.host = "/var/run/postgresql"; // libpq's default: the Unix-domain socket
     endpoint.unixSocket = endpoint.host.front() == '/' || endpoint.host.front() == '@';
-    try {
-        endpoint.port = std::stoi(first.port);
-    } catch (const std::exception &) {
+    const auto [end, error] = std::from_chars(first.port.data(),
+                                              first.port.data() + first.port.size(), endpoint.port);
+    if (error != std::errc() || end != first.port.data() + first.port.size())
         endpoint.port = 5432;
-    }
     return endpoint;
 }
 

@@ -8,6 +8,24 @@
 
 namespace leader::pg {
 
+namespace {
+
+// The whole text as a decimal integer, in any locale.
+bool parseWhole(std::string_view text, std::int64_t &parsed)
+{
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), parsed);
+    return error == std::errc() && end == text.data() + text.size();
+}
+
+// Enough of a bad value to recognise it in a message, never a whole field.
+std::string clipped(std::string_view text)
+{
+    constexpr std::size_t Shown = 40;
+    return text.size() <= Shown ? std::string(text) : std::string(text.substr(0, Shown)) + "...";
+}
+
+} // namespace
+
 void Result::Deleter::operator()(pg_result *result) const
 {
     PQclear(result);
@@ -34,7 +52,11 @@ std::int64_t Result::affected() const
     const char *tuples = PQcmdTuples(m_result.get());
     if (!tuples || !*tuples)
         return rows();
-    return std::stoll(tuples);
+    std::int64_t parsed = 0;
+    if (!parseWhole(tuples, parsed))
+        throw std::invalid_argument("the server's row count is not a number: \"" + clipped(tuples)
+                                    + "\"");
+    return parsed;
 }
 
 int Result::column(std::string_view name) const
@@ -70,18 +92,31 @@ std::optional<std::string> Result::optionalText(int row, int column) const
 
 std::int64_t Result::toInt64(int row, int column) const
 {
-    const std::string_view value = text(row, column);
     std::int64_t parsed = 0;
-    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), parsed);
-    if (error != std::errc() || end != value.data() + value.size())
-        throw std::invalid_argument("column " + std::string(columnName(column))
-                                    + " is not an integer");
+    if (!parseWhole(text(row, column), parsed))
+        throw notANumber(row, column, "an integer");
     return parsed;
 }
 
 double Result::toDouble(int row, int column) const
 {
-    return std::stod(std::string(text(row, column)));
+    // from_chars, not std::stod: stod follows LC_NUMERIC, which QCoreApplication sets from the
+    // user's environment, and under de_DE.UTF-8 it reads "1796283994.973" as 1796283994.
+    const std::string_view value = text(row, column);
+    double parsed = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), parsed);
+    if (error != std::errc() || end != value.data() + value.size())
+        throw notANumber(row, column, "a number");
+    return parsed;
+}
+
+std::invalid_argument Result::notANumber(int row, int column, std::string_view expected) const
+{
+    const std::string what
+            = isNull(row, column) ? std::string("NULL") : "\"" + clipped(text(row, column)) + "\"";
+    return std::invalid_argument("column " + std::string(columnName(column)) + " (row "
+                                 + std::to_string(row) + ") is " + what + ", not "
+                                 + std::string(expected));
 }
 
 bool Result::toBool(int row, int column) const

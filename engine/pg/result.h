@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -27,11 +28,16 @@ public:
     bool isNull(int row, int column) const;
     std::string_view text(int row, int column) const;
     std::optional<std::string> optionalText(int row, int column) const;
+    // Locale-independent (std::from_chars): the text must be the whole number, as the server
+    // prints it. Throws std::invalid_argument naming the column, the row and the text otherwise
+    // (also for NULL): bad data, not a statement error.
     std::int64_t toInt64(int row, int column) const;
     double toDouble(int row, int column) const;
     bool toBool(int row, int column) const;
 
 private:
+    std::invalid_argument notANumber(int row, int column, std::string_view expected) const;
+
     struct Deleter
     {
         void operator()(pg_result *result) const;

@@ -170,7 +170,12 @@ SELECT to_regclass('leader_leases') IS NOT NULL,
            AND to_regprocedure('leader_pause(text,text,text)') IS NOT NULL,
        EXISTS (SELECT 1 FROM pg_attribute
                 WHERE attrelid = to_regclass('leader_leases') AND attname = 'not_before'
-                  AND NOT attisdropped)
+                  AND NOT attisdropped),
+       -- 0176: the engine no longer sends the pause wake itself, the functions do.
+       (SELECT count(*) FROM pg_proc
+         WHERE oid IN (to_regprocedure('leader_pause(text,text,text)'),
+                       to_regprocedure('leader_unpause(text)'))
+           AND prosrc LIKE '%pg_notify(''leader_leases''%') = 2
 )sql",
                                               {}, QueryTimeout);
     std::string missing;
@@ -178,6 +183,8 @@ SELECT to_regclass('leader_leases') IS NOT NULL,
         missing = "0174 (leader_leases, leader_fence, leader_status, leader_pause)";
     else if (!result.toBool(0, 2))
         missing = "0175 (leader_leases.not_before)";
+    else if (!result.toBool(0, 3))
+        missing = "0176 (leader_pause and leader_unpause send the wake NOTIFY)";
     if (!missing.empty())
         throw SchemaError("the database " + connection.target() + " lacks lease migration "
                           + missing + "; apply it with: leaderctl migrate --database URL");

@@ -6,6 +6,7 @@
 #include "eventrecorder.h"
 #include "faults/linkproxy.h"
 #include "faults/switchboard.h"
+#include "germannumbers.h"
 #include "lease/constants.h"
 #include "lease/manager.h"
 #include "measurement.h"
@@ -171,6 +172,7 @@ private slots:
     void killWithoutALinkStillStopsEveryStatement();
     void describeTellsWhatIsInForce_data();
     void describeTellsWhatIsInForce();
+    void describeWritesADecimalPointInAnyLocale();
     void severCutsTheLinkAndHealRestoresIt();
     void linkFaultsNeedATcpConnection_data();
     void linkFaultsNeedATcpConnection();
@@ -473,6 +475,18 @@ void TestFaults::describeTellsWhatIsInForce()
     action(board);
     const QString described = QString::fromStdString(board.describe());
     QVERIFY2(QRegularExpression("^(" + expected + ")$").match(described).hasMatch(),
+             qPrintable(described));
+}
+
+void TestFaults::describeWritesADecimalPointInAnyLocale()
+{
+    // The console shows describe() from a process that follows the user's LC_NUMERIC: printf's
+    // "%.1f" wrote "frozen 29,9 s" there under de_DE.UTF-8 (checked once).
+    LEADER_GERMAN_NUMBERS(german);
+    Switchboard board;
+    board.freeze(30s);
+    const QString described = QString::fromStdString(board.describe());
+    QVERIFY2(QRegularExpression(R"(^frozen (29\.[5-9]|30\.0) s$)").match(described).hasMatch(),
              qPrintable(described));
 }
 

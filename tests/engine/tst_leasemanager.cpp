@@ -83,6 +83,7 @@ private slots:
     void runnerTellsAFailedTickFromAFailedAcquire();
     void cutHeartbeatAbandonsBeforeTtlAndStartsNothingAfter();
     void fastWakeOrPollingFallback();
+    void plainSqlPauseCancelsWithin100ms();
     void terminatedBackendsBetweenTicksCostNoTick();
     void statementErrorInAStepIsNotAPanic();
     void emptyRenewCancelsBeforeTheReasonLookup();
@@ -528,6 +529,52 @@ void TestLeaseManager::fastWakeOrPollingFallback()
             QString::asprintf("pause to work cancelled: %.3f s (%s)", sincePause.elapsed() / 1000.0,
                               listening ? "LISTEN/NOTIFY" : "next heartbeat"));
     QVERIFY(sincePause.elapsed() <= (listening ? 500 : 3500));
+}
+
+void TestLeaseManager::plainSqlPauseCancelsWithin100ms()
+{
+    // A pause sent as psql or the console sends it, a plain SELECT leader_pause on a connection
+    // of its own with no NOTIFY of the engine's, cancels the running holder's work within 100 ms:
+    // leader_pause sends the wake itself (migration 0176). With that pg_notify deleted from the
+    // migration the work runs on to the holder's next beat, ~3 s, and this fails (checked once).
+    // LISTEN needs a session of its own, which a transaction pooler does not give, so the
+    // listener goes straight to Postgres on both routes, as leader-replica's --listen-database
+    // does behind PgBouncer; the holder's statements and the pause take the route under test.
+    Replica holder(appUrl(), "holder:1:00000001");
+    leader::lease::WakeListener wake(
+            {.url = m_db->directUrl(Login::App)},
+            [&](const std::string &role) { holder.manager.renewNow(role); });
+    QVERIFY(wake.start());
+    Connection psql = m_db->connect(Login::App);
+
+    std::atomic<std::chrono::steady_clock::rep> cancelledAt = 0;
+    auto tick = std::async(std::launch::async, [&] {
+        return holder.manager.lead("billing", 0ms, [&](TickContext &context) {
+            context.sleepFor(60s);
+            cancelledAt = std::chrono::steady_clock::now().time_since_epoch().count();
+        });
+    });
+    // Paused just after the ACQUIRE, whose instant anchors the first beat: the holder's own
+    // RENEW is ~3 s away, so only the wake can end the work sooner.
+    QTRY_VERIFY_WITH_TIMEOUT(holder.recorder.count(EventKind::Acquired) == 1, 5000);
+    const auto sent = std::chrono::steady_clock::now();
+    psql.exec("pause", "SELECT leader_pause('billing', 'x', 'y')", {}, 5s);
+    const auto answered = std::chrono::steady_clock::now();
+    const LeadResult result = tick.get();
+    QCOMPARE(result.outcome, Outcome::Lost);
+    QCOMPARE(result.lossReason, std::string("paused"));
+
+    // The commit lies between the send and the answer: measured from the send, the figure is an
+    // upper bound of commit-to-cancel.
+    const auto cancelled = std::chrono::steady_clock::time_point(
+            std::chrono::steady_clock::duration(cancelledAt.load()));
+    const double afterSend = seconds(cancelled - sent) * 1000;
+    leader::test::reportMeasurement(QString::asprintf(
+            "plain-SQL pause to work cancelled: %.1f ms after the pause was sent (answered after "
+            "%.1f ms; LISTEN direct, statements %s)",
+            afterSend, seconds(answered - sent) * 1000,
+            m_db->viaPgBouncer() ? "through PgBouncer" : "direct"));
+    QVERIFY2(afterSend < 100, qPrintable(QString::number(afterSend, 'f', 1)));
 }
 
 void TestLeaseManager::workLeftInATransactionIsStillReleased()

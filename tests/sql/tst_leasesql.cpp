@@ -1,14 +1,18 @@
-// The lease table's SQL contract (ADR-114 and migration 0175): the four statements as the engine
-// sends them, run as a login that holds only hardcount_app, on the database clock, straight to
-// Postgres and again through PgBouncer in transaction mode.
+// The lease table's SQL contract (ADR-114 and migrations 0175, 0176): the four statements as the
+// engine sends them, run as a login that holds only hardcount_app, on the database clock, straight
+// to Postgres and again through PgBouncer in transaction mode.
 
 #include "lease/constants.h"
 #include "lease/statements.h"
 #include "pg/error.h"
+#include "platform/socketwait.h"
 #include "schema/migrator.h"
 #include "testdatabase.h"
 
+#include <QElapsedTimer>
 #include <QtTest>
+
+#include <libpq-fe.h>
 
 #include <atomic>
 #include <memory>
@@ -32,6 +36,40 @@ QString scalar(Connection &connection, const std::string &sql)
 {
     const leader::pg::Result result = connection.exec("test query", sql, {}, Short);
     return result.isNull(0, 0) ? QString() : QString::fromStdString(std::string(result.text(0, 0)));
+}
+
+// The payloads of the NOTIFY leader_leases the listener's session receives until `marker`
+// arrives, in order, the marker left out. The marker is sent after what is checked, in a later
+// transaction: Postgres delivers notifications in commit order, so whatever the check sent has
+// arrived by then, and "nothing" is proven without waiting for a time. Empty with a failure
+// recorded when the marker does not come within 5 s.
+QStringList notificationsUntil(Connection &listener, const QString &marker)
+{
+    QStringList payloads;
+    QElapsedTimer waited;
+    waited.start();
+    for (;;) {
+        if (PQconsumeInput(listener.handle()) != 1) {
+            QTest::qFail("the LISTEN session broke", __FILE__, __LINE__);
+            return {};
+        }
+        while (PGnotify *notify = PQnotifies(listener.handle())) {
+            const QString channel = QString::fromUtf8(notify->relname);
+            const QString payload = QString::fromUtf8(notify->extra);
+            PQfreemem(notify);
+            if (payload == marker)
+                return payloads;
+            if (channel == QLatin1String("leader_leases"))
+                payloads.append(payload);
+        }
+        const qint64 left = 5000 - waited.elapsed();
+        if (left <= 0) {
+            QTest::qFail("the marker notification never came", __FILE__, __LINE__);
+            return {};
+        }
+        leader::platform::waitSocket(PQsocket(listener.handle()), leader::platform::WaitFor::Read,
+                                     std::chrono::milliseconds(left));
+    }
 }
 
 } // namespace
@@ -62,6 +100,8 @@ private slots:
     void pauseTwiceKeepsTheFirst();
     void pauseRejects_data();
     void pauseRejects();
+    void pauseAndUnpauseNotifyWhenTheyChangeTheRow_data();
+    void pauseAndUnpauseNotifyWhenTheyChangeTheRow();
     void checksReject_data();
     void checksReject();
     void fence_data();
@@ -69,6 +109,7 @@ private slots:
     void statusStates();
     void tickAgeNeverNegative();
     void reapplyReseedsAboveEveryToken();
+    void schemaCheckNamesAMissing0176();
 
 private:
     // Moves the role's clock-derived columns as if time had passed, as the owner.
@@ -450,6 +491,55 @@ void TestLeaseSql::pauseRejects()
              QStringLiteral("0"));
 }
 
+void TestLeaseSql::pauseAndUnpauseNotifyWhenTheyChangeTheRow_data()
+{
+    QTest::addColumn<QString>("setup");          // as the owner, before the LISTEN
+    QTest::addColumn<QStringList>("statements"); // as the app login, as psql would send them
+    QTest::addColumn<QStringList>("notified");
+    const QString pause = QStringLiteral("SELECT leader_pause('billing', 'alice@ops', 'drill')");
+    const QString unpause = QStringLiteral("SELECT leader_unpause('billing')");
+    const QString paused = QStringLiteral("UPDATE leader_leases SET paused_at = now(), "
+                                          "paused_by = 'op', pause_reason = 'why' "
+                                          "WHERE role = 'billing'");
+    // The rows that notify fail with the functions' pg_notify calls deleted from migration 0176;
+    // "pause of a paused role" and "unpause of an unpaused role" fail with the notification sent
+    // whether or not the row changed (both checked once).
+    QTest::newRow("pause") << QString() << QStringList{pause} << QStringList{"billing"};
+    QTest::newRow("pause of a held role")
+            << "UPDATE leader_leases SET holder_id = 'x:1:00000000', acquired_at = now(), "
+               "expires_at = now() + interval '5 s' WHERE role = 'billing'"
+            << QStringList{pause} << QStringList{"billing"};
+    QTest::newRow("pause of a paused role") << paused << QStringList{pause} << QStringList();
+    QTest::newRow("pause of a missing row") << "DELETE FROM leader_leases WHERE role = 'billing'"
+                                            << QStringList{pause} << QStringList{"billing"};
+    QTest::newRow("rolled-back pause")
+            << QString() << QStringList{"BEGIN", pause, "ROLLBACK"} << QStringList();
+    QTest::newRow("unpause") << paused << QStringList{unpause} << QStringList{"billing"};
+    QTest::newRow("unpause of an unpaused role")
+            << QString() << QStringList{unpause} << QStringList();
+    QTest::newRow("rolled-back unpause")
+            << paused << QStringList{"BEGIN", unpause, "ROLLBACK"} << QStringList();
+}
+
+void TestLeaseSql::pauseAndUnpauseNotifyWhenTheyChangeTheRow()
+{
+    QFETCH(QString, setup);
+    QFETCH(QStringList, statements);
+    QFETCH(QStringList, notified);
+    if (!setup.isEmpty())
+        ownerExec(setup.toStdString());
+    // LISTEN needs a session of its own, which a transaction pooler does not give: the listener
+    // goes straight to Postgres on both routes, as leader-replica's --listen-database does.
+    Connection listener = m_db->connectDirect(Login::App);
+    listener.exec("listen", "LISTEN leader_leases", {}, Short);
+
+    for (const QString &statement : statements)
+        m_app->exec("as psql", statement.toStdString(), {}, Short);
+    const QString marker = QStringLiteral("marker:") + QTest::currentDataTag();
+    m_app->exec("marker", "SELECT pg_notify('leader_leases', $1)", {marker.toStdString()}, Short);
+    QCOMPARE(notificationsUntil(listener, marker), notified);
+}
+
 void TestLeaseSql::checksReject_data()
 {
     QTest::addColumn<QString>("update");
@@ -579,14 +669,32 @@ void TestLeaseSql::reapplyReseedsAboveEveryToken()
             highest, scalar(*m_app, "SELECT max(holder_token) FROM leader_leases").toLongLong());
 
     leader::schema::Migrator migrator(*m_owner);
-    QCOMPARE(migrator.rollbackTo(174), (std::vector<int>{175, 174}));
+    QCOMPARE(migrator.rollbackTo(174), (std::vector<int>{176, 175, 174}));
     QCOMPARE(scalar(*m_owner, "SELECT to_regclass('leader_leases') IS NULL"), QStringLiteral("t"));
-    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}), (std::vector<int>{174, 175}));
+    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}),
+             (std::vector<int>{174, 175, 176}));
     QVERIFY(migrator.migrate({leader::schema::MigrationSet::Lease}).empty());
 
     QCOMPARE(scalar(*m_app, "SELECT count(*) FROM leader_leases WHERE holder_token > "
                                     + std::to_string(highest)),
              QStringLiteral("5"));
+}
+
+void TestLeaseSql::schemaCheckNamesAMissing0176()
+{
+    // Without 0176 nothing would wake a holder on pause: this build's engine no longer sends the
+    // NOTIFY itself, so a replica and leaderctl refuse such a schema.
+    leader::schema::Migrator migrator(*m_owner);
+    QCOMPARE(migrator.rollbackTo(176), (std::vector<int>{176}));
+    try {
+        leader::schema::requireLeaseSchema(*m_app);
+        QFAIL("a schema without 0176 was accepted");
+    } catch (const leader::schema::SchemaError &error) {
+        QVERIFY2(QString::fromUtf8(error.what()).contains("lacks lease migration 0176"),
+                 error.what());
+    }
+    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}), (std::vector<int>{176}));
+    leader::schema::requireLeaseSchema(*m_app);
 }
 
 QTEST_GUILESS_MAIN(TestLeaseSql)

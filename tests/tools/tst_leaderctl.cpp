@@ -182,9 +182,12 @@ void TestLeaderctl::migrateAppliesTheLeaseMigrationsOnce()
     QVERIFY2(first.err.isEmpty(), qPrintable(first.err));
     const qsizetype at0174 = first.out.indexOf("applied migration 0174");
     const qsizetype at0175 = first.out.indexOf("applied migration 0175");
-    QVERIFY2(at0174 >= 0 && at0175 > at0174, qPrintable(first.out));
+    const qsizetype at0176 = first.out.indexOf("applied migration 0176 pause_notify");
+    QVERIFY2(at0174 >= 0 && at0175 > at0174 && at0176 > at0175, qPrintable(first.out));
     const QString applied = appliedMigrations();
-    QVERIFY2(applied.startsWith("174 at ") && applied.contains(", 175 at "), qPrintable(applied));
+    QVERIFY2(applied.startsWith("174 at ") && applied.contains(", 175 at ")
+                     && applied.contains(", 176 at "),
+             qPrintable(applied));
 
     const Run second = leaderctl({"migrate", "--database", url(Login::Owner)});
     QVERIFY2(second.finished && second.exitCode == 0, qPrintable(second.describe()));

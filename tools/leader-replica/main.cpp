@@ -186,8 +186,12 @@ std::string control(leader::replica::Replica &replica, leader::tools::EventWrite
     leader::faults::Switchboard &faults = *replica.faults();
     // The command's number in milliseconds; unit is how many milliseconds one of it is.
     const auto number = [&](const char *what, double unit) {
+        std::string word;
+        words >> word;
         double value = -1;
-        if (!(words >> value) || value < 0 || value * unit > 24 * 3600 * 1000)
+        const auto [end, error] = std::from_chars(word.data(), word.data() + word.size(), value);
+        if (error != std::errc() || end != word.data() + word.size() || value < 0
+            || value * unit > 24 * 3600 * 1000)
             throw UsageError(verb + " wants " + what);
         return std::chrono::milliseconds(static_cast<long long>(value * unit));
     };

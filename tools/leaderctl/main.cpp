@@ -44,8 +44,8 @@ Commands:
                                      pause a role cluster-wide (leader_pause); WHO defaults to
                                      user@host
   unpause   ROLE                     unpause a role (leader_unpause)
-  migrate   [--demo]                 apply the lease migrations (0174, 0175), and with --demo the
-                                     demo domain (1001, 1002); a no-op when up to date
+  migrate   [--demo]                 apply the lease migrations (0174, 0175, 0176), and with
+                                     --demo the demo domain (1001, 1002); a no-op when up to date
   workload  [--rate N/s] [--count N] [--duration S]
                                      create demo tenants, each with a subscription falling due, a
                                      webhook event and an email: --rate a second (default 10)
