@@ -49,14 +49,16 @@ QList<EventLogEntry> changesBetween(const StatusSnapshot &before, const StatusSn
             continue;
 
         if (now.state != was->state) {
-            if (now.state == QLatin1String("paused")) {
+            if (now.state == RoleState::Paused) {
                 add(now, QStringLiteral("paused"),
                     QStringLiteral("by %1: %2").arg(now.pausedBy, now.pauseReason));
-            } else if (was->state == QLatin1String("paused")) {
-                add(now, QStringLiteral("unpaused"), QStringLiteral("now ") + now.state);
+            } else if (was->state == RoleState::Paused) {
+                add(now, QStringLiteral("unpaused"),
+                    QStringLiteral("now ") + roleStateText(now.state));
             } else {
                 add(now, QStringLiteral("state"),
-                    QStringLiteral("%1 -> %2").arg(was->state, now.state));
+                    QStringLiteral("%1 -> %2")
+                            .arg(roleStateText(was->state), roleStateText(now.state)));
             }
         }
 

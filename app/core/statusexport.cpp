@@ -55,7 +55,7 @@ QByteArray statusToCsv(const StatusSnapshot &snapshot)
             "not_before_in_seconds,observed_at")};
     for (const RoleStatus &row : snapshot.roles) {
         const QStringList fields{row.role,
-                                 row.state,
+                                 roleStateText(row.state),
                                  row.holderId,
                                  QString::number(row.token),
                                  isoUtc(row.acquiredAt),
@@ -83,7 +83,7 @@ QByteArray statusToJson(const StatusSnapshot &snapshot)
     for (const RoleStatus &row : snapshot.roles) {
         roles.append(QJsonObject{
                 {QStringLiteral("role"), row.role},
-                {QStringLiteral("state"), row.state},
+                {QStringLiteral("state"), roleStateText(row.state)},
                 {QStringLiteral("holder_id"), jsonText(row.holderId)},
                 // Tokens are epoch milliseconds plus increments: exact in a double for millennia.
                 {QStringLiteral("holder_token"), double(row.token)},

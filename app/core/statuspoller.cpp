@@ -417,7 +417,7 @@ void StatusPoller::poll()
         while (ok && query.next()) {
             RoleStatus status;
             status.role = query.value(0).toString();
-            status.state = query.value(1).toString();
+            status.state = parseRoleState(query.value(1).toString());
             status.holderId = query.value(2).toString();
             status.token = query.value(3).toLongLong();
             status.acquiredAt = utcFromEpoch(query, 4);

@@ -1,7 +1,9 @@
 #include "statusmodel.h"
 
-#include <QColor>
+#include "models/tones.h"
+
 #include <QFont>
+#include <QGuiApplication>
 
 #include <cmath>
 
@@ -33,22 +35,14 @@ QVariant optionalSeconds(const std::optional<double> &seconds)
     return seconds ? QVariant(*seconds) : QVariant();
 }
 
-QColor stateColour(const QString &state)
-{
-    if (state == QLatin1String("led"))
-        return QColor(0x43, 0xa0, 0x47);
-    if (state == QLatin1String("paused"))
-        return QColor(0xfb, 0x8c, 0x00);
-    if (state == QLatin1String("cooling"))
-        return QColor(0x1e, 0x88, 0xe5);
-    if (state == QLatin1String("free"))
-        return QColor(0x9e, 0x9e, 0x9e);
-    return QColor(0xe0, 0xe0, 0xe0); // never ran
-}
-
 bool isPaused(const RoleStatus &status)
 {
-    return status.state == QLatin1String("paused");
+    return status.state == RoleState::Paused;
+}
+
+QPalette currentPalette()
+{
+    return QGuiApplication::palette();
 }
 
 const QList<int> TextRoles{Qt::DisplayRole, Qt::ToolTipRole, StatusModel::RawRole};
@@ -93,7 +87,7 @@ QVariant StatusModel::data(const QModelIndex &index, int role) const
         return {};
     case Qt::DecorationRole:
         if (column == State)
-            return stateColour(status.state);
+            return toneText(stateTone(status.state), currentPalette());
         return {};
     case Qt::FontRole:
         // A paused role ages on purpose: its state is what the operator must see first.
@@ -108,16 +102,16 @@ QVariant StatusModel::data(const QModelIndex &index, int role) const
             return int(m_thresholds.level(status.role, status.lastTickAgeSeconds));
         return {};
     case Qt::ForegroundRole:
+        // On a tone's fill the palette's own text is the legible one.
         if (column == State && isPaused(status))
-            return QColor(0xb2, 0x4d, 0x00);
+            return currentPalette().color(QPalette::Text);
         if (column == LastTickAge) {
             switch (m_thresholds.level(status.role, status.lastTickAgeSeconds)) {
             case AgeLevel::Warning:
-                return QColor(Qt::black);
             case AgeLevel::Alert:
-                return QColor(Qt::white);
+                return currentPalette().color(QPalette::Text);
             case AgeLevel::Unknown:
-                return QColor(Qt::gray);
+                return toneText(Tone::Neutral, currentPalette());
             case AgeLevel::Ok:
                 break;
             }
@@ -125,14 +119,14 @@ QVariant StatusModel::data(const QModelIndex &index, int role) const
         return {};
     case Qt::BackgroundRole:
         if (column == State && isPaused(status))
-            return QColor(0xff, 0xe0, 0xb2);
+            return toneFill(Tone::Warning, currentPalette());
         if (column == LastTickAge) {
             // Still coloured when paused: how long work has been held back is worth seeing.
             switch (m_thresholds.level(status.role, status.lastTickAgeSeconds)) {
             case AgeLevel::Warning:
-                return QColor(0xff, 0xd5, 0x4f);
+                return toneFill(Tone::Warning, currentPalette());
             case AgeLevel::Alert:
-                return QColor(0xe5, 0x39, 0x35);
+                return toneFill(Tone::Alert, currentPalette());
             case AgeLevel::Ok:
             case AgeLevel::Unknown:
                 break;
@@ -307,7 +301,7 @@ QVariant StatusModel::display(const RoleStatus &status, int column) const
     case Role:
         return status.role;
     case State:
-        return status.state;
+        return roleStateDisplayName(status.state);
     case Holder:
         return status.holderId;
     case Token:
@@ -342,7 +336,7 @@ QVariant StatusModel::raw(const RoleStatus &status, int column) const
     case Role:
         return status.role;
     case State:
-        return status.state;
+        return roleStateText(status.state);
     case Holder:
         return status.holderId;
     case Token:
@@ -375,10 +369,10 @@ QVariant StatusModel::toolTip(const RoleStatus &status, int column) const
             return tr("paused by %1 at %2: %3")
                     .arg(status.pausedBy, fullTime(status.pausedAt), status.pauseReason);
         }
-        if (status.state == QLatin1String("cooling"))
+        if (status.state == RoleState::Cooling)
             return tr("cooling down after a lost or failed tick until %1")
                     .arg(fullTime(status.notBefore));
-        return status.state;
+        return roleStateDisplayName(status.state);
     case Acquired:
         return fullTime(status.acquiredAt);
     case PausedAt:

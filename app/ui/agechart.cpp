@@ -1,5 +1,7 @@
 #include "agechart.h"
 
+#include "models/tones.h"
+
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
@@ -36,17 +38,18 @@ const QList<QColor> &roleColors()
     return colors;
 }
 
-QColor markerColor(Kind kind)
+// From the palette, so a marker stays visible on the dark chart as on the light one.
+QColor markerColor(Kind kind, const QPalette &palette)
 {
     switch (kind) {
     case Kind::Pause:
-        return QColor(0xe6, 0xa1, 0x00);
+        return toneText(Tone::Warning, palette);
     case Kind::Unpause:
-        return QColor(0x3c, 0xb4, 0x4b);
+        return toneText(Tone::Good, palette);
     case Kind::Takeover:
-        return QColor(0xd6, 0x27, 0x28);
+        return toneText(Tone::Alert, palette);
     }
-    return Qt::gray;
+    return toneText(Tone::Neutral, palette);
 }
 
 QScatterSeries::MarkerShape markerShape(Kind kind)
@@ -331,7 +334,7 @@ void AgeChart::applyTheme()
     }
     for (int kind = 0; kind < MarkerKindCount; ++kind) {
         QScatterSeries *series = m_markerSeries[kind].series;
-        series->setColor(markerColor(Kind(kind)));
+        series->setColor(markerColor(Kind(kind), palette()));
         series->setBorderColor(dark ? QColor(Qt::white) : QColor(Qt::black));
     }
 }

@@ -40,7 +40,8 @@ StatusSnapshot snapshotOf(const QString &role, const Step &step)
 {
     RoleStatus s;
     s.role = role;
-    s.state = step.holder.isEmpty() ? QStringLiteral("free") : QStringLiteral("led");
+    s.state = step.holder.isEmpty() ? leader::console::RoleState::Free
+                                    : leader::console::RoleState::Led;
     s.holderId = step.holder;
     s.token = step.token;
     if (!step.holder.isEmpty()) {

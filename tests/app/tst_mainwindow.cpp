@@ -33,7 +33,7 @@ private:
     QString stateOf(const QString &role) const
     {
         const std::optional<RoleStatus> status = m_window->statusModel()->statusFor(role);
-        return status ? status->state : QString();
+        return status ? leader::console::roleStateText(status->state) : QString();
     }
 
     PauseDialog *dialog() const { return m_window->findChild<PauseDialog *>(); }

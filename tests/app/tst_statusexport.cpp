@@ -20,14 +20,14 @@ private:
         snapshot.databaseTime = QDateTime(QDate(2026, 12, 2), QTime(20, 0, 1, 250), Qt::UTC);
         RoleStatus led;
         led.role = QStringLiteral("billing");
-        led.state = QStringLiteral("led");
+        led.state = leader::console::RoleState::Led;
         led.holderId = QStringLiteral("ws1:4242:0badcafe");
         led.token = 1764700000123;
         led.acquiredAt = QDateTime(QDate(2026, 12, 2), QTime(19, 59, 58), Qt::UTC);
         led.expiresInSeconds = 7.25;
         RoleStatus paused;
         paused.role = QStringLiteral("email_outbox");
-        paused.state = QStringLiteral("paused");
+        paused.state = leader::console::RoleState::Paused;
         paused.token = 7;
         paused.pausedAt = QDateTime(QDate(2026, 12, 2), QTime(19, 0), Qt::UTC);
         paused.pausedBy = QStringLiteral("alice@ops");
