@@ -11,11 +11,6 @@ namespace {
 
 constexpr qint64 LeaseTtlMs = std::chrono::milliseconds(lease::LeaseTTL).count();
 
-QString formatTime(const QDateTime &time)
-{
-    return time.toLocalTime().toString(QStringLiteral("HH:mm:ss.zzz"));
-}
-
 } // namespace
 
 HolderTimeline::HolderTimeline(QObject *parent)
@@ -23,6 +18,34 @@ HolderTimeline::HolderTimeline(QObject *parent)
 {}
 
 HolderTimeline::~HolderTimeline() = default;
+
+void HolderTimeline::setTimeRule(const TimeRule *rule)
+{
+    if (m_timeRule == rule)
+        return;
+    if (m_timeRule)
+        disconnect(m_timeRule, nullptr, this, nullptr);
+    const TimeZoneMode before = zone();
+    m_timeRule = rule;
+    if (m_timeRule)
+        connect(m_timeRule, &TimeRule::changed, this, &HolderTimeline::timeRuleChanged);
+    if (zone() != before)
+        timeRuleChanged();
+}
+
+void HolderTimeline::timeRuleChanged()
+{
+    emit headerDataChanged(Qt::Horizontal, FromColumn, ToColumn);
+    if (!m_spans.empty()) {
+        const int last = rowCount() - 1;
+        emit dataChanged(index(0, FromColumn), index(last, ToColumn),
+                         {Qt::DisplayRole, Qt::ToolTipRole});
+        // Every cell's tooltip names the span's times.
+        emit dataChanged(index(0, RoleColumn), index(last, TokenColumn), {Qt::ToolTipRole});
+        emit dataChanged(index(0, DurationColumn), index(last, GapBeforeColumn), {Qt::ToolTipRole});
+    }
+    emit updated();
+}
 
 void HolderTimeline::append(const StatusSnapshot &snapshot)
 {
@@ -257,9 +280,10 @@ QVariant HolderTimeline::data(const QModelIndex &index, int role) const
         case TokenColumn:
             return span.token;
         case FromColumn:
-            return formatTime(span.from);
+            return TimeRule::clock(span.from, zone(), true);
         case ToColumn:
-            return span.open ? tr("%1 (open)").arg(formatTime(span.to)) : formatTime(span.to);
+            return span.open ? tr("%1 (open)").arg(TimeRule::clock(span.to, zone(), true))
+                             : TimeRule::clock(span.to, zone(), true);
         case DurationColumn:
             return formatSeconds(span.durationSeconds());
         case GapBeforeColumn:
@@ -292,7 +316,8 @@ QVariant HolderTimeline::data(const QModelIndex &index, int role) const
         QString tip = tr("%1 held by %2, token %3\n%4 – %5 (%6)")
                               .arg(span.role, span.holderId)
                               .arg(span.token)
-                              .arg(formatTime(span.from), formatTime(span.to),
+                              .arg(TimeRule::clock(span.from, zone(), true),
+                                   TimeRule::clock(span.to, zone(), true),
                                    formatSeconds(span.durationSeconds()));
         if (span.change)
             tip += QLatin1Char('\n') + changeText(span);
@@ -328,9 +353,9 @@ QVariant HolderTimeline::headerData(int section, Qt::Orientation orientation, in
     case TokenColumn:
         return tr("Token");
     case FromColumn:
-        return tr("From");
+        return TimeRule::header(tr("From"), zone());
     case ToColumn:
-        return tr("To");
+        return TimeRule::header(tr("To"), zone());
     case DurationColumn:
         return tr("Duration");
     case GapBeforeColumn:

@@ -2,11 +2,13 @@
 
 #include "core/holderchange.h"
 #include "core/statustypes.h"
+#include "core/timerule.h"
 
 #include <QAbstractTableModel>
 #include <QDateTime>
 #include <QHash>
 #include <QList>
+#include <QPointer>
 #include <QString>
 #include <QStringList>
 
@@ -87,6 +89,11 @@ public:
     void forEachSpan(const QString &role, const QDateTime &from, const QDateTime &to, Visit &&visit,
                      qint64 resolutionMs = 0) const;
 
+    // Times in the rule's zone, named in the headers; null: local time. Not owned.
+    void setTimeRule(const TimeRule *rule);
+    const TimeRule *timeRule() const { return m_timeRule; }
+    TimeZoneMode zone() const { return m_timeRule ? m_timeRule->mode() : TimeZoneMode::Local; }
+
     static QString formatSeconds(double seconds); // "9.8 s", "2 min 5 s"
     // How the role came to the span's holder, one line; empty when the holder did not change.
     static QString changeText(const Span &span);
@@ -98,7 +105,8 @@ public:
                         int role = Qt::DisplayRole) const override;
 
 signals:
-    // Once per append() that changed anything, after the row signals: views repaint on it.
+    // Once per append() that changed anything, after the row signals, and when the time rule
+    // changed: views repaint on it.
     void updated();
 
 private:
@@ -114,6 +122,7 @@ private:
     const Span &spanBySeq(qint64 seq) const { return m_spans[size_t(seq - m_firstSeq)]; }
     void closeOpenSpan(RoleState &state, const RoleStatus &status);
     void emitSpanChanged(qint64 seq, int firstColumn, int lastColumn);
+    void timeRuleChanged();
     void prune(qint64 latestMs);
 
     std::deque<Span> m_spans;
@@ -122,6 +131,7 @@ private:
     QHash<QString, RoleState> m_roles;
     std::optional<qint64> m_latestMs;
     HolderChangeTracker m_changes;
+    QPointer<const TimeRule> m_timeRule;
 };
 
 template<typename Visit>

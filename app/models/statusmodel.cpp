@@ -11,20 +11,6 @@ namespace leader::console {
 
 namespace {
 
-QString localTime(const QDateTime &time)
-{
-    return time.isValid() ? time.toLocalTime().toString(QStringLiteral("HH:mm:ss")) : QString();
-}
-
-QString fullTime(const QDateTime &time)
-{
-    if (!time.isValid())
-        return {};
-    return QStringLiteral("%1 (%2 UTC)")
-            .arg(time.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz")),
-                 time.toUTC().toString(QStringLiteral("HH:mm:ss.zzz")));
-}
-
 QVariant epochMs(const QDateTime &time)
 {
     return time.isValid() ? QVariant(time.toMSecsSinceEpoch()) : QVariant();
@@ -153,7 +139,7 @@ QVariant StatusModel::headerData(int section, Qt::Orientation orientation, int r
         case Token:
             return tr("Token");
         case Acquired:
-            return tr("Acquired");
+            return TimeRule::header(tr("Acquired"), zone());
         case ExpiresIn:
             return tr("Expires");
         case LastTickAge:
@@ -161,7 +147,7 @@ QVariant StatusModel::headerData(int section, Qt::Orientation orientation, int r
         case PausedBy:
             return tr("Paused by");
         case PausedAt:
-            return tr("Paused at");
+            return TimeRule::header(tr("Paused at"), zone());
         case PauseReason:
             return tr("Reason");
         case NotBefore:
@@ -249,6 +235,42 @@ void StatusModel::setThresholds(const AgeThresholds &thresholds)
     }
 }
 
+void StatusModel::setTimeRule(const TimeRule *rule)
+{
+    if (m_timeRule == rule)
+        return;
+    if (m_timeRule)
+        disconnect(m_timeRule, nullptr, this, nullptr);
+    const TimeZoneMode before = zone();
+    m_timeRule = rule;
+    if (m_timeRule)
+        connect(m_timeRule, &TimeRule::changed, this, &StatusModel::timeRuleChanged);
+    if (zone() != before)
+        timeRuleChanged();
+}
+
+void StatusModel::timeRuleChanged()
+{
+    emit headerDataChanged(Qt::Horizontal, Acquired, Acquired);
+    emit headerDataChanged(Qt::Horizontal, PausedAt, PausedAt);
+    if (m_snapshot.roles.isEmpty())
+        return;
+    const int last = rowCount() - 1;
+    const QList<int> text{Qt::DisplayRole, Qt::ToolTipRole};
+    const QList<int> tip{Qt::ToolTipRole};
+    // The cells that show a time, and the tooltips that name one.
+    emit dataChanged(index(0, State), index(last, State), tip);
+    emit dataChanged(index(0, Acquired), index(last, Acquired), text);
+    emit dataChanged(index(0, LastTickAge), index(last, LastTickAge), tip);
+    emit dataChanged(index(0, PausedAt), index(last, PausedAt), text);
+    emit dataChanged(index(0, NotBefore), index(last, NotBefore), tip);
+}
+
+QString StatusModel::fullTime(const QDateTime &time) const
+{
+    return TimeRule::full(time, zone());
+}
+
 QString StatusModel::roleAt(int row) const
 {
     if (row < 0 || row >= rowCount())
@@ -307,7 +329,7 @@ QVariant StatusModel::display(const RoleStatus &status, int column) const
     case Token:
         return QString::number(status.token);
     case Acquired:
-        return localTime(status.acquiredAt);
+        return TimeRule::clock(status.acquiredAt, zone());
     case ExpiresIn:
         return status.expiresInSeconds
                        ? QStringLiteral("in ") + formatSeconds(*status.expiresInSeconds)
@@ -317,7 +339,7 @@ QVariant StatusModel::display(const RoleStatus &status, int column) const
     case PausedBy:
         return status.pausedBy;
     case PausedAt:
-        return localTime(status.pausedAt);
+        return TimeRule::clock(status.pausedAt, zone());
     case PauseReason:
         return status.pauseReason;
     case NotBefore:

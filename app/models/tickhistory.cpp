@@ -73,9 +73,9 @@ QString historyWindowName(HistoryWindow window)
     return {};
 }
 
-QString TickHistory::Marker::describe() const
+QString TickHistory::Marker::describe(TimeZoneMode zone) const
 {
-    const QString when = time.toUTC().toString(Qt::ISODateWithMs);
+    const QString when = TimeRule::full(time, zone);
     switch (kind) {
     case Kind::Pause:
         return QCoreApplication::translate("leader::console::TickHistory",

@@ -18,11 +18,6 @@ namespace {
 constexpr int AxisHeightExtra = 6;
 constexpr int LaneGap = 4;
 
-QString formatTime(const QDateTime &time)
-{
-    return time.toLocalTime().toString(QStringLiteral("HH:mm:ss.zzz"));
-}
-
 QString gapLabel(const HolderTimeline::Span &span)
 {
     switch (span.change.value_or(HolderChangeKind::Unknown)) {
@@ -37,12 +32,12 @@ QString gapLabel(const HolderTimeline::Span &span)
     return QStringLiteral("?");
 }
 
-QString spanText(const HolderTimeline::Span &span)
+QString spanText(const HolderTimeline::Span &span, TimeZoneMode zone)
 {
     return HolderTimelineView::tr("%1\nholder %2\ntoken %3\n%4 – %5 (%6)%7")
             .arg(span.role, span.holderId)
             .arg(span.token)
-            .arg(formatTime(span.from), formatTime(span.to),
+            .arg(TimeRule::clock(span.from, zone, true), TimeRule::clock(span.to, zone, true),
                  HolderTimeline::formatSeconds(span.durationSeconds()),
                  span.open ? HolderTimelineView::tr(", open") : QString());
 }
@@ -159,11 +154,12 @@ void HolderTimelineView::paintEvent(QPaintEvent *)
     painter.drawLine(layout.lanes.left(), axisY, layout.lanes.right(), axisY);
     const QString format = m_window == Window::FiveMinutes ? QStringLiteral("HH:mm:ss")
                                                            : QStringLiteral("HH:mm");
+    const TimeZoneMode zone = m_model ? m_model->zone() : TimeZoneMode::Local;
     painter.setPen(pal.color(QPalette::Text));
     for (int i = 0; i <= 4; ++i) {
         const QDateTime t = layout.start.addMSecs(historyWindowMs(m_window) * i / 4);
         const int x = int(xFor(layout, t));
-        const QString text = t.toLocalTime().toString(format);
+        const QString text = TimeRule::inZone(t, zone).toString(format);
         const int w = fm.horizontalAdvance(text);
         const int left = std::clamp(x - w / 2, layout.lanes.left(), width() - w - 2);
         painter.drawLine(x, axisY, x, axisY + 3);
@@ -299,7 +295,10 @@ void HolderTimelineView::paintLegend(QPainter &painter, const Layout &layout) co
         painter.drawText(x, y + fm.ascent(), text);
         x += fm.horizontalAdvance(text) + 16;
     }
-    painter.drawText(x, y + fm.ascent(), tr("handovers are unmarked"));
+    const QString last
+            = tr("handovers are unmarked; times %1")
+                      .arg(TimeRule::zoneName(m_model ? m_model->zone() : TimeZoneMode::Local));
+    painter.drawText(x, y + fm.ascent(), last);
 }
 
 QString HolderTimelineView::toolTipAt(const QPoint &pos) const
@@ -320,7 +319,7 @@ QString HolderTimelineView::toolTipAt(const QPoint &pos) const
             = m_model->spansFor(roles.at(lane), t.addMSecs(-slack), t.addMSecs(slack));
     for (const HolderTimeline::Span &span : spans) {
         if (span.from.addMSecs(-slack) <= t && t <= span.to.addMSecs(slack))
-            return spanText(span);
+            return spanText(span, m_model->zone());
     }
     // Between two spans: say how long nobody held the role, and who took over.
     QString text;

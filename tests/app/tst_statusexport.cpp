@@ -44,8 +44,8 @@ private Q_SLOTS:
         const QStringList lines = csv.split(QStringLiteral("\r\n"));
         QVERIFY(lines.at(0).startsWith(QLatin1String("role,state,holder_id,holder_token")));
         QVERIFY(lines.at(1).startsWith(QLatin1String("billing,led,ws1:4242:0badcafe,1764700000123,"
-                                                     "2026-12-02T19:59:58.000Z,7.250,")));
-        QVERIFY(lines.at(1).endsWith(QLatin1String(",2026-12-02T20:00:01.250Z")));
+                                                     "2026-12-02T19:59:58.000+00:00,7.250,")));
+        QVERIFY(lines.at(1).endsWith(QLatin1String(",2026-12-02T20:00:01.250+00:00")));
         // The quote is doubled and the field quoted; its line break stays inside the quotes.
         QVERIFY2(
                 csv.contains(QLatin1String("\"SMTP key rotation, \"\"phase 2\"\"\nticket OPS-1\"")),
@@ -56,7 +56,7 @@ private Q_SLOTS:
     {
         const QJsonObject document = QJsonDocument::fromJson(statusToJson(snapshot())).object();
         QCOMPARE(document.value(QStringLiteral("observed_at")).toString(),
-                 QStringLiteral("2026-12-02T20:00:01.250Z"));
+                 QStringLiteral("2026-12-02T20:00:01.250+00:00"));
         const QJsonArray roles = document.value(QStringLiteral("roles")).toArray();
         QCOMPARE(roles.size(), 2);
         const QJsonObject billing = roles.at(0).toObject();
