@@ -91,7 +91,6 @@ public:
 
     // Times in the rule's zone, named in the headers; null: local time. Not owned.
     void setTimeRule(const TimeRule *rule);
-    const TimeRule *timeRule() const { return m_timeRule; }
     TimeZoneMode zone() const { return m_timeRule ? m_timeRule->mode() : TimeZoneMode::Local; }
 
     static QString formatSeconds(double seconds); // "9.8 s", "2 min 5 s"
