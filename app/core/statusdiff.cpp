@@ -26,10 +26,47 @@ QString lastHolder(const RoleStatus &status)
     return status.holderId.isEmpty() ? status.lastTickHolder : status.holderId;
 }
 
+const HolderChange *changeFor(const QList<HolderChange> &changes, const QString &role)
+{
+    for (const HolderChange &change : changes) {
+        if (change.role == role)
+            return &change;
+    }
+    return nullptr;
+}
+
+QString changeEvent(HolderChangeKind kind)
+{
+    switch (kind) {
+    case HolderChangeKind::Handover:
+        return QStringLiteral("handover");
+    case HolderChangeKind::Takeover:
+        return QStringLiteral("takeover");
+    case HolderChangeKind::Pause:
+        return QStringLiteral("after pause");
+    case HolderChangeKind::Unknown:
+        break;
+    }
+    return QStringLiteral("new holder");
+}
+
+QString changeDetail(const HolderChange &change)
+{
+    QString detail = QStringLiteral("%1 -> %2").arg(change.previousHolder, change.newHolder);
+    if (change.kind == HolderChangeKind::Takeover && change.gapSeconds) {
+        detail += QStringLiteral(", gap %1 from the last heartbeat")
+                          .arg(seconds(*change.gapSeconds));
+    } else if (change.kind == HolderChangeKind::Handover && change.gapSeconds) {
+        detail += QStringLiteral(", %1 after the release").arg(seconds(*change.gapSeconds));
+    }
+    return detail + QStringLiteral(" (") + change.reason + QLatin1Char(')');
+}
+
 } // namespace
 
 QList<EventLogEntry> changesBetween(const StatusSnapshot &before, const StatusSnapshot &after,
-                                    const AgeThresholds *thresholds)
+                                    const AgeThresholds *thresholds,
+                                    const QList<HolderChange> &holderChanges)
 {
     QList<EventLogEntry> entries;
     const QDateTime time
@@ -49,25 +86,29 @@ QList<EventLogEntry> changesBetween(const StatusSnapshot &before, const StatusSn
             continue;
 
         if (now.state != was->state) {
-            if (now.state == QLatin1String("paused")) {
+            if (now.state == RoleState::Paused) {
                 add(now, QStringLiteral("paused"),
                     QStringLiteral("by %1: %2").arg(now.pausedBy, now.pauseReason));
-            } else if (was->state == QLatin1String("paused")) {
-                add(now, QStringLiteral("unpaused"), QStringLiteral("now ") + now.state);
+            } else if (was->state == RoleState::Paused) {
+                add(now, QStringLiteral("unpaused"),
+                    QStringLiteral("now ") + roleStateText(now.state));
             } else {
                 add(now, QStringLiteral("state"),
-                    QStringLiteral("%1 -> %2").arg(was->state, now.state));
+                    QStringLiteral("%1 -> %2")
+                            .arg(roleStateText(was->state), roleStateText(now.state)));
             }
         }
 
         // A new token with a holder is a new tick's acquisition; the same token is the same tick.
         if (!now.holderId.isEmpty() && (now.token != was->token || now.holderId != was->holderId)) {
-            const QString previous = lastHolder(*was);
-            if (!previous.isEmpty() && previous != now.holderId) {
-                add(now, QStringLiteral("takeover"),
-                    QStringLiteral("%1 -> %2").arg(previous, now.holderId));
+            if (const HolderChange *change = changeFor(holderChanges, now.role)) {
+                add(now, changeEvent(change->kind), changeDetail(*change));
             } else {
-                add(now, QStringLiteral("acquired"), now.holderId);
+                const QString previous = lastHolder(*was);
+                add(now, QStringLiteral("acquired"),
+                    previous.isEmpty() || previous == now.holderId
+                            ? now.holderId
+                            : QStringLiteral("%1 -> %2").arg(previous, now.holderId));
             }
         }
 

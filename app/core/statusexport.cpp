@@ -9,11 +9,6 @@ namespace leader::console {
 
 namespace {
 
-QString isoUtc(const QDateTime &time)
-{
-    return time.isValid() ? time.toUTC().toString(Qt::ISODateWithMs) : QString();
-}
-
 QString number(const std::optional<double> &value)
 {
     return value ? QString::number(*value, 'f', 3) : QString();
@@ -24,9 +19,9 @@ QJsonValue jsonNumber(const std::optional<double> &value)
     return value ? QJsonValue(*value) : QJsonValue();
 }
 
-QJsonValue jsonTime(const QDateTime &time)
+QJsonValue jsonTime(const QDateTime &time, TimeZoneMode zone)
 {
-    return time.isValid() ? QJsonValue(isoUtc(time)) : QJsonValue();
+    return time.isValid() ? QJsonValue(TimeRule::iso8601(time, zone)) : QJsonValue();
 }
 
 QJsonValue jsonText(const QString &text)
@@ -47,7 +42,7 @@ QString csvField(const QString &field)
 
 } // namespace
 
-QByteArray statusToCsv(const StatusSnapshot &snapshot)
+QByteArray statusToCsv(const StatusSnapshot &snapshot, TimeZoneMode zone)
 {
     QStringList lines{QStringLiteral(
             "role,state,holder_id,holder_token,acquired_at,expires_in_seconds,last_tick_ended_at,"
@@ -55,20 +50,20 @@ QByteArray statusToCsv(const StatusSnapshot &snapshot)
             "not_before_in_seconds,observed_at")};
     for (const RoleStatus &row : snapshot.roles) {
         const QStringList fields{row.role,
-                                 row.state,
+                                 roleStateText(row.state),
                                  row.holderId,
                                  QString::number(row.token),
-                                 isoUtc(row.acquiredAt),
+                                 TimeRule::iso8601(row.acquiredAt, zone),
                                  number(row.expiresInSeconds),
-                                 isoUtc(row.lastTickEndedAt),
+                                 TimeRule::iso8601(row.lastTickEndedAt, zone),
                                  row.lastTickHolder,
                                  number(row.lastTickAgeSeconds),
-                                 isoUtc(row.pausedAt),
+                                 TimeRule::iso8601(row.pausedAt, zone),
                                  row.pausedBy,
                                  row.pauseReason,
-                                 isoUtc(row.notBefore),
+                                 TimeRule::iso8601(row.notBefore, zone),
                                  number(row.notBeforeInSeconds),
-                                 isoUtc(snapshot.databaseTime)};
+                                 TimeRule::iso8601(snapshot.databaseTime, zone)};
         QStringList quoted;
         for (const QString &field : fields)
             quoted.append(csvField(field));
@@ -77,30 +72,31 @@ QByteArray statusToCsv(const StatusSnapshot &snapshot)
     return (lines.join(QLatin1String("\r\n")) + QLatin1String("\r\n")).toUtf8();
 }
 
-QByteArray statusToJson(const StatusSnapshot &snapshot)
+QByteArray statusToJson(const StatusSnapshot &snapshot, TimeZoneMode zone)
 {
     QJsonArray roles;
     for (const RoleStatus &row : snapshot.roles) {
         roles.append(QJsonObject{
                 {QStringLiteral("role"), row.role},
-                {QStringLiteral("state"), row.state},
+                {QStringLiteral("state"), roleStateText(row.state)},
                 {QStringLiteral("holder_id"), jsonText(row.holderId)},
                 // Tokens are epoch milliseconds plus increments: exact in a double for millennia.
                 {QStringLiteral("holder_token"), double(row.token)},
-                {QStringLiteral("acquired_at"), jsonTime(row.acquiredAt)},
+                {QStringLiteral("acquired_at"), jsonTime(row.acquiredAt, zone)},
                 {QStringLiteral("expires_in_seconds"), jsonNumber(row.expiresInSeconds)},
-                {QStringLiteral("last_tick_ended_at"), jsonTime(row.lastTickEndedAt)},
+                {QStringLiteral("last_tick_ended_at"), jsonTime(row.lastTickEndedAt, zone)},
                 {QStringLiteral("last_tick_holder"), jsonText(row.lastTickHolder)},
                 {QStringLiteral("last_tick_age_seconds"), jsonNumber(row.lastTickAgeSeconds)},
-                {QStringLiteral("paused_at"), jsonTime(row.pausedAt)},
+                {QStringLiteral("paused_at"), jsonTime(row.pausedAt, zone)},
                 {QStringLiteral("paused_by"), jsonText(row.pausedBy)},
                 {QStringLiteral("pause_reason"), jsonText(row.pauseReason)},
-                {QStringLiteral("not_before"), jsonTime(row.notBefore)},
+                {QStringLiteral("not_before"), jsonTime(row.notBefore, zone)},
                 {QStringLiteral("not_before_in_seconds"), jsonNumber(row.notBeforeInSeconds)},
         });
     }
-    const QJsonObject document{{QStringLiteral("observed_at"), jsonTime(snapshot.databaseTime)},
-                               {QStringLiteral("roles"), roles}};
+    const QJsonObject document{
+            {QStringLiteral("observed_at"), jsonTime(snapshot.databaseTime, zone)},
+            {QStringLiteral("roles"), roles}};
     return QJsonDocument(document).toJson(QJsonDocument::Indented);
 }
 

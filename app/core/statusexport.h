@@ -1,14 +1,16 @@
 #pragma once
 
 #include "statustypes.h"
+#include "timerule.h"
 
 #include <QByteArray>
 
 namespace leader::console {
 
-// The status table as an operator pastes it into a ticket: every column of leader_status, times
-// in UTC ISO 8601, with the database time the poll was taken at.
-QByteArray statusToCsv(const StatusSnapshot &snapshot);
-QByteArray statusToJson(const StatusSnapshot &snapshot);
+// The status table as an operator pastes it into a ticket: every column of leader_status (state
+// as the server writes it), times in ISO 8601 with the offset of zone, with the database time
+// the poll was taken at.
+QByteArray statusToCsv(const StatusSnapshot &snapshot, TimeZoneMode zone = TimeZoneMode::Utc);
+QByteArray statusToJson(const StatusSnapshot &snapshot, TimeZoneMode zone = TimeZoneMode::Utc);
 
 } // namespace leader::console

@@ -31,7 +31,7 @@ RoleStatus roleStatus(const monitor::RoleRow &row)
 {
     RoleStatus status;
     status.role = qtext(row.role);
-    status.state = qtext(row.state);
+    status.state = parseRoleState(qtext(row.state));
     status.holderId = qtext(row.holderId);
     status.token = row.token;
     status.acquiredAt = utcFromEpoch(row.acquiredAt);

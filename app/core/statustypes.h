@@ -4,16 +4,27 @@
 #include <QList>
 #include <QMetaType>
 #include <QString>
+#include <QStringView>
 
 #include <optional>
 
 namespace leader::console {
 
+// leader_status.state (migration 0175's CASE), parsed once by the poller so nothing downstream
+// compares strings. Unknown is a text this console does not know (a newer schema).
+enum class RoleState { Led, Free, NeverRan, Cooling, Paused, Unknown };
+
+RoleState parseRoleState(QStringView serverText);
+// The view's own text ("never ran"), for exports; "unknown" for Unknown.
+QString roleStateText(RoleState state);
+// What the window shows (translatable).
+QString roleStateDisplayName(RoleState state);
+
 // One row of leader_status, as the database computed it (ages and expiries on its clock).
 struct RoleStatus
 {
     QString role;
-    QString state; // led, free, never ran, cooling, paused
+    RoleState state = RoleState::Unknown;
     QString holderId;
     qint64 token = 0;
     QDateTime acquiredAt;
@@ -58,6 +69,7 @@ struct Privileges
 
 } // namespace leader::console
 
+Q_DECLARE_METATYPE(leader::console::RoleState)
 Q_DECLARE_METATYPE(leader::console::RoleStatus)
 Q_DECLARE_METATYPE(leader::console::StatusSnapshot)
 Q_DECLARE_METATYPE(leader::console::ConnectionState)

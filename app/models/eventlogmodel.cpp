@@ -32,7 +32,7 @@ QVariant EventLogModel::data(const QModelIndex &index, int role) const
     case Qt::DisplayRole:
         switch (index.column()) {
         case Time:
-            return row.time.toLocalTime().toString(QStringLiteral("HH:mm:ss.zzz"));
+            return TimeRule::clock(row.time, zone(), true);
         case Source:
             return row.source;
         case Role:
@@ -45,10 +45,13 @@ QVariant EventLogModel::data(const QModelIndex &index, int role) const
             return row.repeats > 1 ? tr("%1 (×%2 since %3)")
                                              .arg(row.detail)
                                              .arg(row.repeats)
-                                             .arg(row.firstTime.toLocalTime().toString(
-                                                     QStringLiteral("HH:mm:ss")))
+                                             .arg(TimeRule::clock(row.firstTime, zone()))
                                    : row.detail;
         }
+        break;
+    case ExportRole:
+        if (index.column() == Time)
+            return TimeRule::iso8601(row.time, zone());
         break;
     case RawRole:
         switch (index.column()) {
@@ -62,11 +65,9 @@ QVariant EventLogModel::data(const QModelIndex &index, int role) const
     case Qt::ToolTipRole:
         if (index.column() == Time)
             return row.databaseTime.isEmpty()
-                           ? tr("%1 (this workstation, UTC)")
-                                     .arg(row.time.toUTC().toString(Qt::ISODateWithMs))
-                           : tr("%1 (this workstation, UTC); database: %2")
-                                     .arg(row.time.toUTC().toString(Qt::ISODateWithMs),
-                                          row.databaseTime);
+                           ? tr("%1 (this workstation)").arg(TimeRule::full(row.time, zone()))
+                           : tr("%1 (this workstation); database: %2")
+                                     .arg(TimeRule::full(row.time, zone()), row.databaseTime);
         if (index.column() == Detail && !row.detail.isEmpty())
             return row.detail;
         break;
@@ -86,7 +87,7 @@ QVariant EventLogModel::headerData(int section, Qt::Orientation orientation, int
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
     case Time:
-        return tr("Time");
+        return TimeRule::header(tr("Time"), zone());
     case Source:
         return tr("Source");
     case Role:
@@ -128,11 +129,34 @@ void EventLogModel::appendOrRepeat(const EventLogEntry &entry)
             last.time = entry.time;
             const int row = int(m_rows.size()) - 1;
             emit dataChanged(index(row, Time), index(row, Detail),
-                             {Qt::DisplayRole, RawRole, Qt::ToolTipRole});
+                             {Qt::DisplayRole, RawRole, Qt::ToolTipRole, ExportRole});
             return;
         }
     }
     append(entry);
+}
+
+void EventLogModel::setTimeRule(const TimeRule *rule)
+{
+    if (m_timeRule == rule)
+        return;
+    if (m_timeRule)
+        disconnect(m_timeRule, nullptr, this, nullptr);
+    const TimeZoneMode before = zone();
+    m_timeRule = rule;
+    if (m_timeRule)
+        connect(m_timeRule, &TimeRule::changed, this, &EventLogModel::timeRuleChanged);
+    if (zone() != before)
+        timeRuleChanged();
+}
+
+void EventLogModel::timeRuleChanged()
+{
+    emit headerDataChanged(Qt::Horizontal, Time, Time);
+    if (!m_rows.isEmpty()) {
+        emit dataChanged(index(0, Time), index(rowCount() - 1, Time),
+                         {Qt::DisplayRole, Qt::ToolTipRole, ExportRole});
+    }
 }
 
 void EventLogModel::clear()
@@ -235,7 +259,9 @@ bool exportCsv(QIODevice *device, const QAbstractItemModel *model, QString *erro
     });
     for (int row = 0; row < model->rowCount(); ++row)
         writeRow([&](int column) {
-            return model->index(row, column).data(Qt::DisplayRole).toString();
+            const QModelIndex cell = model->index(row, column);
+            const QVariant exported = cell.data(ExportRole);
+            return exported.isValid() ? exported.toString() : cell.data(Qt::DisplayRole).toString();
         });
     if (device->write(out) != out.size())
         return fail(QObject::tr("cannot write the file: %1").arg(device->errorString()));

@@ -1,14 +1,20 @@
 #pragma once
 
 #include "core/demotypes.h"
+#include "core/timerule.h"
 
 #include <QAbstractTableModel>
 #include <QList>
+#include <QPointer>
 #include <QSortFilterProxyModel>
 
 class QIODevice;
 
 namespace leader::console {
+
+// What exportCsv() writes for a cell when a model gives it (times as ISO 8601 with the offset);
+// the display text otherwise.
+inline constexpr int ExportRole = Qt::UserRole + 100;
 
 // The transitions of the hosted replicas, the panel's actions and the changes the poll saw,
 // oldest first. Bounded: past capacity the oldest rows go.
@@ -38,11 +44,17 @@ public:
     void appendOrRepeat(const EventLogEntry &entry);
     void clear();
     int capacity() const { return m_capacity; }
+    // Times in the rule's zone, named in the header; null: local time. Not owned.
+    void setTimeRule(const TimeRule *rule);
     const EventLogEntry &entry(int row) const { return m_rows.at(row); }
 
 private:
+    TimeZoneMode zone() const { return m_timeRule ? m_timeRule->mode() : TimeZoneMode::Local; }
+    void timeRuleChanged();
+
     int m_capacity = DefaultCapacity;
     QList<EventLogEntry> m_rows;
+    QPointer<const TimeRule> m_timeRule;
 };
 
 // What the event log shows: rows with the text in any column (case-insensitive), from one source
@@ -71,7 +83,8 @@ private:
     QString m_role;
 };
 
-// Writes the model as the user sees it (header, then each row's display text) as RFC 4180 CSV:
+// Writes the model as the user sees it (header, then each row's ExportRole or display text) as
+// RFC 4180 CSV:
 // CRLF line ends, fields with a comma, a quote or a line break quoted, quotes doubled, UTF-8.
 // False with *error set to one line when the device cannot be written.
 bool exportCsv(QIODevice *device, const QAbstractItemModel *model, QString *error);

@@ -2,20 +2,6 @@
 
 namespace leader::console {
 
-namespace {
-
-QString clockText(const QDateTime &time)
-{
-    return time.isValid() ? time.toUTC().toString(QStringLiteral("HH:mm:ss.zzz")) : QString();
-}
-
-QString isoText(const QDateTime &time)
-{
-    return time.isValid() ? time.toUTC().toString(Qt::ISODateWithMs) : QStringLiteral("—");
-}
-
-} // namespace
-
 FailoverModel::FailoverModel(QObject *parent)
     : QAbstractTableModel(parent)
 {}
@@ -28,6 +14,43 @@ int FailoverModel::rowCount(const QModelIndex &parent) const
 int FailoverModel::columnCount(const QModelIndex &parent) const
 {
     return parent.isValid() ? 0 : ColumnCount;
+}
+
+QString FailoverModel::clockText(const QDateTime &time) const
+{
+    return TimeRule::clock(time, zone(), true);
+}
+
+QString FailoverModel::fullText(const QDateTime &time) const
+{
+    return time.isValid() ? TimeRule::full(time, zone()) : QStringLiteral("—");
+}
+
+void FailoverModel::setTimeRule(const TimeRule *rule)
+{
+    if (m_timeRule == rule)
+        return;
+    if (m_timeRule)
+        disconnect(m_timeRule, nullptr, this, nullptr);
+    const TimeZoneMode before = zone();
+    m_timeRule = rule;
+    if (m_timeRule)
+        connect(m_timeRule, &TimeRule::changed, this, &FailoverModel::timeRuleChanged);
+    if (zone() != before)
+        timeRuleChanged();
+}
+
+void FailoverModel::timeRuleChanged()
+{
+    emit headerDataChanged(Qt::Horizontal, LastHeartbeat, Acquired);
+    if (m_rows.isEmpty())
+        return;
+    const int last = rowCount() - 1;
+    // Both time columns, and the fault time every other column's tooltip names.
+    emit dataChanged(index(0, LastHeartbeat), index(last, Acquired),
+                     {Qt::DisplayRole, Qt::ToolTipRole});
+    emit dataChanged(index(0, Role), index(last, Fault), {Qt::ToolTipRole});
+    emit dataChanged(index(0, Gap), index(last, Gap), {Qt::ToolTipRole});
 }
 
 QString FailoverModel::formatGap(double seconds)
@@ -91,17 +114,17 @@ QVariant FailoverModel::data(const QModelIndex &index, int role) const
                     .arg(row.successor, row.successorHolder)
                     .arg(row.successorToken);
         case LastHeartbeat:
-            return released ? tr("Released at %1 (database clock)").arg(isoText(row.releasedAt))
+            return released ? tr("Released at %1 (database clock)").arg(fullText(row.releasedAt))
                             : tr("The victim's last expires_at minus the lease TTL: %1 "
                                  "(database clock)")
-                                      .arg(isoText(row.lastHeartbeatAt));
+                                      .arg(fullText(row.lastHeartbeatAt));
         case Acquired:
             return tr("acquired_at of token %1: %2 (database clock)")
                     .arg(row.successorToken)
-                    .arg(isoText(row.acquiredAt));
+                    .arg(fullText(row.acquiredAt));
         default:
             return tr("Fault at %1 (database clock); token %2 (%3) to token %4 (%5)")
-                    .arg(isoText(row.faultAt))
+                    .arg(fullText(row.faultAt))
                     .arg(row.victimToken)
                     .arg(row.victimHolder)
                     .arg(row.successorToken)
@@ -131,9 +154,9 @@ QVariant FailoverModel::headerData(int section, Qt::Orientation orientation, int
     case Successor:
         return tr("Successor");
     case LastHeartbeat:
-        return tr("Last heartbeat");
+        return TimeRule::header(tr("Last heartbeat"), zone());
     case Acquired:
-        return tr("Acquired");
+        return TimeRule::header(tr("Acquired"), zone());
     case Gap:
         return tr("Gap");
     default:

@@ -1,13 +1,16 @@
 #pragma once
 
 #include "core/demotypes.h"
+#include "core/timerule.h"
 
 #include <QAbstractTableModel>
 #include <QList>
+#include <QPointer>
 
 namespace leader::console {
 
-// The takeovers measured after faults from the panel, newest last.
+// The takeovers measured after faults from the panel, and those a real database's rows show
+// (takeoverFrom()), newest last.
 class FailoverModel final : public QAbstractTableModel
 {
     Q_OBJECT
@@ -32,8 +35,17 @@ public:
 
     static QString formatGap(double seconds); // "9.81 s"
 
+    // Times in the rule's zone, named in the headers; null: local time. Not owned.
+    void setTimeRule(const TimeRule *rule);
+
 private:
+    TimeZoneMode zone() const { return m_timeRule ? m_timeRule->mode() : TimeZoneMode::Local; }
+    QString clockText(const QDateTime &time) const;
+    QString fullText(const QDateTime &time) const;
+    void timeRuleChanged();
+
     QList<Failover> m_rows;
+    QPointer<const TimeRule> m_timeRule;
 };
 
 } // namespace leader::console

@@ -11,11 +11,6 @@ namespace {
 
 constexpr qint64 LeaseTtlMs = std::chrono::milliseconds(lease::LeaseTTL).count();
 
-QString formatTime(const QDateTime &time)
-{
-    return time.toLocalTime().toString(QStringLiteral("HH:mm:ss.zzz"));
-}
-
 } // namespace
 
 HolderTimeline::HolderTimeline(QObject *parent)
@@ -23,6 +18,34 @@ HolderTimeline::HolderTimeline(QObject *parent)
 {}
 
 HolderTimeline::~HolderTimeline() = default;
+
+void HolderTimeline::setTimeRule(const TimeRule *rule)
+{
+    if (m_timeRule == rule)
+        return;
+    if (m_timeRule)
+        disconnect(m_timeRule, nullptr, this, nullptr);
+    const TimeZoneMode before = zone();
+    m_timeRule = rule;
+    if (m_timeRule)
+        connect(m_timeRule, &TimeRule::changed, this, &HolderTimeline::timeRuleChanged);
+    if (zone() != before)
+        timeRuleChanged();
+}
+
+void HolderTimeline::timeRuleChanged()
+{
+    emit headerDataChanged(Qt::Horizontal, FromColumn, ToColumn);
+    if (!m_spans.empty()) {
+        const int last = rowCount() - 1;
+        emit dataChanged(index(0, FromColumn), index(last, ToColumn),
+                         {Qt::DisplayRole, Qt::ToolTipRole});
+        // Every cell's tooltip names the span's times.
+        emit dataChanged(index(0, RoleColumn), index(last, TokenColumn), {Qt::ToolTipRole});
+        emit dataChanged(index(0, DurationColumn), index(last, GapBeforeColumn), {Qt::ToolTipRole});
+    }
+    emit updated();
+}
 
 void HolderTimeline::append(const StatusSnapshot &snapshot)
 {
@@ -33,6 +56,7 @@ void HolderTimeline::append(const StatusSnapshot &snapshot)
         return;
     m_latestMs = nowMs;
     const QDateTime now = QDateTime::fromMSecsSinceEpoch(nowMs, Qt::UTC);
+    const QList<HolderChange> changes = m_changes.append(snapshot);
 
     bool changed = false;
     for (const RoleStatus &status : snapshot.roles) {
@@ -75,10 +99,16 @@ void HolderTimeline::append(const StatusSnapshot &snapshot)
         if (!state.seqs.empty()) {
             const Span &previous = spanBySeq(state.seqs.back());
             span.gapBeforeSeconds = std::max(0.0, previous.to.msecsTo(span.from) / 1000.0);
-            span.failover = previous.holderId != span.holderId;
             span.previousHolderId = previous.holderId;
-            if (!span.failover)
+            if (previous.holderId == span.holderId)
                 span.holderId = previous.holderId; // one shared string per holder, not per span
+        }
+        for (const HolderChange &change : changes) {
+            if (change.role == status.role) {
+                span.change = change.kind;
+                span.failover = change.kind == HolderChangeKind::Takeover;
+                span.previousHolderId = change.previousHolder;
+            }
         }
         const int row = int(m_spans.size());
         beginInsertRows({}, row, row);
@@ -103,8 +133,12 @@ void HolderTimeline::closeOpenSpan(RoleState &state, const RoleStatus &status)
     qint64 endMs = state.lastSeenMs;
     const qint64 endedMs
             = status.lastTickEndedAt.isValid() ? status.lastTickEndedAt.toMSecsSinceEpoch() : -1;
+    const qint64 pausedMs = status.pausedAt.isValid() ? status.pausedAt.toMSecsSinceEpoch() : -1;
     if (status.lastTickHolder == span.holderId && endedMs >= fromMs && endedMs <= *m_latestMs) {
         endMs = endedMs; // it finished its tick
+    } else if (status.state == console::RoleState::Paused && pausedMs >= fromMs
+               && pausedMs <= *m_latestMs) {
+        endMs = pausedMs; // the pause took the lease from it
     } else if (state.lastHeartbeatMs > 0) {
         // It stopped without finishing: it died, froze or lost the lease at its last heartbeat.
         endMs = std::clamp(state.lastHeartbeatMs, fromMs, std::max(fromMs, state.lastSeenMs));
@@ -154,6 +188,7 @@ void HolderTimeline::clear()
     m_roleOrder.clear();
     m_roles.clear();
     m_latestMs.reset();
+    m_changes.clear();
     endResetModel();
     emit updated();
 }
@@ -186,6 +221,28 @@ QList<HolderTimeline::Span> HolderTimeline::spansFor(const QString &role, const 
     QList<Span> out;
     forEachSpan(role, from, to, [&out](const Span &span) { out.append(span); });
     return out;
+}
+
+QString HolderTimeline::changeText(const Span &span)
+{
+    if (!span.change)
+        return {};
+    const QString gap = span.gapBeforeSeconds ? formatSeconds(*span.gapBeforeSeconds) : tr("?");
+    switch (*span.change) {
+    case HolderChangeKind::Handover:
+        return tr("Handover from %1 (released), %2 without a holder")
+                .arg(span.previousHolderId, gap);
+    case HolderChangeKind::Takeover:
+        return tr("Takeover from %1 after its lease expired unreleased: %2 from its last "
+                  "heartbeat")
+                .arg(span.previousHolderId, gap);
+    case HolderChangeKind::Pause:
+        return tr("After a pause ended the tick of %1").arg(span.previousHolderId);
+    case HolderChangeKind::Unknown:
+        break;
+    }
+    return tr("New holder after %1: the polls missed too much to tell handover from takeover")
+            .arg(span.previousHolderId);
 }
 
 QString HolderTimeline::formatSeconds(double seconds)
@@ -223,9 +280,10 @@ QVariant HolderTimeline::data(const QModelIndex &index, int role) const
         case TokenColumn:
             return span.token;
         case FromColumn:
-            return formatTime(span.from);
+            return TimeRule::clock(span.from, zone(), true);
         case ToColumn:
-            return span.open ? tr("%1 (open)").arg(formatTime(span.to)) : formatTime(span.to);
+            return span.open ? tr("%1 (open)").arg(TimeRule::clock(span.to, zone(), true))
+                             : TimeRule::clock(span.to, zone(), true);
         case DurationColumn:
             return formatSeconds(span.durationSeconds());
         case GapBeforeColumn:
@@ -258,13 +316,11 @@ QVariant HolderTimeline::data(const QModelIndex &index, int role) const
         QString tip = tr("%1 held by %2, token %3\n%4 – %5 (%6)")
                               .arg(span.role, span.holderId)
                               .arg(span.token)
-                              .arg(formatTime(span.from), formatTime(span.to),
+                              .arg(TimeRule::clock(span.from, zone(), true),
+                                   TimeRule::clock(span.to, zone(), true),
                                    formatSeconds(span.durationSeconds()));
-        if (span.failover && span.gapBeforeSeconds) {
-            tip += QLatin1Char('\n')
-                   + tr("Took over from %1 after %2")
-                             .arg(span.previousHolderId, formatSeconds(*span.gapBeforeSeconds));
-        }
+        if (span.change)
+            tip += QLatin1Char('\n') + changeText(span);
         return tip;
     }
     case Qt::TextAlignmentRole:
@@ -275,6 +331,8 @@ QVariant HolderTimeline::data(const QModelIndex &index, int role) const
         break;
     case OpenRole:
         return span.open;
+    case ChangeRole:
+        return span.change ? QVariant(holderChangeKindName(*span.change)) : QVariant();
     case FailoverRole:
         return span.failover;
     default:
@@ -295,9 +353,9 @@ QVariant HolderTimeline::headerData(int section, Qt::Orientation orientation, in
     case TokenColumn:
         return tr("Token");
     case FromColumn:
-        return tr("From");
+        return TimeRule::header(tr("From"), zone());
     case ToColumn:
-        return tr("To");
+        return TimeRule::header(tr("To"), zone());
     case DurationColumn:
         return tr("Duration");
     case GapBeforeColumn:

@@ -1,11 +1,14 @@
 #pragma once
 
+#include "core/holderchange.h"
 #include "core/statustypes.h"
+#include "core/timerule.h"
 
 #include <QAbstractTableModel>
 #include <QDateTime>
 #include <QHash>
 #include <QList>
+#include <QPointer>
 #include <QString>
 #include <QStringList>
 
@@ -17,7 +20,8 @@ namespace leader::console {
 
 // Who held each role when, on the database clock, built from leader_status polls: one row per
 // span (one holder, one fencing token). Consecutive polls showing the same token extend the span;
-// a gap between spans whose holders differ is a failover. Spans older than 24 h are dropped.
+// where the holder changed, the span says how (HolderChangeTracker): a handover, a takeover, a
+// pause, or unknown. Spans older than 24 h are dropped.
 class HolderTimeline final : public QAbstractTableModel
 {
     Q_OBJECT
@@ -36,7 +40,9 @@ public:
     };
 
     // Qt::UserRole on any column gives the raw value (QDateTime, qint64, double; null if none).
-    enum DataRole { OpenRole = Qt::UserRole + 1, FailoverRole };
+    // FailoverRole: the span began with a takeover. ChangeRole: how the holder changed
+    // (holderChangeKindName), null when it did not.
+    enum DataRole { OpenRole = Qt::UserRole + 1, FailoverRole, ChangeRole };
 
     struct Span
     {
@@ -45,13 +51,15 @@ public:
         qint64 token = 0;
         QDateTime from; // acquired_at (database clock)
         // While open: the last poll that saw it. Once closed: where the holder stopped, i.e. the
-        // tick's end if it finished it, else its last heartbeat (expires_at - lease TTL).
+        // tick's end if it finished it, the pause, else its last heartbeat (expires_at - TTL).
         QDateTime to;
         bool open = true;
         // From the previous span's end of the same role; nullopt for a role's first span.
         std::optional<double> gapBeforeSeconds;
-        // The previous span of the role was held by someone else: the gap is a takeover.
-        bool failover = false;
+        // How the role came to this holder from another; nullopt for the same holder's next tick
+        // and for a role's first span.
+        std::optional<HolderChangeKind> change;
+        bool failover = false; // change is a takeover: the previous lease expired unreleased
         QString previousHolderId;
 
         double durationSeconds() const { return from.msecsTo(to) / 1000.0; }
@@ -81,7 +89,13 @@ public:
     void forEachSpan(const QString &role, const QDateTime &from, const QDateTime &to, Visit &&visit,
                      qint64 resolutionMs = 0) const;
 
+    // Times in the rule's zone, named in the headers; null: local time. Not owned.
+    void setTimeRule(const TimeRule *rule);
+    TimeZoneMode zone() const { return m_timeRule ? m_timeRule->mode() : TimeZoneMode::Local; }
+
     static QString formatSeconds(double seconds); // "9.8 s", "2 min 5 s"
+    // How the role came to the span's holder, one line; empty when the holder did not change.
+    static QString changeText(const Span &span);
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -90,7 +104,8 @@ public:
                         int role = Qt::DisplayRole) const override;
 
 signals:
-    // Once per append() that changed anything, after the row signals: views repaint on it.
+    // Once per append() that changed anything, after the row signals, and when the time rule
+    // changed: views repaint on it.
     void updated();
 
 private:
@@ -106,6 +121,7 @@ private:
     const Span &spanBySeq(qint64 seq) const { return m_spans[size_t(seq - m_firstSeq)]; }
     void closeOpenSpan(RoleState &state, const RoleStatus &status);
     void emitSpanChanged(qint64 seq, int firstColumn, int lastColumn);
+    void timeRuleChanged();
     void prune(qint64 latestMs);
 
     std::deque<Span> m_spans;
@@ -113,6 +129,8 @@ private:
     QStringList m_roleOrder;
     QHash<QString, RoleState> m_roles;
     std::optional<qint64> m_latestMs;
+    HolderChangeTracker m_changes;
+    QPointer<const TimeRule> m_timeRule;
 };
 
 template<typename Visit>

@@ -1,6 +1,7 @@
 #include "statusmodel.h"
 
-#include <QColor>
+#include "models/tones.h"
+
 #include <QFont>
 #include <QGuiApplication>
 #include <QPalette>
@@ -10,20 +11,6 @@
 namespace leader::console {
 
 namespace {
-
-QString localTime(const QDateTime &time)
-{
-    return time.isValid() ? time.toLocalTime().toString(QStringLiteral("HH:mm:ss")) : QString();
-}
-
-QString fullTime(const QDateTime &time)
-{
-    if (!time.isValid())
-        return {};
-    return QStringLiteral("%1 (%2 UTC)")
-            .arg(time.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz")),
-                 time.toUTC().toString(QStringLiteral("HH:mm:ss.zzz")));
-}
 
 QVariant epochMs(const QDateTime &time)
 {
@@ -35,22 +22,14 @@ QVariant optionalSeconds(const std::optional<double> &seconds)
     return seconds ? QVariant(*seconds) : QVariant();
 }
 
-QColor stateColour(const QString &state)
-{
-    if (state == QLatin1String("led"))
-        return QColor(0x43, 0xa0, 0x47);
-    if (state == QLatin1String("paused"))
-        return QColor(0xfb, 0x8c, 0x00);
-    if (state == QLatin1String("cooling"))
-        return QColor(0x1e, 0x88, 0xe5);
-    if (state == QLatin1String("free"))
-        return QColor(0x9e, 0x9e, 0x9e);
-    return QColor(0xe0, 0xe0, 0xe0); // never ran
-}
-
 bool isPaused(const RoleStatus &status)
 {
-    return status.state == QLatin1String("paused");
+    return status.state == RoleState::Paused;
+}
+
+QPalette currentPalette()
+{
+    return QGuiApplication::palette();
 }
 
 const QList<int> TextRoles{Qt::DisplayRole, Qt::ToolTipRole, StatusModel::RawRole};
@@ -99,7 +78,7 @@ QVariant StatusModel::data(const QModelIndex &index, int role) const
         return {};
     case Qt::DecorationRole:
         if (column == State)
-            return stateColour(status.state);
+            return toneText(stateTone(status.state), currentPalette());
         return {};
     case Qt::FontRole:
         // A paused role ages on purpose: its state is what the operator must see first.
@@ -114,16 +93,16 @@ QVariant StatusModel::data(const QModelIndex &index, int role) const
             return int(m_thresholds.level(status.role, status.lastTickAgeSeconds));
         return {};
     case Qt::ForegroundRole:
+        // On a tone's fill the palette's own text is the legible one.
         if (column == State && isPaused(status))
-            return QColor(0xb2, 0x4d, 0x00);
+            return currentPalette().color(QPalette::Text);
         if (column == LastTickAge) {
             switch (m_thresholds.level(status.role, status.lastTickAgeSeconds)) {
             case AgeLevel::Warning:
-                return QColor(Qt::black);
             case AgeLevel::Alert:
-                return QColor(Qt::white);
+                return currentPalette().color(QPalette::Text);
             case AgeLevel::Unknown:
-                return QColor(Qt::gray);
+                return toneText(Tone::Neutral, currentPalette());
             case AgeLevel::Ok:
                 break;
             }
@@ -131,14 +110,14 @@ QVariant StatusModel::data(const QModelIndex &index, int role) const
         return {};
     case Qt::BackgroundRole:
         if (column == State && isPaused(status))
-            return QColor(0xff, 0xe0, 0xb2);
+            return toneFill(Tone::Warning, currentPalette());
         if (column == LastTickAge) {
             // Still coloured when paused: how long work has been held back is worth seeing.
             switch (m_thresholds.level(status.role, status.lastTickAgeSeconds)) {
             case AgeLevel::Warning:
-                return QColor(0xff, 0xd5, 0x4f);
+                return toneFill(Tone::Warning, currentPalette());
             case AgeLevel::Alert:
-                return QColor(0xe5, 0x39, 0x35);
+                return toneFill(Tone::Alert, currentPalette());
             case AgeLevel::Ok:
             case AgeLevel::Unknown:
                 break;
@@ -165,7 +144,7 @@ QVariant StatusModel::headerData(int section, Qt::Orientation orientation, int r
         case Token:
             return tr("Token");
         case Acquired:
-            return tr("Acquired");
+            return TimeRule::header(tr("Acquired"), zone());
         case ExpiresIn:
             return tr("Expires");
         case LastTickAge:
@@ -173,7 +152,7 @@ QVariant StatusModel::headerData(int section, Qt::Orientation orientation, int r
         case PausedBy:
             return tr("Paused by");
         case PausedAt:
-            return tr("Paused at");
+            return TimeRule::header(tr("Paused at"), zone());
         case PauseReason:
             return tr("Reason");
         case NotBefore:
@@ -271,6 +250,42 @@ void StatusModel::setThresholds(const AgeThresholds &thresholds)
     }
 }
 
+void StatusModel::setTimeRule(const TimeRule *rule)
+{
+    if (m_timeRule == rule)
+        return;
+    if (m_timeRule)
+        disconnect(m_timeRule, nullptr, this, nullptr);
+    const TimeZoneMode before = zone();
+    m_timeRule = rule;
+    if (m_timeRule)
+        connect(m_timeRule, &TimeRule::changed, this, &StatusModel::timeRuleChanged);
+    if (zone() != before)
+        timeRuleChanged();
+}
+
+void StatusModel::timeRuleChanged()
+{
+    emit headerDataChanged(Qt::Horizontal, Acquired, Acquired);
+    emit headerDataChanged(Qt::Horizontal, PausedAt, PausedAt);
+    if (m_snapshot.roles.isEmpty())
+        return;
+    const int last = rowCount() - 1;
+    const QList<int> text{Qt::DisplayRole, Qt::ToolTipRole};
+    const QList<int> tip{Qt::ToolTipRole};
+    // The cells that show a time, and the tooltips that name one.
+    emit dataChanged(index(0, State), index(last, State), tip);
+    emit dataChanged(index(0, Acquired), index(last, Acquired), text);
+    emit dataChanged(index(0, LastTickAge), index(last, LastTickAge), tip);
+    emit dataChanged(index(0, PausedAt), index(last, PausedAt), text);
+    emit dataChanged(index(0, NotBefore), index(last, NotBefore), tip);
+}
+
+QString StatusModel::fullTime(const QDateTime &time) const
+{
+    return TimeRule::full(time, zone());
+}
+
 QString StatusModel::roleAt(int row) const
 {
     if (row < 0 || row >= rowCount())
@@ -323,13 +338,13 @@ QVariant StatusModel::display(const RoleStatus &status, int column) const
     case Role:
         return status.role;
     case State:
-        return status.state;
+        return roleStateDisplayName(status.state);
     case Holder:
         return status.holderId;
     case Token:
         return QString::number(status.token);
     case Acquired:
-        return localTime(status.acquiredAt);
+        return TimeRule::clock(status.acquiredAt, zone());
     case ExpiresIn:
         return status.expiresInSeconds
                        ? QStringLiteral("in ") + formatSeconds(*status.expiresInSeconds)
@@ -339,7 +354,7 @@ QVariant StatusModel::display(const RoleStatus &status, int column) const
     case PausedBy:
         return status.pausedBy;
     case PausedAt:
-        return localTime(status.pausedAt);
+        return TimeRule::clock(status.pausedAt, zone());
     case PauseReason:
         return status.pauseReason;
     case NotBefore:
@@ -358,7 +373,7 @@ QVariant StatusModel::raw(const RoleStatus &status, int column) const
     case Role:
         return status.role;
     case State:
-        return status.state;
+        return roleStateText(status.state);
     case Holder:
         return status.holderId;
     case Token:
@@ -391,10 +406,10 @@ QVariant StatusModel::toolTip(const RoleStatus &status, int column) const
             return tr("paused by %1 at %2: %3")
                     .arg(status.pausedBy, fullTime(status.pausedAt), status.pauseReason);
         }
-        if (status.state == QLatin1String("cooling"))
+        if (status.state == RoleState::Cooling)
             return tr("cooling down after a lost or failed tick until %1")
                     .arg(fullTime(status.notBefore));
-        return status.state;
+        return roleStateDisplayName(status.state);
     case Acquired:
         return fullTime(status.acquiredAt);
     case PausedAt:

@@ -1,10 +1,12 @@
 #pragma once
 
 #include "core/statustypes.h"
+#include "core/timerule.h"
 #include "models/agethresholds.h"
 
 #include <QAbstractTableModel>
 #include <QList>
+#include <QPointer>
 #include <QString>
 
 namespace leader::console {
@@ -56,6 +58,8 @@ public:
     // disabled text colour, without the state and age colours that would claim otherwise.
     void setStale(bool stale);
     bool isStale() const { return m_stale; }
+    // Times in the rule's zone, named in the headers; null: local time. Not owned.
+    void setTimeRule(const TimeRule *rule);
 
     void setThresholds(const AgeThresholds &thresholds);
     const AgeThresholds &thresholds() const { return m_thresholds; }
@@ -73,10 +77,14 @@ private:
     QVariant raw(const RoleStatus &status, int column) const;
     QVariant toolTip(const RoleStatus &status, int column) const;
     static bool cellDiffers(const RoleStatus &before, const RoleStatus &after, int column);
+    TimeZoneMode zone() const { return m_timeRule ? m_timeRule->mode() : TimeZoneMode::Local; }
+    QString fullTime(const QDateTime &time) const;
+    void timeRuleChanged();
 
     StatusSnapshot m_snapshot;
     AgeThresholds m_thresholds = AgeThresholds::defaults();
     bool m_stale = false;
+    QPointer<const TimeRule> m_timeRule;
 };
 
 } // namespace leader::console

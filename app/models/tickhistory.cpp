@@ -73,9 +73,9 @@ QString historyWindowName(HistoryWindow window)
     return {};
 }
 
-QString TickHistory::Marker::describe() const
+QString TickHistory::Marker::describe(TimeZoneMode zone) const
 {
-    const QString when = time.toUTC().toString(Qt::ISODateWithMs);
+    const QString when = TimeRule::full(time, zone);
     switch (kind) {
     case Kind::Pause:
         return QCoreApplication::translate("leader::console::TickHistory",
@@ -194,7 +194,7 @@ void TickHistory::trim(RoleHistory &history, qint64 latestMs)
 void TickHistory::detectMarkers(RoleHistory &history, const RoleStatus &status, qint64 nowMs)
 {
     const double age = status.lastTickAgeSeconds.value_or(0.0);
-    const bool paused = status.state == QLatin1String("paused") || status.pausedAt.isValid();
+    const bool paused = status.state == RoleState::Paused || status.pausedAt.isValid();
     if (paused && !history.paused) {
         Marker m;
         m.kind = Marker::Kind::Pause;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/statustypes.h"
+#include "core/timerule.h"
 
 #include <QDateTime>
 #include <QHash>
@@ -46,7 +47,7 @@ public:
         QString pausedBy;                 // Pause
         QString reason;                   // Pause
 
-        QString describe() const;
+        QString describe(TimeZoneMode zone = TimeZoneMode::Local) const;
     };
 
     static constexpr qint64 RawRetentionMs = 15 * 60 * 1000;

@@ -1,5 +1,7 @@
 #include "agechart.h"
 
+#include "models/tones.h"
+
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
@@ -36,17 +38,18 @@ const QList<QColor> &roleColors()
     return colors;
 }
 
-QColor markerColor(Kind kind)
+// From the palette, so a marker stays visible on the dark chart as on the light one.
+QColor markerColor(Kind kind, const QPalette &palette)
 {
     switch (kind) {
     case Kind::Pause:
-        return QColor(0xe6, 0xa1, 0x00);
+        return toneText(Tone::Warning, palette);
     case Kind::Unpause:
-        return QColor(0x3c, 0xb4, 0x4b);
+        return toneText(Tone::Good, palette);
     case Kind::Takeover:
-        return QColor(0xd6, 0x27, 0x28);
+        return toneText(Tone::Alert, palette);
     }
-    return Qt::gray;
+    return toneText(Tone::Neutral, palette);
 }
 
 QScatterSeries::MarkerShape markerShape(Kind kind)
@@ -115,7 +118,7 @@ AgeChart::AgeChart(QWidget *parent)
     m_timeAxis = new QDateTimeAxis(m_chart);
     m_timeAxis->setFormat(axisFormat(m_window));
     m_timeAxis->setTickCount(6);
-    m_timeAxis->setTitleText(tr("database time"));
+    m_timeAxis->setTitleText(tr("database time (%1)").arg(TimeRule::zoneName(zone())));
     m_chart->addAxis(m_timeAxis, Qt::AlignBottom);
     m_ageAxis = new QValueAxis(m_chart);
     m_ageAxis->setLabelFormat(QStringLiteral("%.0f"));
@@ -215,12 +218,13 @@ AgeChart::RoleSeries &AgeChart::seriesFor(const QString &role)
                     QToolTip::hideText();
                     return;
                 }
-                const QDateTime time = QDateTime::fromMSecsSinceEpoch(qint64(point.x()));
+                const QDateTime time
+                        = QDateTime::fromMSecsSinceEpoch(qint64(point.x()) - m_shiftMs, Qt::UTC);
                 QToolTip::showText(QCursor::pos(),
                                    tr("%1: %2 s at %3")
                                            .arg(role)
                                            .arg(point.y(), 0, 'f', 1)
-                                           .arg(time.toString(QStringLiteral("HH:mm:ss"))),
+                                           .arg(TimeRule::clock(time, zone())),
                                    this);
             });
     entry.threshold = new QLineSeries(m_chart);
@@ -236,8 +240,33 @@ AgeChart::RoleSeries &AgeChart::seriesFor(const QString &role)
     return *it;
 }
 
+void AgeChart::setTimeRule(const TimeRule *rule)
+{
+    if (m_timeRule == rule)
+        return;
+    if (m_timeRule)
+        disconnect(m_timeRule, nullptr, this, nullptr);
+    m_timeRule = rule;
+    if (m_timeRule)
+        connect(m_timeRule, &TimeRule::changed, this, &AgeChart::timeRuleChanged);
+    timeRuleChanged();
+}
+
+void AgeChart::timeRuleChanged()
+{
+    m_timeAxis->setTitleText(tr("database time (%1)").arg(TimeRule::zoneName(zone())));
+    refresh();
+}
+
 void AgeChart::refresh()
 {
+    const QDateTime latest = m_history && !m_history->isEmpty() ? m_history->latestTime()
+                                                                : QDateTime::currentDateTimeUtc();
+    m_shiftMs = zone() == TimeZoneMode::Utc ? -qint64(latest.toLocalTime().offsetFromUtc()) * 1000
+                                            : 0;
+    const auto shifted = [this](const QDateTime &time) {
+        return time.addMSecs(m_shiftMs);
+    };
     if (!m_history || m_history->isEmpty()) {
         for (RoleSeries &entry : m_series) {
             entry.line->clear();
@@ -247,8 +276,7 @@ void AgeChart::refresh()
             markers.series->clear();
             markers.markers.clear();
         }
-        const QDateTime now = QDateTime::currentDateTimeUtc();
-        m_timeAxis->setRange(now.addMSecs(-historyWindowMs(m_window)), now);
+        m_timeAxis->setRange(shifted(latest.addMSecs(-historyWindowMs(m_window))), shifted(latest));
         m_ageAxis->setRange(0, 1);
         return;
     }
@@ -260,9 +288,11 @@ void AgeChart::refresh()
     double top = 1.0;
     for (const QString &role : m_history->roles()) {
         RoleSeries &entry = seriesFor(role);
-        const QList<QPointF> points = m_history->series(role, m_window, m_maxPoints);
-        for (const QPointF &p : points)
+        QList<QPointF> points = m_history->series(role, m_window, m_maxPoints);
+        for (QPointF &p : points) {
             top = std::max(top, p.y());
+            p.rx() += double(m_shiftMs);
+        }
         entry.line->replace(points);
     }
     const double dataTop = top;
@@ -271,8 +301,9 @@ void AgeChart::refresh()
         const auto threshold = m_thresholds.constFind(role);
         if (threshold != m_thresholds.cend() && *threshold <= dataTop * 1.5) {
             top = std::max(top, *threshold);
-            entry.threshold->replace({QPointF(double(start.toMSecsSinceEpoch()), *threshold),
-                                      QPointF(double(end.toMSecsSinceEpoch()), *threshold)});
+            entry.threshold->replace(
+                    {QPointF(double(shifted(start).toMSecsSinceEpoch()), *threshold),
+                     QPointF(double(shifted(end).toMSecsSinceEpoch()), *threshold)});
         } else if (entry.threshold->count() > 0) {
             entry.threshold->clear();
         }
@@ -284,13 +315,13 @@ void AgeChart::refresh()
     for (const TickHistory::Marker &marker : m_history->markers(m_window)) {
         const int kind = int(marker.kind);
         markerPoints[kind].append(
-                QPointF(double(marker.time.toMSecsSinceEpoch()), marker.ageSeconds));
+                QPointF(double(shifted(marker.time).toMSecsSinceEpoch()), marker.ageSeconds));
         m_markerSeries[kind].markers.append(marker);
     }
     for (int kind = 0; kind < MarkerKindCount; ++kind)
         m_markerSeries[kind].series->replace(markerPoints[kind]);
 
-    m_timeAxis->setRange(start, end);
+    m_timeAxis->setRange(shifted(start), shifted(end));
     m_ageAxis->setRange(0, niceCeiling(top * 1.05));
 }
 
@@ -304,14 +335,15 @@ void AgeChart::showMarkerTip(int kind, const QPointF &point, bool state)
     const TickHistory::Marker *nearest = nullptr;
     double best = 0;
     for (const TickHistory::Marker &marker : markers) {
-        const double distance = std::abs(double(marker.time.toMSecsSinceEpoch()) - point.x());
+        const double distance
+                = std::abs(double(marker.time.toMSecsSinceEpoch() + m_shiftMs) - point.x());
         if (!nearest || distance < best) {
             nearest = &marker;
             best = distance;
         }
     }
     if (nearest)
-        QToolTip::showText(QCursor::pos(), nearest->describe(), this);
+        QToolTip::showText(QCursor::pos(), nearest->describe(zone()), this);
 }
 
 void AgeChart::applyTheme()
@@ -331,7 +363,7 @@ void AgeChart::applyTheme()
     }
     for (int kind = 0; kind < MarkerKindCount; ++kind) {
         QScatterSeries *series = m_markerSeries[kind].series;
-        series->setColor(markerColor(Kind(kind)));
+        series->setColor(markerColor(Kind(kind), palette()));
         series->setBorderColor(dark ? QColor(Qt::white) : QColor(Qt::black));
     }
 }
@@ -361,12 +393,24 @@ int AgeChart::markerCount(TickHistory::Marker::Kind kind) const
 
 QDateTime AgeChart::rangeStart() const
 {
-    return m_timeAxis->min();
+    return m_timeAxis->min().addMSecs(-m_shiftMs);
 }
 
 QDateTime AgeChart::rangeEnd() const
 {
-    return m_timeAxis->max();
+    return m_timeAxis->max().addMSecs(-m_shiftMs);
+}
+
+QString AgeChart::timeAxisTitle() const
+{
+    return m_timeAxis->titleText();
+}
+
+QString AgeChart::timeAxisLabel(const QDateTime &time) const
+{
+    // As QDateTimeAxis formats a value: local time of the (shifted) epoch milliseconds.
+    return QDateTime::fromMSecsSinceEpoch(time.toMSecsSinceEpoch() + m_shiftMs)
+            .toString(m_timeAxis->format());
 }
 
 double AgeChart::valueAxisMax() const

@@ -1,10 +1,12 @@
 #pragma once
 
+#include "core/timerule.h"
 #include "models/tickhistory.h"
 
 #include <QColor>
 #include <QHash>
 #include <QList>
+#include <QPointer>
 #include <QWidget>
 
 #include <optional>
@@ -48,6 +50,10 @@ public:
     // A dashed horizontal line for role at seconds (nullopt removes it); shown from refresh().
     void setThreshold(const QString &role, std::optional<double> seconds);
 
+    // The axis, the tooltips and the markers' texts in the rule's zone; null: local time. Not
+    // owned. Refreshes when the rule changes.
+    void setTimeRule(const TimeRule *rule);
+
     // Rebuilds every series from the history: call after each poll's append().
     void refresh();
 
@@ -58,6 +64,9 @@ public:
     QDateTime rangeStart() const;
     QDateTime rangeEnd() const;
     double valueAxisMax() const;
+    QString timeAxisTitle() const;
+    // The label the time axis draws at time.
+    QString timeAxisLabel(const QDateTime &time) const;
 
 signals:
     void windowChanged(leader::console::HistoryWindow window);
@@ -81,11 +90,18 @@ private:
     RoleSeries &seriesFor(const QString &role);
     void applyTheme();
     void showMarkerTip(int kind, const QPointF &point, bool state);
+    TimeZoneMode zone() const { return m_timeRule ? m_timeRule->mode() : TimeZoneMode::Local; }
+    void timeRuleChanged();
 
     const TickHistory *m_history = nullptr;
     Window m_window = Window::FiveMinutes;
     int m_maxPoints = 1200;
     QHash<QString, double> m_thresholds;
+    QPointer<const TimeRule> m_timeRule;
+    // QDateTimeAxis labels every value in local time: in UTC the x values are moved by the local
+    // offset so its labels read UTC (one offset per refresh: a DST change inside a 24 h window
+    // puts the labels before it an hour off).
+    qint64 m_shiftMs = 0;
 
     QComboBox *m_windowBox = nullptr;
     QChartView *m_view = nullptr;

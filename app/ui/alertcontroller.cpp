@@ -44,7 +44,7 @@ void AlertController::onSnapshot(const StatusSnapshot &snapshot)
         const AgeLevel now = m_thresholds.level(row.role, row.lastTickAgeSeconds);
         m_levels.insert(row.role, now);
         // A paused role ages on purpose; the pause itself is what the log reports.
-        if (row.state == QLatin1String("paused") || !row.lastTickAgeSeconds)
+        if (row.state == RoleState::Paused || !row.lastTickAgeSeconds)
             continue;
         if (now == AgeLevel::Alert && before != AgeLevel::Alert)
             notify(row.role, tr("%1 has not completed a tick for %2 s")
@@ -81,7 +81,7 @@ void AlertController::checkNoData()
         return;
     const double silentSeconds = m_asOf.msecsTo(QDateTime::currentDateTimeUtc()) / 1000.0;
     for (const RoleStatus &row : std::as_const(m_lastRoles)) {
-        if (row.state == QLatin1String("paused") || m_noDataAlerted.contains(row.role))
+        if (row.state == RoleState::Paused || m_noDataAlerted.contains(row.role))
             continue;
         const double pending = m_thresholds.threshold(row.role).alertSeconds;
         if (silentSeconds < pending)

@@ -17,7 +17,8 @@ ExportController::ExportController(QWidget *window)
 
 ExportController::~ExportController() = default;
 
-void ExportController::exportStatus(const StatusSnapshot &snapshot, bool haveSnapshot)
+void ExportController::exportStatus(const StatusSnapshot &snapshot, bool haveSnapshot,
+                                    TimeZoneMode zone)
 {
     if (!haveSnapshot) {
         Q_EMIT exported(tr("Nothing to export yet: no poll has answered"));
@@ -33,7 +34,7 @@ void ExportController::exportStatus(const StatusSnapshot &snapshot, bool haveSna
                       || filter.startsWith(QLatin1String("JSON"));
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)
-        || file.write(json ? statusToJson(snapshot) : statusToCsv(snapshot)) < 0
+        || file.write(json ? statusToJson(snapshot, zone) : statusToCsv(snapshot, zone)) < 0
         || !file.commit()) {
         QMessageBox::warning(m_window, tr("Export failed"),
                              tr("Could not write %1: %2").arg(path, file.errorString()));

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/statustypes.h"
+#include "core/timerule.h"
 
 #include <QObject>
 
@@ -21,7 +22,7 @@ public:
     ~ExportController() override;
 
     // The last poll's rows as CSV or JSON; nothing to export before the first poll.
-    void exportStatus(const StatusSnapshot &snapshot, bool haveSnapshot);
+    void exportStatus(const StatusSnapshot &snapshot, bool haveSnapshot, TimeZoneMode zone);
     // The event log as shown (filtered), as CSV.
     void exportEvents(const QAbstractItemModel *model);
 

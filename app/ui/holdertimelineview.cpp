@@ -1,5 +1,7 @@
 #include "holdertimelineview.h"
 
+#include "models/tones.h"
+
 #include <QHelpEvent>
 #include <QPaintEvent>
 #include <QPainter>
@@ -16,17 +18,26 @@ namespace {
 constexpr int AxisHeightExtra = 6;
 constexpr int LaneGap = 4;
 
-QString formatTime(const QDateTime &time)
+QString gapLabel(const HolderTimeline::Span &span)
 {
-    return time.toLocalTime().toString(QStringLiteral("HH:mm:ss.zzz"));
+    switch (span.change.value_or(HolderChangeKind::Unknown)) {
+    case HolderChangeKind::Takeover:
+        return HolderTimeline::formatSeconds(span.gapBeforeSeconds.value_or(0));
+    case HolderChangeKind::Pause:
+        return HolderTimelineView::tr("paused");
+    case HolderChangeKind::Handover:
+    case HolderChangeKind::Unknown:
+        break;
+    }
+    return QStringLiteral("?");
 }
 
-QString spanText(const HolderTimeline::Span &span)
+QString spanText(const HolderTimeline::Span &span, TimeZoneMode zone)
 {
     return HolderTimelineView::tr("%1\nholder %2\ntoken %3\n%4 – %5 (%6)%7")
             .arg(span.role, span.holderId)
             .arg(span.token)
-            .arg(formatTime(span.from), formatTime(span.to),
+            .arg(TimeRule::clock(span.from, zone, true), TimeRule::clock(span.to, zone, true),
                  HolderTimeline::formatSeconds(span.durationSeconds()),
                  span.open ? HolderTimelineView::tr(", open") : QString());
 }
@@ -92,12 +103,13 @@ int HolderTimelineView::laneHeight() const
 QSize HolderTimelineView::sizeHint() const
 {
     const int lanes = m_model ? std::max<qsizetype>(1, m_model->roles().size()) : 5;
-    return {600, lanes * (laneHeight() + LaneGap) + fontMetrics().height() + AxisHeightExtra + 4};
+    return {600,
+            lanes * (laneHeight() + LaneGap) + 2 * fontMetrics().height() + AxisHeightExtra + 6};
 }
 
 QSize HolderTimelineView::minimumSizeHint() const
 {
-    return {200, laneHeight() + fontMetrics().height() + AxisHeightExtra};
+    return {200, laneHeight() + 2 * fontMetrics().height() + AxisHeightExtra + 2};
 }
 
 HolderTimelineView::Layout HolderTimelineView::layoutNow() const
@@ -110,7 +122,8 @@ HolderTimelineView::Layout HolderTimelineView::layoutNow() const
             labelWidth = std::max(labelWidth, fontMetrics().horizontalAdvance(role));
     }
     layout.labelWidth = labelWidth + 12;
-    const int axisHeight = fontMetrics().height() + AxisHeightExtra;
+    // The axis, then one line of legend.
+    const int axisHeight = 2 * fontMetrics().height() + AxisHeightExtra + 2;
     layout.lanes = QRect(layout.labelWidth, 2, std::max(1, width() - layout.labelWidth - 8),
                          std::max(1, height() - axisHeight - 4));
     layout.end = m_model ? m_model->latestTime() : QDateTime();
@@ -141,11 +154,12 @@ void HolderTimelineView::paintEvent(QPaintEvent *)
     painter.drawLine(layout.lanes.left(), axisY, layout.lanes.right(), axisY);
     const QString format = m_window == Window::FiveMinutes ? QStringLiteral("HH:mm:ss")
                                                            : QStringLiteral("HH:mm");
+    const TimeZoneMode zone = m_model ? m_model->zone() : TimeZoneMode::Local;
     painter.setPen(pal.color(QPalette::Text));
     for (int i = 0; i <= 4; ++i) {
         const QDateTime t = layout.start.addMSecs(historyWindowMs(m_window) * i / 4);
         const int x = int(xFor(layout, t));
-        const QString text = t.toLocalTime().toString(format);
+        const QString text = TimeRule::inZone(t, zone).toString(format);
         const int w = fm.horizontalAdvance(text);
         const int left = std::clamp(x - w / 2, layout.lanes.left(), width() - w - 2);
         painter.drawLine(x, axisY, x, axisY + 3);
@@ -190,6 +204,7 @@ void HolderTimelineView::paintEvent(QPaintEvent *)
             double right;
             QRectF box;
             QString text;
+            HolderChangeKind kind;
         };
         QList<GapLabel> labels; // drawn after the bars, so no bar covers one
         m_model->forEachSpan(
@@ -219,17 +234,20 @@ void HolderTimelineView::paintEvent(QPaintEvent *)
                     }
                     const double gapLeft = previousTo;
                     previousTo = x1;
-                    if (!span.failover || !span.gapBeforeSeconds)
+                    // Handovers are ordinary rotation: only what went wrong, or may have, is
+                    // marked.
+                    if (!span.change || *span.change == HolderChangeKind::Handover
+                        || !span.gapBeforeSeconds)
                         return;
                     const double centre = (gapLeft + x0) / 2.0;
                     if (x0 - gapLeft < 2.0)
                         return; // a gap too short to see at this scale gets no label
                     if (centre - minLabelWidth / 2.0 <= lastLabelRight || gapLeft < laneRect.left())
                         return; // no room for another label here; the tooltip still tells
-                    const QString label = HolderTimeline::formatSeconds(*span.gapBeforeSeconds);
+                    const QString label = gapLabel(span);
                     const int w = fm.horizontalAdvance(label) + 6;
                     const QRectF box(centre - w / 2.0, top + 1, w, layout.laneHeight - 2);
-                    labels.append({gapLeft, x0, box, label});
+                    labels.append({gapLeft, x0, box, label, *span.change});
                     lastLabelRight = box.right();
                 },
                 qint64(1.0 / pxPerMs));
@@ -240,11 +258,47 @@ void HolderTimelineView::paintEvent(QPaintEvent *)
                              QPointF(label.left, top + layout.laneHeight));
             painter.drawLine(QPointF(label.right, top),
                              QPointF(label.right, top + layout.laneHeight));
-            painter.fillRect(label.box, pal.color(QPalette::ToolTipBase));
-            painter.setPen(pal.color(QPalette::ToolTipText));
-            painter.drawText(label.box, Qt::AlignCenter, label.text);
+            paintGapLabel(painter, label.box, label.text, label.kind);
         }
     }
+    paintLegend(painter, layout);
+}
+
+void HolderTimelineView::paintGapLabel(QPainter &painter, const QRectF &box, const QString &text,
+                                       HolderChangeKind kind) const
+{
+    const QPalette pal = palette();
+    if (kind == HolderChangeKind::Takeover) {
+        painter.fillRect(box, toneFill(Tone::Alert, pal));
+        painter.setPen(pal.color(QPalette::Text));
+    } else {
+        painter.fillRect(box, pal.color(QPalette::ToolTipBase));
+        painter.setPen(pal.color(QPalette::ToolTipText));
+    }
+    painter.drawText(box, Qt::AlignCenter, text);
+}
+
+void HolderTimelineView::paintLegend(QPainter &painter, const Layout &layout) const
+{
+    const QFontMetrics fm = fontMetrics();
+    const int y = height() - fm.height() - 2;
+    int x = layout.lanes.left();
+    for (const auto &[kind, text] :
+         {std::pair{HolderChangeKind::Takeover, tr("takeover: gap from the last heartbeat")},
+          std::pair{HolderChangeKind::Unknown, tr("? holder change the polls cannot tell")}}) {
+        const QString sample = kind == HolderChangeKind::Takeover ? QStringLiteral("9.8 s")
+                                                                  : QStringLiteral("?");
+        const QRectF box(x, y, fm.horizontalAdvance(sample) + 6, fm.height());
+        paintGapLabel(painter, box, sample, kind);
+        painter.setPen(palette().color(QPalette::Text));
+        x += int(box.width()) + 4;
+        painter.drawText(x, y + fm.ascent(), text);
+        x += fm.horizontalAdvance(text) + 16;
+    }
+    const QString last
+            = tr("handovers are unmarked; times %1")
+                      .arg(TimeRule::zoneName(m_model ? m_model->zone() : TimeZoneMode::Local));
+    painter.drawText(x, y + fm.ascent(), last);
 }
 
 QString HolderTimelineView::toolTipAt(const QPoint &pos) const
@@ -265,7 +319,7 @@ QString HolderTimelineView::toolTipAt(const QPoint &pos) const
             = m_model->spansFor(roles.at(lane), t.addMSecs(-slack), t.addMSecs(slack));
     for (const HolderTimeline::Span &span : spans) {
         if (span.from.addMSecs(-slack) <= t && t <= span.to.addMSecs(slack))
-            return spanText(span);
+            return spanText(span, m_model->zone());
     }
     // Between two spans: say how long nobody held the role, and who took over.
     QString text;
@@ -275,9 +329,10 @@ QString HolderTimelineView::toolTipAt(const QPoint &pos) const
                 if (text.isEmpty() && before && before->to < t && t < after.from
                     && after.gapBeforeSeconds) {
                     const QString gap = HolderTimeline::formatSeconds(*after.gapBeforeSeconds);
-                    text = after.failover
-                                   ? tr("%1: no holder for %2\n%3 → %4")
-                                             .arg(after.role, gap, before->holderId, after.holderId)
+                    text = after.change
+                                   ? tr("%1: no holder for %2\n%3 → %4\n%5")
+                                             .arg(after.role, gap, before->holderId, after.holderId,
+                                                  HolderTimeline::changeText(after))
                                    : tr("%1: no holder for %2").arg(after.role, gap);
                 }
                 before = &after;

@@ -7,6 +7,7 @@
 #include "core/passwordstore.h"
 #include "core/profilestore.h"
 #include "core/statusdiff.h"
+#include "core/timerule.h"
 #include "exportcontroller.h"
 #include "failurepanel.h"
 #include "holdertimelineview.h"
@@ -83,6 +84,8 @@ MainWindow::MainWindow(ConsoleOptions options, QWidget *parent)
     }
     m_session = new ConsoleSession(this);
     m_session->setObjectName(QStringLiteral("consoleSession"));
+    m_timeRule = new TimeRule(this);
+    m_timeRule->restore();
     m_statusModel = new StatusModel(this);
     m_statusModel->setObjectName(QStringLiteral("statusModel"));
     m_statusModel->setThresholds(m_thresholds);
@@ -93,6 +96,10 @@ MainWindow::MainWindow(ConsoleOptions options, QWidget *parent)
     m_events->setObjectName(QStringLiteral("eventLogModel"));
     m_replicas = new ReplicaModel(this);
     m_replicas->setObjectName(QStringLiteral("replicaModel"));
+    m_statusModel->setTimeRule(m_timeRule);
+    m_timeline->setTimeRule(m_timeRule);
+    m_failovers->setTimeRule(m_timeRule);
+    m_events->setTimeRule(m_timeRule);
     m_passwords = new PasswordStore(this);
     m_alerts = new AlertController(this);
     m_alerts->setThresholds(m_thresholds);
@@ -130,7 +137,7 @@ void MainWindow::buildActions()
     connectAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_O));
     fileMenu->addSeparator();
     QAction *exportStatusAction = fileMenu->addAction(tr("&Export status…"), this, [this] {
-        m_exports->exportStatus(m_lastSnapshot, m_haveSnapshot);
+        m_exports->exportStatus(m_lastSnapshot, m_haveSnapshot, m_timeRule->mode());
     });
     exportStatusAction->setObjectName(QStringLiteral("exportStatusAction"));
     exportStatusAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
@@ -171,6 +178,18 @@ void MainWindow::buildActions()
         action->setCheckable(true);
         action->setChecked(theme == current);
         themes->addAction(action);
+    }
+    // One zone for every time the window shows; exports carry the offset either way.
+    QMenu *zoneMenu = viewMenu->addMenu(tr("Time &zone"));
+    auto *zones = new QActionGroup(this);
+    for (const TimeZoneMode zone : {TimeZoneMode::Local, TimeZoneMode::Utc}) {
+        QAction *action = zoneMenu->addAction(TimeRule::zoneName(zone), this,
+                                              [this, zone] { m_timeRule->setMode(zone); });
+        action->setObjectName(zone == TimeZoneMode::Utc ? QStringLiteral("utcAction")
+                                                        : QStringLiteral("localTimeAction"));
+        action->setCheckable(true);
+        action->setChecked(zone == m_timeRule->mode());
+        zones->addAction(action);
     }
     m_viewMenu = viewMenu;
 
@@ -216,6 +235,7 @@ void MainWindow::buildCentral()
     m_chart = new AgeChart;
     m_chart->setObjectName(QStringLiteral("ageChart"));
     m_chart->setHistory(&m_history);
+    m_chart->setTimeRule(m_timeRule);
     applyChartThresholds();
     auto *timelineView = new HolderTimelineView;
     timelineView->setModel(m_timeline);
@@ -226,9 +246,10 @@ void MainWindow::buildCentral()
     auto *failoverPage = new QWidget;
     auto *failoverLayout = new QVBoxLayout(failoverPage);
     auto *failoverNote = new QLabel(
-            tr("Each takeover after a fault from the failure panel: the victim's last heartbeat "
-               "(its last expiry minus the 10 s lease) to the successor's acquired_at, both on the "
-               "database clock. ADR-114 bound: acquirable ≤ 10 s after the last heartbeat."));
+            tr("Each takeover (a new holder after the previous lease expired unreleased, not a "
+               "normal hand-over): the previous holder's last heartbeat (its last expiry minus the "
+               "10 s lease) to the successor's acquired_at, both on the database clock. ADR-114 "
+               "bound: acquirable ≤ 10 s after the last heartbeat."));
     failoverNote->setWordWrap(true);
     failoverLayout->addWidget(failoverNote);
     failoverLayout->addWidget(failoverView);
@@ -238,10 +259,15 @@ void MainWindow::buildCentral()
     m_tabs->addTab(m_chart, tr("Last tick age"));
     m_tabs->addTab(timelineView, tr("Holders"));
 
-    // Failovers follow faults from the panel, so they sit beside it where the panel exists.
+    // In the demo, takeovers follow faults from the panel, so they sit beside it (buildDocks);
+    // against a database they are a tab of their own.
     m_failoverPage = failoverPage;
-    m_failoverPage->setParent(this);
-    m_failoverPage->hide();
+    if (isDemo() && !m_options.readOnly) {
+        m_failoverPage->setParent(this);
+        m_failoverPage->hide();
+    } else {
+        m_tabs->addTab(m_failoverPage, tr("Takeovers"));
+    }
 
     // Shown only while the rows are not live: says since when, and why.
     m_staleBanner = new QLabel;
@@ -464,6 +490,7 @@ void MainWindow::connectTo(const ConnectionProfile &profile)
     if (m_hasTarget && !(profile == m_target)) {
         // Another database: its history is not this one's.
         m_history.clear();
+        m_holderChanges.clear();
         m_timeline->clear();
         m_statusModel->clear();
         m_alerts->reset();
@@ -503,8 +530,10 @@ void MainWindow::openConnectionDialog(const QString &error)
             if (answer != QMessageBox::Yes)
                 return;
             m_session->stopDemo();
-            if (m_failureDock)
+            if (m_failureDock) {
                 m_failureDock->hide();
+                m_tabs->addTab(m_failoverPage, tr("Takeovers"));
+            }
         }
         m_options.mode = ConsoleOptions::Mode::Database;
         connectTo(profile);
@@ -541,7 +570,7 @@ void MainWindow::updateWriteActions()
     const QString role = selectedRole();
     const bool connected = m_connectionState == ConnectionState::Connected;
     const std::optional<RoleStatus> status = m_statusModel->statusFor(role);
-    const bool paused = status && status->state == QLatin1String("paused");
+    const bool paused = status && status->state == RoleState::Paused;
     QString why;
     if (!connected)
         why = tr("Not connected");
@@ -608,9 +637,18 @@ void MainWindow::selectRole(const QString &role)
 void MainWindow::onSnapshot(const StatusSnapshot &snapshot)
 {
     const QString selected = selectedRole();
+    const QList<HolderChange> changes = m_holderChanges.append(snapshot);
     if (m_haveSnapshot) {
-        for (const EventLogEntry &entry : changesBetween(m_lastSnapshot, snapshot, &m_thresholds))
+        for (const EventLogEntry &entry :
+             changesBetween(m_lastSnapshot, snapshot, &m_thresholds, changes))
             m_events->append(entry);
+    }
+    // The demo measures its own takeovers from the faults it injects, with the fault named.
+    if (!m_session->isDemoRunning()) {
+        for (const HolderChange &change : changes) {
+            if (const std::optional<Failover> takeover = takeoverFrom(change))
+                onFailover(*takeover);
+        }
     }
     m_alerts->onSnapshot(snapshot);
     m_lastSnapshot = snapshot;

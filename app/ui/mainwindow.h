@@ -3,6 +3,7 @@
 #include "core/commandline.h"
 #include "core/connectionprofile.h"
 #include "core/demotypes.h"
+#include "core/holderchange.h"
 #include "core/statustypes.h"
 #include "models/agethresholds.h"
 #include "models/tickhistory.h"
@@ -37,6 +38,7 @@ class PasswordStore;
 class PauseDialog;
 class ReplicaModel;
 class StatusModel;
+class TimeRule;
 
 // The console's one window: it assembles the widgets and connects them to the session (which owns
 // every worker and the database) and to the models. It never waits on anything.
@@ -95,7 +97,9 @@ private:
     bool m_closing = false;
 
     AgeThresholds m_thresholds;
+    TimeRule *m_timeRule = nullptr;
     TickHistory m_history;
+    HolderChangeTracker m_holderChanges;
     StatusSnapshot m_lastSnapshot;
     Privileges m_privileges;
     ConnectionState m_connectionState = ConnectionState::Disconnected;

@@ -215,13 +215,13 @@ StatusSnapshot poll(const QDateTime &base, qint64 s)
         const qint64 phase = s % spec.interval;
         const qint64 inDay = s % (6 * 3600);
         if (spec.name == QLatin1String("dunning") && inDay >= 3600 && inDay < 4200) {
-            status.state = QStringLiteral("paused");
+            status.state = leader::console::RoleState::Paused;
             status.pausedAt = base.addSecs(s - inDay + 3600);
             status.pausedBy = QStringLiteral("bench");
             status.pauseReason = QStringLiteral("simulated maintenance");
             status.lastTickAgeSeconds = double(inDay - 3600 + 7);
         } else if (phase < spec.tick) {
-            status.state = QStringLiteral("led");
+            status.state = leader::console::RoleState::Led;
             status.holderId = holderOf(tickIndex + i);
             status.token = tickIndex * 2;
             status.acquiredAt = base.addSecs(s - phase);
@@ -236,7 +236,7 @@ StatusSnapshot poll(const QDateTime &base, qint64 s)
             status.lastTickEndedAt = base.addSecs((tickIndex - 1) * spec.interval + spec.tick);
             status.lastTickAgeSeconds = double(phase + spec.interval - spec.tick);
         } else {
-            status.state = QStringLiteral("free");
+            status.state = leader::console::RoleState::Free;
             status.lastTickHolder
                     = isTakeover(spec, tickIndex) ? Successor : holderOf(tickIndex + i);
             status.lastTickEndedAt = base.addSecs(tickIndex * spec.interval + spec.tick);

@@ -64,7 +64,7 @@ StatusSnapshot syntheticPoll(qint64 s)
         const bool paused = spec.name == QLatin1String("dunning") && s % (6 * 3600) >= 3600
                             && s % (6 * 3600) < 3600 + 600;
         if (paused) {
-            status.state = QStringLiteral("paused");
+            status.state = leader::console::RoleState::Paused;
             status.pausedAt = Base.addSecs(s - (s % (6 * 3600)) + 3600);
             status.pausedBy = QStringLiteral("ops");
             status.pauseReason = QStringLiteral("drill");
@@ -75,7 +75,7 @@ StatusSnapshot syntheticPoll(qint64 s)
             status.lastTickHolder
                     = isTakeover(spec, tickIndex - 1) ? Successor : holderOf(tickIndex - 1 + i);
             status.lastTickEndedAt = Base.addSecs((tickIndex - 1) * spec.interval + spec.tick);
-            status.state = QStringLiteral("led");
+            status.state = leader::console::RoleState::Led;
             status.holderId = holder;
             status.token = tickIndex * 2;
             status.acquiredAt = Base.addSecs(s - phase);
@@ -87,7 +87,7 @@ StatusSnapshot syntheticPoll(qint64 s)
             }
             status.lastTickAgeSeconds = double(phase + spec.interval - spec.tick);
         } else {
-            status.state = QStringLiteral("free");
+            status.state = leader::console::RoleState::Free;
             status.lastTickHolder
                     = isTakeover(spec, tickIndex) ? Successor : holderOf(tickIndex + i);
             status.lastTickEndedAt = Base.addSecs(tickIndex * spec.interval + spec.tick);

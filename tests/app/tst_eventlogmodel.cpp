@@ -163,8 +163,15 @@ void tst_EventLogModel::exportsCsv()
     QVERIFY(buffer.open(QIODevice::WriteOnly));
     QString error;
     QVERIFY2(exportCsv(&buffer, &model, &error), qPrintable(error));
-    const QByteArray time = model.index(0, EventLogModel::Time).data().toString().toUtf8();
-    QCOMPARE(buffer.data(), "Time,Source,Role,Event,Token,Detail\r\n" + time
+    // The time as ISO 8601 with the offset, whatever the cell shows.
+    const QByteArray time
+            = model.index(0, EventLogModel::Time).data(leader::console::ExportRole).toByteArray();
+    QVERIFY2(QDateTime::fromString(QString::fromUtf8(time), Qt::ISODateWithMs)
+                     == QDateTime(QDate(2024, 5, 1), QTime(12, 0, 0), Qt::UTC),
+             time.constData());
+    const QByteArray header
+            = model.headerData(EventLogModel::Time, Qt::Horizontal).toString().toUtf8();
+    QCOMPARE(buffer.data(), header + ",Source,Role,Event,Token,Detail\r\n" + time
                                     + ",r1,billing,released,7," + field + "\r\n");
 }
 

@@ -57,6 +57,9 @@ void tst_FailoverModel::appendsRows()
 {
     FailoverModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    leader::console::TimeRule utc;
+    utc.setMode(leader::console::TimeZoneMode::Utc);
+    model.setTimeRule(&utc);
     QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
     QCOMPARE(model.columnCount(), int(FailoverModel::ColumnCount));
     model.append(failover(QStringLiteral("billing"), 9.81));
@@ -99,6 +102,9 @@ void tst_FailoverModel::cleanStopShowsRelease()
 {
     FailoverModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    leader::console::TimeRule utc;
+    utc.setMode(leader::console::TimeZoneMode::Utc);
+    model.setTimeRule(&utc);
     model.append(failover(QStringLiteral("billing"), 0.42, true));
     QCOMPARE(model.index(0, FailoverModel::LastHeartbeat).data().toString(),
              QStringLiteral("released 12:00:00.000"));

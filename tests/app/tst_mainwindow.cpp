@@ -45,7 +45,7 @@ private:
     QString stateOf(const QString &role) const
     {
         const std::optional<RoleStatus> status = statusModel()->statusFor(role);
-        return status ? status->state : QString();
+        return status ? leader::console::roleStateText(status->state) : QString();
     }
 
     void selectRole(const QString &role)

@@ -20,14 +20,14 @@ private:
         snapshot.databaseTime = QDateTime(QDate(2026, 12, 2), QTime(20, 0, 1, 250), Qt::UTC);
         RoleStatus led;
         led.role = QStringLiteral("billing");
-        led.state = QStringLiteral("led");
+        led.state = leader::console::RoleState::Led;
         led.holderId = QStringLiteral("ws1:4242:0badcafe");
         led.token = 1764700000123;
         led.acquiredAt = QDateTime(QDate(2026, 12, 2), QTime(19, 59, 58), Qt::UTC);
         led.expiresInSeconds = 7.25;
         RoleStatus paused;
         paused.role = QStringLiteral("email_outbox");
-        paused.state = QStringLiteral("paused");
+        paused.state = leader::console::RoleState::Paused;
         paused.token = 7;
         paused.pausedAt = QDateTime(QDate(2026, 12, 2), QTime(19, 0), Qt::UTC);
         paused.pausedBy = QStringLiteral("alice@ops");
@@ -44,8 +44,8 @@ private Q_SLOTS:
         const QStringList lines = csv.split(QStringLiteral("\r\n"));
         QVERIFY(lines.at(0).startsWith(QLatin1String("role,state,holder_id,holder_token")));
         QVERIFY(lines.at(1).startsWith(QLatin1String("billing,led,ws1:4242:0badcafe,1764700000123,"
-                                                     "2026-12-02T19:59:58.000Z,7.250,")));
-        QVERIFY(lines.at(1).endsWith(QLatin1String(",2026-12-02T20:00:01.250Z")));
+                                                     "2026-12-02T19:59:58.000+00:00,7.250,")));
+        QVERIFY(lines.at(1).endsWith(QLatin1String(",2026-12-02T20:00:01.250+00:00")));
         // The quote is doubled and the field quoted; its line break stays inside the quotes.
         QVERIFY2(
                 csv.contains(QLatin1String("\"SMTP key rotation, \"\"phase 2\"\"\nticket OPS-1\"")),
@@ -56,7 +56,7 @@ private Q_SLOTS:
     {
         const QJsonObject document = QJsonDocument::fromJson(statusToJson(snapshot())).object();
         QCOMPARE(document.value(QStringLiteral("observed_at")).toString(),
-                 QStringLiteral("2026-12-02T20:00:01.250Z"));
+                 QStringLiteral("2026-12-02T20:00:01.250+00:00"));
         const QJsonArray roles = document.value(QStringLiteral("roles")).toArray();
         QCOMPARE(roles.size(), 2);
         const QJsonObject billing = roles.at(0).toObject();

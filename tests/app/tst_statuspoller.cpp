@@ -228,7 +228,7 @@ private Q_SLOTS:
             roles << status.role;
         QCOMPARE(roles, QStringList({"billing", "dunning", "email_outbox", "webhook_delivery",
                                      "webhook_outbox"}));
-        QCOMPARE(snapshot.roles.at(0).state, QStringLiteral("never ran"));
+        QCOMPARE(snapshot.roles.at(0).state, leader::console::RoleState::NeverRan);
         QVERIFY(snapshot.roles.at(0).token > 0);
         QVERIFY(!snapshot.roles.at(0).lastTickAgeSeconds);
         QVERIFY(snapshot.databaseTime.isValid());
@@ -351,7 +351,7 @@ private Q_SLOTS:
         auto snapshot = harness.snapshots.last().at(0).value<StatusSnapshot>();
         const auto &dunning = snapshot.roles.at(1);
         QCOMPARE(dunning.role, QStringLiteral("dunning"));
-        QCOMPARE(dunning.state, QStringLiteral("paused"));
+        QCOMPARE(dunning.state, leader::console::RoleState::Paused);
         QCOMPARE(dunning.pausedBy, QStringLiteral("alice@ops"));
         QCOMPARE(dunning.pauseReason, reason);
         QVERIFY(dunning.pausedAt.isValid());
@@ -372,7 +372,7 @@ private Q_SLOTS:
         QCOMPARE(harness.actions.at(1).at(3).toString(), QStringLiteral("dunning unpaused"));
         QTRY_VERIFY_WITH_TIMEOUT(harness.snapshots.size() > beforeUnpause, Timeout);
         snapshot = harness.snapshots.last().at(0).value<StatusSnapshot>();
-        QCOMPARE(snapshot.roles.at(1).state, QStringLiteral("never ran"));
+        QCOMPARE(snapshot.roles.at(1).state, leader::console::RoleState::NeverRan);
         QVERIFY(snapshot.roles.at(1).pausedBy.isEmpty());
     }
 

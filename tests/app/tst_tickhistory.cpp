@@ -28,7 +28,7 @@ RoleStatus led(const QString &role, const QString &holder, qint64 token, double 
 {
     RoleStatus s;
     s.role = role;
-    s.state = QStringLiteral("led");
+    s.state = leader::console::RoleState::Led;
     s.holderId = holder;
     s.token = token;
     s.acquiredAt = Base.addMSecs(qint64(acquiredAtS * 1000));
@@ -41,7 +41,7 @@ RoleStatus freeRole(const QString &role, std::optional<double> age = 1.0)
 {
     RoleStatus s;
     s.role = role;
-    s.state = QStringLiteral("free");
+    s.state = leader::console::RoleState::Free;
     s.lastTickAgeSeconds = age;
     return s;
 }
@@ -176,7 +176,7 @@ void TstTickHistory::markers_data()
     const QString b2 = QStringLiteral("host:2:bbbbbbbb");
 
     RoleStatus paused = freeRole(b);
-    paused.state = QStringLiteral("paused");
+    paused.state = leader::console::RoleState::Paused;
     paused.pausedAt = Base.addSecs(5);
     paused.pausedBy = QStringLiteral("alice");
     paused.pauseReason = QStringLiteral("migration");

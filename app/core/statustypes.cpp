@@ -1,0 +1,62 @@
+#include "statustypes.h"
+
+#include <QCoreApplication>
+
+#include <array>
+#include <utility>
+
+namespace leader::console {
+
+namespace {
+
+constexpr std::array<std::pair<RoleState, QLatin1StringView>, 5> ServerTexts{{
+        {RoleState::Led, QLatin1StringView("led")},
+        {RoleState::Free, QLatin1StringView("free")},
+        {RoleState::NeverRan, QLatin1StringView("never ran")},
+        {RoleState::Cooling, QLatin1StringView("cooling")},
+        {RoleState::Paused, QLatin1StringView("paused")},
+}};
+
+} // namespace
+
+RoleState parseRoleState(QStringView serverText)
+{
+    for (const auto &[state, text] : ServerTexts) {
+        if (serverText == text)
+            return state;
+    }
+    return RoleState::Unknown;
+}
+
+QString roleStateText(RoleState state)
+{
+    for (const auto &[known, text] : ServerTexts) {
+        if (known == state)
+            return text;
+    }
+    return QStringLiteral("unknown");
+}
+
+QString roleStateDisplayName(RoleState state)
+{
+    const auto tr = [](const char *text) {
+        return QCoreApplication::translate("leader::console::RoleState", text);
+    };
+    switch (state) {
+    case RoleState::Led:
+        return tr("led");
+    case RoleState::Free:
+        return tr("free");
+    case RoleState::NeverRan:
+        return tr("never ran");
+    case RoleState::Cooling:
+        return tr("cooling");
+    case RoleState::Paused:
+        return tr("paused");
+    case RoleState::Unknown:
+        break;
+    }
+    return tr("unknown");
+}
+
+} // namespace leader::console

@@ -1,0 +1,105 @@
+#include "tones.h"
+
+#include <cmath>
+
+namespace leader::console {
+
+namespace {
+
+constexpr double TextContrast = 4.5; // WCAG AA for normal text
+constexpr double Step = 0.02;
+
+double channel(double c)
+{
+    return c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4);
+}
+
+double luminance(const QColor &color)
+{
+    return 0.2126 * channel(color.redF()) + 0.7152 * channel(color.greenF())
+           + 0.0722 * channel(color.blueF());
+}
+
+// Hue and saturation of each tone; lightness is what the palette decides.
+QColor seed(Tone tone)
+{
+    switch (tone) {
+    case Tone::Good:
+        return QColor(0x2e, 0x9d, 0x3a);
+    case Tone::Info:
+        return QColor(0x1e, 0x88, 0xe5);
+    case Tone::Warning:
+        return QColor(0xf5, 0x8f, 0x00);
+    case Tone::Alert:
+        return QColor(0xe5, 0x39, 0x35);
+    case Tone::Neutral:
+        break;
+    }
+    return QColor(0x80, 0x80, 0x80);
+}
+
+QColor withLightness(const QColor &color, double lightness)
+{
+    return QColor::fromHslF(std::max(0.0f, color.hslHueF()), color.hslSaturationF(),
+                            float(std::clamp(lightness, 0.0, 1.0)));
+}
+
+// From start, step lightness towards the far end of the scale until the colour contrasts with
+// against by at least TextContrast; the far end (black or white) if nothing nearer does.
+QColor legibleAgainst(const QColor &seedColor, double start, bool darker, const QColor &against)
+{
+    for (double l = start; l >= 0.0 && l <= 1.0; l += darker ? -Step : Step) {
+        const QColor candidate = withLightness(seedColor, l);
+        if (contrastRatio(candidate, against) >= TextContrast)
+            return candidate;
+    }
+    return withLightness(seedColor, darker ? 0.0 : 1.0);
+}
+
+bool isDarkColor(const QColor &color)
+{
+    return luminance(color) < 0.18; // below it white text contrasts more than black
+}
+
+} // namespace
+
+double contrastRatio(const QColor &a, const QColor &b)
+{
+    const double la = luminance(a);
+    const double lb = luminance(b);
+    return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
+QColor toneText(Tone tone, const QPalette &palette)
+{
+    const QColor base = palette.color(QPalette::Base);
+    const bool dark = isDarkColor(base);
+    return legibleAgainst(seed(tone), dark ? 0.55 : 0.45, !dark, base);
+}
+
+QColor toneFill(Tone tone, const QPalette &palette)
+{
+    const QColor text = palette.color(QPalette::Text);
+    // Light text (a dark theme) wants a deep fill, dark text a pale one.
+    const bool lightText = !isDarkColor(text);
+    return legibleAgainst(seed(tone), lightText ? 0.32 : 0.80, lightText, text);
+}
+
+Tone stateTone(RoleState state)
+{
+    switch (state) {
+    case RoleState::Led:
+        return Tone::Good;
+    case RoleState::Paused:
+        return Tone::Warning;
+    case RoleState::Cooling:
+        return Tone::Info;
+    case RoleState::Free:
+    case RoleState::NeverRan:
+    case RoleState::Unknown:
+        break;
+    }
+    return Tone::Neutral;
+}
+
+} // namespace leader::console
