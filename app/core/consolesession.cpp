@@ -102,7 +102,11 @@ void ConsoleSession::startDemo(const QString &directory)
         Q_EMIT demoStarted();
     });
     connect(demo, &DemoHost::failed, this, &ConsoleSession::demoFailed);
-    connect(demo, &DemoHost::replicasChanged, this, &ConsoleSession::replicasChanged);
+    connect(demo, &DemoHost::replicasChanged, this,
+            [this](const QList<ReplicaInfo> &replicas) {
+                m_replicas = replicas;
+                Q_EMIT replicasChanged(replicas);
+            });
     connect(demo, &DemoHost::event, this, &ConsoleSession::demoEvent);
     connect(demo, &DemoHost::failoverMeasured, this, &ConsoleSession::failoverMeasured);
     connect(demo, &DemoHost::stopped, this, &ConsoleSession::onDemoStopped);
@@ -181,6 +185,28 @@ void ConsoleSession::inject(const FaultRequest &request)
     if (m_demo && m_demoRunning && m_phase == Phase::Running)
         QMetaObject::invokeMethod(
                 m_demo, [demo = m_demo, request] { demo->inject(request); }, Qt::QueuedConnection);
+}
+
+void ConsoleSession::runDrill()
+{
+    if (m_phase != Phase::Running || !m_demo)
+        return;
+    const ReplicaInfo *victim = nullptr;
+    for (const ReplicaInfo &replica : std::as_const(m_replicas)) {
+        if (replica.state == ReplicaState::Running
+            && replica.leading.contains(QStringLiteral("billing")))
+            victim = &replica;
+    }
+    for (const ReplicaInfo &replica : std::as_const(m_replicas)) {
+        if (!victim && replica.state == ReplicaState::Running && !replica.leading.isEmpty())
+            victim = &replica;
+    }
+    if (!victim) {
+        QTimer::singleShot(250, this, &ConsoleSession::runDrill); // roles are tick-scoped
+        return;
+    }
+    Q_EMIT drillVictim(victim->id, victim->leading);
+    inject({.replica = victim->id, .kind = FaultKind::Kill});
 }
 
 void ConsoleSession::shutdown()

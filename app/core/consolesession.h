@@ -63,6 +63,9 @@ public Q_SLOTS:
     void pause(const QString &role, const QString &by, const QString &reason);
     void unpause(const QString &role);
     void inject(const leader::console::FaultRequest &request);
+    // The demo's drill: kills the replica leading billing (else any replica leading something) as
+    // soon as there is one, and says which through drillVictim().
+    void runDrill();
     // Ends everything within DemoShutdownBoundMs or DatabaseShutdownBoundMs, then emits
     // finished(). Safe to call more than once.
     void shutdown();
@@ -85,6 +88,7 @@ Q_SIGNALS:
     void replicasChanged(const QList<leader::console::ReplicaInfo> &replicas);
     void demoEvent(const leader::console::EventLogEntry &entry);
     void failoverMeasured(const leader::console::Failover &failover);
+    void drillVictim(const QString &replica, const QStringList &leading);
 
     void finished();
 
@@ -109,6 +113,7 @@ private:
     bool m_demoStopping = false;
     int m_intervalMs = 1000;
     bool m_suspended = false;
+    QList<ReplicaInfo> m_replicas;
 
     ConnectionState m_connection = ConnectionState::Disconnected;
     bool m_haveRows = false;

@@ -3,6 +3,7 @@
 #include "agechart.h"
 #include "alertcontroller.h"
 #include "connectiondialog.h"
+#include "eventlogpane.h"
 #include "core/consolesession.h"
 #include "core/passwordstore.h"
 #include "core/profilestore.h"
@@ -16,7 +17,9 @@
 #include "models/holdertimeline.h"
 #include "models/replicamodel.h"
 #include "models/statusmodel.h"
-#include "pausedialog.h"
+#include "pausecontroller.h"
+#include "statuspane.h"
+#include "tableview.h"
 #include "theme.h"
 #include "thresholdsdialog.h"
 
@@ -25,17 +28,11 @@
 #include <QComboBox>
 #include <QDateTime>
 #include <QDockWidget>
-#include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
-#include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QPushButton>
-#include <QScrollBar>
 #include <QSettings>
-#include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -54,20 +51,6 @@ const QList<int> IntervalChoicesMs{0, 1000, 2000, 5000, 10000, 30000};
 QString intervalText(int milliseconds)
 {
     return milliseconds == 0 ? QObject::tr("Off") : QObject::tr("%1 s").arg(milliseconds / 1000);
-}
-
-QTableView *tableView(const QString &objectName, QAbstractItemModel *model)
-{
-    auto *view = new QTableView;
-    view->setObjectName(objectName);
-    view->setModel(model);
-    view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    view->setSelectionMode(QAbstractItemView::SingleSelection);
-    view->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    view->verticalHeader()->hide();
-    view->horizontalHeader()->setStretchLastSection(true);
-    view->setAlternatingRowColors(true);
-    return view;
 }
 
 } // namespace
@@ -104,6 +87,13 @@ MainWindow::MainWindow(ConsoleOptions options, QWidget *parent)
     m_alerts = new AlertController(this);
     m_alerts->setThresholds(m_thresholds);
     m_exports = new ExportController(this);
+    m_statusPane = new StatusPane(m_statusModel, m_timeRule);
+    m_pauses = new PauseController(this, m_session, m_statusModel, m_statusPane,
+                                   m_options.readOnly);
+    connect(m_pauses, &PauseController::requested, this,
+            [this](const QString &role, const QString &event, const QString &detail) {
+                logLocal(event, detail, role);
+            });
 
     buildActions();
     buildCentral();
@@ -112,7 +102,6 @@ MainWindow::MainWindow(ConsoleOptions options, QWidget *parent)
     restoreSettings();
     connectSession();
     updateTitle();
-    updateWriteActions();
 
     connect(m_passwords, &PasswordStore::unavailable, this, [this](const QString &reason) {
         logLocal(QStringLiteral("keychain"), tr("passwords are not remembered: %1").arg(reason));
@@ -142,19 +131,14 @@ void MainWindow::buildActions()
     exportStatusAction->setObjectName(QStringLiteral("exportStatusAction"));
     exportStatusAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     fileMenu->addAction(tr("Export event &log…"), this,
-                        [this] { m_exports->exportEvents(m_eventFilter); });
+                        [this] { m_exports->exportEvents(m_logPane->filter()); });
     fileMenu->addSeparator();
     QAction *quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
 
     QMenu *roleMenu = menuBar()->addMenu(tr("&Role"));
-    m_pauseAction = roleMenu->addAction(tr("&Pause…"), this, [this] { requestPauseChange(true); });
-    m_pauseAction->setObjectName(QStringLiteral("pauseAction"));
-    m_pauseAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
-    m_unpauseAction
-            = roleMenu->addAction(tr("&Unpause…"), this, [this] { requestPauseChange(false); });
-    m_unpauseAction->setObjectName(QStringLiteral("unpauseAction"));
-    m_unpauseAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+    roleMenu->addAction(m_pauses->pauseAction());
+    roleMenu->addAction(m_pauses->unpauseAction());
     roleMenu->addSeparator();
     QAction *refreshAction
             = roleMenu->addAction(tr("&Refresh now"), m_session, &ConsoleSession::refresh);
@@ -198,8 +182,8 @@ void MainWindow::buildActions()
     toolbar->setToolButtonStyle(Qt::ToolButtonTextOnly);
     toolbar->addAction(connectAction);
     toolbar->addSeparator();
-    toolbar->addAction(m_pauseAction);
-    toolbar->addAction(m_unpauseAction);
+    toolbar->addAction(m_pauses->pauseAction());
+    toolbar->addAction(m_pauses->unpauseAction());
     toolbar->addSeparator();
     toolbar->addAction(refreshAction);
     toolbar->addWidget(new QLabel(tr(" Refresh every ")));
@@ -218,20 +202,6 @@ void MainWindow::buildActions()
 
 void MainWindow::buildCentral()
 {
-    m_statusProxy = new QSortFilterProxyModel(this);
-    m_statusProxy->setSourceModel(m_statusModel);
-    m_statusProxy->setSortRole(StatusModel::RawRole);
-    m_statusView = tableView(QStringLiteral("statusView"), m_statusProxy);
-    m_statusView->setSortingEnabled(true);
-    m_statusView->sortByColumn(StatusModel::Role, Qt::AscendingOrder);
-    m_statusView->setContextMenuPolicy(Qt::ActionsContextMenu);
-    m_statusView->addAction(m_pauseAction);
-    m_statusView->addAction(m_unpauseAction);
-    m_statusView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_statusView->horizontalHeader()->setStretchLastSection(true);
-    connect(m_statusView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
-            &MainWindow::updateWriteActions);
-
     m_chart = new AgeChart;
     m_chart->setObjectName(QStringLiteral("ageChart"));
     m_chart->setHistory(&m_history);
@@ -242,7 +212,7 @@ void MainWindow::buildCentral()
     timelineView->setObjectName(QStringLiteral("holderTimeline"));
     connect(m_chart, &AgeChart::windowChanged, timelineView, &HolderTimelineView::setWindow);
 
-    auto *failoverView = tableView(QStringLiteral("failoverView"), m_failovers);
+    auto *failoverView = makeTableView(QStringLiteral("failoverView"), m_failovers);
     auto *failoverPage = new QWidget;
     auto *failoverLayout = new QVBoxLayout(failoverPage);
     auto *failoverNote = new QLabel(
@@ -269,28 +239,9 @@ void MainWindow::buildCentral()
         m_tabs->addTab(m_failoverPage, tr("Takeovers"));
     }
 
-    // Shown only while the rows are not live: says since when, and why.
-    m_staleBanner = new QLabel;
-    m_staleBanner->setObjectName(QStringLiteral("staleBanner"));
-    m_staleBanner->setWordWrap(true);
-    m_staleBanner->setForegroundRole(QPalette::BrightText);
-    m_staleBanner->setBackgroundRole(QPalette::Dark);
-    m_staleBanner->setAutoFillBackground(true);
-    m_staleBanner->setContentsMargins(6, 3, 6, 3);
-    m_staleBanner->hide();
-    m_staleTicker = new QTimer(this);
-    m_staleTicker->setInterval(1000);
-    connect(m_staleTicker, &QTimer::timeout, this, &MainWindow::updateStaleBanner);
-    auto *statusPage = new QWidget;
-    auto *statusLayout = new QVBoxLayout(statusPage);
-    statusLayout->setContentsMargins(0, 0, 0, 0);
-    statusLayout->setSpacing(0);
-    statusLayout->addWidget(m_staleBanner);
-    statusLayout->addWidget(m_statusView);
-
     auto *splitter = new QSplitter(Qt::Vertical);
     splitter->setObjectName(QStringLiteral("centralSplitter"));
-    splitter->addWidget(statusPage);
+    splitter->addWidget(m_statusPane);
     splitter->addWidget(m_tabs);
     splitter->setStretchFactor(0, 0);
     splitter->setStretchFactor(1, 1);
@@ -299,34 +250,12 @@ void MainWindow::buildCentral()
 
 void MainWindow::buildDocks()
 {
-    m_eventFilter = new EventLogFilter(this);
-    m_eventFilter->setSourceModel(m_events);
-    auto *logPage = new QWidget;
-    auto *logLayout = new QVBoxLayout(logPage);
-    auto *filterRow = new QHBoxLayout;
-    auto *filterEdit = new QLineEdit;
-    filterEdit->setObjectName(QStringLiteral("eventFilter"));
-    filterEdit->setPlaceholderText(tr("Filter: text in any column (role, replica, event, …)"));
-    filterEdit->setClearButtonEnabled(true);
-    connect(filterEdit, &QLineEdit::textChanged, m_eventFilter, &EventLogFilter::setText);
-    auto *exportButton = new QPushButton(tr("Export CSV…"));
-    connect(exportButton, &QPushButton::clicked, this,
-            [this] { m_exports->exportEvents(m_eventFilter); });
-    filterRow->addWidget(filterEdit, 1);
-    filterRow->addWidget(exportButton);
-    logLayout->addLayout(filterRow);
-    auto *logView = tableView(QStringLiteral("eventView"), m_eventFilter);
-    logView->setWordWrap(false);
-    logLayout->addWidget(logView);
-    // Follow the log's tail unless the operator scrolled away from it.
-    connect(m_eventFilter, &QAbstractItemModel::rowsInserted, logView, [logView] {
-        if (logView->verticalScrollBar()->value() >= logView->verticalScrollBar()->maximum() - 2)
-            QTimer::singleShot(0, logView, &QTableView::scrollToBottom);
-    });
-
+    m_logPane = new EventLogPane(m_events);
+    connect(m_logPane, &EventLogPane::exportRequested, this,
+            [this] { m_exports->exportEvents(m_logPane->filter()); });
     auto *logDock = new QDockWidget(tr("Event log"), this);
     logDock->setObjectName(QStringLiteral("eventLogDock"));
-    logDock->setWidget(logPage);
+    logDock->setWidget(m_logPane);
     addDockWidget(Qt::BottomDockWidgetArea, logDock);
     m_viewMenu->addAction(logDock->toggleViewAction());
 
@@ -369,27 +298,22 @@ void MainWindow::connectSession()
     connect(m_session, &ConsoleSession::connectionChanged, this, &MainWindow::onConnectionChanged);
     connect(m_session, &ConsoleSession::privilegesChanged, this,
             [this](const Privileges &privileges) {
-                m_privileges = privileges;
+                m_pauses->setPrivileges(privileges);
                 if (!privileges.canPause && !privileges.reason.isEmpty())
                     logLocal(QStringLiteral("privileges"), privileges.reason, {}, true);
-                updateWriteActions();
             });
     connect(m_session, &ConsoleSession::actionFinished, this, &MainWindow::onActionFinished);
     connect(m_session, &ConsoleSession::pollProblem, this, [this](const QString &message) {
         m_lastProblem = message;
         logLocal(QStringLiteral("poll failed"), message, {}, true);
         statusBar()->showMessage(tr("Poll failed: %1").arg(message), 10000);
-        updateStaleBanner();
+        m_statusPane->setStaleReason(staleReason());
     });
     connect(m_session, &ConsoleSession::staleChanged, this,
             [this](bool stale, const QDateTime &asOf) {
-                m_statusModel->setStale(stale);
+                m_statusPane->setStaleReason(staleReason());
+                m_statusPane->setStale(stale, asOf);
                 m_alerts->setStale(stale, asOf);
-                if (stale)
-                    m_staleTicker->start();
-                else
-                    m_staleTicker->stop();
-                updateStaleBanner();
             });
     connect(m_session, &ConsoleSession::demoProgress, this, [this](const QString &step) {
         m_connectionLabel->setText(step);
@@ -397,8 +321,18 @@ void MainWindow::connectSession()
     });
     connect(m_session, &ConsoleSession::demoStarted, this, [this] {
         if (m_options.drillAfterSeconds > 0)
-            QTimer::singleShot(m_options.drillAfterSeconds * 1000, this, &MainWindow::runDrill);
+            QTimer::singleShot(m_options.drillAfterSeconds * 1000, m_session,
+                               &ConsoleSession::runDrill);
     });
+    connect(m_session, &ConsoleSession::drillVictim, this,
+            [this](const QString &replica, const QStringList &leading) {
+                if (m_failurePanel)
+                    m_failurePanel->selectReplica(replica);
+                logLocal(QStringLiteral("drill"),
+                         tr("killing %1 (leads %2)")
+                                 .arg(replica, leading.join(QStringLiteral(", "))));
+                m_tabs->setCurrentIndex(0);
+            });
     connect(m_session, &ConsoleSession::demoFailed, this, [this](const QString &message) {
         m_connectionLabel->setText(tr("Demo failed: %1").arg(message));
         logLocal(QStringLiteral("error"), message);
@@ -499,9 +433,8 @@ void MainWindow::connectTo(const ConnectionProfile &profile)
     m_target = profile;
     m_hasTarget = true;
     m_haveSnapshot = false;
-    m_privileges = Privileges{};
+    m_pauses->setPrivileges(Privileges{});
     updateTitle();
-    updateWriteActions();
     m_session->connectTo(profile);
 }
 
@@ -557,86 +490,21 @@ void MainWindow::updateTitle()
     if (m_options.readOnly)
         title += tr(" — read-only");
     setWindowTitle(title);
+    m_pauses->setTarget(isDemo() ? tr("the demo") : m_target.describe());
     m_alerts->setTitle(tr("Leader Console — %1").arg(title));
 }
 
-void MainWindow::updateWriteActions()
+QString MainWindow::staleReason() const
 {
-    const bool hidden = m_options.readOnly;
-    m_pauseAction->setVisible(!hidden);
-    m_unpauseAction->setVisible(!hidden);
-    if (hidden)
-        return;
-    const QString role = selectedRole();
-    const bool connected = m_connectionState == ConnectionState::Connected;
-    const std::optional<RoleStatus> status = m_statusModel->statusFor(role);
-    const bool paused = status && status->state == RoleState::Paused;
-    QString why;
-    if (!connected)
-        why = tr("Not connected");
-    else if (role.isEmpty())
-        why = tr("Select a role in the table");
-    m_pauseAction->setEnabled(why.isEmpty() && m_privileges.canPause && !paused);
-    m_unpauseAction->setEnabled(why.isEmpty() && m_privileges.canUnpause && paused);
-    const QString pauseTip
-            = !why.isEmpty() ? why
-              : !m_privileges.canPause
-                      ? m_privileges.reason
-                      : (paused ? tr("%1 is already paused").arg(role)
-                                : tr("Pause %1 cluster-wide (leader_pause)").arg(role));
-    const QString unpauseTip = !why.isEmpty() ? why
-                               : !m_privileges.canUnpause
-                                       ? m_privileges.reason
-                                       : (paused ? tr("Unpause %1 (leader_unpause)").arg(role)
-                                                 : tr("%1 is not paused").arg(role));
-    m_pauseAction->setToolTip(pauseTip);
-    m_unpauseAction->setToolTip(unpauseTip);
-    m_pauseAction->setStatusTip(pauseTip);
-    m_unpauseAction->setStatusTip(unpauseTip);
-}
-
-void MainWindow::updateStaleBanner()
-{
-    if (!m_session->isStale()) {
-        m_staleBanner->hide();
-        return;
-    }
-    const QDateTime asOf = m_session->lastRowsAt();
-    const qint64 ago = asOf.isValid() ? asOf.secsTo(QDateTime::currentDateTimeUtc()) : 0;
-    QString why;
     if (m_connectionState != ConnectionState::Connected)
-        why = m_connectionLabel->text();
-    else if (!m_lastProblem.isEmpty())
-        why = tr("Poll failed: %1").arg(m_lastProblem);
-    else
-        why = tr("No answer from the database");
-    m_staleBanner->setText(tr("Not live — as of %1 (%2 s ago). %3")
-                                   .arg(asOf.toLocalTime().toString(QStringLiteral("HH:mm:ss")))
-                                   .arg(ago)
-                                   .arg(why));
-    m_staleBanner->setToolTip(why);
-    m_staleBanner->show();
-}
-
-QString MainWindow::selectedRole() const
-{
-    const QModelIndexList rows = m_statusView->selectionModel()->selectedRows(StatusModel::Role);
-    return rows.isEmpty() ? QString() : rows.constFirst().data(Qt::DisplayRole).toString();
-}
-
-void MainWindow::selectRole(const QString &role)
-{
-    for (int row = 0; row < m_statusProxy->rowCount(); ++row) {
-        if (m_statusProxy->index(row, StatusModel::Role).data(Qt::DisplayRole).toString() == role) {
-            m_statusView->selectRow(row);
-            return;
-        }
-    }
+        return m_connectionLabel->text();
+    if (!m_lastProblem.isEmpty())
+        return tr("Poll failed: %1").arg(m_lastProblem);
+    return tr("No answer from the database within two poll intervals.");
 }
 
 void MainWindow::onSnapshot(const StatusSnapshot &snapshot)
 {
-    const QString selected = selectedRole();
     const QList<HolderChange> changes = m_holderChanges.append(snapshot);
     if (m_haveSnapshot) {
         for (const EventLogEntry &entry :
@@ -654,9 +522,7 @@ void MainWindow::onSnapshot(const StatusSnapshot &snapshot)
     m_lastSnapshot = snapshot;
     m_haveSnapshot = true;
     m_lastProblem.clear();
-    m_statusModel->setSnapshot(snapshot);
-    if (!selected.isEmpty() && selectedRole() != selected)
-        selectRole(selected);
+    m_statusPane->setSnapshot(snapshot);
     m_history.append(snapshot);
     m_timeline->append(snapshot);
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
@@ -668,7 +534,7 @@ void MainWindow::onSnapshot(const StatusSnapshot &snapshot)
     m_driftLabel->setText(tr("db clock %1%2 ms")
                                   .arg(snapshot.clockDriftMs >= 0 ? QStringLiteral("+") : QString())
                                   .arg(snapshot.clockDriftMs, 0, 'f', 0));
-    updateWriteActions();
+    m_pauses->update();
 }
 
 void MainWindow::onConnectionChanged(ConnectionState state, const QString &message)
@@ -703,8 +569,8 @@ void MainWindow::onConnectionChanged(ConnectionState state, const QString &messa
     if (state == ConnectionState::Failed && !isDemo() && before != ConnectionState::Connected
         && !m_haveSnapshot && !m_closing)
         openConnectionDialog(message);
-    updateStaleBanner();
-    updateWriteActions();
+    m_statusPane->setStaleReason(staleReason());
+    m_pauses->setConnected(state == ConnectionState::Connected);
 }
 
 void MainWindow::onActionFinished(const QString &role, const QString &action, bool ok,
@@ -746,32 +612,6 @@ void MainWindow::logLocal(const QString &event, const QString &detail, const QSt
         m_events->append(entry);
 }
 
-void MainWindow::requestPauseChange(bool pause)
-{
-    const QString role = selectedRole();
-    if (role.isEmpty() || m_pauseDialog)
-        return;
-    const QString target = isDemo() ? tr("the demo") : m_target.describe();
-    auto *dialog = new PauseDialog(pause ? PauseDialog::Mode::Pause : PauseDialog::Mode::Unpause,
-                                   role, target, this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    if (const std::optional<RoleStatus> status = m_statusModel->statusFor(role); !pause && status)
-        dialog->setCurrentPause(status->pausedBy, status->pauseReason);
-    m_pauseDialog = dialog;
-    connect(dialog, &QDialog::accepted, this, [this, dialog, pause] {
-        const QString role = dialog->role();
-        if (pause) {
-            logLocal(QStringLiteral("pause"),
-                     tr("requested by %1: %2").arg(dialog->who(), dialog->why()), role);
-            m_session->pause(role, dialog->who(), dialog->why());
-        } else {
-            logLocal(QStringLiteral("unpause"), tr("requested"), role);
-            m_session->unpause(role);
-        }
-    });
-    dialog->open();
-}
-
 void MainWindow::setInterval(int milliseconds)
 {
     QSettings().setValue(QStringLiteral("poll/intervalMs"), milliseconds);
@@ -811,35 +651,6 @@ void MainWindow::applyChartThresholds()
     // The alert line only: five warning lines more would hide the curves.
     for (const QString &role : m_thresholds.roles())
         m_chart->setThreshold(role, m_thresholds.threshold(role).alertSeconds);
-}
-
-void MainWindow::runDrill()
-{
-    // The replica leading billing, else any replica leading something; retried until one is.
-    const ReplicaInfo *victim = nullptr;
-    for (const ReplicaInfo &replica : std::as_const(m_replicaInfos)) {
-        if (replica.state == ReplicaState::Running
-            && replica.leading.contains(QStringLiteral("billing")))
-            victim = &replica;
-    }
-    for (const ReplicaInfo &replica : std::as_const(m_replicaInfos)) {
-        if (!victim && replica.state == ReplicaState::Running && !replica.leading.isEmpty())
-            victim = &replica;
-    }
-    if (!victim) {
-        QTimer::singleShot(250, this, &MainWindow::runDrill);
-        return;
-    }
-    if (m_failurePanel)
-        m_failurePanel->selectReplica(victim->id);
-    FaultRequest request;
-    request.replica = victim->id;
-    request.kind = FaultKind::Kill;
-    logLocal(QStringLiteral("drill"),
-             tr("killing %1 (leads %2)")
-                     .arg(victim->id, victim->leading.join(QStringLiteral(", "))));
-    m_session->inject(request);
-    m_tabs->setCurrentIndex(0);
 }
 
 void MainWindow::takeScreenshot()

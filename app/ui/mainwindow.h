@@ -16,10 +16,7 @@ class QComboBox;
 class QDockWidget;
 class QLabel;
 class QMenu;
-class QSortFilterProxyModel;
 class QTabWidget;
-class QTableView;
-class QTimer;
 
 namespace leader::console {
 
@@ -27,7 +24,7 @@ class AgeChart;
 class AlertController;
 class ConnectionDialog;
 class ConsoleSession;
-class EventLogFilter;
+class EventLogPane;
 class EventLogModel;
 class ExportController;
 class FailoverModel;
@@ -35,9 +32,10 @@ class FailurePanel;
 class HolderTimeline;
 class HolderTimelineView;
 class PasswordStore;
-class PauseDialog;
+class PauseController;
 class ReplicaModel;
 class StatusModel;
+class StatusPane;
 class TimeRule;
 
 // The console's one window: it assembles the widgets and connects them to the session (which owns
@@ -68,8 +66,7 @@ private:
     void connectTo(const ConnectionProfile &profile);
     void openConnectionDialog(const QString &error);
     void updateTitle();
-    void updateWriteActions();
-    void updateStaleBanner();
+    QString staleReason() const;
 
     void onSnapshot(const StatusSnapshot &snapshot);
     void onConnectionChanged(ConnectionState state, const QString &message);
@@ -80,13 +77,9 @@ private:
                   bool collapseRepeats = false);
 
     bool isDemo() const { return m_options.mode == ConsoleOptions::Mode::Demo; }
-    QString selectedRole() const;
-    void selectRole(const QString &role);
-    void requestPauseChange(bool pause);
     void setInterval(int milliseconds);
     void editThresholds();
     void applyChartThresholds();
-    void runDrill();
     void takeScreenshot();
 
     ConsoleOptions m_options;
@@ -101,22 +94,18 @@ private:
     TickHistory m_history;
     HolderChangeTracker m_holderChanges;
     StatusSnapshot m_lastSnapshot;
-    Privileges m_privileges;
     ConnectionState m_connectionState = ConnectionState::Disconnected;
     QList<ReplicaInfo> m_replicaInfos;
     QString m_lastProblem;
 
     StatusModel *m_statusModel = nullptr;
-    QSortFilterProxyModel *m_statusProxy = nullptr;
-    QTableView *m_statusView = nullptr;
-    QLabel *m_staleBanner = nullptr;
-    QTimer *m_staleTicker = nullptr;
+    StatusPane *m_statusPane = nullptr;
     QTabWidget *m_tabs = nullptr;
     AgeChart *m_chart = nullptr;
     HolderTimeline *m_timeline = nullptr;
     FailoverModel *m_failovers = nullptr;
     EventLogModel *m_events = nullptr;
-    EventLogFilter *m_eventFilter = nullptr;
+    EventLogPane *m_logPane = nullptr;
     ReplicaModel *m_replicas = nullptr;
     FailurePanel *m_failurePanel = nullptr;
     QDockWidget *m_failureDock = nullptr;
@@ -125,11 +114,9 @@ private:
     PasswordStore *m_passwords = nullptr;
     AlertController *m_alerts = nullptr;
     ExportController *m_exports = nullptr;
-    QPointer<PauseDialog> m_pauseDialog;
+    PauseController *m_pauses = nullptr;
     QPointer<ConnectionDialog> m_connectionDialog;
 
-    QAction *m_pauseAction = nullptr;
-    QAction *m_unpauseAction = nullptr;
     QComboBox *m_intervalBox = nullptr;
     QLabel *m_connectionLabel = nullptr;
     QLabel *m_latencyLabel = nullptr;

@@ -1,0 +1,44 @@
+#include "eventlogpane.h"
+
+#include "models/eventlogmodel.h"
+#include "tableview.h"
+
+#include <QHBoxLayout>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace leader::console {
+
+EventLogPane::EventLogPane(EventLogModel *model, QWidget *parent)
+    : QWidget(parent)
+    , m_filter(new EventLogFilter(this))
+{
+    m_filter->setSourceModel(model);
+    auto *layout = new QVBoxLayout(this);
+    auto *filterRow = new QHBoxLayout;
+    auto *filterEdit = new QLineEdit;
+    filterEdit->setObjectName(QStringLiteral("eventFilter"));
+    filterEdit->setPlaceholderText(tr("Filter: text in any column (role, replica, event, …)"));
+    filterEdit->setClearButtonEnabled(true);
+    connect(filterEdit, &QLineEdit::textChanged, m_filter, &EventLogFilter::setText);
+    auto *exportButton = new QPushButton(tr("Export CSV…"));
+    connect(exportButton, &QPushButton::clicked, this, &EventLogPane::exportRequested);
+    filterRow->addWidget(filterEdit, 1);
+    filterRow->addWidget(exportButton);
+    layout->addLayout(filterRow);
+    QTableView *view = makeTableView(QStringLiteral("eventView"), m_filter);
+    view->setWordWrap(false);
+    layout->addWidget(view);
+    connect(m_filter, &QAbstractItemModel::rowsInserted, view, [view] {
+        if (view->verticalScrollBar()->value() >= view->verticalScrollBar()->maximum() - 2)
+            QTimer::singleShot(0, view, &QTableView::scrollToBottom);
+    });
+}
+
+EventLogPane::~EventLogPane() = default;
+
+} // namespace leader::console

@@ -1,0 +1,112 @@
+#include "statuspane.h"
+
+#include "core/timerule.h"
+#include "models/statusmodel.h"
+#include "tableview.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace leader::console {
+
+StatusPane::StatusPane(StatusModel *model, const TimeRule *timeRule, QWidget *parent)
+    : QWidget(parent)
+    , m_model(model)
+    , m_timeRule(timeRule)
+    , m_proxy(new QSortFilterProxyModel(this))
+    , m_banner(new QLabel)
+    , m_ticker(new QTimer(this))
+{
+    m_proxy->setSourceModel(model);
+    m_proxy->setSortRole(StatusModel::RawRole);
+    m_view = makeTableView(QStringLiteral("statusView"), m_proxy);
+    m_view->setSortingEnabled(true);
+    m_view->sortByColumn(StatusModel::Role, Qt::AscendingOrder);
+    m_view->setContextMenuPolicy(Qt::ActionsContextMenu);
+    m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_view->horizontalHeader()->setStretchLastSection(true);
+    connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &StatusPane::selectionChanged);
+
+    m_banner->setObjectName(QStringLiteral("staleBanner"));
+    m_banner->setWordWrap(true);
+    m_banner->setForegroundRole(QPalette::BrightText);
+    m_banner->setBackgroundRole(QPalette::Dark);
+    m_banner->setAutoFillBackground(true);
+    m_banner->setContentsMargins(6, 3, 6, 3);
+    m_banner->hide();
+    m_ticker->setInterval(1000);
+    connect(m_ticker, &QTimer::timeout, this, &StatusPane::updateBanner);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addWidget(m_banner);
+    layout->addWidget(m_view);
+}
+
+StatusPane::~StatusPane() = default;
+
+void StatusPane::setSnapshot(const StatusSnapshot &snapshot)
+{
+    const QString selected = selectedRole();
+    m_model->setSnapshot(snapshot);
+    if (!selected.isEmpty() && selectedRole() != selected)
+        selectRole(selected);
+}
+
+void StatusPane::setStale(bool stale, const QDateTime &asOf)
+{
+    m_stale = stale;
+    m_asOf = asOf;
+    m_model->setStale(stale);
+    if (stale)
+        m_ticker->start();
+    else
+        m_ticker->stop();
+    updateBanner();
+}
+
+void StatusPane::setStaleReason(const QString &why)
+{
+    m_why = why;
+    updateBanner();
+}
+
+void StatusPane::updateBanner()
+{
+    if (!m_stale) {
+        m_banner->hide();
+        return;
+    }
+    const qint64 ago = m_asOf.isValid() ? m_asOf.secsTo(QDateTime::currentDateTimeUtc()) : 0;
+    const TimeZoneMode zone = m_timeRule ? m_timeRule->mode() : TimeZoneMode::Local;
+    m_banner->setText(tr("Not live — as of %1 (%2 s ago). %3")
+                              .arg(TimeRule::clock(m_asOf, zone))
+                              .arg(ago)
+                              .arg(m_why));
+    m_banner->setToolTip(m_why);
+    m_banner->show();
+}
+
+QString StatusPane::selectedRole() const
+{
+    const QModelIndexList rows = m_view->selectionModel()->selectedRows(StatusModel::Role);
+    return rows.isEmpty() ? QString() : rows.constFirst().data(Qt::DisplayRole).toString();
+}
+
+void StatusPane::selectRole(const QString &role)
+{
+    for (int row = 0; row < m_proxy->rowCount(); ++row) {
+        if (m_proxy->index(row, StatusModel::Role).data(Qt::DisplayRole).toString() == role) {
+            m_view->selectRow(row);
+            return;
+        }
+    }
+}
+
+} // namespace leader::console
