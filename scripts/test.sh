@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, builds with the ci preset (-Werror), checks the
 # formatting, starts PostgreSQL and PgBouncer on loopback, runs every suite (the database suites
-# twice: direct and through PgBouncer), runs the failover and chaos benchmarks' quick modes, opens
-# the console under Xvfb, builds the .deb and the AppDir and proves each, and stops the servers,
-# also on failure.
+# twice: direct and through PgBouncer), cross-builds for Windows and runs the platform test under
+# Wine, runs the failover and chaos benchmarks' quick modes, opens the console under Xvfb, builds
+# the .deb and the AppDir and proves each, and stops the servers, also on failure.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -35,6 +35,9 @@ ctest --preset ci -j "$(nproc)" --timeout 900 "$@"
 # accepted, a takeover that never came).
 if (($# == 0)); then
     scripts/bench-failover.sh --quick --results "$servers/bench"
+    # The Windows cross build (MinGW-w64): engine/ and tools/ compiled for Windows, and the
+    # platform seam's test run under Wine in a Wine prefix of its own (a few minutes).
+    scripts/windows-cross.sh
     # The chaos soak's quick mode (about five minutes): its own servers, restarted, crashed and
     # failed over under real replicas and the workload; fails only on correctness.
     scripts/bench-chaos.sh --quick --results "$servers/bench"

@@ -111,14 +111,6 @@ std::string failureOf(const platform::ProcessResult &result, std::chrono::second
     return line.empty() ? "exit code " + std::to_string(result.exitCode) : line;
 }
 
-std::string shellQuoted(std::string_view text)
-{
-    std::string quoted = "'";
-    for (const char c : text)
-        quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return quoted + "'";
-}
-
 std::string percentEncoded(std::string_view text)
 {
     static constexpr char hex[] = "0123456789ABCDEF";
@@ -187,6 +179,59 @@ std::optional<fs::path> newestBinDirUnder(const fs::path &root)
         return std::nullopt;
     return std::max_element(candidates.begin(), candidates.end())->second;
 }
+
+// What differs on Windows: pg_ctl starts the server through cmd.exe instead of /bin/sh, and
+// PostgreSQL's installer puts each version under Program Files.
+#ifdef _WIN32
+// pg_ctl splices -D and -l into a cmd.exe command line inside double quotes, where % still
+// expands variables, and libpq reads a comma in a host as a list separator.
+constexpr std::string_view UnsafePathCharacters = "\"%,";
+constexpr std::string_view UnsafePathCharacterList = "\" % ,";
+
+// One word of pg_ctl's -o: cmd.exe, then the server's C runtime, split that line, and double
+// quotes keep a space in (the directory holds no quote, and does not end in a backslash). The
+// server reads an unquoted list element up to the next comma, spaces included.
+std::string socketDirectoryOption(const fs::path &directory)
+{
+    return "\"unix_socket_directories=" + directory.string() + "\"";
+}
+
+std::optional<fs::path> installedBinDir()
+{
+    const char *programFiles = std::getenv("ProgramFiles");
+    if (!programFiles || !*programFiles)
+        return std::nullopt;
+    return newestBinDirUnder(fs::path(programFiles) / "PostgreSQL");
+}
+
+constexpr const char *BinDirExample = "e.g. C:\\Program Files\\PostgreSQL\\<version>\\bin";
+constexpr const char *InstallAdvice = "install PostgreSQL for Windows (the installer or the zip "
+                                      "archive from postgresql.org) or set LEADER_PG_BINDIR";
+#else
+// pg_ctl splices -D and -l into a /bin/sh command line inside double quotes, and libpq reads a
+// comma in a host as a list separator.
+constexpr std::string_view UnsafePathCharacters = "\"$`\\,";
+constexpr std::string_view UnsafePathCharacterList = "\" $ ` \\ ,";
+
+// One word of pg_ctl's -o, which pg_ctl hands to /bin/sh: single quotes keep it whole, and the
+// double quotes inside keep a space or a comma in the server's list element.
+std::string socketDirectoryOption(const fs::path &directory)
+{
+    std::string quoted = "'";
+    for (const char c : "\"" + directory.string() + "\"")
+        quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return "unix_socket_directories=" + quoted + "'";
+}
+
+std::optional<fs::path> installedBinDir()
+{
+    return newestBinDirUnder("/usr/lib/postgresql");
+}
+
+constexpr const char *BinDirExample = "e.g. /usr/lib/postgresql/<version>/bin";
+constexpr const char *InstallAdvice
+        = "install them with `sudo apt-get install postgresql` or set LEADER_PG_BINDIR";
+#endif
 
 struct PidFile
 {
@@ -306,12 +351,10 @@ void Cluster::Private::locate()
         fail("cannot resolve", options.directory, error);
     if (!directory.has_filename())
         directory = directory.parent_path();
-    // pg_ctl splices -D and -l into a /bin/sh command line inside double quotes, and libpq reads
-    // a comma in a host as a list separator.
-    if (directory.string().find_first_of("\"$`\\,") != std::string::npos)
-        throw ClusterError("the cluster directory " + directory.string()
-                           + " contains one of \" $ ` \\ , which pg_ctl or libpq cannot pass on: "
-                             "choose another directory");
+    if (directory.string().find_first_of(UnsafePathCharacters) != std::string::npos)
+        throw ClusterError("the cluster directory " + directory.string() + " contains one of "
+                           + std::string(UnsafePathCharacterList)
+                           + " which pg_ctl or libpq cannot pass on: choose another directory");
     dataDirectory = directory / "data";
     runDirectory = directory / "run";
     logFile = directory / "server.log";
@@ -551,11 +594,9 @@ void Cluster::Private::launch(Clock::time_point deadline)
         const int candidate = platform::freeLoopbackPort();
         const auto logStart = fileSize(logFile);
         const auto timeout = secondsUntil(deadline);
-        // The server parses unix_socket_directories as a list, pg_ctl hands -o to the shell.
         const std::string serverOptions
-                = "-c listen_addresses=127.0.0.1 -c port=" + std::to_string(candidate)
-                  + " -c unix_socket_directories="
-                  + shellQuoted("\"" + runDirectory.string() + "\"");
+                = "-c listen_addresses=127.0.0.1 -c port=" + std::to_string(candidate) + " -c "
+                  + socketDirectoryOption(runDirectory);
         const auto result = pgCtl({"-l", logFile.string(), "-o", serverOptions, "-w", "-t",
                                    std::to_string(timeout.count()), "start"},
                                   timeout + ToolTimeout);
@@ -743,7 +784,7 @@ fs::path Cluster::findBinDir(const fs::path &preferred)
             return fs::absolute(preferred);
         throw ClusterError("PostgreSQL server binaries not found in " + preferred.string()
                            + " (no initdb): choose the directory holding initdb and pg_ctl, "
-                             "e.g. /usr/lib/postgresql/<version>/bin");
+                           + BinDirExample);
     }
     if (const char *fromEnvironment = std::getenv("LEADER_PG_BINDIR");
         fromEnvironment && *fromEnvironment) {
@@ -771,10 +812,10 @@ fs::path Cluster::findBinDir(const fs::path &preferred)
         if (hasInitdb(fromPgConfig))
             return fromPgConfig;
     }
-    if (auto newest = newestBinDirUnder("/usr/lib/postgresql"))
-        return *newest;
-    throw ClusterError("PostgreSQL server binaries not found (no initdb): install them with "
-                       "`sudo apt-get install postgresql` or set LEADER_PG_BINDIR");
+    if (auto installed = installedBinDir())
+        return *installed;
+    throw ClusterError(std::string("PostgreSQL server binaries not found (no initdb): ")
+                       + InstallAdvice);
 }
 
 } // namespace leader::embedded

@@ -23,10 +23,11 @@ struct ClusterOptions
     std::filesystem::path directory;
     // Where initdb and pg_ctl live; empty: LEADER_PG_BINDIR, then a server bundled with the
     // executable (the newest <exe>/../lib/postgresql/*/bin), then `pg_config --bindir`, then the
-    // newest /usr/lib/postgresql/*/bin.
+    // newest /usr/lib/postgresql/*/bin (on Windows %ProgramFiles%\PostgreSQL\*\bin).
     std::filesystem::path binDir;
     // The account the server runs as when the caller is root (Postgres refuses root); empty:
-    // "postgres" if that account exists, else "nobody".
+    // "postgres" if that account exists, else "nobody". Never used on Windows, where initdb and
+    // pg_ctl drop administrative rights themselves and the server runs as the caller.
     std::string serverAccount;
     std::chrono::seconds startTimeout{30};
 };

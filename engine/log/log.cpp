@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <mutex>
 
 namespace leader::log {
@@ -18,17 +17,8 @@ std::mutex &sinkMutex()
 Sink &currentSink()
 {
     static Sink sink = [](const Record &record) {
-        const auto now = std::chrono::system_clock::now();
-        const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
-        const auto millis
-                = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch())
-                          .count()
-                  % 1000;
-        std::tm utc{};
-        gmtime_r(&seconds, &utc);
-        char stamp[32];
-        std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &utc);
-        std::fprintf(stderr, "%s.%03lldZ %s %s: %s%s%s\n", stamp, static_cast<long long>(millis),
+        std::fprintf(stderr, "%s %s %s: %s%s%s\n",
+                     utcTimestamp(std::chrono::system_clock::now()).c_str(),
                      std::string(levelName(record.level)).c_str(), record.component.c_str(),
                      record.message.c_str(), record.context.empty() ? "" : " ",
                      record.context.c_str());
@@ -51,6 +41,24 @@ std::string_view levelName(Level level)
         return "ERROR";
     }
     return "?";
+}
+
+std::string utcTimestamp(std::chrono::system_clock::time_point when)
+{
+    // The calendar arithmetic of <chrono>: thread-safe everywhere, where gmtime is not and
+    // gmtime_r is POSIX's alone.
+    using namespace std::chrono;
+    const auto stamp = floor<milliseconds>(when);
+    const auto day = floor<days>(stamp);
+    const year_month_day date{day};
+    const hh_mm_ss time{stamp - day};
+    char text[64];
+    std::snprintf(
+            text, sizeof text, "%04d-%02u-%02uT%02d:%02d:%02d.%03dZ", static_cast<int>(date.year()),
+            static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
+            static_cast<int>(time.hours().count()), static_cast<int>(time.minutes().count()),
+            static_cast<int>(time.seconds().count()), static_cast<int>(time.subseconds().count()));
+    return text;
 }
 
 void setSink(Sink sink)

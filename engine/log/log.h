@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -9,6 +10,8 @@ namespace leader::log {
 enum class Level { Debug, Info, Warning, Error };
 
 std::string_view levelName(Level level);
+// ISO 8601 in UTC with milliseconds: 2026-12-02T16:40:01.123Z.
+std::string utcTimestamp(std::chrono::system_clock::time_point when);
 
 // One log line: a component ("lease", "scheduler"), a message, and key=value context.
 struct Record

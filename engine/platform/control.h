@@ -4,13 +4,14 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <thread>
 
-// A replica's local control channel and its process signals: a Unix-domain stream socket that
-// takes one command line and answers one reply line, and the termination signals. With the other
-// files of platform/, the only place the engine touches POSIX, so a Windows build fills in only
-// these (a named pipe, console control events).
+// A replica's local control channel and its process signals: a Unix-domain stream socket (on
+// Windows a named pipe) that takes one command line and answers one reply line, and the
+// termination signals (on Windows the console's control events). With the other files of
+// platform/, the only place the engine touches the operating system's own API.
 namespace leader::platform {
 
 class ControlServer final
@@ -25,21 +26,28 @@ public:
     ControlServer &operator=(const ControlServer &) = delete;
 
     // Binds path, readable and writable by this account only (a stale socket file is replaced),
-    // and serves on a thread of its own. Throws std::system_error.
+    // and serves on a thread of its own. On Windows it creates the pipe controlEndpoint(path)
+    // names, with a DACL that admits this account alone and no remote client; a pipe another
+    // process serves is not taken over. Throws std::system_error.
     void start();
-    // Stops serving and removes the socket file.
+    // Stops serving and removes the socket file (a pipe ends with its handle).
     void stop();
 
 private:
+    struct Native; // the listening socket and wake-up pipe, or the pipe and its stop event
     void serve();
 
     const std::filesystem::path m_path;
     const Handler m_handler;
-    int m_listener = -1;
-    int m_wakeRead = -1;
-    int m_wakeWrite = -1;
+    const std::unique_ptr<Native> m_native;
     std::thread m_thread;
 };
+
+// Where the channel for path lives: path itself (the socket file), or on Windows the named pipe
+// \\.\pipe\leader-control-<path made absolute, its separators as '-'>; a path that already
+// names a pipe is used as it is. The server and its clients derive the same name from the same
+// path. Throws std::runtime_error when the name would be too long for the system.
+std::filesystem::path controlEndpoint(const std::filesystem::path &path);
 
 // Sends one command line to a control socket and returns the reply line. Throws
 // std::runtime_error when the socket cannot be reached or does not answer within timeout.
@@ -47,9 +55,13 @@ std::string controlRequest(const std::filesystem::path &path, const std::string 
                            std::chrono::milliseconds timeout = std::chrono::seconds(5));
 
 // Blocks SIGTERM and SIGINT in the calling thread and every thread it starts afterwards: call it
-// first in main, then waitForTermination() takes them.
+// first in main, then waitForTermination() takes them. On Windows it installs a console control
+// handler that turns Ctrl+C, Ctrl+Break and closing the console (or logging off, shutting down)
+// into waitForTermination's returns.
 void blockTerminationSignals();
-// Waits for SIGTERM or SIGINT; returns its name ("SIGTERM").
+// Waits for SIGTERM or SIGINT; returns its name ("SIGTERM"). On Windows: "SIGINT" for Ctrl+C,
+// "SIGBREAK" for Ctrl+Break (the C runtime's names), "CTRL_CLOSE_EVENT", "CTRL_LOGOFF_EVENT" or
+// "CTRL_SHUTDOWN_EVENT", and "SIGTERM" after requestTermination().
 std::string waitForTermination();
 // Asks this process to terminate as SIGTERM would (waitForTermination returns).
 void requestTermination();

@@ -9,8 +9,10 @@
 #include <vector>
 
 // Child processes, accounts and file ownership: the one place the engine calls fork, exec, setuid,
-// kill, waitpid, getpwnam and friends, so a Windows build fills in only this file (and
-// socketwait.cpp). Failures of the OS calls themselves throw std::system_error.
+// kill, waitpid, getpwnam and friends (on Windows CreateProcess, job objects, TerminateProcess).
+// Failures of the OS calls themselves throw std::system_error. Windows switches no accounts:
+// isRoot() is false there, lookupAccount() and ownerOf() find nothing, chownTree() and
+// canTraverse() throw, and runProcess() refuses asAccount.
 namespace leader::platform {
 
 struct Account
@@ -57,12 +59,16 @@ struct ProcessResult
 
 // Runs argv[0] (looked up in PATH when it holds no '/') with stdin from /dev/null, collects its
 // output and waits for it; at the timeout its whole process group is killed. The child is always
-// reaped. Descendants that detach from the group (daemons) are left running.
+// reaped. Descendants that detach from the group (daemons) are left running. On Windows: PATH
+// alone is searched ('\\' counts as '/', ".exe" is added to a name without an extension), stdin
+// is NUL, the child has no window, and the group is a job object: at the timeout it ends with
+// every process it started, while after a normal exit they are left running.
 ProcessResult runProcess(const std::vector<std::string> &argv, const ProcessOptions &options = {});
 
 // True while pid names a process that has not exited (a zombie has exited).
 bool processAlive(int pid);
-// Ends pid at once, without letting it clean up (SIGKILL). False if there is no such process.
+// Ends pid at once, without letting it clean up (SIGKILL; on Windows TerminateProcess, which
+// runProcess reports as exit code -1 too). False if there is no such process.
 bool killProcess(int pid);
 
 // A TCP port on 127.0.0.1 that was free a moment ago: whoever binds it next may still lose a race.
@@ -73,7 +79,8 @@ int freeLoopbackPort();
 void chownTree(const std::filesystem::path &path, const Account &account);
 // Whether account may search every directory from / down to directory.
 bool canTraverse(const Account &account, const std::filesystem::path &directory);
-// Creates or replaces path with contents, readable and writable by its owner only from the start.
+// Creates or replaces path with contents, readable and writable by its owner only from the start
+// (on Windows: a protected DACL that allows the current user alone).
 void writePrivateFile(const std::filesystem::path &path, std::string_view contents);
 // Reads n random bytes from the operating system's generator.
 std::string randomBytes(std::size_t n);

@@ -9,13 +9,14 @@
 #include <vector>
 
 // Non-blocking TCP, a wake-up pipe and a poll over both: the plumbing of the fault injection's link
-// proxy. With socketwait.cpp the only place the engine touches the OS socket API, so a Windows
-// build fills in only these files. Failures of the OS calls throw std::system_error unless a
+// proxy. With socketwait.cpp the only place the engine touches the OS socket API (Winsock and
+// WSAPoll on Windows). Failures of the OS calls throw std::system_error unless a
 // function says otherwise.
 namespace leader::platform {
 
 // An owned descriptor, closed on destruction. Closing a TCP socket sends FIN, or RST when received
-// data is still unread, as the kernel decides.
+// data is still unread, as the kernel decides. On Windows the handle is a SOCKET held as an int,
+// as libpq's PQsocket hands one out: Windows keeps kernel handles within 32 bits.
 class Socket final
 {
 public:
@@ -81,7 +82,8 @@ TransferResult sendSome(const Socket &socket, std::span<const char> bytes);
 // Sends FIN after whatever is queued; a socket that is already gone is left as it is.
 void shutdownWrite(const Socket &socket);
 
-// A self-pipe that wakes pollSockets from another thread.
+// A self-pipe that wakes pollSockets from another thread (on Windows a connected pair of loopback
+// TCP sockets: WSAPoll watches sockets only).
 class Waker final
 {
 public:

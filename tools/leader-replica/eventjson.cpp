@@ -1,27 +1,11 @@
 #include "eventjson.h"
 
 #include "log/json.h"
+#include "log/log.h"
 #include "platform/process.h"
 #include "replica/replica.h"
 
-#include <cstdio>
-#include <ctime>
-
 namespace leader::tools {
-
-std::string utcTimestamp(std::chrono::system_clock::time_point when)
-{
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(when.time_since_epoch())
-                            .count();
-    const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
-    std::tm utc{};
-    gmtime_r(&seconds, &utc);
-    char text[96];
-    std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900,
-                  utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
-                  static_cast<int>(ms % 1000));
-    return text;
-}
 
 EventWriter::EventWriter(std::ostream &out, std::string replica, std::string holder)
     : m_out(out)
@@ -31,7 +15,7 @@ EventWriter::EventWriter(std::ostream &out, std::string replica, std::string hol
 
 void EventWriter::line(const std::string &fields, std::chrono::system_clock::time_point when)
 {
-    const std::string text = "{\"ts\":" + log::jsonQuoted(utcTimestamp(when))
+    const std::string text = "{\"ts\":" + log::jsonQuoted(log::utcTimestamp(when))
                              + ",\"replica\":" + log::jsonQuoted(m_replica) + fields + "}\n";
     const std::lock_guard lock(m_mutex);
     m_out << text << std::flush;

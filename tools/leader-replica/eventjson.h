@@ -38,7 +38,4 @@ private:
     const std::string m_holder;
 };
 
-// 2026-12-02T16:40:01.123Z
-std::string utcTimestamp(std::chrono::system_clock::time_point when);
-
 } // namespace leader::tools

@@ -60,8 +60,9 @@ Options:
                           ticks of about 1 s
   --metrics-port N        serve Prometheus text on http://ADDRESS:N/metrics
   --metrics-address ADDR  the address to serve it on (default 0.0.0.0)
-  --control PATH          a Unix socket taking one command per connection, and routes the
-                          replica's database traffic through its fault switchboard:
+  --control PATH          a Unix socket (on Windows a named pipe named after PATH) taking one
+                          command per connection, and routes the replica's database traffic
+                          through its fault switchboard:
                             sever SECONDS | heal | slow MS | freeze SECONDS | kill |
                             panic ROLE STEP | stop | status
   --help, --version

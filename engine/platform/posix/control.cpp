@@ -73,9 +73,17 @@ void writeAll(int fd, const std::string &text)
 
 } // namespace
 
+struct ControlServer::Native
+{
+    int listener = -1;
+    int wakeRead = -1;
+    int wakeWrite = -1;
+};
+
 ControlServer::ControlServer(std::filesystem::path path, Handler handler)
     : m_path(std::move(path))
     , m_handler(std::move(handler))
+    , m_native(std::make_unique<Native>())
 {}
 
 ControlServer::~ControlServer()
@@ -86,26 +94,27 @@ ControlServer::~ControlServer()
 void ControlServer::start()
 {
     const sockaddr_un address = addressOf(m_path);
-    m_listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (m_listener < 0)
+    Native &native = *m_native;
+    native.listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (native.listener < 0)
         fail("control socket");
     ::unlink(m_path.c_str()); // a socket file a killed replica left behind
     const mode_t previous = ::umask(0077);
     const int bound
-            = ::bind(m_listener, reinterpret_cast<const sockaddr *>(&address), sizeof address);
+            = ::bind(native.listener, reinterpret_cast<const sockaddr *>(&address), sizeof address);
     ::umask(previous);
-    if (bound != 0 || ::listen(m_listener, 8) != 0) {
+    if (bound != 0 || ::listen(native.listener, 8) != 0) {
         const int error = errno;
-        ::close(m_listener);
-        m_listener = -1;
+        ::close(native.listener);
+        native.listener = -1;
         throw std::system_error(error, std::generic_category(),
                                 "control socket " + m_path.string());
     }
     int pipeEnds[2];
     if (::pipe2(pipeEnds, O_CLOEXEC) != 0)
         fail("control socket wake pipe");
-    m_wakeRead = pipeEnds[0];
-    m_wakeWrite = pipeEnds[1];
+    native.wakeRead = pipeEnds[0];
+    native.wakeWrite = pipeEnds[1];
     m_thread = std::thread([this] { serve(); });
 }
 
@@ -113,10 +122,10 @@ void ControlServer::stop()
 {
     if (m_thread.joinable()) {
         const char byte = 1;
-        [[maybe_unused]] const ssize_t ignored = ::write(m_wakeWrite, &byte, 1);
+        [[maybe_unused]] const ssize_t ignored = ::write(m_native->wakeWrite, &byte, 1);
         m_thread.join();
     }
-    for (int *fd : {&m_listener, &m_wakeRead, &m_wakeWrite}) {
+    for (int *fd : {&m_native->listener, &m_native->wakeRead, &m_native->wakeWrite}) {
         if (*fd >= 0)
             ::close(*fd);
         *fd = -1;
@@ -128,14 +137,15 @@ void ControlServer::stop()
 void ControlServer::serve()
 {
     for (;;) {
-        std::array<pollfd, 2> items{pollfd{m_listener, POLLIN, 0}, pollfd{m_wakeRead, POLLIN, 0}};
+        std::array<pollfd, 2> items{pollfd{m_native->listener, POLLIN, 0},
+                                    pollfd{m_native->wakeRead, POLLIN, 0}};
         if (::poll(items.data(), items.size(), -1) < 0)
             continue;
         if (items[1].revents)
             return;
         if (!(items[0].revents & POLLIN))
             continue;
-        const int client = ::accept4(m_listener, nullptr, nullptr, SOCK_CLOEXEC);
+        const int client = ::accept4(m_native->listener, nullptr, nullptr, SOCK_CLOEXEC);
         if (client < 0)
             continue;
         std::string line;
@@ -144,6 +154,11 @@ void ControlServer::serve()
             writeAll(client, m_handler(line) + "\n");
         ::close(client);
     }
+}
+
+std::filesystem::path controlEndpoint(const std::filesystem::path &path)
+{
+    return path;
 }
 
 std::string controlRequest(const std::filesystem::path &path, const std::string &command,
