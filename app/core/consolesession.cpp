@@ -102,11 +102,10 @@ void ConsoleSession::startDemo(const QString &directory)
         Q_EMIT demoStarted();
     });
     connect(demo, &DemoHost::failed, this, &ConsoleSession::demoFailed);
-    connect(demo, &DemoHost::replicasChanged, this,
-            [this](const QList<ReplicaInfo> &replicas) {
-                m_replicas = replicas;
-                Q_EMIT replicasChanged(replicas);
-            });
+    connect(demo, &DemoHost::replicasChanged, this, [this](const QList<ReplicaInfo> &replicas) {
+        m_replicas = replicas;
+        Q_EMIT replicasChanged(replicas);
+    });
     connect(demo, &DemoHost::event, this, &ConsoleSession::demoEvent);
     connect(demo, &DemoHost::failoverMeasured, this, &ConsoleSession::failoverMeasured);
     connect(demo, &DemoHost::stopped, this, &ConsoleSession::onDemoStopped);
@@ -262,7 +261,7 @@ void ConsoleSession::joinThreads(int boundMs)
             // Only a worker that broke its own bound gets here; a QThread destroyed running
             // aborts the process, so it is left to the process's exit instead.
             qWarning("leader-console: the %s thread did not stop; exiting without it",
-                      qPrintable(thread->objectName()));
+                     qPrintable(thread->objectName()));
             thread->setParent(nullptr);
         }
     }

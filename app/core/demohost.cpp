@@ -1,5 +1,6 @@
 #include "demohost.h"
 
+#include "demo/bootstrap.h"
 #include "demo/workload.h"
 #include "embedded/cluster.h"
 #include "lease/events.h"
@@ -9,12 +10,9 @@
 #include "pg/error.h"
 #include "platform/process.h"
 #include "replica/replica.h"
-#include "schema/migrator.h"
 #include "takeoverwatch.h"
 
 #include <QDateTime>
-#include <QDir>
-#include <QFileInfo>
 #include <QMetaObject>
 #include <QStandardPaths>
 #include <QThread>
@@ -36,7 +34,6 @@ namespace {
 using namespace std::chrono_literals;
 
 constexpr auto StatementTimeout = 5s;
-constexpr auto CreateDatabaseTimeout = 30s;
 constexpr auto TakeoverDeadline = 40s;
 constexpr auto TakeoverPoll = 200ms;
 constexpr int ThrottleMs = 200; // replicasChanged at most five times a second
@@ -51,8 +48,6 @@ constexpr std::int64_t MaxTenants = 300;
 constexpr auto WorkloadPeriod = 600s;
 constexpr auto WorkloadCapRecheck = 60s;
 constexpr auto WorkloadRetry = 5s;
-
-constexpr const char *Database = "leader_demo";
 
 QString qtext(std::string_view value)
 {
@@ -278,32 +273,14 @@ void DemoHost::Private::start()
     }
     const QString directory = options.directory.isEmpty() ? defaultDirectory() : options.directory;
     try {
-        Q_EMIT q->progress(QStringLiteral("starting the demo cluster in %1").arg(directory));
-        QDir().mkpath(QFileInfo(directory).absolutePath());
-        cluster = std::make_unique<embedded::Cluster>(
-                embedded::ClusterOptions{.directory = directory.toStdString()});
-        cluster->start();
-        replicaUrl = cluster->tcpUrl(Database);
-        hostUrl = cluster->url(Database);
+        cluster = demo::startDemoCluster(directory.toStdString(), [this](const std::string &step) {
+                      Q_EMIT q->progress(qtext(step));
+                  }).cluster;
+        replicaUrl = cluster->tcpUrl(demo::DemoDatabase);
+        hostUrl = cluster->url(demo::DemoDatabase);
         // The socket URL carries no password (local connections are trusted): safe to log, and
         // what an operator pastes into psql to look inside the demo.
         log::write(log::Level::Info, "demo", "cluster ready", "url=" + hostUrl);
-
-        Q_EMIT q->progress(QStringLiteral("preparing database %1").arg(QLatin1String(Database)));
-        {
-            pg::Connection admin({.url = cluster->url("postgres")});
-            const pg::Result exists
-                    = admin.exec("demo database", "SELECT 1 FROM pg_database WHERE datname = $1",
-                                 {Database}, StatementTimeout);
-            if (exists.rows() == 0)
-                admin.exec("create demo database", "CREATE DATABASE leader_demo", {},
-                           CreateDatabaseTimeout);
-        }
-        {
-            pg::Connection connection({.url = hostUrl});
-            using schema::MigrationSet;
-            schema::Migrator(connection).migrate({MigrationSet::Lease, MigrationSet::Demo});
-        }
 
         QStringList ids;
         for (int i = 1; i <= options.replicas; ++i)
@@ -340,7 +317,7 @@ void DemoHost::Private::start()
     ConnectionProfile monitor;
     monitor.host = QStringLiteral("127.0.0.1");
     monitor.port = cluster->port();
-    monitor.database = QLatin1String(Database);
+    monitor.database = QLatin1String(demo::DemoDatabase);
     monitor.user = qtext(cluster->superuser());
     monitor.password = qtext(cluster->password());
     monitor.sslMode = QStringLiteral("disable");

@@ -53,7 +53,7 @@ QList<HolderChange> HolderChangeTracker::append(const StatusSnapshot &snapshot)
     if (!snapshot.databaseTime.isValid())
         return changes;
     const qint64 nowMs = msOf(snapshot.databaseTime);
-    if (m_latestMs && nowMs <= *m_latestMs)
+    if (m_latestMs && nowMs < *m_latestMs)
         return changes;
     m_latestMs = nowMs;
 

@@ -61,7 +61,8 @@ struct HolderChange
 class HolderChangeTracker final
 {
 public:
-    // Snapshots not after the latest database time are ignored.
+    // Snapshots older than the latest database time are ignored; polls within one millisecond
+    // of each other are distinct polls.
     QList<HolderChange> append(const StatusSnapshot &snapshot);
     void clear();
 

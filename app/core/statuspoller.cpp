@@ -200,23 +200,29 @@ void StatusPoller::connectNow()
             Privileges{access.canPause, access.canUnpause, qtext(access.readOnlyReason)});
 
     m_connected = true;
-    // Which server of a host list answered: after a failover, the promoted one.
-    QString answeredBy;
-    if (m_target->host.contains(QLatin1Char(',')))
-        answeredBy = QStringLiteral(", answered by ") + qtext(m_reader->answeredBy());
+    m_sessionKey = m_reader->sessionKey();
     if (m_everConnected) {
         const double downSeconds = m_downSince.isValid() ? m_downSince.elapsed() / 1000.0 : 0;
         emit connectionChanged(ConnectionState::Connected,
-                               QStringLiteral("reconnected to %1 after %2 s%3")
-                                       .arg(m_target->describe(),
-                                            QString::number(downSeconds, 'f', 1), answeredBy));
+                               connectedMessage(QStringLiteral("reconnected"), downSeconds));
     } else {
         emit connectionChanged(ConnectionState::Connected,
-                               QStringLiteral("connected to ") + m_target->describe() + answeredBy);
+                               connectedMessage(QStringLiteral("connected"), -1));
     }
     m_everConnected = true;
     updateTimer();
     poll();
+}
+
+QString StatusPoller::connectedMessage(const QString &verb, double downSeconds) const
+{
+    QString message = verb + QStringLiteral(" to ") + m_target->describe();
+    if (downSeconds >= 0)
+        message += QStringLiteral(" after %1 s").arg(QString::number(downSeconds, 'f', 1));
+    // Which server of a host list answered: after a failover, the promoted one.
+    if (m_target->host.contains(QLatin1Char(',')))
+        message += QStringLiteral(", answered by ") + qtext(m_reader->answeredBy());
+    return message;
 }
 
 void StatusPoller::scheduleRetry(const QString &reason)
@@ -256,6 +262,16 @@ void StatusPoller::poll()
     if (result.databaseTime.isValid())
         result.clockDriftMs = double(result.databaseTime.toMSecsSinceEpoch())
                               - (double(sentAtMs) + result.roundTripMs / 2);
+    // The poll succeeded on a session opened for it: the last one was ended by the server (a
+    // restart, a failover) while idle. Said as a reconnect, since it may be another server now.
+    if (const std::string key = m_reader->sessionKey(); key != m_sessionKey) {
+        m_sessionKey = key;
+        const double downSeconds = m_downSince.isValid() ? m_downSince.elapsed() / 1000.0
+                                                         : m_sinceGoodPoll.elapsed() / 1000.0;
+        emit connectionChanged(ConnectionState::Connected,
+                               connectedMessage(QStringLiteral("reconnected"), downSeconds));
+    }
+    m_sinceGoodPoll.start();
     m_immediateRetryUsed = false;
     m_retryAttempt = 0;
     m_downSince.invalidate();

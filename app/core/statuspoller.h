@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <stop_token>
+#include <string>
 
 class QTimer;
 
@@ -65,6 +66,7 @@ Q_SIGNALS:
 
 private:
     void connectNow();
+    QString connectedMessage(const QString &verb, double downSeconds) const;
     void scheduleRetry(const QString &reason);
     void poll();
     void lost(const QString &reason);
@@ -86,6 +88,8 @@ private:
     int m_retryAttempt = 0;            // backoff step, since the last good poll
     QString m_lastFailure;
     QElapsedTimer m_downSince;
+    QElapsedTimer m_sinceGoodPoll;
+    std::string m_sessionKey; // the session the last good poll ran on
 };
 
 } // namespace leader::console

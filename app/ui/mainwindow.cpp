@@ -3,12 +3,12 @@
 #include "agechart.h"
 #include "alertcontroller.h"
 #include "connectiondialog.h"
-#include "eventlogpane.h"
 #include "core/consolesession.h"
 #include "core/passwordstore.h"
 #include "core/profilestore.h"
 #include "core/statusdiff.h"
 #include "core/timerule.h"
+#include "eventlogpane.h"
 #include "exportcontroller.h"
 #include "failurepanel.h"
 #include "holdertimelineview.h"
@@ -88,8 +88,8 @@ MainWindow::MainWindow(ConsoleOptions options, QWidget *parent)
     m_alerts->setThresholds(m_thresholds);
     m_exports = new ExportController(this);
     m_statusPane = new StatusPane(m_statusModel, m_timeRule);
-    m_pauses = new PauseController(this, m_session, m_statusModel, m_statusPane,
-                                   m_options.readOnly);
+    m_pauses
+            = new PauseController(this, m_session, m_statusModel, m_statusPane, m_options.readOnly);
     connect(m_pauses, &PauseController::requested, this,
             [this](const QString &role, const QString &event, const QString &detail) {
                 logLocal(event, detail, role);

@@ -7,6 +7,7 @@
 
 #include <QAction>
 #include <QKeySequence>
+#include <QTableView>
 #include <QWidget>
 
 namespace leader::console {

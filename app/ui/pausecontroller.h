@@ -26,8 +26,8 @@ class PauseController final : public QObject
     Q_DISABLE_COPY_MOVE(PauseController)
 
 public:
-    PauseController(QWidget *window, ConsoleSession *session, StatusModel *model,
-                    StatusPane *pane, bool readOnly);
+    PauseController(QWidget *window, ConsoleSession *session, StatusModel *model, StatusPane *pane,
+                    bool readOnly);
     ~PauseController() override;
 
     QAction *pauseAction() const { return m_pause; }

@@ -183,6 +183,13 @@ std::string StatusReader::answeredBy() const
     return std::string(host ? host : "") + ":" + (port ? port : "");
 }
 
+std::string StatusReader::sessionKey() const
+{
+    if (!isOpen())
+        return {};
+    return answeredBy() + "#" + std::to_string(PQbackendPID(m_connection->handle()));
+}
+
 Outcome<StatusRows> StatusReader::poll()
 {
     try {

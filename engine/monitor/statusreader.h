@@ -84,6 +84,10 @@ public:
     bool isOpen() const;
     // "host:port" of the server that answered, for a host list; empty otherwise.
     std::string answeredBy() const;
+    // Names the session now open (server and backend); it changes when a statement had to open
+    // a new one because the server ended the last (a restart, a failover), which the caller
+    // would otherwise not see: the statement itself succeeded.
+    std::string sessionKey() const;
 
     Outcome<StatusRows> poll();
     Outcome<double> pause(const std::string &role, const std::string &by,

@@ -1,6 +1,7 @@
 // leaderctl: the operator's command line over the lease table.
 
 #include "demo/auditor.h"
+#include "demo/bootstrap.h"
 #include "demo/demoschema.h"
 #include "demo/workload.h"
 #include "embedded/cluster.h"
@@ -223,22 +224,26 @@ SELECT role, state, holder_id, holder_token::text,
     return Ok;
 }
 
-int migrate(leader::pg::Connection &connection, bool withDemo)
+void printApplied(const std::string &target, const std::vector<int> &applied)
 {
-    using leader::schema::MigrationSet;
-    leader::schema::Migrator migrator(connection);
-    const std::vector<int> applied
-            = withDemo ? migrator.migrate({MigrationSet::Lease, MigrationSet::Demo})
-                       : migrator.migrate({MigrationSet::Lease});
     if (applied.empty()) {
-        std::cout << "leaderctl: " << connection.target() << " is up to date\n";
-        return Ok;
+        std::cout << "leaderctl: " << target << " is up to date\n";
+        return;
     }
     for (const leader::schema::Migration &migration : leader::schema::embeddedMigrations()) {
         if (std::find(applied.begin(), applied.end(), migration.version) != applied.end())
             std::cout << "leaderctl: applied migration " << std::setw(4) << std::setfill('0')
                       << migration.version << " " << migration.name << "\n";
     }
+}
+
+int migrate(leader::pg::Connection &connection, bool withDemo)
+{
+    using leader::schema::MigrationSet;
+    leader::schema::Migrator migrator(connection);
+    printApplied(connection.target(),
+                 withDemo ? migrator.migrate({MigrationSet::Lease, MigrationSet::Demo})
+                          : migrator.migrate({MigrationSet::Lease}));
     return Ok;
 }
 
@@ -258,18 +263,11 @@ int demo(const Arguments &arguments)
     const std::filesystem::path directory
             = arguments.option("--dir").empty() ? defaultDemoDirectory()
                                                 : std::filesystem::path(arguments.option("--dir"));
-    leader::embedded::Cluster cluster({.directory = directory});
-    std::cout << "leaderctl: starting the demo cluster in " << directory.string() << "\n";
-    cluster.start();
-    {
-        leader::pg::Connection admin = connect(cluster.url("postgres"));
-        const leader::pg::Result exists = admin.exec(
-                "demo database", "SELECT 1 FROM pg_database WHERE datname = 'leader_demo'", {}, 5s);
-        if (exists.rows() == 0)
-            admin.exec("create demo database", "CREATE DATABASE leader_demo", {}, 30s);
-    }
-    leader::pg::Connection connection = connect(cluster.url("leader_demo"));
-    migrate(connection, true);
+    leader::demo::DemoCluster demo = leader::demo::startDemoCluster(
+            directory, [](const std::string &step) { std::cout << "leaderctl: " << step << "\n"; });
+    leader::embedded::Cluster &cluster = *demo.cluster;
+    leader::pg::Connection connection = connect(cluster.url(leader::demo::DemoDatabase));
+    printApplied(connection.target(), demo.applied);
     printStatus(connection, false);
     if (arguments.hasFlag("--keep-running")) {
         std::cout << "leaderctl: the cluster keeps running; connect with: psql '"

@@ -1,0 +1,60 @@
+#include "bootstrap.h"
+
+#include "embedded/cluster.h"
+#include "pg/connection.h"
+#include "schema/migrator.h"
+
+namespace leader::demo {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr auto StatementTimeout = 5s;
+constexpr auto CreateDatabaseTimeout = 30s;
+
+} // namespace
+
+DemoCluster startDemoCluster(const std::filesystem::path &directory,
+                             const std::function<void(const std::string &)> &progress)
+{
+    const auto say = [&progress](const std::string &step) {
+        if (progress)
+            progress(step);
+    };
+    say("starting the demo cluster in " + directory.string());
+    if (const std::filesystem::path parent = std::filesystem::absolute(directory).parent_path();
+        !parent.empty())
+        std::filesystem::create_directories(parent);
+    auto cluster
+            = std::make_unique<embedded::Cluster>(embedded::ClusterOptions{.directory = directory});
+    cluster->start();
+    std::vector<int> applied;
+    try {
+        say(std::string("preparing database ") + DemoDatabase);
+        {
+            pg::Connection admin(
+                    {.url = cluster->url("postgres"), .applicationName = "leader demo bootstrap"});
+            const pg::Result exists
+                    = admin.exec("demo database", "SELECT 1 FROM pg_database WHERE datname = $1",
+                                 {DemoDatabase}, StatementTimeout);
+            if (exists.rows() == 0)
+                admin.exec("create demo database", std::string("CREATE DATABASE ") + DemoDatabase,
+                           {}, CreateDatabaseTimeout);
+        }
+        pg::Connection connection(
+                {.url = cluster->url(DemoDatabase), .applicationName = "leader demo bootstrap"});
+        using schema::MigrationSet;
+        applied = schema::Migrator(connection).migrate({MigrationSet::Lease, MigrationSet::Demo});
+    } catch (...) {
+        try {
+            cluster->stop();
+        } catch (const std::exception &) {
+            // The first failure is the one worth reporting; the destructor tries once more.
+        }
+        throw;
+    }
+    return {std::move(cluster), std::move(applied)};
+}
+
+} // namespace leader::demo

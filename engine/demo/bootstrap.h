@@ -1,0 +1,31 @@
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace leader::embedded {
+class Cluster;
+}
+
+namespace leader::demo {
+
+// The demo's database on its private cluster.
+inline constexpr const char *DemoDatabase = "leader_demo";
+
+// The demo's bootstrap, the one both `leaderctl demo` and the console's embedded demo run: the
+// private cluster in directory started (created on first use), database leader_demo created if
+// missing, and the lease and demo migrations applied. progress hears each step in a few words.
+// Throws std::exception (pg::Error, schema::SchemaError, or the cluster's own) with what failed;
+// a cluster that started is stopped again before the exception leaves.
+struct DemoCluster
+{
+    std::unique_ptr<embedded::Cluster> cluster;
+    std::vector<int> applied; // the migrations this run applied, in order; empty: up to date
+};
+DemoCluster startDemoCluster(const std::filesystem::path &directory,
+                             const std::function<void(const std::string &)> &progress = {});
+
+} // namespace leader::demo
