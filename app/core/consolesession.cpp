@@ -99,7 +99,7 @@ void ConsoleSession::startDemo(const QString &directory)
             return;
         m_demoRunning = true;
         connectTo(monitor);
-        Q_EMIT demoStarted();
+        Q_EMIT demoStarted(monitor);
     });
     connect(demo, &DemoHost::failed, this, &ConsoleSession::demoFailed);
     connect(demo, &DemoHost::replicasChanged, this, [this](const QList<ReplicaInfo> &replicas) {

@@ -82,7 +82,7 @@ Q_SIGNALS:
     void staleChanged(bool stale, const QDateTime &asOf);
 
     void demoProgress(const QString &step);
-    void demoStarted();
+    void demoStarted(const leader::console::ConnectionProfile &monitor);
     void demoFailed(const QString &message);
     void demoStopped();
     void replicasChanged(const QList<leader::console::ReplicaInfo> &replicas);

@@ -55,7 +55,7 @@ struct EventLogEntry
     QString detail;       // outcome, reason, error line, action; one line, no secret
     QString databaseTime; // the statement's now(), when known
     int repeats = 1;      // the same line again and again (a retry failing alike) counts here
-    QDateTime firstTime;  // with repeats: when it was first seen
+    QDateTime lastTime;   // with repeats: when it was last seen (time stays the first)
 };
 
 // A takeover that followed a fault from the panel, measured on the database clock: the victim's

@@ -42,10 +42,10 @@ QVariant EventLogModel::data(const QModelIndex &index, int role) const
         case Token:
             return row.token ? QString::number(row.token) : QString();
         case Detail:
-            return row.repeats > 1 ? tr("%1 (×%2 since %3)")
+            return row.repeats > 1 ? tr("%1 (×%2, last at %3)")
                                              .arg(row.detail)
                                              .arg(row.repeats)
-                                             .arg(TimeRule::clock(row.firstTime, zone()))
+                                             .arg(TimeRule::clock(row.lastTime, zone()))
                                    : row.detail;
         }
         break;
@@ -119,19 +119,21 @@ void EventLogModel::append(const EventLogEntry &entry)
 
 void EventLogModel::appendOrRepeat(const EventLogEntry &entry)
 {
-    if (!m_rows.isEmpty()) {
-        EventLogEntry &last = m_rows.last();
-        if (last.source == entry.source && last.role == entry.role && last.event == entry.event
-            && last.detail == entry.detail) {
-            if (last.repeats == 1)
-                last.firstTime = last.time;
-            ++last.repeats;
-            last.time = entry.time;
-            const int row = int(m_rows.size()) - 1;
-            emit dataChanged(index(row, Time), index(row, Detail),
-                             {Qt::DisplayRole, RawRole, Qt::ToolTipRole, ExportRole});
-            return;
-        }
+    // The latest row of the same kind (source, role, event) within the last few: a retry that
+    // keeps failing alike between other lines still counts on its one line.
+    constexpr int LookBack = 50;
+    const int stop = std::max(0, int(m_rows.size()) - LookBack);
+    for (int row = int(m_rows.size()) - 1; row >= stop; --row) {
+        EventLogEntry &last = m_rows[row];
+        if (last.source != entry.source || last.role != entry.role || last.event != entry.event)
+            continue;
+        if (last.detail != entry.detail || last.token != entry.token)
+            break;
+        ++last.repeats;
+        last.lastTime = entry.time;
+        emit dataChanged(index(row, Detail), index(row, Detail),
+                         {Qt::DisplayRole, Qt::ToolTipRole});
+        return;
     }
     append(entry);
 }

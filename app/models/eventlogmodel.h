@@ -39,8 +39,9 @@ public:
                         int role = Qt::DisplayRole) const override;
 
     void append(const EventLogEntry &entry);
-    // The same as the last row (source, role, event and detail): that row counts one more and
-    // takes the new time, rather than a second identical line.
+    // The same as the latest row of its kind (source, role and event) among the last 50, with
+    // the same detail and token: that row counts one more and says when it was last seen, rather
+    // than a second identical line (its time stays the first, so the log stays in order).
     void appendOrRepeat(const EventLogEntry &entry);
     void clear();
     int capacity() const { return m_capacity; }

@@ -319,7 +319,10 @@ void MainWindow::connectSession()
         m_connectionLabel->setText(step);
         logLocal(QStringLiteral("demo"), step);
     });
-    connect(m_session, &ConsoleSession::demoStarted, this, [this] {
+    connect(m_session, &ConsoleSession::demoStarted, this, [this](ConnectionProfile monitor) {
+        monitor.password.clear(); // the window only names it
+        m_target = monitor;
+        m_hasTarget = true;
         if (m_options.drillAfterSeconds > 0)
             QTimer::singleShot(m_options.drillAfterSeconds * 1000, m_session,
                                &ConsoleSession::runDrill);
@@ -353,7 +356,7 @@ void MainWindow::connectSession()
                 m_replicaInfos = replicas;
                 m_replicas->setReplicas(replicas);
             });
-    connect(m_session, &ConsoleSession::demoEvent, m_events, &EventLogModel::append);
+    connect(m_session, &ConsoleSession::demoEvent, m_events, &EventLogModel::appendOrRepeat);
     connect(m_session, &ConsoleSession::failoverMeasured, this, &MainWindow::onFailover);
     connect(m_session, &ConsoleSession::finished, this, &QWidget::close);
 }

@@ -43,6 +43,8 @@ private Q_SLOTS:
     void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
     void appendsAndShows();
     void dropsOldestPastCapacity();
+    void repeatsCollapse_data();
+    void repeatsCollapse();
     void filters_data();
     void filters();
     void exportsCsv_data();
@@ -82,6 +84,52 @@ void tst_EventLogModel::dropsOldestPastCapacity()
     QCOMPARE(removed.at(0).at(2).toInt(), 0);
     QCOMPARE(model.index(0, EventLogModel::Token).data().toString(), QStringLiteral("3"));
     QCOMPARE(model.index(2, EventLogModel::Token).data().toString(), QStringLiteral("5"));
+}
+
+void tst_EventLogModel::repeatsCollapse_data()
+{
+    QTest::addColumn<QList<EventLogEntry>>("entries");
+    QTest::addColumn<int>("rows");
+    QTest::addColumn<int>("lastRepeats"); // of the first row of the second entry's kind
+    const EventLogEntry failed = entry("console", {}, "connection", 0, "cannot reach the server");
+    const EventLogEntry other = entry("workload", {}, "error", 0, "retrying in 5 s");
+    QTest::newRow("the same line again") << QList<EventLogEntry>{failed, failed, failed} << 1 << 3;
+    QTest::newRow("with other lines between")
+            << QList<EventLogEntry>{failed, other, failed, other, failed} << 2 << 3;
+    EventLogEntry changed = failed;
+    changed.detail = QStringLiteral("authentication failed");
+    QTest::newRow("another detail is a new line")
+            << QList<EventLogEntry>{failed, changed, failed} << 3 << 1;
+    QTest::newRow("another token is a new line")
+            << QList<EventLogEntry>{entry("r1", "billing", "late_beat", 7),
+                                    entry("r1", "billing", "late_beat", 8)}
+            << 2 << 1;
+}
+
+// A retry failing alike is one line, at its first time, with a count and the last time; a different
+// failure, or another tick's event, is a line of its own.
+void tst_EventLogModel::repeatsCollapse()
+{
+    QFETCH(QList<EventLogEntry>, entries);
+    QFETCH(int, rows);
+    QFETCH(int, lastRepeats);
+    EventLogModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QDateTime time = entries.first().time;
+    for (EventLogEntry e : std::as_const(entries)) {
+        e.time = time;
+        time = time.addSecs(5);
+        model.appendOrRepeat(e);
+    }
+    QCOMPARE(model.rowCount(), rows);
+    QCOMPARE(model.entry(0).repeats, lastRepeats);
+    if (lastRepeats > 1) {
+        QCOMPARE(model.entry(0).time, entries.first().time);
+        QCOMPARE(model.entry(0).lastTime, time.addSecs(-5));
+        const QString detail = model.index(0, EventLogModel::Detail).data().toString();
+        QVERIFY2(detail.contains(QStringLiteral("×%1, last at").arg(lastRepeats)),
+                 qPrintable(detail));
+    }
 }
 
 void tst_EventLogModel::filters_data()
