@@ -6,7 +6,11 @@
 
 #include "core/connectionprofile.h"
 #include "core/consolesession.h"
+#include "eventrecorder.h"
 #include "faults/linkproxy.h"
+#include "lease/events.h"
+#include "lease/manager.h"
+#include "lease/wakelistener.h"
 #include "loopbackport.h"
 #include "pg/connection.h"
 #include "testdatabase.h"
@@ -17,6 +21,8 @@
 #include <QStandardPaths>
 #include <QtTest>
 
+#include <atomic>
+#include <future>
 #include <memory>
 
 using namespace std::chrono_literals;
@@ -202,6 +208,54 @@ private Q_SLOTS:
         const qsizetype before = rows.size();
         QTRY_VERIFY_WITH_TIMEOUT(rows.size() > before, Timeout);
         QVERIFY(!session.isStale());
+    }
+
+    // The console's own pause (ConsoleSession → poller → StatusReader → SELECT leader_pause)
+    // cancels a running holder's work within 100 ms: leader_pause sends the wake itself
+    // (migration 0176), which the holder's listener turns into an immediate RENEW. The listener
+    // goes straight to Postgres on both routes (LISTEN needs a session of its own); the holder's
+    // statements and the console take the route under test. Checked: with the pg_notify deleted
+    // from leader_pause the work runs on to the holder's next beat, ~3 s, and this fails.
+    void consolePauseCancelsAHolderWithin100ms()
+    {
+        m_db->resetLeases();
+        leader::lease::EventBus events;
+        leader::test::EventRecorder recorder(events);
+        leader::lease::Manager holder({.database = {.url = m_db->url(Login::App)},
+                                       .holderId = "holder:1:00000001",
+                                       .events = &events});
+        leader::lease::WakeListener wake({.url = m_db->directUrl(Login::App)},
+                                         [&](const std::string &role) { holder.renewNow(role); });
+        QVERIFY(wake.start());
+
+        ConsoleSession session;
+        QSignalSpy rows(&session, &ConsoleSession::snapshot);
+        QSignalSpy actions(&session, &ConsoleSession::actionFinished);
+        session.setInterval(0); // no polls but the ones asked for: the pause goes out at once
+        session.connectTo(profileFor(m_db->url(Login::App)));
+        QTRY_VERIFY_WITH_TIMEOUT(!rows.isEmpty(), Timeout);
+
+        std::atomic<std::chrono::steady_clock::rep> cancelledAt = 0;
+        auto tick = std::async(std::launch::async, [&] {
+            return holder.lead("billing", 0ms, [&](leader::lease::TickContext &context) {
+                context.sleepFor(60s);
+                cancelledAt = std::chrono::steady_clock::now().time_since_epoch().count();
+            });
+        });
+        // Paused just after the ACQUIRE: the holder's own RENEW is ~3 s away.
+        QTRY_VERIFY_WITH_TIMEOUT(recorder.count(leader::lease::EventKind::Acquired) == 1, 5000);
+        const auto sent = std::chrono::steady_clock::now();
+        session.pause(QStringLiteral("billing"), QStringLiteral("alice@ops"),
+                      QStringLiteral("console path"));
+        QTRY_VERIFY_WITH_TIMEOUT(!actions.isEmpty(), Timeout);
+        QVERIFY2(actions.first().at(2).toBool(), qPrintable(actions.first().at(3).toString()));
+        const leader::lease::LeadResult result = tick.get();
+        QCOMPARE(result.outcome, leader::lease::Outcome::Lost);
+        QCOMPARE(result.lossReason, std::string("paused"));
+        const auto cancelled = std::chrono::steady_clock::time_point(
+                std::chrono::steady_clock::duration(cancelledAt.load()));
+        const double ms = std::chrono::duration<double, std::milli>(cancelled - sent).count();
+        QVERIFY2(ms < 100, qPrintable(QString::number(ms, 'f', 1)));
     }
 };
 
