@@ -12,6 +12,7 @@ packages=(
     xvfb xauth fonts-dejavu-core
     patchelf desktop-file-utils appstream busybox-static help2man
     faketime
+    spin gcc
 )
 
 missing=()
