@@ -185,16 +185,18 @@ byte  nextId;
     fi
 inline normalize()
 {
-    nextId = 1;
-    RENAME(tokId); RENAME(sbTokId); RENAME(tok[1]); RENAME(tok[2]);
+    d_step {
+        nextId = 1;
+        RENAME(tokId); RENAME(sbTokId); RENAME(tok[1]); RENAME(tok[2]);
 #if NREP >= 3
-    RENAME(tok[3]);
+        RENAME(tok[3]);
 #endif
-    nextId = 0;
-    do
-    :: nextId < NREP + 4 -> idMap[nextId] = 0; nextId++
-    :: else -> nextId = 0; break
-    od
+        nextId = 0;
+        do
+        :: nextId < NREP + 4 -> idMap[nextId] = 0; nextId++
+        :: else -> nextId = 0; break
+        od
+    }
 }
 #endif
 
