@@ -47,7 +47,8 @@
  *
  * Properties, each an assertion on a ghost flag named for what went wrong: tokenIssuedTwice,
  * twoReplicasPassTheFence, pausedRoleClaimed, deadHoldersRoleNotAcquirable,
- * interruptedTickNotDue, cooldownNotWaited.
+ * interruptedTickNotDue, cooldownNotWaited; with -DLIVENESS, the LTL property
+ * deadHoldersRoleIsTaken, for pan -a -f (weak fairness).
  */
 
 #ifndef NREP
@@ -542,6 +543,14 @@ active proctype deadHolder()
         assert(!deadHoldersRoleNotAcquirable)
     }
 }
+
+#ifdef LIVENESS
+/* Under weak fairness (pan -a -f): a role whose holder died is taken by a live replica, paused,
+ * or left by the failover to another holder, unless no replica is left. */
+#define NONE_LEFT ((phase[1] == DEAD || phase[1] == GONE) && (phase[2] == DEAD || phase[2] == GONE))
+#define DEAD_HOLDS (holder != 0 && phase[holder] == DEAD)
+ltl deadHoldersRoleIsTaken { [] (DEAD_HOLDS -> <> (!DEAD_HOLDS || NONE_LEFT)) }
+#endif
 
 init
 {

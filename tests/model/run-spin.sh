@@ -8,12 +8,14 @@
 #                  check left out, the double fence it leads to; each trail must replay
 #   clock-behind   this project's statements with the standby's clock behind by the failover's
 #                  length: must yield the duplicate token (the amendment's assumption, broken)
+#   liveness       this project's statements under weak fairness: a dead holder's role is taken
+#                  (LTL, no acceptance cycle), once with the failover and once with the pause
 #
 # usage: run-spin.sh MODE MODEL.pml WORKDIR
 set -euo pipefail
 
 if (($# != 3)); then
-    echo "usage: $0 project|literal|clock-behind MODEL.pml WORKDIR" >&2
+    echo "usage: $0 project|literal|clock-behind|liveness MODEL.pml WORKDIR" >&2
     exit 2
 fi
 mode=$1
@@ -73,22 +75,28 @@ expect_violation() {
         "$(grep -oE 'at depth [0-9]+' "$dir/out.txt" | head -n 1); trail in $dir/trail.txt"
 }
 
+# The verifier must have searched its whole state space and found nothing.
+expect_clean() {
+    local name=$1
+    local out=$workdir/$name/out.txt
+    if ! grep -q 'errors: 0' "$out"; then
+        cat "$out" >&2
+        echo "run-spin: $name: the model has an error (the trail is in $workdir/$name)" >&2
+        return 1
+    fi
+    if grep -qE 'Search not completed|search depth too small|reached -DMEMLIM' "$out"; then
+        cat "$out" >&2
+        echo "run-spin: $name: the search was not exhaustive" >&2
+        return 1
+    fi
+}
+
 case $mode in
 project)
     # Exhaustive: -DSAFETY (assertions and invariants only), -DCOLLAPSE (lossless compression),
     # never bitstate hashing. -m is far above the depth reached, so no path is cut short.
     verify project "${bounds[*]}" "-DSAFETY -DCOLLAPSE -DMEMLIM=2000" -m2000000
-    out=$workdir/project/out.txt
-    if ! grep -q 'errors: 0' "$out"; then
-        cat "$out" >&2
-        echo "run-spin: project: the model has an error (the trail is in $workdir/project)" >&2
-        exit 1
-    fi
-    if grep -qE 'Search not completed|search depth too small|reached -DMEMLIM' "$out"; then
-        cat "$out" >&2
-        echo "run-spin: project: the search was not exhaustive" >&2
-        exit 1
-    fi
+    expect_clean project
     ;;
 literal)
     # Breadth-first, so the trail is a shortest one.
@@ -101,6 +109,16 @@ literal)
 clock-behind)
     verify clock-behind "-DCLOCK_BEHIND ${bounds[*]}" "-DSAFETY -DBFS -DMEMLIM=2000"
     expect_violation clock-behind "-DCLOCK_BEHIND ${bounds[*]}" tokenIssuedTwice
+    ;;
+liveness)
+    # Acceptance cycles under weak fairness (-a -f). With both the failover and the pause the
+    # product with the fairness copies does not fit the budget, so each runs on its own.
+    verify liveness-failover "-DLIVENESS -DNREP=2 -DLAG=1 -DFAILOVERS=1 -DPAUSES=0" \
+        "-DNFAIR=3 -DCOLLAPSE -DMEMLIM=2000" -a -f -m2000000
+    expect_clean liveness-failover
+    verify liveness-pause "-DLIVENESS -DNREP=2 -DLAG=1 -DFAILOVERS=0 -DPAUSES=1" \
+        "-DNFAIR=3 -DCOLLAPSE -DMEMLIM=2000" -a -f -m2000000
+    expect_clean liveness-pause
     ;;
 *)
     echo "run-spin: unknown mode $mode" >&2
