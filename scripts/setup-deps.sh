@@ -13,6 +13,7 @@ packages=(
     patchelf desktop-file-utils appstream busybox-static help2man
     faketime locales
     g++-mingw-w64-x86-64-posix wine64
+    spin gcc
 )
 
 missing=()
