@@ -98,4 +98,17 @@ QString TimeRule::header(const QString &title, TimeZoneMode mode)
     return QStringLiteral("%1 (%2)").arg(title, zoneName(mode));
 }
 
+void TimeRuleBinding::bind(const TimeRule *rule, QObject *context, std::function<void()> onChange)
+{
+    if (m_rule == rule)
+        return;
+    QObject::disconnect(m_changed);
+    const TimeZoneMode before = zone();
+    m_rule = rule;
+    if (rule)
+        m_changed = QObject::connect(rule, &TimeRule::changed, context, onChange);
+    if (zone() != before)
+        onChange();
+}
+
 } // namespace leader::console

@@ -2,7 +2,10 @@
 
 #include <QDateTime>
 #include <QObject>
+#include <QPointer>
 #include <QString>
+
+#include <functional>
 
 namespace leader::console {
 
@@ -47,6 +50,21 @@ signals:
 
 private:
     TimeZoneMode m_mode = TimeZoneMode::Local;
+};
+
+// What a model or view holds of the rule: the rule (not owned; none means local time), the zone
+// it gives, and a call when that zone changes.
+class TimeRuleBinding final
+{
+public:
+    // Follows rule from now on, on context's thread; onChange runs at each change of zone, and
+    // once now when the new rule's zone differs from the old one's.
+    void bind(const TimeRule *rule, QObject *context, std::function<void()> onChange);
+    TimeZoneMode zone() const { return m_rule ? m_rule->mode() : TimeZoneMode::Local; }
+
+private:
+    QPointer<const TimeRule> m_rule;
+    QMetaObject::Connection m_changed;
 };
 
 } // namespace leader::console

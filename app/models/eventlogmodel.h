@@ -5,7 +5,6 @@
 
 #include <QAbstractTableModel>
 #include <QList>
-#include <QPointer>
 #include <QSortFilterProxyModel>
 
 class QIODevice;
@@ -50,12 +49,12 @@ public:
     const EventLogEntry &entry(int row) const { return m_rows.at(row); }
 
 private:
-    TimeZoneMode zone() const { return m_timeRule ? m_timeRule->mode() : TimeZoneMode::Local; }
+    TimeZoneMode zone() const { return m_timeRule.zone(); }
     void timeRuleChanged();
 
     int m_capacity = DefaultCapacity;
     QList<EventLogEntry> m_rows;
-    QPointer<const TimeRule> m_timeRule;
+    TimeRuleBinding m_timeRule;
 };
 
 // What the event log shows: rows with the text in any column (case-insensitive), from one source

@@ -28,16 +28,7 @@ QString FailoverModel::fullText(const QDateTime &time) const
 
 void FailoverModel::setTimeRule(const TimeRule *rule)
 {
-    if (m_timeRule == rule)
-        return;
-    if (m_timeRule)
-        disconnect(m_timeRule, nullptr, this, nullptr);
-    const TimeZoneMode before = zone();
-    m_timeRule = rule;
-    if (m_timeRule)
-        connect(m_timeRule, &TimeRule::changed, this, &FailoverModel::timeRuleChanged);
-    if (zone() != before)
-        timeRuleChanged();
+    m_timeRule.bind(rule, this, [this] { timeRuleChanged(); });
 }
 
 void FailoverModel::timeRuleChanged()

@@ -5,7 +5,6 @@
 
 #include <QAbstractTableModel>
 #include <QList>
-#include <QPointer>
 
 namespace leader::console {
 
@@ -39,13 +38,13 @@ public:
     void setTimeRule(const TimeRule *rule);
 
 private:
-    TimeZoneMode zone() const { return m_timeRule ? m_timeRule->mode() : TimeZoneMode::Local; }
+    TimeZoneMode zone() const { return m_timeRule.zone(); }
     QString clockText(const QDateTime &time) const;
     QString fullText(const QDateTime &time) const;
     void timeRuleChanged();
 
     QList<Failover> m_rows;
-    QPointer<const TimeRule> m_timeRule;
+    TimeRuleBinding m_timeRule;
 };
 
 } // namespace leader::console

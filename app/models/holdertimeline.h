@@ -8,7 +8,6 @@
 #include <QDateTime>
 #include <QHash>
 #include <QList>
-#include <QPointer>
 #include <QString>
 #include <QStringList>
 
@@ -91,7 +90,7 @@ public:
 
     // Times in the rule's zone, named in the headers; null: local time. Not owned.
     void setTimeRule(const TimeRule *rule);
-    TimeZoneMode zone() const { return m_timeRule ? m_timeRule->mode() : TimeZoneMode::Local; }
+    TimeZoneMode zone() const { return m_timeRule.zone(); }
 
     static QString formatSeconds(double seconds); // "9.8 s", "2 min 5 s"
     // How the role came to the span's holder, one line; empty when the holder did not change.
@@ -130,7 +129,7 @@ private:
     QHash<QString, RoleState> m_roles;
     std::optional<qint64> m_latestMs;
     HolderChangeTracker m_changes;
-    QPointer<const TimeRule> m_timeRule;
+    TimeRuleBinding m_timeRule;
 };
 
 template<typename Visit>

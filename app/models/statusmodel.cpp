@@ -252,16 +252,7 @@ void StatusModel::setThresholds(const AgeThresholds &thresholds)
 
 void StatusModel::setTimeRule(const TimeRule *rule)
 {
-    if (m_timeRule == rule)
-        return;
-    if (m_timeRule)
-        disconnect(m_timeRule, nullptr, this, nullptr);
-    const TimeZoneMode before = zone();
-    m_timeRule = rule;
-    if (m_timeRule)
-        connect(m_timeRule, &TimeRule::changed, this, &StatusModel::timeRuleChanged);
-    if (zone() != before)
-        timeRuleChanged();
+    m_timeRule.bind(rule, this, [this] { timeRuleChanged(); });
 }
 
 void StatusModel::timeRuleChanged()

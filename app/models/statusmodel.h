@@ -6,7 +6,6 @@
 
 #include <QAbstractTableModel>
 #include <QList>
-#include <QPointer>
 #include <QString>
 
 namespace leader::console {
@@ -77,14 +76,14 @@ private:
     QVariant raw(const RoleStatus &status, int column) const;
     QVariant toolTip(const RoleStatus &status, int column) const;
     static bool cellDiffers(const RoleStatus &before, const RoleStatus &after, int column);
-    TimeZoneMode zone() const { return m_timeRule ? m_timeRule->mode() : TimeZoneMode::Local; }
+    TimeZoneMode zone() const { return m_timeRule.zone(); }
     QString fullTime(const QDateTime &time) const;
     void timeRuleChanged();
 
     StatusSnapshot m_snapshot;
     AgeThresholds m_thresholds = AgeThresholds::defaults();
     bool m_stale = false;
-    QPointer<const TimeRule> m_timeRule;
+    TimeRuleBinding m_timeRule;
 };
 
 } // namespace leader::console

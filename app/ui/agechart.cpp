@@ -242,14 +242,7 @@ AgeChart::RoleSeries &AgeChart::seriesFor(const QString &role)
 
 void AgeChart::setTimeRule(const TimeRule *rule)
 {
-    if (m_timeRule == rule)
-        return;
-    if (m_timeRule)
-        disconnect(m_timeRule, nullptr, this, nullptr);
-    m_timeRule = rule;
-    if (m_timeRule)
-        connect(m_timeRule, &TimeRule::changed, this, &AgeChart::timeRuleChanged);
-    timeRuleChanged();
+    m_timeRule.bind(rule, this, [this] { timeRuleChanged(); });
 }
 
 void AgeChart::timeRuleChanged()

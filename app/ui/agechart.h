@@ -6,7 +6,6 @@
 #include <QColor>
 #include <QHash>
 #include <QList>
-#include <QPointer>
 #include <QWidget>
 
 #include <optional>
@@ -90,14 +89,14 @@ private:
     RoleSeries &seriesFor(const QString &role);
     void applyTheme();
     void showMarkerTip(int kind, const QPointF &point, bool state);
-    TimeZoneMode zone() const { return m_timeRule ? m_timeRule->mode() : TimeZoneMode::Local; }
+    TimeZoneMode zone() const { return m_timeRule.zone(); }
     void timeRuleChanged();
 
     const TickHistory *m_history = nullptr;
     Window m_window = Window::FiveMinutes;
     int m_maxPoints = 1200;
     QHash<QString, double> m_thresholds;
-    QPointer<const TimeRule> m_timeRule;
+    TimeRuleBinding m_timeRule;
     // QDateTimeAxis labels every value in local time: in UTC the x values are moved by the local
     // offset so its labels read UTC (one offset per refresh: a DST change inside a 24 h window
     // puts the labels before it an hour off).

@@ -13,6 +13,7 @@
 #include "lease/wakelistener.h"
 #include "loopbackport.h"
 #include "pg/connection.h"
+#include "profilefor.h"
 #include "testdatabase.h"
 
 #include <QElapsedTimer>
@@ -31,6 +32,7 @@ using leader::console::ConnectionState;
 using leader::console::ConsoleSession;
 using leader::console::StatusSnapshot;
 using leader::test::Login;
+using leader::test::profileFor;
 using leader::test::TestDatabase;
 
 namespace {
@@ -39,20 +41,6 @@ constexpr int Timeout = 20000;
 constexpr int IntervalMs = 1000;
 // What the issue asks of closing the window against a database, whatever the server does.
 constexpr qint64 DatabaseExitBoundMs = 1000;
-
-QString qs(const std::string &text)
-{
-    return QString::fromStdString(text);
-}
-
-ConnectionProfile profileFor(const std::string &url)
-{
-    QString error;
-    const auto profile = ConnectionProfile::fromUrl(qs(url), &error);
-    if (!profile)
-        qFatal("bad test URL: %s", qPrintable(error));
-    return *profile;
-}
 
 bool hasState(const QSignalSpy &spy, ConnectionState state)
 {

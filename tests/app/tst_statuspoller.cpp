@@ -8,6 +8,7 @@
 #include "faults/linkproxy.h"
 #include "loopbackport.h"
 #include "pg/connection.h"
+#include "profilefor.h"
 #include "testdatabase.h"
 
 #include <QScopeGuard>
@@ -29,6 +30,7 @@ using leader::console::Privileges;
 using leader::console::StatusPoller;
 using leader::console::StatusSnapshot;
 using leader::test::Login;
+using leader::test::profileFor;
 using leader::test::TestDatabase;
 
 namespace {
@@ -39,15 +41,6 @@ constexpr const char *WrongPassword = "s3cr3t-xyz";
 QString qs(const std::string &text)
 {
     return QString::fromStdString(text);
-}
-
-ConnectionProfile profileFor(const std::string &url)
-{
-    QString error;
-    const auto profile = ConnectionProfile::fromUrl(qs(url), &error);
-    if (!profile)
-        qFatal("bad test URL: %s", qPrintable(error));
-    return *profile;
 }
 
 } // namespace
