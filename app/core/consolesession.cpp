@@ -214,7 +214,6 @@ void ConsoleSession::shutdown()
         return;
     m_phase = Phase::ShuttingDown;
     m_staleTimer->stop();
-    m_shutdownClock.start();
     m_shutdownBound->start(m_demo ? DemoShutdownBoundMs : DatabaseShutdownBoundMs);
     if (m_poller) {
         m_poller->abandon(); // thread-safe: ends a connect or poll in flight at once
@@ -282,7 +281,6 @@ void ConsoleSession::onSnapshot(const StatusSnapshot &rows)
 
 void ConsoleSession::onConnectionChanged(ConnectionState state, const QString &message)
 {
-    m_connection = state;
     if (state != ConnectionState::Connected && m_haveRows)
         setStale(true);
     Q_EMIT connectionChanged(state, message);

@@ -5,7 +5,6 @@
 #include "core/statustypes.h"
 
 #include <QDateTime>
-#include <QElapsedTimer>
 #include <QObject>
 #include <QPointer>
 #include <QString>
@@ -115,7 +114,6 @@ private:
     bool m_suspended = false;
     QList<ReplicaInfo> m_replicas;
 
-    ConnectionState m_connection = ConnectionState::Disconnected;
     bool m_haveRows = false;
     bool m_stale = false;
     QDateTime m_lastRowsAt;
@@ -123,7 +121,6 @@ private:
     QString m_lastProblem;
     int m_problemRepeats = 0;
 
-    QElapsedTimer m_shutdownClock;
     QTimer *m_shutdownBound = nullptr;
 };
 
