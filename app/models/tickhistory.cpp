@@ -328,7 +328,6 @@ qsizetype TickHistory::approximateBytes() const
         bytes += sizeof(RoleHistory) + it.key().size() * 2 + 64;
         bytes += qsizetype(it->raw.size() * sizeof(Sample)) + DequeSlack;
         bytes += qsizetype((it->fine.size() + it->coarse.size()) * sizeof(Bucket)) + 2 * DequeSlack;
-        bytes += it->holderId.capacity() * 2;
     }
     for (const Marker &m : m_markers) {
         bytes += sizeof(Marker)
