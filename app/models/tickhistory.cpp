@@ -1,18 +1,13 @@
 #include "tickhistory.h"
 
-#include "lease/constants.h"
-
 #include <QCoreApplication>
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 
 namespace leader::console {
 
 namespace {
-
-constexpr qint64 LeaseTtlMs = std::chrono::milliseconds(lease::LeaseTTL).count();
 
 // Source points of a window: raw samples, or each bucket's minimum and maximum in time order.
 template<typename Visit>
@@ -99,7 +94,7 @@ QString TickHistory::Marker::describe(TimeZoneMode zone) const
     return {};
 }
 
-void TickHistory::append(const StatusSnapshot &snapshot)
+void TickHistory::append(const StatusSnapshot &snapshot, const QList<HolderChange> &changes)
 {
     if (!snapshot.databaseTime.isValid())
         return;
@@ -122,7 +117,11 @@ void TickHistory::append(const StatusSnapshot &snapshot)
             addToBuckets(history.fine, FineBucketMs, nowMs, age);
             addToBuckets(history.coarse, CoarseBucketMs, nowMs, age);
         }
-        detectMarkers(history, status, nowMs);
+        detectPause(history, status, nowMs);
+    }
+    for (const HolderChange &change : changes) {
+        if (change.kind == HolderChangeKind::Takeover)
+            addTakeover(change);
     }
     for (RoleHistory &history : m_roles)
         trim(history, nowMs);
@@ -191,7 +190,7 @@ void TickHistory::trim(RoleHistory &history, qint64 latestMs)
     }
 }
 
-void TickHistory::detectMarkers(RoleHistory &history, const RoleStatus &status, qint64 nowMs)
+void TickHistory::detectPause(RoleHistory &history, const RoleStatus &status, qint64 nowMs)
 {
     const double age = status.lastTickAgeSeconds.value_or(0.0);
     const bool paused = status.state == RoleState::Paused || status.pausedAt.isValid();
@@ -215,51 +214,21 @@ void TickHistory::detectMarkers(RoleHistory &history, const RoleStatus &status, 
         m_markers.push_back(std::move(m));
     }
     history.paused = paused;
+}
 
-    const qint64 endedMs
-            = status.lastTickEndedAt.isValid() ? status.lastTickEndedAt.toMSecsSinceEpoch() : -1;
-    // Did the previous holder finish its tick? Then a new holder is rotation, not a takeover.
-    const bool previousFinished
-            = history.previousFinished
-              || (!history.holderId.isEmpty() && status.lastTickHolder == history.holderId
-                  && endedMs >= history.acquiredMs);
-    if (status.holderId.isEmpty()) {
-        history.previousFinished = previousFinished;
-        return;
-    }
-    if (status.token != history.token) {
-        // Tokens grow by one per acquisition: a larger step means ticks nobody saw, whose end
-        // is unknown, so no marker is claimed for them.
-        if (!history.holderId.isEmpty() && history.holderId != status.holderId && !previousFinished
-            && status.token == history.token + 1) {
-            Marker m;
-            m.kind = Marker::Kind::Takeover;
-            m.role = status.role;
-            const qint64 acquiredMs
-                    = status.acquiredAt.isValid() ? status.acquiredAt.toMSecsSinceEpoch() : nowMs;
-            m.time = QDateTime::fromMSecsSinceEpoch(acquiredMs, Qt::UTC);
-            m.ageSeconds = age;
-            m.holderId = status.holderId;
-            m.token = status.token;
-            m.previousHolderId = history.holderId;
-            // The previous holder stopped at its last heartbeat (expires_at - TTL).
-            const qint64 previousEndMs = history.lastHeartbeatMs > 0 ? history.lastHeartbeatMs
-                                                                     : history.lastSeenHeldMs;
-            if (previousEndMs > 0)
-                m.gapSeconds = std::max(0.0, double(acquiredMs - previousEndMs) / 1000.0);
-            m_markers.push_back(std::move(m));
-        }
-        history.holderId = status.holderId;
-        history.token = status.token;
-        history.acquiredMs
-                = status.acquiredAt.isValid() ? status.acquiredAt.toMSecsSinceEpoch() : nowMs;
-        history.previousFinished = false;
-    }
-    history.lastSeenHeldMs = nowMs;
-    history.lastHeartbeatMs
-            = status.expiresInSeconds
-                      ? nowMs + qint64(std::llround(*status.expiresInSeconds * 1000.0)) - LeaseTtlMs
-                      : 0;
+void TickHistory::addTakeover(const HolderChange &change)
+{
+    Marker m;
+    m.kind = Marker::Kind::Takeover;
+    m.role = change.role;
+    m.time = change.acquiredAt.toUTC();
+    const auto it = m_roles.constFind(change.role);
+    m.ageSeconds = it != m_roles.cend() ? it->lastAge.value_or(0.0) : 0.0;
+    m.holderId = change.newHolder;
+    m.token = change.newToken;
+    m.previousHolderId = change.previousHolder;
+    m.gapSeconds = change.gapSeconds;
+    m_markers.push_back(std::move(m));
 }
 
 QList<QPointF> TickHistory::series(const QString &role, Window window, int maxPoints) const
@@ -359,7 +328,6 @@ qsizetype TickHistory::approximateBytes() const
         bytes += sizeof(RoleHistory) + it.key().size() * 2 + 64;
         bytes += qsizetype(it->raw.size() * sizeof(Sample)) + DequeSlack;
         bytes += qsizetype((it->fine.size() + it->coarse.size()) * sizeof(Bucket)) + 2 * DequeSlack;
-        bytes += it->holderId.capacity() * 2;
     }
     for (const Marker &m : m_markers) {
         bytes += sizeof(Marker)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/holderchange.h"
 #include "core/statustypes.h"
 #include "core/timerule.h"
 
@@ -64,7 +65,9 @@ public:
 
     // Snapshots whose databaseTime is not after the latest one are ignored for samples (the
     // database clock is the only time axis; a reconnect to another database should clear()).
-    void append(const StatusSnapshot &snapshot);
+    // Takeover markers come from changes, the holder changes this snapshot's rows proved
+    // (HolderChangeTracker): the history does not judge hand-overs itself.
+    void append(const StatusSnapshot &snapshot, const QList<HolderChange> &changes = {});
     void clear();
 
     QStringList roles() const; // in the order first seen
@@ -101,21 +104,15 @@ private:
         std::deque<Sample> raw;
         std::deque<Bucket> fine;
         std::deque<Bucket> coarse;
-        // Marker detection state.
-        bool paused = false;
-        QString holderId;
-        qint64 token = 0;
-        qint64 lastSeenHeldMs = 0;  // database time of the last poll that saw holderId hold
-        qint64 lastHeartbeatMs = 0; // expires_at minus the lease TTL, as last seen
-        qint64 acquiredMs = 0;
-        bool previousFinished = false; // holderId completed its tick (last_tick_holder says so)
+        bool paused = false; // as last seen, for the pause and unpause markers
         std::optional<double> lastAge;
     };
 
     static void addToBuckets(std::deque<Bucket> &buckets, qint64 bucketMs, qint64 timeMs,
                              float age);
     static void trim(RoleHistory &history, qint64 latestMs);
-    void detectMarkers(RoleHistory &history, const RoleStatus &status, qint64 nowMs);
+    void detectPause(RoleHistory &history, const RoleStatus &status, qint64 nowMs);
+    void addTakeover(const HolderChange &change);
 
     QStringList m_roleOrder;
     QHash<QString, RoleHistory> m_roles;

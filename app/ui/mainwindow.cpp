@@ -526,7 +526,7 @@ void MainWindow::onSnapshot(const StatusSnapshot &snapshot)
     m_haveSnapshot = true;
     m_lastProblem.clear();
     m_statusPane->setSnapshot(snapshot);
-    m_history.append(snapshot);
+    m_history.append(snapshot, changes);
     m_timeline->append(snapshot);
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
     if (now - m_lastChartRefreshMs >= ChartRefreshEveryMs && m_chart->isVisible()) {
