@@ -38,7 +38,7 @@ void HolderTimeline::timeRuleChanged()
     emit updated();
 }
 
-void HolderTimeline::append(const StatusSnapshot &snapshot)
+void HolderTimeline::append(const StatusSnapshot &snapshot, const QList<HolderChange> &changes)
 {
     if (!snapshot.databaseTime.isValid())
         return;
@@ -47,7 +47,6 @@ void HolderTimeline::append(const StatusSnapshot &snapshot)
         return;
     m_latestMs = nowMs;
     const QDateTime now = QDateTime::fromMSecsSinceEpoch(nowMs, Qt::UTC);
-    const QList<HolderChange> changes = m_changes.append(snapshot);
 
     bool changed = false;
     for (const RoleStatus &status : snapshot.roles) {
@@ -179,7 +178,6 @@ void HolderTimeline::clear()
     m_roleOrder.clear();
     m_roles.clear();
     m_latestMs.reset();
-    m_changes.clear();
     endResetModel();
     emit updated();
 }

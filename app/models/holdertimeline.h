@@ -19,8 +19,9 @@ namespace leader::console {
 
 // Who held each role when, on the database clock, built from leader_status polls: one row per
 // span (one holder, one fencing token). Consecutive polls showing the same token extend the span;
-// where the holder changed, the span says how (HolderChangeTracker): a handover, a takeover, a
-// pause, or unknown. Spans older than 24 h are dropped.
+// where the holder changed, the span says how: a handover, a takeover, a pause, or unknown, as the
+// caller's HolderChangeTracker classified it (one classification per poll for the whole window).
+// Spans older than 24 h are dropped.
 class HolderTimeline final : public QAbstractTableModel
 {
     Q_OBJECT
@@ -70,8 +71,9 @@ public:
     explicit HolderTimeline(QObject *parent = nullptr);
     ~HolderTimeline() override;
 
-    // Snapshots not after the latest database time are ignored.
-    void append(const StatusSnapshot &snapshot);
+    // Snapshots not after the latest database time are ignored. changes: what the caller's
+    // HolderChangeTracker made of this snapshot (it skips the same stale snapshots).
+    void append(const StatusSnapshot &snapshot, const QList<HolderChange> &changes);
     void clear();
 
     QStringList roles() const; // in the order first seen
@@ -128,7 +130,6 @@ private:
     QStringList m_roleOrder;
     QHash<QString, RoleState> m_roles;
     std::optional<qint64> m_latestMs;
-    HolderChangeTracker m_changes;
     TimeRuleBinding m_timeRule;
 };
 

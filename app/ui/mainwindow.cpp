@@ -527,7 +527,7 @@ void MainWindow::onSnapshot(const StatusSnapshot &snapshot)
     m_lastProblem.clear();
     m_statusPane->setSnapshot(snapshot);
     m_history.append(snapshot, changes);
-    m_timeline->append(snapshot);
+    m_timeline->append(snapshot, changes);
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
     if (now - m_lastChartRefreshMs >= ChartRefreshEveryMs && m_chart->isVisible()) {
         m_chart->refresh();

@@ -160,13 +160,15 @@ int main(int argc, char **argv)
     const double rssStart = vmRssMb();
     TickHistory history;
     HolderTimeline timeline;
+    HolderChangeTracker changes; // one classification for both, as in the window
     QElapsedTimer fillTimer;
     fillTimer.start();
     const qint64 seconds = qint64(hours) * 3600;
     for (qint64 s = 0; s < seconds; ++s) {
         const StatusSnapshot snapshot = poll(s);
-        history.append(snapshot);
-        timeline.append(snapshot);
+        const QList<HolderChange> changed = changes.append(snapshot);
+        history.append(snapshot, changed);
+        timeline.append(snapshot, changed);
     }
     const double fillMs = double(fillTimer.nsecsElapsed()) / 1e6;
 
@@ -215,8 +217,9 @@ int main(int argc, char **argv)
                 QElapsedTimer timer;
                 timer.start();
                 if (c.append) {
-                    history.append(snapshot);
-                    timeline.append(snapshot);
+                    const QList<HolderChange> changed = changes.append(snapshot);
+                    history.append(snapshot, changed);
+                    timeline.append(snapshot, changed);
                     ++next;
                 }
                 if (c.chart)

@@ -12,6 +12,7 @@
 #include <QtTest>
 
 using leader::console::HistoryWindow;
+using leader::console::HolderChangeTracker;
 using leader::console::HolderTimeline;
 using leader::console::HolderTimelineView;
 using leader::console::RoleStatus;
@@ -71,6 +72,17 @@ struct ExpectedSpan
     bool open = false;
     double gap = -1;
     bool failover = false;
+};
+
+// The window's arrangement: one tracker classifies each poll, the timeline draws what it found.
+struct Timeline
+{
+    HolderTimeline model;
+    HolderChangeTracker changes;
+    void append(const StatusSnapshot &snapshot)
+    {
+        model.append(snapshot, changes.append(snapshot));
+    }
 };
 
 } // namespace
@@ -137,11 +149,12 @@ void TstHolderTimeline::spans()
     QFETCH(QList<Step>, steps);
     QFETCH(QList<ExpectedSpan>, expected);
 
-    HolderTimeline model;
+    Timeline timeline;
+    HolderTimeline &model = timeline.model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QSignalSpy updated(&model, &HolderTimeline::updated);
     for (const Step &step : std::as_const(steps))
-        model.append(snapshotOf(QStringLiteral("billing"), step));
+        timeline.append(snapshotOf(QStringLiteral("billing"), step));
     QVERIFY(updated.count() > 0);
 
     const QList<HolderTimeline::Span> spans = model.spansFor(QStringLiteral("billing"));
@@ -170,12 +183,13 @@ void TstHolderTimeline::spans()
 
 void TstHolderTimeline::extensionChangesOnlyToAndDuration()
 {
-    HolderTimeline model;
+    Timeline timeline;
+    HolderTimeline &model = timeline.model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.append(snapshotOf(QStringLiteral("billing"), {1.0, A, 7, 0.5}));
+    timeline.append(snapshotOf(QStringLiteral("billing"), {1.0, A, 7, 0.5}));
     QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
     QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
-    model.append(snapshotOf(QStringLiteral("billing"), {2.0, A, 7, 0.5}));
+    timeline.append(snapshotOf(QStringLiteral("billing"), {2.0, A, 7, 0.5}));
     QCOMPARE(inserted.count(), 0);
     QCOMPARE(changed.count(), 1);
     const auto topLeft = changed.first().at(0).value<QModelIndex>();
@@ -187,12 +201,13 @@ void TstHolderTimeline::extensionChangesOnlyToAndDuration()
 
 void TstHolderTimeline::columnsAndHeaders()
 {
-    HolderTimeline model;
+    Timeline timeline;
+    HolderTimeline &model = timeline.model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QCOMPARE(model.columnCount(), int(HolderTimeline::ColumnCount));
     for (int column = 0; column < HolderTimeline::ColumnCount; ++column)
         QVERIFY(!model.headerData(column, Qt::Horizontal).toString().isEmpty());
-    model.append(snapshotOf(QStringLiteral("dunning"), {1.0, A, 42, 0.5}));
+    timeline.append(snapshotOf(QStringLiteral("dunning"), {1.0, A, 42, 0.5}));
     QCOMPARE(model.index(0, HolderTimeline::RoleColumn).data().toString(),
              QStringLiteral("dunning"));
     QCOMPARE(model.index(0, HolderTimeline::HolderColumn).data().toString(), A);
@@ -208,7 +223,8 @@ void TstHolderTimeline::columnsAndHeaders()
 
 void TstHolderTimeline::pruneAfterADay()
 {
-    HolderTimeline model;
+    Timeline timeline;
+    HolderTimeline &model = timeline.model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     // One 30 s tick every 2 min for 26 h, alternating holders, polled once in and once after
     // each tick (the tester checks the whole model on every change, so few polls keep it quick).
@@ -216,10 +232,10 @@ void TstHolderTimeline::pruneAfterADay()
     for (int tick = 0; tick < Ticks; ++tick) {
         const double start = tick * 120.0;
         const QString holder = tick % 2 ? A : B;
-        model.append(
+        timeline.append(
                 snapshotOf(QStringLiteral("billing"), {start + 10, holder, tick + 1, start + 0.5}));
-        model.append(snapshotOf(QStringLiteral("billing"),
-                                {start + 40, {}, 0, 0, 0, holder, start + 30.0}));
+        timeline.append(snapshotOf(QStringLiteral("billing"),
+                                   {start + 40, {}, 0, 0, 0, holder, start + 30.0}));
     }
     const QDateTime cutoff = model.latestTime().addMSecs(-HolderTimeline::RetentionMs);
     QVERIFY(model.rowCount() > 0);
@@ -238,11 +254,12 @@ void TstHolderTimeline::pruneAfterADay()
 
 void TstHolderTimeline::windowQuery()
 {
-    HolderTimeline model;
+    Timeline timeline;
+    HolderTimeline &model = timeline.model;
     for (int i = 0; i < 10; ++i) {
         const double start = i * 10.0;
-        model.append(snapshotOf(QStringLiteral("billing"), {start + 1, A, i + 1, start}));
-        model.append(
+        timeline.append(snapshotOf(QStringLiteral("billing"), {start + 1, A, i + 1, start}));
+        timeline.append(
                 snapshotOf(QStringLiteral("billing"), {start + 6, {}, 0, 0, 0, A, start + 5.0}));
     }
     const QList<HolderTimeline::Span> spans
@@ -255,14 +272,15 @@ void TstHolderTimeline::windowQuery()
 
 void TstHolderTimeline::viewPaintsAndExplains()
 {
-    HolderTimeline model;
+    Timeline timeline;
+    HolderTimeline &model = timeline.model;
     // A takeover with a 10.3 s gap on billing; dunning led throughout.
-    model.append(snapshotOf(QStringLiteral("billing"), {1.0, A, 7, 0.5}));
-    model.append(snapshotOf(QStringLiteral("billing"), {4.0, A, 7, 0.5, 8.0}));
-    model.append(snapshotOf(QStringLiteral("billing"), {12.5, B, 8, 12.3}));
+    timeline.append(snapshotOf(QStringLiteral("billing"), {1.0, A, 7, 0.5}));
+    timeline.append(snapshotOf(QStringLiteral("billing"), {4.0, A, 7, 0.5, 8.0}));
+    timeline.append(snapshotOf(QStringLiteral("billing"), {12.5, B, 8, 12.3}));
     StatusSnapshot both = snapshotOf(QStringLiteral("billing"), {60.0, B, 8, 12.3});
     both.roles.append(snapshotOf(QStringLiteral("dunning"), {60.0, A, 3, 0.0}).roles.first());
-    model.append(both);
+    timeline.append(both);
 
     HolderTimelineView view;
     view.setModel(&model);

@@ -105,7 +105,7 @@ Subject subject(const QString &name, const TimeRule *rule)
     model->setTimeRule(rule);
     StatusSnapshot first = snapshot();
     first.roles.removeLast();
-    model->append(first);
+    model->append(first, {}); // the zone shows on any span; how it began does not matter
     return {std::move(model), 0,
             name.endsWith(QLatin1String("from")) ? HolderTimeline::FromColumn
                                                  : HolderTimeline::ToColumn};
@@ -259,9 +259,9 @@ void TstTimeRule::timelineViewFollowsTheModel()
     model.setTimeRule(&rule);
     StatusSnapshot first = snapshot();
     first.roles.removeLast();
-    model.append(first);
+    model.append(first, {});
     first.databaseTime = Instant.addSecs(5);
-    model.append(first);
+    model.append(first, {});
     leader::console::HolderTimelineView view;
     view.setModel(&model);
     view.resize(900, view.sizeHint().height());
