@@ -196,8 +196,8 @@ void StatusPoller::connectNow()
         return;
     }
     const monitor::Access &access = std::get<monitor::Access>(opened);
-    emit privilegesChanged(
-            Privileges{access.canPause, access.canUnpause, qtext(access.readOnlyReason)});
+    emit privilegesChanged(Privileges{access.canPause, access.canUnpause,
+                                      qtext(access.readOnlyReason), qtext(access.schemaWarning)});
 
     m_connected = true;
     m_sessionKey = m_reader->sessionKey();

@@ -64,7 +64,8 @@ struct Privileges
 {
     bool canPause = false;
     bool canUnpause = false;
-    QString reason; // when a write is not allowed: one line saying why
+    QString reason;        // when a write is not allowed: one line saying why
+    QString schemaWarning; // the schema lacks a migration pauses rely on (see monitor::Access)
 };
 
 } // namespace leader::console

@@ -301,6 +301,8 @@ void MainWindow::connectSession()
                 m_pauses->setPrivileges(privileges);
                 if (!privileges.canPause && !privileges.reason.isEmpty())
                     logLocal(QStringLiteral("privileges"), privileges.reason, {}, true);
+                if (!privileges.schemaWarning.isEmpty())
+                    logLocal(QStringLiteral("schema"), privileges.schemaWarning, {}, true);
             });
     connect(m_session, &ConsoleSession::actionFinished, this, &MainWindow::onActionFinished);
     connect(m_session, &ConsoleSession::pollProblem, this, [this](const QString &message) {

@@ -75,7 +75,10 @@ void PauseController::update()
               : !m_privileges.canPause
                       ? m_privileges.reason
                       : (paused ? tr("%1 is already paused").arg(role)
-                                : tr("Pause %1 cluster-wide (leader_pause)").arg(role));
+                         : m_privileges.schemaWarning.isEmpty()
+                                 ? tr("Pause %1 cluster-wide (leader_pause)").arg(role)
+                                 : tr("Pause %1 cluster-wide (leader_pause). %2")
+                                           .arg(role, m_privileges.schemaWarning));
     const QString unpauseTip = !why.isEmpty() ? why
                                : !m_privileges.canUnpause
                                        ? m_privileges.reason

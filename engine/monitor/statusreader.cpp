@@ -3,6 +3,7 @@
 #include "lease/roles.h"
 #include "pg/connection.h"
 #include "pg/error.h"
+#include "schema/migrator.h"
 
 #include <libpq-fe.h>
 
@@ -155,6 +156,13 @@ Outcome<Access> StatusReader::open()
             missing += (missing.empty() ? "" : " or ") + std::string("leader_unpause");
         if (!missing.empty())
             access.readOnlyReason = "read-only: " + user + " has no EXECUTE on " + missing;
+        try {
+            schema::requireLeaseSchema(*m_connection);
+        } catch (const schema::SchemaError &error) {
+            access.schemaWarning = std::string(error.what())
+                                   + "; until then a pause stops a running holder only at its next"
+                                     " renewal (up to 3 s)";
+        }
         return access;
     } catch (const pg::Error &error) {
         close();

@@ -52,6 +52,9 @@ struct Access
     bool canPause = false;
     bool canUnpause = false;
     std::string readOnlyReason; // when a write is not allowed: one line saying why
+    // The lease schema predates a migration this build relies on (0176: a pause wakes a running
+    // holder at once). Reading still works; the line says what is missing and how to apply it.
+    std::string schemaWarning;
 };
 
 struct Failure

@@ -9,6 +9,7 @@
 #include "loopbackport.h"
 #include "pg/connection.h"
 #include "profilefor.h"
+#include "schema/migrator.h"
 #include "testdatabase.h"
 
 #include <QScopeGuard>
@@ -211,6 +212,7 @@ private Q_SLOTS:
         QTEST(privileges.canPause, "canPause");
         QCOMPARE(privileges.canUnpause, privileges.canPause);
         QTEST(privileges.reason, "reason");
+        QCOMPARE(privileges.schemaWarning, QString());
 
         // Connecting polls at once, even with the interval off.
         QTRY_VERIFY_WITH_TIMEOUT(!harness.snapshots.isEmpty(), Timeout);
@@ -231,6 +233,29 @@ private Q_SLOTS:
         // session zone's 5 h 45 min.
         QVERIFY2(std::abs(snapshot.clockDriftMs) < 2000,
                  qPrintable(QString::number(snapshot.clockDriftMs)));
+        QVERIFY(harness.failures.isEmpty());
+    }
+
+    // A schema from before 0176 still reads, but a pause from here would wake no holder: the
+    // console says so once at connect, with what to run, instead of failing or staying silent.
+    void schemaWithout0176IsNamed()
+    {
+        leader::pg::Connection owner = m_db->connectDirect(Login::Owner);
+        leader::schema::Migrator migrator(owner);
+        QCOMPARE(migrator.rollbackTo(176), (std::vector<int>{176}));
+        const auto restore = qScopeGuard(
+                [&migrator] { migrator.migrate({leader::schema::MigrationSet::Lease}); });
+        PollerHarness harness;
+        harness.setTarget(profileFor(m_db->url(Login::App)));
+        QVERIFY(harness.waitForState(ConnectionState::Connected));
+        QTRY_VERIFY_WITH_TIMEOUT(!harness.privileges.isEmpty(), Timeout);
+        const auto privileges = harness.privileges.last().at(0).value<Privileges>();
+        QVERIFY(privileges.canPause);
+        QVERIFY2(privileges.schemaWarning.contains(QLatin1String("lacks lease migration 0176")),
+                 qPrintable(privileges.schemaWarning));
+        QVERIFY2(privileges.schemaWarning.contains(QLatin1String("leaderctl migrate")),
+                 qPrintable(privileges.schemaWarning));
+        QTRY_VERIFY_WITH_TIMEOUT(!harness.snapshots.isEmpty(), Timeout);
         QVERIFY(harness.failures.isEmpty());
     }
 
