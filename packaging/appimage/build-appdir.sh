@@ -77,11 +77,10 @@ collect() {
 }
 
 # Qt plugins: the platforms (xcb for desktops, offscreen and minimal for headless runs), GLX and
-# EGL for xcb, the QPSQL driver, image formats, input methods, the GTK platform theme.
+# EGL for xcb, image formats, input methods, the GTK platform theme.
 plugins=(
     platforms/libqxcb.so platforms/libqoffscreen.so platforms/libqminimal.so
     xcbglintegrations/libqxcb-glx-integration.so xcbglintegrations/libqxcb-egl-integration.so
-    sqldrivers/libqsqlpsql.so
     platforminputcontexts/libcomposeplatforminputcontextplugin.so
     platforminputcontexts/libibusplatforminputcontextplugin.so
 )

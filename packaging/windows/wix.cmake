@@ -5,7 +5,7 @@
 
 # The unpacked PostgreSQL Windows binaries (the EDB "zip archive": bin\, lib\, share\). Installed as
 # lib\postgresql\<major>\, where the engine looks first for a bundled server (<exe>\..\lib\
-# postgresql\*\bin); its bin\ also carries the libpq.dll the QPSQL driver and the tools load.
+# postgresql\*\bin); its bin\ also carries the libpq.dll the console and the tools load.
 set(LEADER_WINDOWS_POSTGRES_DIR "" CACHE PATH
     "Unpacked PostgreSQL Windows binaries (holding bin\\initdb.exe) to bundle for the demo")
 if(NOT EXISTS "${LEADER_WINDOWS_POSTGRES_DIR}/bin/initdb.exe")
@@ -32,7 +32,7 @@ install(DIRECTORY "${LEADER_WINDOWS_POSTGRES_DIR}/bin/" DESTINATION bin
         PATTERN "liblz4*.dll" PATTERN "libzstd*.dll" PATTERN "libwinpthread*.dll")
 
 # windeployqt copies the Qt DLLs and the plugins the console loads (platforms\qwindows,
-# sqldrivers\qsqlpsql, imageformats, styles) next to the installed leader-console.exe, at install
+# imageformats, styles) next to the installed leader-console.exe, at install
 # time, so they enter the MSI through the same staging directory.
 find_program(LEADER_WINDEPLOYQT windeployqt HINTS "${QT6_INSTALL_PREFIX}/${QT6_INSTALL_BINS}"
              REQUIRED)
