@@ -1,42 +1,33 @@
 #pragma once
 
 #include "core/commandline.h"
-#include "core/connectionprofile.h"
-#include "core/demotypes.h"
 #include "core/holderchange.h"
 #include "core/statustypes.h"
-#include "models/agethresholds.h"
-#include "models/tickhistory.h"
 
 #include <QMainWindow>
-#include <QPointer>
 
-class QAction;
-class QComboBox;
 class QDockWidget;
-class QLabel;
-class QMenu;
-class QTabWidget;
 
 namespace leader::console {
 
-class AgeChart;
 class AlertController;
-class ConnectionDialog;
+class ConnectionController;
 class ConsoleSession;
-class EventLogPane;
 class EventLogModel;
+class EventLogPane;
 class ExportController;
 class FailoverModel;
 class FailurePanel;
-class HolderTimeline;
-class HolderTimelineView;
-class PasswordStore;
+class HistoryTabs;
 class PauseController;
 class ReplicaModel;
+class SessionStatusBar;
 class StatusModel;
 class StatusPane;
+class TakeoversPane;
+class ThresholdsController;
 class TimeRule;
+class ViewMenu;
 
 // The console's one window: it assembles the widgets and connects them to the session (which owns
 // every worker and the database) and to the models. It never waits on anything.
@@ -60,68 +51,47 @@ private:
     void buildActions();
     void buildCentral();
     void buildDocks();
-    void buildStatusBar();
     void connectSession();
     void restoreSettings();
-    void connectTo(const ConnectionProfile &profile);
-    void openConnectionDialog(const QString &error);
     void updateTitle();
-    QString staleReason() const;
+    void onConnecting(bool anotherDatabase);
+    void onDemoLeft();
 
     void onSnapshot(const StatusSnapshot &snapshot);
     void onConnectionChanged(ConnectionState state, const QString &message);
-    void onActionFinished(const QString &role, const QString &action, bool ok,
-                          const QString &message);
     void onFailover(const Failover &failover);
     void logLocal(const QString &event, const QString &detail, const QString &role = {},
                   bool collapseRepeats = false);
-
-    bool isDemo() const { return m_options.mode == ConsoleOptions::Mode::Demo; }
-    void setInterval(int milliseconds);
-    void editThresholds();
-    void applyChartThresholds();
     void takeScreenshot();
 
     ConsoleOptions m_options;
     ConsoleSession *m_session = nullptr;
-    ConnectionProfile m_target;
-    bool m_hasTarget = false;
+    ConnectionController *m_connection = nullptr;
     bool m_haveSnapshot = false;
     bool m_closing = false;
 
-    AgeThresholds m_thresholds;
     TimeRule *m_timeRule = nullptr;
-    TickHistory m_history;
     HolderChangeTracker m_holderChanges;
     StatusSnapshot m_lastSnapshot;
-    ConnectionState m_connectionState = ConnectionState::Disconnected;
-    QList<ReplicaInfo> m_replicaInfos;
-    QString m_lastProblem;
 
     StatusModel *m_statusModel = nullptr;
-    StatusPane *m_statusPane = nullptr;
-    QTabWidget *m_tabs = nullptr;
-    AgeChart *m_chart = nullptr;
-    HolderTimeline *m_timeline = nullptr;
     FailoverModel *m_failovers = nullptr;
     EventLogModel *m_events = nullptr;
-    EventLogPane *m_logPane = nullptr;
     ReplicaModel *m_replicas = nullptr;
+
+    StatusPane *m_statusPane = nullptr;
+    HistoryTabs *m_history = nullptr;
+    TakeoversPane *m_takeovers = nullptr;
+    EventLogPane *m_logPane = nullptr;
     FailurePanel *m_failurePanel = nullptr;
     QDockWidget *m_failureDock = nullptr;
-    QWidget *m_failoverPage = nullptr;
-    QMenu *m_viewMenu = nullptr;
-    PasswordStore *m_passwords = nullptr;
+    SessionStatusBar *m_statusLine = nullptr;
+
+    ViewMenu *m_view = nullptr;
+    ThresholdsController *m_thresholds = nullptr;
     AlertController *m_alerts = nullptr;
     ExportController *m_exports = nullptr;
     PauseController *m_pauses = nullptr;
-    QPointer<ConnectionDialog> m_connectionDialog;
-
-    QComboBox *m_intervalBox = nullptr;
-    QLabel *m_connectionLabel = nullptr;
-    QLabel *m_latencyLabel = nullptr;
-    QLabel *m_driftLabel = nullptr;
-    qint64 m_lastChartRefreshMs = 0;
 };
 
 } // namespace leader::console

@@ -7,6 +7,7 @@
 
 #include <QAction>
 #include <QKeySequence>
+#include <QMessageBox>
 #include <QTableView>
 #include <QWidget>
 
@@ -32,6 +33,7 @@ PauseController::PauseController(QWidget *window, ConsoleSession *session, Statu
     connect(pane, &StatusPane::selectionChanged, this, &PauseController::update);
     pane->view()->addAction(m_pause);
     pane->view()->addAction(m_unpause);
+    connect(session, &ConsoleSession::actionFinished, this, &PauseController::onFinished);
     update();
 }
 
@@ -104,15 +106,30 @@ void PauseController::open(bool pause)
     connect(dialog, &QDialog::accepted, this, [this, dialog, pause] {
         const QString role = dialog->role();
         if (pause) {
-            Q_EMIT requested(role, QStringLiteral("pause"),
-                             tr("requested by %1: %2").arg(dialog->who(), dialog->why()));
+            Q_EMIT logged(role, QStringLiteral("pause"),
+                          tr("requested by %1: %2").arg(dialog->who(), dialog->why()));
             m_session->pause(role, dialog->who(), dialog->why());
         } else {
-            Q_EMIT requested(role, QStringLiteral("unpause"), tr("requested"));
+            Q_EMIT logged(role, QStringLiteral("unpause"), tr("requested"));
             m_session->unpause(role);
         }
     });
     dialog->open();
+}
+
+void PauseController::onFinished(const QString &role, const QString &action, bool ok,
+                                 const QString &message)
+{
+    const QString line = ok ? tr("%1 %2: done").arg(action, role)
+                            : tr("%1 %2 failed: %3").arg(action, role, message);
+    Q_EMIT logged(role, action, ok ? message : line);
+    Q_EMIT finished(line);
+    if (!ok) {
+        auto *box = new QMessageBox(QMessageBox::Warning, tr("%1 failed").arg(action), line,
+                                    QMessageBox::Close, m_window);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+    }
 }
 
 } // namespace leader::console

@@ -18,8 +18,9 @@ class StatusModel;
 class StatusPane;
 
 // Role > Pause and Unpause: the two actions, enabled only when the selected role, the connection
-// and the login's privileges allow them (the tooltip says why not), and the dialog that asks who,
-// why and for confirmation before the session runs leader_pause or leader_unpause.
+// and the login's privileges allow them (the tooltip says why not), the dialog that asks who,
+// why and for confirmation before the session runs leader_pause or leader_unpause, and how that
+// went (a failure also in a box).
 class PauseController final : public QObject
 {
     Q_OBJECT
@@ -40,10 +41,14 @@ public:
     void update();
 
 Q_SIGNALS:
-    void requested(const QString &role, const QString &event, const QString &detail);
+    // For the event log: a request, and how it went.
+    void logged(const QString &role, const QString &event, const QString &detail);
+    // For the status bar: how a request went, one line.
+    void finished(const QString &line);
 
 private:
     void open(bool pause);
+    void onFinished(const QString &role, const QString &action, bool ok, const QString &message);
 
     QWidget *m_window;
     ConsoleSession *m_session;

@@ -1,0 +1,72 @@
+#include "historytabs.h"
+
+#include "agechart.h"
+#include "holdertimelineview.h"
+#include "models/agethresholds.h"
+#include "models/holdertimeline.h"
+
+#include <QDateTime>
+
+namespace leader::console {
+
+namespace {
+
+constexpr int ChartRefreshEveryMs = 1000;
+
+} // namespace
+
+HistoryTabs::HistoryTabs(const TimeRule *timeRule, QWidget *parent)
+    : QTabWidget(parent)
+    , m_timeline(new HolderTimeline(this))
+    , m_chart(new AgeChart)
+{
+    setObjectName(QStringLiteral("tabs"));
+    m_timeline->setTimeRule(timeRule);
+    m_chart->setObjectName(QStringLiteral("ageChart"));
+    m_chart->setHistory(&m_history);
+    m_chart->setTimeRule(timeRule);
+    auto *timelineView = new HolderTimelineView;
+    timelineView->setModel(m_timeline);
+    timelineView->setObjectName(QStringLiteral("holderTimeline"));
+    connect(m_chart, &AgeChart::windowChanged, timelineView, &HolderTimelineView::setWindow);
+    addTab(m_chart, tr("Last tick age"));
+    addTab(timelineView, tr("Holders"));
+}
+
+HistoryTabs::~HistoryTabs() = default;
+
+void HistoryTabs::append(const StatusSnapshot &snapshot, const QList<HolderChange> &changes)
+{
+    m_history.append(snapshot, changes);
+    m_timeline->append(snapshot, changes);
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    if (now - m_lastRefreshMs >= ChartRefreshEveryMs && m_chart->isVisible()) {
+        m_chart->refresh();
+        m_lastRefreshMs = now;
+    }
+}
+
+void HistoryTabs::clear()
+{
+    m_history.clear();
+    m_timeline->clear();
+    m_chart->refresh();
+}
+
+void HistoryTabs::setThresholds(const AgeThresholds &thresholds)
+{
+    for (const QString &role : thresholds.roles())
+        m_chart->setThreshold(role, thresholds.threshold(role).alertSeconds);
+}
+
+void HistoryTabs::refresh()
+{
+    m_chart->refresh();
+}
+
+void HistoryTabs::showChart()
+{
+    setCurrentWidget(m_chart);
+}
+
+} // namespace leader::console

@@ -1,0 +1,81 @@
+#include "sessionstatusbar.h"
+
+#include <QLabel>
+#include <QStatusBar>
+
+namespace leader::console {
+
+SessionStatusBar::SessionStatusBar(QStatusBar *bar)
+    : QObject(bar)
+    , m_bar(bar)
+    , m_connection(new QLabel(tr("Not connected")))
+    , m_latency(new QLabel)
+    , m_drift(new QLabel)
+{
+    m_connection->setObjectName(QStringLiteral("connectionLabel"));
+    m_latency->setObjectName(QStringLiteral("latencyLabel"));
+    m_latency->setToolTip(tr("Round trip of the last leader_status poll"));
+    m_drift->setObjectName(QStringLiteral("driftLabel"));
+    m_drift->setToolTip(tr("The database clock minus this workstation's. Ages and expiries are "
+                           "computed on the database clock, so drift does not skew them."));
+    bar->addWidget(m_connection, 1);
+    bar->addPermanentWidget(m_latency);
+    bar->addPermanentWidget(m_drift);
+}
+
+SessionStatusBar::~SessionStatusBar() = default;
+
+QString SessionStatusBar::showConnection(ConnectionState state, const QString &message,
+                                         const QString &target)
+{
+    m_state = state;
+    switch (state) {
+    case ConnectionState::Connected:
+        // The poller's message says more after a reconnect ("reconnected … after 4 s").
+        m_connection->setText(message.startsWith(QLatin1String("reconnected"))
+                                      ? tr("%1: %2").arg(target, message)
+                                      : tr("Connected to %1").arg(target));
+        break;
+    case ConnectionState::Connecting:
+        m_connection->setText(message.isEmpty() ? tr("Connecting to %1…").arg(target) : message);
+        break;
+    case ConnectionState::Failed:
+        m_connection->setText(tr("%1: %2").arg(target, message));
+        break;
+    case ConnectionState::Disconnected:
+        m_connection->setText(tr("Not connected"));
+        break;
+    }
+    return m_connection->text();
+}
+
+void SessionStatusBar::showStep(const QString &text)
+{
+    m_connection->setText(text);
+}
+
+void SessionStatusBar::showSnapshot(const StatusSnapshot &snapshot)
+{
+    m_lastProblem.clear();
+    m_latency->setText(tr("poll %1 ms").arg(snapshot.roundTripMs, 0, 'f', 1));
+    m_drift->setText(tr("db clock %1%2 ms")
+                             .arg(snapshot.clockDriftMs >= 0 ? QStringLiteral("+") : QString())
+                             .arg(snapshot.clockDriftMs, 0, 'f', 0));
+}
+
+void SessionStatusBar::showPollProblem(const QString &message)
+{
+    m_lastProblem = message;
+    m_bar->showMessage(tr("Poll failed: %1").arg(message), 10000);
+}
+
+QString SessionStatusBar::staleReason() const
+{
+    if (m_state != ConnectionState::Connected)
+        return m_connection->text();
+    if (!m_lastProblem.isEmpty())
+        return tr("Poll failed: %1").arg(m_lastProblem);
+    return tr("No answer from the database within two poll intervals.");
+}
+
+} // namespace leader::console

@@ -1,0 +1,42 @@
+#pragma once
+
+#include "core/statustypes.h"
+
+#include <QObject>
+
+class QLabel;
+class QStatusBar;
+
+namespace leader::console {
+
+// The status bar's lasting part: what the connection is doing (or the demo's current step), the
+// last poll's round trip and the database clock's drift; and, from the same facts, why the rows
+// shown are not live. Transient messages stay the status bar's own (showMessage).
+class SessionStatusBar final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(SessionStatusBar)
+
+public:
+    explicit SessionStatusBar(QStatusBar *bar); // adds its labels to bar, which owns it
+    ~SessionStatusBar() override;
+
+    // target names the database ("demo (user@host:5432/db)"); returns the line now shown.
+    QString showConnection(ConnectionState state, const QString &message, const QString &target);
+    void showStep(const QString &text); // the demo's progress, a failure, the shutdown
+    void showSnapshot(const StatusSnapshot &snapshot);
+    void showPollProblem(const QString &message);
+
+    // One line for the status table's stale banner.
+    QString staleReason() const;
+
+private:
+    QStatusBar *m_bar;
+    QLabel *m_connection;
+    QLabel *m_latency;
+    QLabel *m_drift;
+    ConnectionState m_state = ConnectionState::Disconnected;
+    QString m_lastProblem; // since the last rows
+};
+
+} // namespace leader::console
