@@ -12,6 +12,7 @@ packages=(
     xvfb xauth fonts-dejavu-core
     patchelf desktop-file-utils appstream busybox-static help2man
     faketime locales
+    prometheus
     g++-mingw-w64-x86-64-posix wine64
     spin gcc
 )

@@ -2,6 +2,7 @@
 // series, markers where pauses and takeovers happened, and the window selector moves the time
 // axis. The chart follows the palette's lightness.
 
+#include "core/holderchange.h"
 #include "models/tickhistory.h"
 #include "ui/agechart.h"
 
@@ -43,7 +44,8 @@ QString holderOf(qint64 n)
     return QStringLiteral("host:%1:0000000%1").arg(n % 3);
 }
 
-// Every 4 h the billing holder is killed 20 s into its tick and another replica takes over.
+// Every 4 h the billing holder is killed 20 s into its tick and another replica takes over once
+// its lease has expired.
 bool isTakeover(const RoleSpec &spec, qint64 tickIndex)
 {
     return spec.name == QLatin1String("billing") && tickIndex % 240 == 100;
@@ -80,10 +82,18 @@ StatusSnapshot syntheticPoll(qint64 s)
             status.token = tickIndex * 2;
             status.acquiredAt = Base.addSecs(s - phase);
             status.expiresInSeconds = 9.0;
-            if (takeover && phase >= 20) {
+            // Killed at 20 s: its lease, last seen expiring 9 s after the poll at 19 s, runs out
+            // at 28 s unreleased, and the successor claims the role at 29 s.
+            if (takeover && phase >= 20 && phase < 29) {
+                status.state = leader::console::RoleState::Free;
+                status.holderId.clear();
+                status.token = tickIndex * 2;
+                status.acquiredAt = {};
+                status.expiresInSeconds.reset();
+            } else if (takeover && phase >= 29) {
                 status.holderId = Successor;
                 status.token = tickIndex * 2 + 1;
-                status.acquiredAt = Base.addSecs(s - phase + 20);
+                status.acquiredAt = Base.addSecs(s - phase + 29);
             }
             status.lastTickAgeSeconds = double(phase + spec.interval - spec.tick);
         } else {
@@ -120,8 +130,12 @@ private:
 void TstAgeChart::initTestCase()
 {
     QStandardPaths::setTestModeEnabled(true);
-    for (qint64 s = 0; s <= 24 * 3600; ++s)
-        m_history.append(syntheticPoll(s));
+    // As the window feeds it: the takeover markers are the tracker's classified changes.
+    leader::console::HolderChangeTracker changes;
+    for (qint64 s = 0; s <= 24 * 3600; ++s) {
+        const leader::console::StatusSnapshot poll = syntheticPoll(s);
+        m_history.append(poll, changes.append(poll));
+    }
     QCOMPARE(m_history.roles().size(), Roles.size());
 }
 
