@@ -1,6 +1,5 @@
+#include "clusterroot.h"
 #include "core/demohost.h"
-#include "embedded/cluster.h"
-#include "platform/process.h"
 
 #include <QFile>
 #include <QSignalSpy>
@@ -72,16 +71,9 @@ private:
 void tst_DemoHost::initTestCase()
 {
     QStandardPaths::setTestModeEnabled(true);
-    QVERIFY(m_root.isValid());
-    if (leader::platform::isRoot())
-        QVERIFY(QFile::setPermissions(m_root.path(), QFile::ReadOwner | QFile::WriteOwner
-                                                             | QFile::ExeOwner | QFile::ExeGroup
-                                                             | QFile::ExeOther));
-    try {
-        leader::embedded::Cluster::findBinDir();
-    } catch (const std::exception &error) {
-        QSKIP(error.what());
-    }
+    QVERIFY(leader::test::openToServerAccount(m_root));
+    if (const QString why = leader::test::whyNoCluster(); !why.isEmpty())
+        QSKIP(qPrintable(why));
 }
 
 void tst_DemoHost::cleanup()

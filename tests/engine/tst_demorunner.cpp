@@ -4,14 +4,13 @@
 // replica left frozen and the demo stopped within the console's bound all the same; the auditor
 // clean afterwards.
 
+#include "clusterroot.h"
 #include "demo/auditor.h"
 #include "demo/demorunner.h"
-#include "embedded/cluster.h"
 #include "lease/constants.h"
 #include "lease/roles.h"
 #include "measurement.h"
 #include "pg/connection.h"
-#include "platform/process.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -139,16 +138,9 @@ private:
 
 void tst_DemoRunner::initTestCase()
 {
-    QVERIFY(m_root.isValid());
-    if (leader::platform::isRoot())
-        QVERIFY(QFile::setPermissions(m_root.path(), QFile::ReadOwner | QFile::WriteOwner
-                                                             | QFile::ExeOwner | QFile::ExeGroup
-                                                             | QFile::ExeOther));
-    try {
-        leader::embedded::Cluster::findBinDir();
-    } catch (const std::exception &error) {
-        QSKIP(error.what());
-    }
+    QVERIFY(leader::test::openToServerAccount(m_root));
+    if (const QString why = leader::test::whyNoCluster(); !why.isEmpty())
+        QSKIP(qPrintable(why));
 }
 
 void tst_DemoRunner::leadsFaultsAndStopsWithinTheBound()
