@@ -12,11 +12,12 @@
 
 namespace leader::console {
 
-// The embedded demo, hosted in a worker thread (moveToThread): a private PostgreSQL cluster in
-// the user's data directory (created on first run, reused after), the lease and demo migrations
-// on database leader_demo, three replicas running the five roles with the demo profile and fault
-// switchboards, and the workload. Every slot returns quickly or runs on the host's thread;
-// results and engine events come back as queued signals.
+// The embedded demo (demo::DemoRunner: the private cluster, three replicas with fault switchboards,
+// the workload, the takeover watches) behind Qt signals. It lives in a worker thread
+// (moveToThread); start() and shutdown() block that thread while the runner starts or stops. The
+// runner reports from its own threads (and from the host's, inside start, inject and shutdown),
+// and DemoHost emits each report as a signal right there: receivers living in another thread (the
+// session, the tests) get them queued, in the order the runner reported them.
 class DemoHost final : public QObject
 {
     Q_OBJECT
@@ -25,8 +26,8 @@ class DemoHost final : public QObject
 public:
     struct Options
     {
-        // The cluster's directory; empty: <GenericDataLocation>/leader-console/demo-cluster, the
-        // one `leaderctl demo` uses (as root /var/lib/leader-console/demo-cluster).
+        // The cluster's directory; empty: demo::defaultDemoDirectory(), the one `leaderctl demo`
+        // uses.
         QString directory;
         int replicas = 3;
         bool workload = true;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "demo/runtypes.h"
+
 #include <QDateTime>
 #include <QMetaType>
 #include <QString>
@@ -8,18 +10,11 @@
 
 namespace leader::console {
 
-// What the failure panel can do to a hosted replica.
-enum class FaultKind {
-    Kill,    // a process death: nothing more reaches the database, no RELEASE
-    Freeze,  // every statement blocks for durationMs, then goes out stale (SIGSTOP, a GC pause)
-    Sever,   // the link forwards nothing either way for durationMs (a blackholed network)
-    Slow,    // the link adds durationMs of latency each way until healed
-    Heal,    // ends a freeze, a cut and a slow link
-    Panic,   // the named step (empty: the first) of role's next tick throws
-    Stop,    // a clean stop: running ticks released as interrupted
-    Restart, // a stopped or killed replica starts again under the same name, with a new holder id
-};
+// The Qt-side value types of the embedded demo, converted from the engine's (demo/runtypes.h) by
+// DemoHost. The two enums are the engine's own.
 
+// What the failure panel can do to a hosted replica.
+using FaultKind = demo::FaultKind;
 QString faultName(FaultKind kind);
 
 struct FaultRequest
@@ -31,7 +26,7 @@ struct FaultRequest
     QString step;       // Panic
 };
 
-enum class ReplicaState { Starting, Running, Stopping, Stopped, Killed };
+using ReplicaState = demo::ReplicaState;
 QString replicaStateName(ReplicaState state); // what the failure panel writes
 
 // A hosted replica as the failure panel shows it.

@@ -2,7 +2,10 @@
 
 #include "embedded/cluster.h"
 #include "pg/connection.h"
+#include "platform/process.h"
 #include "schema/migrator.h"
+
+#include <cstdlib>
 
 namespace leader::demo {
 
@@ -14,6 +17,16 @@ constexpr auto StatementTimeout = 5s;
 constexpr auto CreateDatabaseTimeout = 30s;
 
 } // namespace
+
+std::filesystem::path defaultDemoDirectory()
+{
+    if (platform::isRoot())
+        return "/var/lib/leader-console/demo-cluster";
+    if (const char *data = std::getenv("XDG_DATA_HOME"); data && *data)
+        return std::filesystem::path(data) / "leader-console" / "demo-cluster";
+    const char *home = std::getenv("HOME");
+    return std::filesystem::path(home ? home : "/tmp") / ".local/share/leader-console/demo-cluster";
+}
 
 DemoCluster startDemoCluster(const std::filesystem::path &directory,
                              const std::function<void(const std::string &)> &progress)

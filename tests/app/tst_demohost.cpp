@@ -1,6 +1,5 @@
+#include "clusterroot.h"
 #include "core/demohost.h"
-#include "embedded/cluster.h"
-#include "platform/process.h"
 
 #include <QFile>
 #include <QSignalSpy>
@@ -58,7 +57,7 @@ class tst_DemoHost final : public QObject
 
 private Q_SLOTS:
     void initTestCase();
-    void killTheBillingLeaderIsTakenOver();
+    void stopTheBillingLeaderIsTakenOver();
     void failsCleanly();
     void cleanup();
 
@@ -72,16 +71,9 @@ private:
 void tst_DemoHost::initTestCase()
 {
     QStandardPaths::setTestModeEnabled(true);
-    QVERIFY(m_root.isValid());
-    if (leader::platform::isRoot())
-        QVERIFY(QFile::setPermissions(m_root.path(), QFile::ReadOwner | QFile::WriteOwner
-                                                             | QFile::ExeOwner | QFile::ExeGroup
-                                                             | QFile::ExeOther));
-    try {
-        leader::embedded::Cluster::findBinDir();
-    } catch (const std::exception &error) {
-        QSKIP(error.what());
-    }
+    QVERIFY(leader::test::openToServerAccount(m_root));
+    if (const QString why = leader::test::whyNoCluster(); !why.isEmpty())
+        QSKIP(qPrintable(why));
 }
 
 void tst_DemoHost::cleanup()
@@ -96,7 +88,7 @@ void tst_DemoHost::cleanup()
     QVERIFY(m_thread.wait(60000));
 }
 
-void tst_DemoHost::killTheBillingLeaderIsTakenOver()
+void tst_DemoHost::stopTheBillingLeaderIsTakenOver()
 {
     const QString directory = m_root.filePath(QStringLiteral("demo-cluster"));
     m_host = new DemoHost({.directory = directory});
@@ -126,17 +118,7 @@ void tst_DemoHost::killTheBillingLeaderIsTakenOver()
     };
     QTRY_VERIFY_WITH_TIMEOUT(acquirers() >= 2, 30000);
 
-    // Billing's tick lasts about 30 s: kill its holder at once, during the tick.
-    const auto billingHolder = [&]() -> QString {
-        for (const EventLogEntry &entry : std::as_const(recorder.m_events))
-            if (entry.role == QLatin1String("billing") && entry.event == QLatin1String("acquired"))
-                return entry.source;
-        return {};
-    };
-    QTRY_VERIFY_WITH_TIMEOUT(!billingHolder().isEmpty(), 30000);
-    const QString victim = billingHolder();
-
-    // A request the host refuses changes nothing but says why.
+    // A request the host refuses changes nothing but says why, as the failure panel.
     QMetaObject::invokeMethod(m_host, [host = m_host] {
         host->inject({.replica = QStringLiteral("r9"), .kind = FaultKind::Kill});
     });
@@ -149,41 +131,50 @@ void tst_DemoHost::killTheBillingLeaderIsTakenOver()
     QTRY_VERIFY_WITH_TIMEOUT(!refusal().isEmpty(), 5000);
     QVERIFY2(refusal().contains(QStringLiteral("refused")), qPrintable(refusal()));
 
-    QMetaObject::invokeMethod(m_host, [host = m_host, victim] {
-        host->inject({.replica = victim, .kind = FaultKind::Kill});
-    });
-    const auto billingFailover = [&]() -> std::optional<Failover> {
-        for (const Failover &failover : std::as_const(recorder.m_failovers))
-            if (failover.role == QLatin1String("billing"))
-                return failover;
-        return std::nullopt;
+    // A clean stop of the billing leader, in its 30 s tick, releases: the takeover arrives as a
+    // Failover whose gap runs from the release, and is short, since the release wakes the others.
+    // (A kill and its takeover at expiry: tst_demorunner, on the engine's side of this relay.)
+    const auto billingLeader = [&]() -> QString {
+        for (const ReplicaInfo &info : std::as_const(recorder.m_replicas))
+            if (info.state == ReplicaState::Running
+                && info.leading.contains(QStringLiteral("billing")))
+                return info.id;
+        return {};
     };
-    QTRY_VERIFY_WITH_TIMEOUT(billingFailover().has_value(), 45000);
-    const Failover failover = *billingFailover();
-    qInfo("billing: %s -> %s, gap %.2f s", qPrintable(failover.victim),
-          qPrintable(failover.successor), failover.gapSeconds);
-    QCOMPARE(failover.victim, victim);
-    QCOMPARE(failover.fault, QStringLiteral("kill ") + victim);
-    QVERIFY2(failover.successor != victim, qPrintable(failover.successor));
-    QVERIFY2(failover.successor.startsWith(u'r'), qPrintable(failover.successor));
-    QVERIFY(failover.successorToken > failover.victimToken);
-    QVERIFY(failover.lastHeartbeatAt.isValid());
-    QVERIFY(failover.acquiredAt > failover.lastHeartbeatAt);
-    QVERIFY2(failover.gapSeconds > 5 && failover.gapSeconds < 16,
-             qPrintable(QString::number(failover.gapSeconds)));
+    QTRY_VERIFY_WITH_TIMEOUT(!billingLeader().isEmpty(), 30000);
+    const QString victim = billingLeader();
+    QString oldHolder;
+    for (const ReplicaInfo &info : std::as_const(recorder.m_replicas))
+        if (info.id == victim)
+            oldHolder = info.holderId;
+    QMetaObject::invokeMethod(m_host, [host = m_host, victim] {
+        host->inject({.replica = victim, .kind = FaultKind::Stop});
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(!recorder.m_failovers.isEmpty(), 15000);
+    const Failover stopped = recorder.m_failovers.first();
+    qInfo("billing after a clean stop: %s -> %s, gap %.2f s", qPrintable(stopped.victim),
+          qPrintable(stopped.successor), stopped.gapSeconds);
+    QCOMPARE(stopped.role, QStringLiteral("billing"));
+    QCOMPARE(stopped.fault, QStringLiteral("stop ") + victim);
+    QCOMPARE(stopped.victim, victim);
+    QCOMPARE(stopped.victimHolder, oldHolder);
+    QVERIFY2(stopped.successor != victim && stopped.successor.startsWith(u'r'),
+             qPrintable(stopped.successor));
+    QVERIFY(stopped.successorToken > stopped.victimToken);
+    QVERIFY(stopped.releasedAt.isValid());
+    QVERIFY(!stopped.lastHeartbeatAt.isValid());
+    QVERIFY(stopped.faultAt.isValid() && stopped.acquiredAt >= stopped.releasedAt);
+    QVERIFY2(stopped.gapSeconds >= 0 && stopped.gapSeconds < 6,
+             qPrintable(QString::number(stopped.gapSeconds)));
     const auto victimState = [&]() -> std::optional<ReplicaState> {
         for (const ReplicaInfo &info : std::as_const(recorder.m_replicas))
             if (info.id == victim)
                 return info.state;
         return std::nullopt;
     };
-    QTRY_VERIFY_WITH_TIMEOUT(victimState() == ReplicaState::Killed, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(victimState() == ReplicaState::Stopped, 5000);
 
-    // The killed replica comes back under a new holder id.
-    QString oldHolder;
-    for (const ReplicaInfo &info : std::as_const(recorder.m_replicas))
-        if (info.id == victim)
-            oldHolder = info.holderId;
+    // The stopped replica comes back under a new holder id.
     QMetaObject::invokeMethod(m_host, [host = m_host, victim] {
         host->inject({.replica = victim, .kind = FaultKind::Restart});
     });
@@ -191,29 +182,6 @@ void tst_DemoHost::killTheBillingLeaderIsTakenOver()
     for (const ReplicaInfo &info : std::as_const(recorder.m_replicas))
         if (info.id == victim)
             QVERIFY(info.holderId != oldHolder);
-
-    // A clean stop of the new billing leader, still in its tick, releases: the gap runs from the
-    // release and is short, since the release wakes the others.
-    const QString successor = failover.successor;
-    QMetaObject::invokeMethod(m_host, [host = m_host, successor] {
-        host->inject({.replica = successor, .kind = FaultKind::Stop});
-    });
-    const auto stopFailover = [&]() -> std::optional<Failover> {
-        for (const Failover &measured : std::as_const(recorder.m_failovers))
-            if (measured.role == QLatin1String("billing")
-                && measured.fault == QStringLiteral("stop ") + successor)
-                return measured;
-        return std::nullopt;
-    };
-    QTRY_VERIFY_WITH_TIMEOUT(stopFailover().has_value(), 45000);
-    const Failover stopped = *stopFailover();
-    qInfo("billing after a clean stop: %s -> %s, gap %.2f s", qPrintable(stopped.victim),
-          qPrintable(stopped.successor), stopped.gapSeconds);
-    QVERIFY(stopped.releasedAt.isValid());
-    QVERIFY(!stopped.lastHeartbeatAt.isValid());
-    QVERIFY(stopped.successor != successor);
-    QVERIFY2(stopped.gapSeconds >= 0 && stopped.gapSeconds < 6,
-             qPrintable(QString::number(stopped.gapSeconds)));
 
     for (const EventLogEntry &entry : std::as_const(recorder.m_events))
         QVERIFY2(entry.source != QLatin1String("workload"), qPrintable(entry.detail));

@@ -12,6 +12,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -97,7 +98,7 @@ private slots:
     void pauseAndUnpause();
     void badInput_data();
     void badInput();
-    void demoStartsMigratesAndStopsItsCluster();
+    void demoStartsMigratesRunsAndStopsItsCluster();
     void auditOnTheDemoSchema();
     void workloadCreatesWhatItReports();
 
@@ -444,7 +445,7 @@ void TestLeaderctl::badInput()
         QVERIFY2(!(run.out + run.err).contains(secret), qPrintable(run.err));
 }
 
-void TestLeaderctl::demoStartsMigratesAndStopsItsCluster()
+void TestLeaderctl::demoStartsMigratesRunsAndStopsItsCluster()
 {
     // Under /tmp so that, when the test runs as root, the server's own account can reach it.
     QTemporaryDir parent(QDir::tempPath() + "/leaderctl-demo-XXXXXX");
@@ -463,6 +464,22 @@ void TestLeaderctl::demoStartsMigratesAndStopsItsCluster()
         QVERIFY2(run.out.contains("demo cluster stopped"), qPrintable(run.describe()));
         QVERIFY(!QFile::exists(directory + "/data/postmaster.pid"));
     }
+
+    // The whole demo in the terminal for two seconds: the replicas lead, the stop releases, the
+    // audit holds, the cluster is stopped again.
+    const Run run
+            = leaderctl({"demo", "--run", "--dir", directory, "--replicas", "2", "--seconds", "2"});
+    QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.describe()));
+    QVERIFY2(run.out.contains(
+                     QRegularExpression(QStringLiteral(" r[12] +billing +acquired token "))),
+             qPrintable(run.out));
+    QVERIFY2(run.out.contains("--seconds 2: stopping the demo"), qPrintable(run.out));
+    const QRegularExpressionMatch audit
+            = QRegularExpression(QStringLiteral("audit: (\\d+) of (\\d+) invariants hold"))
+                      .match(run.out);
+    QVERIFY2(audit.hasMatch() && audit.captured(1) == audit.captured(2), qPrintable(run.out));
+    QVERIFY2(run.out.contains("demo stopped in"), qPrintable(run.out));
+    QVERIFY(!QFile::exists(directory + "/data/postmaster.pid"));
 }
 
 void TestLeaderctl::auditOnTheDemoSchema()

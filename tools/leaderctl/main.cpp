@@ -2,26 +2,36 @@
 
 #include "demo/auditor.h"
 #include "demo/bootstrap.h"
+#include "demo/demorunner.h"
 #include "demo/demoschema.h"
 #include "demo/workload.h"
 #include "embedded/cluster.h"
 #include "lease/roles.h"
 #include "lease/statements.h"
 #include "log/json.h"
+#include "log/log.h"
 #include "output.h"
 #include "pg/connection.h"
 #include "pg/error.h"
+#include "platform/control.h"
 #include "platform/process.h"
 #include "schema/migrator.h"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
+#include <condition_variable>
 #include <cstdlib>
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <mutex>
 #include <optional>
+#include <sstream>
+#include <stop_token>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -56,6 +66,12 @@ Commands:
   demo      [--dir DIR] [--keep-running]
                                      start the private demo cluster, migrate it (lease and demo
                                      sets), print its status
+  demo      --run [--dir DIR] [--replicas N] [--seconds S]
+                                     the whole demo in this terminal, as the console runs it: the
+                                     cluster, N replicas (default 3) leading the five roles, the
+                                     workload; prints each event until Ctrl+C, SIGTERM or S
+                                     seconds, then stops the replicas (leases released), audits
+                                     the demo domain as audit does and stops the cluster
 
 Options:
   --database URL   postgresql:// URL or key=value conninfo; default DATABASE_URL, then the
@@ -68,7 +84,8 @@ Roles: billing, dunning, webhook_outbox, email_outbox, webhook_delivery
 
 Exit codes: 0 done; 1 the database refused or failed the operation; 2 wrong arguments;
             3 lease (or, for workload and audit, demo) schema missing or newer than this build;
-            4 cannot connect (server unreachable or login refused); 5 audit: an invariant fails.
+            4 cannot connect (server unreachable or login refused); 5 audit (or demo --run): an
+            invariant fails.
 )";
 
 struct Arguments
@@ -97,10 +114,11 @@ public:
 
 Arguments parse(int argc, char **argv)
 {
-    static const std::vector<std::string> valued{"--database", "--reason", "--by",      "--dir",
-                                                 "--rate",     "--count",  "--duration"};
-    static const std::vector<std::string> switches{"--json", "--keep-running", "--demo", "--help",
-                                                   "--version"};
+    static const std::vector<std::string> valued{"--database", "--reason",   "--by",
+                                                 "--dir",      "--rate",     "--count",
+                                                 "--duration", "--replicas", "--seconds"};
+    static const std::vector<std::string> switches{"--json", "--keep-running", "--demo",
+                                                   "--run",  "--help",         "--version"};
     Arguments arguments;
     for (int i = 1; i < argc; ++i) {
         std::string arg = argv[i];
@@ -247,22 +265,15 @@ int migrate(leader::pg::Connection &connection, bool withDemo)
     return Ok;
 }
 
-std::filesystem::path defaultDemoDirectory()
+std::filesystem::path demoDirectory(const Arguments &arguments)
 {
-    // The server cannot run as root, and its account must reach the directory: /root is private.
-    if (leader::platform::isRoot())
-        return "/var/lib/leader-console/demo-cluster";
-    if (const char *data = std::getenv("XDG_DATA_HOME"); data && *data)
-        return std::filesystem::path(data) / "leader-console" / "demo-cluster";
-    const char *home = std::getenv("HOME");
-    return std::filesystem::path(home ? home : "/tmp") / ".local/share/leader-console/demo-cluster";
+    return arguments.option("--dir").empty() ? leader::demo::defaultDemoDirectory()
+                                             : std::filesystem::path(arguments.option("--dir"));
 }
 
 int demo(const Arguments &arguments)
 {
-    const std::filesystem::path directory
-            = arguments.option("--dir").empty() ? defaultDemoDirectory()
-                                                : std::filesystem::path(arguments.option("--dir"));
+    const std::filesystem::path directory = demoDirectory(arguments);
     leader::demo::DemoCluster demo = leader::demo::startDemoCluster(
             directory, [](const std::string &step) { std::cout << "leaderctl: " << step << "\n"; });
     leader::embedded::Cluster &cluster = *demo.cluster;
@@ -404,6 +415,114 @@ int audit(leader::pg::Connection &connection, bool json)
     return InvariantFailed;
 }
 
+std::string padded(const std::string &text, std::size_t width)
+{
+    return text.size() >= width ? text : text + std::string(width - text.size(), ' ');
+}
+
+// What `demo --run` prints: one line an event, a replica's state as it changes. The runner calls
+// it from its threads one call at a time, so lines never interleave.
+class DemoPrinter final : public leader::demo::DemoListener
+{
+public:
+    void progress(const std::string &step) override
+    {
+        std::cout << "leaderctl: " << step << "\n" << std::flush;
+    }
+    void event(const leader::demo::DemoEvent &event) override
+    {
+        std::string line = leader::log::utcTimestamp(event.time) + "  " + padded(event.source, 8)
+                           + " " + padded(event.role.empty() ? "-" : event.role, 16) + " "
+                           + event.event;
+        if (event.token != 0)
+            line += " token " + std::to_string(event.token);
+        if (!event.detail.empty())
+            line += ": " + event.detail;
+        std::cout << line << "\n" << std::flush;
+    }
+    void replicasChanged(const std::vector<leader::demo::ReplicaStatus> &replicas) override
+    {
+        for (const leader::demo::ReplicaStatus &replica : replicas) {
+            const std::string state
+                    = std::string(leader::demo::nameOf(replica.state)) + " as " + replica.holderId;
+            if (std::exchange(m_states[replica.id], state) != state)
+                std::cout << leader::log::utcTimestamp(std::chrono::system_clock::now()) << "  "
+                          << padded(replica.id, 8) << " " << padded("-", 16) << " " << state << "\n"
+                          << std::flush;
+        }
+    }
+    // The runner's "takeover" event has already said it in a line.
+    void takeoverMeasured(const leader::demo::Takeover &) override {}
+
+private:
+    std::map<std::string, std::string> m_states;
+};
+
+int runDemo(const Arguments &arguments)
+{
+    const double replicas = positiveNumber(arguments, "--replicas", 3);
+    if (replicas != static_cast<double>(static_cast<int>(replicas)))
+        throw UsageError("--replicas must be a whole number, not '" + arguments.option("--replicas")
+                         + "'");
+    std::optional<std::chrono::milliseconds> limit;
+    if (!arguments.option("--seconds").empty())
+        limit = std::chrono::duration_cast<std::chrono::milliseconds>(
+                std::chrono::duration<double>(positiveNumber(arguments, "--seconds", 0)));
+    // Before any thread starts, so that SIGINT and SIGTERM reach waitForTermination below.
+    leader::platform::blockTerminationSignals();
+
+    DemoPrinter printer;
+    leader::demo::DemoRunner runner(
+            {.directory = demoDirectory(arguments), .replicas = static_cast<int>(replicas)},
+            printer);
+    const leader::demo::DemoRunner::StartResult started = runner.start();
+    if (!started.error.empty()) {
+        std::cerr << "leaderctl: " << started.error << "\n";
+        return Failed;
+    }
+    std::cout << "leaderctl: the demo runs; look inside with psql '" << started.endpoint.socketUrl
+              << "'; Ctrl+C stops it\n"
+              << std::flush;
+
+    std::atomic<bool> timedOut = false;
+    std::jthread timer;
+    if (limit)
+        timer = std::jthread([&timedOut, limit = *limit](std::stop_token stop) {
+            std::mutex mutex;
+            std::condition_variable_any wake;
+            std::unique_lock lock(mutex);
+            if (wake.wait_for(lock, stop, limit, [] { return false; }) || stop.stop_requested())
+                return;
+            timedOut = true;
+            leader::platform::requestTermination();
+        });
+    const std::string signal = leader::platform::waitForTermination();
+    timer = {};
+    std::cout << "leaderctl: " << (timedOut ? "--seconds " + arguments.option("--seconds") : signal)
+              << ": stopping the demo\n"
+              << std::flush;
+
+    const auto stopping = std::chrono::steady_clock::now();
+    runner.stopReplicas();
+    const auto replicasStopped = std::chrono::steady_clock::now();
+    // The server stays up for the auditor; every lease is released by now.
+    leader::pg::Connection connection = connect(started.endpoint.socketUrl);
+    const int audited = audit(connection, false);
+    const auto serverStopping = std::chrono::steady_clock::now();
+    runner.stop();
+    const auto serverStopped = std::chrono::steady_clock::now();
+    const auto seconds = [](std::chrono::steady_clock::duration duration) {
+        std::ostringstream text;
+        text << std::fixed << std::setprecision(2)
+             << std::chrono::duration<double>(duration).count();
+        return text.str();
+    };
+    std::cout << "leaderctl: demo stopped in "
+              << seconds((replicasStopped - stopping) + (serverStopped - serverStopping))
+              << " s (replicas " << seconds(replicasStopped - stopping) << " s)\n";
+    return audited;
+}
+
 int run(const Arguments &arguments)
 {
     if (arguments.hasFlag("--help") || arguments.command == "help") {
@@ -417,7 +536,7 @@ int run(const Arguments &arguments)
     if (arguments.command.empty())
         throw UsageError("no command given");
     if (arguments.command == "demo")
-        return demo(arguments);
+        return arguments.hasFlag("--run") ? runDemo(arguments) : demo(arguments);
 
     const std::string url = leader::pg::databaseUrlFrom(arguments.option("--database"));
     if (arguments.command == "status") {

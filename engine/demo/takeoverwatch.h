@@ -1,11 +1,7 @@
 #pragma once
 
-#include "demotypes.h"
 #include "pg/conninfo.h"
-
-#include <QList>
-#include <QString>
-#include <QStringList>
+#include "runtypes.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -14,13 +10,15 @@
 #include <mutex>
 #include <optional>
 #include <stop_token>
+#include <string>
 #include <thread>
+#include <vector>
 
 namespace leader::pg {
 class Connection;
 }
 
-namespace leader::console {
+namespace leader::demo {
 
 // Measures the takeovers one fault causes, on the database clock, by watching leader_leases over
 // its own connection (never a replica's, which the fault may have cut). arm() reads the roles the
@@ -29,15 +27,13 @@ namespace leader::console {
 // the hosted replicas' events, since a short tick can start and end between two polls.
 class TakeoverWatch final
 {
-    Q_DISABLE_COPY_MOVE(TakeoverWatch)
-
 public:
     struct Options
     {
         pg::ConnectOptions database;
-        QString fault; // "kill r2"
-        QString victim;
-        QString victimHolder;
+        std::string fault; // "kill r2"
+        std::string victim;
+        std::string victimHolder;
         // A clean stop releases: the gap is measured from the release, not the last heartbeat.
         bool cleanStop = false;
         std::chrono::milliseconds pollEvery{200};
@@ -47,34 +43,38 @@ public:
     // Called on the watch's thread.
     struct Callbacks
     {
-        std::function<QString(const QString &holderId)> replicaOf; // empty string: not hosted
-        std::function<void(const Failover &)> measured;
-        std::function<void(const QString &role, const QString &message)> missed;
-        std::function<void()> finished;
+        // The replica id of a holder id; empty: not hosted.
+        std::function<std::string(const std::string &holderId)> replicaOf;
+        std::function<void(const Takeover &)> measured;
+        std::function<void(const std::string &role, const std::string &message)> missed;
+        std::function<void()> finished; // the last call from the watch's thread
     };
 
     TakeoverWatch(Options options, Callbacks callbacks);
     ~TakeoverWatch(); // stops the watch and joins its thread
+    TakeoverWatch(const TakeoverWatch &) = delete;
+    TakeoverWatch &operator=(const TakeoverWatch &) = delete;
 
     // Reads the roles the victim holds now and the database clock; call it just before injecting
     // the fault, on any one thread. Throws pg::Error. Returns the roles held (may be empty).
-    QStringList arm();
+    std::vector<std::string> arm();
     // Watches on a thread of its own; finished() is called once at the end, also with no roles.
     void start();
+    // Ends the watch at once, a statement in flight included; any thread.
     void stop();
 
     // From the hosted replicas' events, any thread.
-    void noteAcquired(const QString &role, qint64 token, const QString &holderId,
-                      const QString &databaseTime);
-    void noteReleased(const QString &role, qint64 token, const QString &databaseTime);
+    void noteAcquired(const std::string &role, std::int64_t token, const std::string &holderId,
+                      const std::string &databaseTime);
+    void noteReleased(const std::string &role, std::int64_t token, const std::string &databaseTime);
 
-    static QDateTime fromEpoch(double seconds);
+    static Takeover::Time fromEpoch(double seconds);
 
 private:
     struct Watched
     {
-        QString role;
-        qint64 token = 0;
+        std::string role;
+        std::int64_t token = 0;
         double lastExpires = 0;
         std::optional<double> releasedAt;
         bool done = false;
@@ -82,28 +82,28 @@ private:
     struct Noted
     {
         bool acquired = false;
-        QString role;
-        qint64 token = 0;
-        QString holderId;
-        QString databaseTime;
+        std::string role;
+        std::int64_t token = 0;
+        std::string holderId;
+        std::string databaseTime;
     };
 
     void run();
     bool poll(); // false once every role is done
-    void report(Watched &watched, qint64 token, const QString &holderId, double acquiredAt);
+    void report(Watched &watched, std::int64_t token, const std::string &holderId,
+                double acquiredAt);
 
     Options m_options;
     Callbacks m_callbacks;
-    std::stop_source m_stop; // ends a statement in flight when the watch is stopped
+    std::stop_source m_stop; // ends the wait and a statement in flight
     std::unique_ptr<pg::Connection> m_connection;
-    QList<Watched> m_watched;
+    std::vector<Watched> m_watched;
     double m_faultAt = 0;
 
     std::mutex m_mutex;
-    std::condition_variable m_wake;
-    bool m_stopRequested = false;
-    QList<Noted> m_noted;
-    std::thread m_thread;
+    std::condition_variable_any m_wake;
+    std::vector<Noted> m_noted;
+    std::jthread m_thread; // last: joined before the members it uses go
 };
 
-} // namespace leader::console
+} // namespace leader::demo

@@ -2,13 +2,10 @@
 
 #include "lease/constants.h"
 #include "pg/connection.h"
-#include "pg/error.h"
 
-#include <QDateTime>
+#include <algorithm>
 
-#include <cmath>
-
-namespace leader::console {
+namespace leader::demo {
 
 namespace {
 
@@ -16,16 +13,6 @@ using namespace std::chrono_literals;
 
 constexpr auto StatementTimeout = 2s;
 constexpr double LeaseTtlSeconds = std::chrono::duration<double>(lease::LeaseTTL).count();
-
-std::string text(const QString &value)
-{
-    return value.toStdString();
-}
-
-QString qtext(std::string_view value)
-{
-    return QString::fromUtf8(value.data(), qsizetype(value.size()));
-}
 
 std::optional<double> optionalDouble(const pg::Result &result, int row, int column)
 {
@@ -52,12 +39,14 @@ TakeoverWatch::~TakeoverWatch()
         m_thread.join();
 }
 
-QDateTime TakeoverWatch::fromEpoch(double seconds)
+Takeover::Time TakeoverWatch::fromEpoch(double seconds)
 {
-    return QDateTime::fromMSecsSinceEpoch(std::llround(seconds * 1000.0), Qt::UTC);
+    // The server's epoch has microseconds; a double holds them exactly enough for a round trip.
+    return Takeover::Time(
+            std::chrono::round<std::chrono::microseconds>(std::chrono::duration<double>(seconds)));
 }
 
-QStringList TakeoverWatch::arm()
+std::vector<std::string> TakeoverWatch::arm()
 {
     const pg::Result result = m_connection->exec("victim's leases", R"sql(
 SELECT role, holder_token, extract(epoch FROM expires_at)::float8,
@@ -66,16 +55,16 @@ SELECT role, holder_token, extract(epoch FROM expires_at)::float8,
  WHERE holder_id = $1 AND expires_at > now()
  ORDER BY role
 )sql",
-                                                 {text(m_options.victimHolder)}, StatementTimeout);
-    QStringList roles;
+                                                 {m_options.victimHolder}, StatementTimeout);
+    std::vector<std::string> roles;
     m_watched.clear();
     for (int row = 0; row < result.rows(); ++row) {
         Watched watched;
-        watched.role = qtext(result.text(row, 0));
+        watched.role = std::string(result.text(row, 0));
         watched.token = result.toInt64(row, 1);
         watched.lastExpires = result.toDouble(row, 2);
-        m_watched.append(watched);
-        roles.append(watched.role);
+        m_watched.push_back(watched);
+        roles.push_back(watched.role);
     }
     m_faultAt = result.rows() > 0
                         ? result.toDouble(0, 3)
@@ -89,34 +78,31 @@ SELECT role, holder_token, extract(epoch FROM expires_at)::float8,
 
 void TakeoverWatch::start()
 {
-    m_thread = std::thread([this] { run(); });
+    m_thread = std::jthread([this] { run(); });
 }
 
 void TakeoverWatch::stop()
 {
-    {
-        const std::lock_guard lock(m_mutex);
-        m_stopRequested = true;
-    }
     m_stop.request_stop();
-    m_wake.notify_all();
 }
 
-void TakeoverWatch::noteAcquired(const QString &role, qint64 token, const QString &holderId,
-                                 const QString &databaseTime)
+void TakeoverWatch::noteAcquired(const std::string &role, std::int64_t token,
+                                 const std::string &holderId, const std::string &databaseTime)
 {
     const std::lock_guard lock(m_mutex);
-    m_noted.append({true, role, token, holderId, databaseTime});
+    m_noted.push_back({true, role, token, holderId, databaseTime});
 }
 
-void TakeoverWatch::noteReleased(const QString &role, qint64 token, const QString &databaseTime)
+void TakeoverWatch::noteReleased(const std::string &role, std::int64_t token,
+                                 const std::string &databaseTime)
 {
     const std::lock_guard lock(m_mutex);
-    m_noted.append({false, role, token, {}, databaseTime});
+    m_noted.push_back({false, role, token, {}, databaseTime});
 }
 
 void TakeoverWatch::run()
 {
+    const std::stop_token stop = m_stop.get_token();
     const auto deadline = std::chrono::steady_clock::now() + m_options.deadline;
     for (;;) {
         bool more = false;
@@ -128,25 +114,22 @@ void TakeoverWatch::run()
         }
         if (!more)
             break;
-        std::unique_lock lock(m_mutex);
-        if (m_stopRequested)
-            break;
-        const auto wake
-                = std::min(deadline, std::chrono::steady_clock::now() + m_options.pollEvery);
-        m_wake.wait_until(lock, wake, [this] { return m_stopRequested; });
-        if (m_stopRequested)
+        {
+            std::unique_lock lock(m_mutex);
+            const auto wake
+                    = std::min(deadline, std::chrono::steady_clock::now() + m_options.pollEvery);
+            m_wake.wait_until(lock, stop, wake, [] { return false; });
+        }
+        if (stop.stop_requested())
             break;
         if (std::chrono::steady_clock::now() >= deadline) {
-            lock.unlock();
             const auto seconds
                     = std::chrono::duration_cast<std::chrono::seconds>(m_options.deadline);
-            for (const Watched &watched : std::as_const(m_watched)) {
+            for (const Watched &watched : m_watched) {
                 if (!watched.done && m_callbacks.missed)
-                    m_callbacks.missed(watched.role,
-                                       QStringLiteral("no takeover of %1 within %2 s after %3")
-                                               .arg(watched.role)
-                                               .arg(seconds.count())
-                                               .arg(m_options.fault));
+                    m_callbacks.missed(watched.role, "no takeover of " + watched.role + " within "
+                                                             + std::to_string(seconds.count())
+                                                             + " s after " + m_options.fault);
             }
             break;
         }
@@ -157,44 +140,44 @@ void TakeoverWatch::run()
 
 bool TakeoverWatch::poll()
 {
-    if (m_watched.isEmpty())
+    if (m_watched.empty())
         return false;
-    QList<Noted> noted;
+    std::vector<Noted> noted;
     {
         const std::lock_guard lock(m_mutex);
         noted.swap(m_noted);
     }
     // The events carry now() as the database printed it; the database reads it back.
-    const auto epochOf = [this](const QString &databaseTime) -> std::optional<double> {
-        if (databaseTime.isEmpty())
+    const auto epochOf = [this](const std::string &databaseTime) -> std::optional<double> {
+        if (databaseTime.empty())
             return std::nullopt;
         const pg::Result result = m_connection->exec(
-                "event time", "SELECT extract(epoch FROM $1::timestamptz)::float8",
-                {text(databaseTime)}, StatementTimeout);
+                "event time", "SELECT extract(epoch FROM $1::timestamptz)::float8", {databaseTime},
+                StatementTimeout);
         return optionalDouble(result, 0, 0);
     };
 
-    QStringList roles;
-    for (const Watched &watched : std::as_const(m_watched))
+    std::string roles;
+    for (const Watched &watched : m_watched)
         if (!watched.done)
-            roles.append(watched.role);
+            roles += (roles.empty() ? "" : ",") + watched.role;
     const pg::Result rows = m_connection->exec("watch leases", R"sql(
 SELECT role, holder_token, holder_id, extract(epoch FROM acquired_at)::float8,
        extract(epoch FROM expires_at)::float8, extract(epoch FROM clock_timestamp())::float8
   FROM leader_leases
  WHERE role = ANY(string_to_array($1, ','))
 )sql",
-                                               {text(roles.join(u','))}, StatementTimeout);
+                                               {roles}, StatementTimeout);
 
     bool more = false;
     for (Watched &watched : m_watched) {
         if (watched.done)
             continue;
         // The earliest successor wins: the first takeover is what the fault caused.
-        std::optional<qint64> successorToken;
-        QString successorHolder;
+        std::optional<std::int64_t> successorToken;
+        std::string successorHolder;
         std::optional<double> acquiredAt;
-        for (const Noted &note : std::as_const(noted)) {
+        for (const Noted &note : noted) {
             if (note.role != watched.role)
                 continue;
             if (!note.acquired && note.token == watched.token && !watched.releasedAt)
@@ -210,9 +193,9 @@ SELECT role, holder_token, holder_id, extract(epoch FROM acquired_at)::float8,
             }
         }
         for (int row = 0; row < rows.rows(); ++row) {
-            if (qtext(rows.text(row, 0)) != watched.role)
+            if (rows.text(row, 0) != watched.role)
                 continue;
-            const qint64 token = rows.toInt64(row, 1);
+            const std::int64_t token = rows.toInt64(row, 1);
             const std::optional<std::string> holder = rows.optionalText(row, 2);
             const std::optional<double> expires = optionalDouble(rows, row, 4);
             if (token == watched.token && holder && expires)
@@ -220,11 +203,10 @@ SELECT role, holder_token, holder_id, extract(epoch FROM acquired_at)::float8,
             if (token == watched.token && !holder && !watched.releasedAt && m_options.cleanStop)
                 watched.releasedAt = rows.toDouble(row, 5); // no event yet: when it was seen
             const std::optional<double> acquired = optionalDouble(rows, row, 3);
-            if (token > watched.token && holder && acquired
-                && QString::fromStdString(*holder) != m_options.victimHolder
+            if (token > watched.token && holder && acquired && *holder != m_options.victimHolder
                 && (!successorToken || token < *successorToken)) {
                 successorToken = token;
-                successorHolder = QString::fromStdString(*holder);
+                successorHolder = *holder;
                 acquiredAt = acquired;
             }
         }
@@ -236,32 +218,32 @@ SELECT role, holder_token, holder_id, extract(epoch FROM acquired_at)::float8,
     return more;
 }
 
-void TakeoverWatch::report(Watched &watched, qint64 token, const QString &holderId,
+void TakeoverWatch::report(Watched &watched, std::int64_t token, const std::string &holderId,
                            double acquiredAt)
 {
     watched.done = true;
-    Failover failover;
-    failover.role = watched.role;
-    failover.fault = m_options.fault;
-    failover.victim = m_options.victim;
-    failover.victimHolder = m_options.victimHolder;
-    failover.victimToken = watched.token;
-    failover.successorHolder = holderId;
-    failover.successorToken = token;
-    const QString hosted = m_callbacks.replicaOf ? m_callbacks.replicaOf(holderId) : QString();
-    failover.successor = hosted.isEmpty() ? holderId : hosted;
-    failover.faultAt = fromEpoch(m_faultAt);
-    failover.acquiredAt = fromEpoch(acquiredAt);
+    Takeover takeover;
+    takeover.role = watched.role;
+    takeover.fault = m_options.fault;
+    takeover.victim = m_options.victim;
+    takeover.victimHolder = m_options.victimHolder;
+    takeover.victimToken = watched.token;
+    takeover.successorHolder = holderId;
+    takeover.successorToken = token;
+    const std::string hosted = m_callbacks.replicaOf ? m_callbacks.replicaOf(holderId) : "";
+    takeover.successor = hosted.empty() ? holderId : hosted;
+    takeover.faultAt = fromEpoch(m_faultAt);
+    takeover.acquiredAt = fromEpoch(acquiredAt);
     double from = watched.lastExpires - LeaseTtlSeconds;
     if (m_options.cleanStop && watched.releasedAt) {
         from = *watched.releasedAt;
-        failover.releasedAt = fromEpoch(from);
+        takeover.releasedAt = fromEpoch(from);
     } else {
-        failover.lastHeartbeatAt = fromEpoch(from);
+        takeover.lastHeartbeatAt = fromEpoch(from);
     }
-    failover.gapSeconds = acquiredAt - from;
+    takeover.gapSeconds = acquiredAt - from;
     if (m_callbacks.measured)
-        m_callbacks.measured(failover);
+        m_callbacks.measured(takeover);
 }
 
-} // namespace leader::console
+} // namespace leader::demo
