@@ -10,7 +10,8 @@ namespace {
 // The token is the greater of the row's next and the database clock in epoch milliseconds, so a
 // promoted standby that lost the primary's last ACQUIREs still issues tokens above every one the
 // primary handed out, as long as the two clocks differ by less than the failover took
-// (docs/lease-runtime.md, amendment 2026-12-03).
+// (docs/lease-runtime.md, amendment 2026-12-03). A pause whose paused_until has passed counts as
+// none: the claim clears it, and migration 0177's trigger logs the expiry at paused_until.
 constexpr std::string_view AcquireSql = R"sql(
 INSERT INTO leader_leases AS l (role, holder_token, holder_id, acquired_at, expires_at)
 VALUES ($1, (extract(epoch FROM now()) * 1000)::bigint, $2, now(),
@@ -19,8 +20,9 @@ ON CONFLICT (role) DO UPDATE
    SET holder_token = greatest(l.holder_token + 1, (extract(epoch FROM now()) * 1000)::bigint),
        holder_id = EXCLUDED.holder_id,
        acquired_at = now(),
-       expires_at = now() + $4::bigint * interval '1 millisecond'
- WHERE l.paused_at IS NULL
+       expires_at = now() + $4::bigint * interval '1 millisecond',
+       paused_at = NULL, paused_by = NULL, pause_reason = NULL, paused_until = NULL
+ WHERE (l.paused_at IS NULL OR l.paused_until <= now())
    AND (l.expires_at IS NULL OR l.expires_at <= now())
    AND (l.last_tick_ended_at IS NULL
         OR l.last_tick_ended_at <= now() - $3::bigint * interval '1 millisecond')

@@ -19,8 +19,9 @@ constexpr auto MinPoll = 20ms;
 constexpr auto ClockMargin = 5ms;
 
 constexpr std::string_view UntilAcquirableSql = R"sql(
-SELECT paused_at IS NOT NULL,
+SELECT paused_at IS NOT NULL AND paused_until IS NULL,
        extract(epoch FROM greatest(CASE WHEN expires_at > now() THEN expires_at END,
+                                   CASE WHEN paused_at IS NOT NULL THEN paused_until END,
                                    not_before,
                                    last_tick_ended_at + $2::bigint * interval '1 millisecond')
                           - now()) * 1000
@@ -81,7 +82,7 @@ std::chrono::milliseconds RoleRunner::untilAcquirable(pg::Connection &connection
     if (row.rows() == 0)
         return MinPoll; // ACQUIRE recreates a missing row
     if (row.toBool(0, 0))
-        return lease::MaxPoll; // paused: poll, so an unpause is seen within MaxPoll
+        return lease::MaxPoll; // paused with no end: poll, so an unpause is seen within MaxPoll
     if (row.isNull(0, 1))
         return MinPoll;
     const auto wait

@@ -171,11 +171,19 @@ SELECT to_regclass('leader_leases') IS NOT NULL,
        EXISTS (SELECT 1 FROM pg_attribute
                 WHERE attrelid = to_regclass('leader_leases') AND attname = 'not_before'
                   AND NOT attisdropped),
-       -- 0176: the engine no longer sends the pause wake itself, the functions do.
+       -- 0176: the engine no longer sends the pause wake itself, the functions do (0177 moved
+       -- the wake into the new forms, which the ADR's forms call).
        (SELECT count(*) FROM pg_proc
          WHERE oid IN (to_regprocedure('leader_pause(text,text,text)'),
-                       to_regprocedure('leader_unpause(text)'))
-           AND prosrc LIKE '%pg_notify(''leader_leases''%') = 2
+                       to_regprocedure('leader_unpause(text)'),
+                       to_regprocedure('leader_pause(text,text,text,timestamptz)'),
+                       to_regprocedure('leader_unpause(text,text,text)'))
+           AND prosrc LIKE '%pg_notify(''leader_leases''%') >= 2,
+       -- 0177: ACQUIRE clears a pause whose paused_until has passed.
+       to_regclass('leader_pause_log') IS NOT NULL
+           AND EXISTS (SELECT 1 FROM pg_attribute
+                        WHERE attrelid = to_regclass('leader_leases') AND attname = 'paused_until'
+                          AND NOT attisdropped)
 )sql",
                                               {}, QueryTimeout);
     std::string missing;
@@ -185,6 +193,8 @@ SELECT to_regclass('leader_leases') IS NOT NULL,
         missing = "0175 (leader_leases.not_before)";
     else if (!result.toBool(0, 3))
         missing = "0176 (leader_pause and leader_unpause send the wake NOTIFY)";
+    else if (!result.toBool(0, 4))
+        missing = "0177 (leader_pause_log, pauses that end at paused_until)";
     if (!missing.empty())
         throw SchemaError("the database " + connection.target() + " lacks lease migration "
                           + missing + "; apply it with: leaderctl migrate --database URL");

@@ -1,6 +1,6 @@
-// The lease table's SQL contract (ADR-114 and migrations 0175, 0176): the four statements as the
-// engine sends them, run as a login that holds only hardcount_app, on the database clock, straight
-// to Postgres and again through PgBouncer in transaction mode.
+// The lease table's SQL contract (ADR-114 and migrations 0175, 0176, 0177): the four statements as
+// the engine sends them, run as a login that holds only hardcount_app, on the database clock,
+// straight to Postgres and again through PgBouncer in transaction mode.
 
 #include "lease/constants.h"
 #include "lease/statements.h"
@@ -110,6 +110,7 @@ private slots:
     void tickAgeNeverNegative();
     void reapplyReseedsAboveEveryToken();
     void schemaCheckNamesAMissing0176();
+    void schemaCheckNamesAMissing0177();
 
 private:
     // Moves the role's clock-derived columns as if time had passed, as the owner.
@@ -669,10 +670,10 @@ void TestLeaseSql::reapplyReseedsAboveEveryToken()
             highest, scalar(*m_app, "SELECT max(holder_token) FROM leader_leases").toLongLong());
 
     leader::schema::Migrator migrator(*m_owner);
-    QCOMPARE(migrator.rollbackTo(174), (std::vector<int>{176, 175, 174}));
+    QCOMPARE(migrator.rollbackTo(174), (std::vector<int>{177, 176, 175, 174}));
     QCOMPARE(scalar(*m_owner, "SELECT to_regclass('leader_leases') IS NULL"), QStringLiteral("t"));
     QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}),
-             (std::vector<int>{174, 175, 176}));
+             (std::vector<int>{174, 175, 176, 177}));
     QVERIFY(migrator.migrate({leader::schema::MigrationSet::Lease}).empty());
 
     QCOMPARE(scalar(*m_app, "SELECT count(*) FROM leader_leases WHERE holder_token > "
@@ -685,7 +686,7 @@ void TestLeaseSql::schemaCheckNamesAMissing0176()
     // Without 0176 nothing would wake a holder on pause: this build's engine no longer sends the
     // NOTIFY itself, so a replica and leaderctl refuse such a schema.
     leader::schema::Migrator migrator(*m_owner);
-    QCOMPARE(migrator.rollbackTo(176), (std::vector<int>{176}));
+    QCOMPARE(migrator.rollbackTo(176), (std::vector<int>{177, 176}));
     try {
         leader::schema::requireLeaseSchema(*m_app);
         QFAIL("a schema without 0176 was accepted");
@@ -693,7 +694,24 @@ void TestLeaseSql::schemaCheckNamesAMissing0176()
         QVERIFY2(QString::fromUtf8(error.what()).contains("lacks lease migration 0176"),
                  error.what());
     }
-    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}), (std::vector<int>{176}));
+    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}), (std::vector<int>{176, 177}));
+    leader::schema::requireLeaseSchema(*m_app);
+}
+
+void TestLeaseSql::schemaCheckNamesAMissing0177()
+{
+    // This build's ACQUIRE clears an expired pause's paused_until: without 0177 it fails on the
+    // missing column, so a replica and leaderctl refuse the schema up front instead.
+    leader::schema::Migrator migrator(*m_owner);
+    QCOMPARE(migrator.rollbackTo(177), (std::vector<int>{177}));
+    try {
+        leader::schema::requireLeaseSchema(*m_app);
+        QFAIL("a schema without 0177 was accepted");
+    } catch (const leader::schema::SchemaError &error) {
+        QVERIFY2(QString::fromUtf8(error.what()).contains("lacks lease migration 0177"),
+                 error.what());
+    }
+    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}), (std::vector<int>{177}));
     leader::schema::requireLeaseSchema(*m_app);
 }
 

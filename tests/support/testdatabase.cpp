@@ -125,7 +125,8 @@ void TestDatabase::resetLeases() const
             .exec("reset leases",
                   "UPDATE leader_leases SET holder_id = NULL, acquired_at = NULL, "
                   "expires_at = NULL, last_tick_ended_at = NULL, last_tick_holder = NULL, "
-                  "paused_at = NULL, paused_by = NULL, pause_reason = NULL, not_before = NULL",
+                  "paused_at = NULL, paused_by = NULL, pause_reason = NULL, paused_until = NULL, "
+                  "not_before = NULL",
                   {}, 5s);
 }
 

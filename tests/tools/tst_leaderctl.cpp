@@ -184,10 +184,12 @@ void TestLeaderctl::migrateAppliesTheLeaseMigrationsOnce()
     const qsizetype at0174 = first.out.indexOf("applied migration 0174");
     const qsizetype at0175 = first.out.indexOf("applied migration 0175");
     const qsizetype at0176 = first.out.indexOf("applied migration 0176 pause_notify");
-    QVERIFY2(at0174 >= 0 && at0175 > at0174 && at0176 > at0175, qPrintable(first.out));
+    const qsizetype at0177 = first.out.indexOf("applied migration 0177 pause_log");
+    QVERIFY2(at0174 >= 0 && at0175 > at0174 && at0176 > at0175 && at0177 > at0176,
+             qPrintable(first.out));
     const QString applied = appliedMigrations();
     QVERIFY2(applied.startsWith("174 at ") && applied.contains(", 175 at ")
-                     && applied.contains(", 176 at "),
+                     && applied.contains(", 176 at ") && applied.contains(", 177 at "),
              qPrintable(applied));
 
     const Run second = leaderctl({"migrate", "--database", url(Login::Owner)});

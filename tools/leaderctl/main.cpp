@@ -6,11 +6,12 @@
 #include "demo/demoschema.h"
 #include "demo/workload.h"
 #include "embedded/cluster.h"
+#include "lease/pausecontrol.h"
 #include "lease/roles.h"
-#include "lease/statements.h"
 #include "log/json.h"
 #include "log/log.h"
 #include "output.h"
+#include "pausecommands.h"
 #include "pg/connection.h"
 #include "pg/error.h"
 #include "platform/control.h"
@@ -51,11 +52,17 @@ constexpr const char *HelpText = R"(Usage: leaderctl COMMAND [OPTIONS]
 
 Commands:
   status    [--json]                 who leads what, on the database clock (leader_status)
-  pause     ROLE --reason WHY [--by WHO]
-                                     pause a role cluster-wide (leader_pause); WHO defaults to
-                                     user@host
-  unpause   ROLE                     unpause a role (leader_unpause)
-  migrate   [--demo]                 apply the lease migrations (0174, 0175, 0176), and with
+  pause     ROLE... --reason WHY [--by WHO] [--for DURATION | --until TIME]
+                                     pause roles cluster-wide (leader_pause), all of them or none;
+                                     WHO defaults to user@host. --for 15m, 1h, 4h, 2d: the pause
+                                     ends by itself that long after now, on the database clock;
+                                     --until '2026-12-04 09:00+01' at that instant
+  unpause   ROLE... [--by WHO --reason WHY]
+                                     unpause roles (leader_unpause), recorded in the pause log
+  history   [ROLE] [--since DURATION|TIME] [--json]
+                                     the pause log, newest first: every pause, unpause and expiry
+                                     with the database login, who and why
+  migrate   [--demo]                 apply the lease migrations (0174 to 0177), and with
                                      --demo the demo domain (1001, 1002); a no-op when up to date
   workload  [--rate N/s] [--count N] [--duration S]
                                      create demo tenants, each with a subscription falling due, a
@@ -80,7 +87,7 @@ Options:
                    postgresql://h1:5432,h2:5432/db?target_session_attrs=read-write
   --help, --version
 
-Roles: billing, dunning, webhook_outbox, email_outbox, webhook_delivery
+Roles: billing, dunning, webhook_outbox, email_outbox, webhook_delivery; "all" for the five
 
 Exit codes: 0 done; 1 the database refused or failed the operation; 2 wrong arguments;
             3 lease (or, for workload and audit, demo) schema missing or newer than this build;
@@ -114,9 +121,9 @@ public:
 
 Arguments parse(int argc, char **argv)
 {
-    static const std::vector<std::string> valued{"--database", "--reason",   "--by",
-                                                 "--dir",      "--rate",     "--count",
-                                                 "--duration", "--replicas", "--seconds"};
+    static const std::vector<std::string> valued{
+            "--database", "--reason",   "--by",      "--dir", "--rate",  "--count",
+            "--duration", "--replicas", "--seconds", "--for", "--until", "--since"};
     static const std::vector<std::string> switches{"--json", "--keep-running", "--demo",
                                                    "--run",  "--help",         "--version"};
     Arguments arguments;
@@ -165,17 +172,59 @@ std::string defaultOperator()
     return std::string(user && *user ? user : "operator") + "@" + leader::platform::hostName();
 }
 
-std::string requireRole(const Arguments &arguments)
+// ROLE... for pause and unpause: known roles, each once, or "all" for the five.
+std::vector<std::string> requireRoles(const Arguments &arguments)
 {
-    if (arguments.positional.size() != 1)
-        throw UsageError(arguments.command + " takes one role, e.g. leaderctl " + arguments.command
-                         + " email_outbox");
-    const std::string &role = arguments.positional.front();
-    if (!leader::lease::isKnownRole(role))
-        throw UsageError("unknown role '" + role
-                         + "'; roles are billing, dunning, webhook_outbox, email_outbox, "
-                           "webhook_delivery");
-    return role;
+    if (arguments.positional.empty())
+        throw UsageError(arguments.command + " takes one or more roles, e.g. leaderctl "
+                         + arguments.command + " email_outbox webhook_outbox");
+    if (arguments.positional.size() == 1 && arguments.positional.front() == "all")
+        return {leader::lease::Roles.begin(), leader::lease::Roles.end()};
+    std::vector<std::string> roles;
+    for (const std::string &role : arguments.positional) {
+        if (!leader::lease::isKnownRole(role))
+            throw UsageError("unknown role '" + role
+                             + "'; roles are billing, dunning, webhook_outbox, email_outbox, "
+                               "webhook_delivery, or all");
+        if (std::find(roles.begin(), roles.end(), role) == roles.end())
+            roles.push_back(role);
+    }
+    return roles;
+}
+
+leader::lease::PauseEnd pauseEnd(const Arguments &arguments)
+{
+    const std::string forDuration = arguments.option("--for");
+    const std::string until = arguments.option("--until");
+    if (!forDuration.empty() && !until.empty())
+        throw UsageError("give --for or --until, not both");
+    if (forDuration.empty())
+        return {.after = {}, .at = until};
+    const std::optional<std::string> interval = leader::lease::intervalFromDuration(forDuration);
+    if (!interval)
+        throw UsageError("--for takes a whole number and a unit (s, m, h, d), e.g. --for 1h, not '"
+                         + forDuration + "'");
+    return {.after = *interval, .at = {}};
+}
+
+leader::lease::PauseLogQuery historyQuery(const Arguments &arguments)
+{
+    if (arguments.positional.size() > 1)
+        throw UsageError("history takes at most one role");
+    leader::lease::PauseLogQuery query;
+    if (!arguments.positional.empty()) {
+        query.role = arguments.positional.front();
+        if (!leader::lease::isKnownRole(query.role))
+            throw UsageError("unknown role '" + query.role
+                             + "'; roles are billing, dunning, webhook_outbox, email_outbox, "
+                               "webhook_delivery");
+    }
+    const std::string since = arguments.option("--since");
+    if (const std::optional<std::string> interval = leader::lease::intervalFromDuration(since))
+        query.sinceAgo = *interval;
+    else
+        query.sinceAt = since; // the server parses it, or says what it could not read
+    return query;
 }
 
 int printStatus(leader::pg::Connection &connection, bool json)
@@ -559,24 +608,31 @@ int run(const Arguments &arguments)
         return audit(connection, arguments.hasFlag("--json"));
     }
     if (arguments.command == "pause") {
-        const std::string role = requireRole(arguments);
+        const std::vector<std::string> roles = requireRoles(arguments);
         const std::string reason = arguments.option("--reason");
         if (reason.empty())
             throw UsageError("pause needs --reason WHY, e.g. --reason 'SMTP key rotation'");
         const std::string by
                 = arguments.option("--by").empty() ? defaultOperator() : arguments.option("--by");
+        const leader::lease::PauseEnd end = pauseEnd(arguments);
         leader::pg::Connection connection = connect(url);
         leader::schema::requireLeaseSchema(connection);
-        const std::string at = leader::lease::pause(connection, role, by, reason);
-        std::cout << "leaderctl: " << role << " paused at " << at << " by " << by << "\n";
+        leaderctl::pause(connection, roles, by, reason, end);
         return Ok;
     }
     if (arguments.command == "unpause") {
-        const std::string role = requireRole(arguments);
+        const std::vector<std::string> roles = requireRoles(arguments);
         leader::pg::Connection connection = connect(url);
         leader::schema::requireLeaseSchema(connection);
-        const bool changed = leader::lease::unpause(connection, role);
-        std::cout << "leaderctl: " << role << (changed ? " unpaused" : " was not paused") << "\n";
+        leaderctl::unpause(connection, roles, arguments.option("--by"),
+                           arguments.option("--reason"));
+        return Ok;
+    }
+    if (arguments.command == "history") {
+        const leader::lease::PauseLogQuery query = historyQuery(arguments);
+        leader::pg::Connection connection = connect(url);
+        leader::schema::requireLeaseSchema(connection);
+        leaderctl::history(connection, query, arguments.hasFlag("--json"));
         return Ok;
     }
     throw UsageError("unknown command '" + arguments.command + "'");

@@ -1,0 +1,147 @@
+#include "pausecontrol.h"
+
+#include "constants.h"
+#include "pg/connection.h"
+#include "pg/error.h"
+
+#include <charconv>
+
+namespace leader::lease {
+
+namespace {
+
+// Instants leave the database as ISO 8601 UTC with milliseconds, whatever the session's TimeZone.
+constexpr std::string_view PauseSql = "SELECT p = now() FROM leader_pause($1, $2, $3,"
+                                      " coalesce($4::timestamptz, now() + $5::interval)) p";
+// p = now() above: leader_pause stamps a pause it makes with the transaction's now(); a pause that
+// was there already is older.
+
+constexpr std::string_view PausedSql
+        = "SELECT to_char(paused_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'),"
+          " paused_by, pause_reason,"
+          " to_char(paused_until AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+          " FROM leader_status WHERE role = $1";
+
+constexpr std::string_view UnpauseSql = "SELECT leader_unpause($1, $2, $3)";
+
+constexpr std::string_view HistorySql
+        = "SELECT l.id, l.role, l.action,"
+          " to_char(l.at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), l.login, l.by,"
+          " l.reason,"
+          " to_char(l.paused_until AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'),"
+          " to_char(p.at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+          " FROM leader_pause_log l LEFT JOIN leader_pause_log p ON p.id = l.pause_id"
+          " WHERE ($1::text IS NULL OR l.role = $1)"
+          " AND l.at >= coalesce($3::timestamptz, now() - $2::interval, '-infinity')"
+          " ORDER BY l.at DESC, l.id DESC LIMIT $4";
+
+pg::Param optional(std::string_view value)
+{
+    return value.empty() ? pg::Param(nullptr) : pg::Param(value);
+}
+
+// BEGIN … COMMIT around work; ROLLBACK when it throws (a statement refused, the session lost), so
+// several roles change together or not at all, also through a transaction pooler.
+template<typename Work>
+auto inTransaction(pg::Connection &connection, Work &&work)
+{
+    connection.exec("begin", "BEGIN", {}, StatementTimeout);
+    try {
+        auto result = work();
+        connection.exec("commit", "COMMIT", {}, StatementTimeout);
+        return result;
+    } catch (...) {
+        try {
+            connection.exec("rollback", "ROLLBACK", {}, StatementTimeout);
+        } catch (const pg::Error &) {
+            // The session is gone, and its transaction with it.
+        }
+        throw;
+    }
+}
+
+} // namespace
+
+std::optional<std::string> intervalFromDuration(std::string_view duration)
+{
+    if (duration.size() < 2)
+        return std::nullopt;
+    long long amount = 0;
+    const char *first = duration.data();
+    const char *last = first + duration.size() - 1;
+    const auto [end, error] = std::from_chars(first, last, amount);
+    if (error != std::errc() || end != last || amount <= 0)
+        return std::nullopt;
+    const char *unit = nullptr;
+    switch (*last) {
+    case 's':
+        unit = " seconds";
+        break;
+    case 'm':
+        unit = " minutes";
+        break;
+    case 'h':
+        unit = " hours";
+        break;
+    case 'd':
+        unit = " days";
+        break;
+    default:
+        return std::nullopt;
+    }
+    return std::to_string(amount) + unit;
+}
+
+std::vector<PauseRecord> pauseRoles(pg::Connection &connection, std::span<const std::string> roles,
+                                    std::string_view by, std::string_view reason,
+                                    const PauseEnd &end)
+{
+    return inTransaction(connection, [&] {
+        std::vector<PauseRecord> records;
+        for (const std::string &role : roles) {
+            const pg::Result paused = connection.exec(
+                    "pause", PauseSql, {role, by, reason, optional(end.at), optional(end.after)},
+                    StatementTimeout);
+            const pg::Result row = connection.exec("paused", PausedSql, {role}, StatementTimeout);
+            records.push_back({role, std::string(row.text(0, 0)), std::string(row.text(0, 1)),
+                               std::string(row.text(0, 2)), row.optionalText(0, 3),
+                               paused.toBool(0, 0)});
+        }
+        return records;
+    });
+}
+
+std::vector<UnpauseRecord> unpauseRoles(pg::Connection &connection,
+                                        std::span<const std::string> roles, std::string_view by,
+                                        std::string_view reason)
+{
+    return inTransaction(connection, [&] {
+        std::vector<UnpauseRecord> records;
+        for (const std::string &role : roles) {
+            const pg::Result result
+                    = connection.exec("unpause", UnpauseSql, {role, optional(by), optional(reason)},
+                                      StatementTimeout);
+            records.push_back({role, result.toBool(0, 0)});
+        }
+        return records;
+    });
+}
+
+std::vector<PauseLogEntry> pauseHistory(pg::Connection &connection, const PauseLogQuery &query)
+{
+    const pg::Result result = connection.exec(
+            "pause history", HistorySql,
+            {optional(query.role), optional(query.sinceAgo), optional(query.sinceAt), query.limit},
+            StatementTimeout);
+    std::vector<PauseLogEntry> entries;
+    entries.reserve(std::size_t(result.rows()));
+    for (int row = 0; row < result.rows(); ++row)
+        entries.push_back({result.toInt64(row, 0), std::string(result.text(row, 1)),
+                           std::string(result.text(row, 2)), std::string(result.text(row, 3)),
+                           std::string(result.text(row, 4)), result.optionalText(row, 5),
+                           result.optionalText(row, 6), result.optionalText(row, 7),
+                           result.optionalText(row, 8)});
+    return entries;
+}
+
+} // namespace leader::lease

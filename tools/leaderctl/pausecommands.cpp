@@ -1,0 +1,80 @@
+#include "pausecommands.h"
+
+#include "log/json.h"
+#include "output.h"
+#include "pg/connection.h"
+
+#include <iostream>
+
+namespace leaderctl {
+
+namespace {
+
+std::string jsonOrNull(const std::optional<std::string> &value)
+{
+    return value ? leader::log::jsonQuoted(*value) : std::string("null");
+}
+
+} // namespace
+
+void pause(leader::pg::Connection &connection, const std::vector<std::string> &roles,
+           const std::string &by, const std::string &reason, const leader::lease::PauseEnd &end)
+{
+    for (const leader::lease::PauseRecord &record :
+         leader::lease::pauseRoles(connection, roles, by, reason, end)) {
+        const std::string until = record.until ? " until " + *record.until : std::string();
+        if (record.byThisCall)
+            std::cout << "leaderctl: " << record.role << " paused at " << record.pausedAt << " by "
+                      << record.pausedBy << until << "\n";
+        else
+            std::cout << "leaderctl: " << record.role << " was already paused at "
+                      << record.pausedAt << " by " << record.pausedBy << ": " << record.reason
+                      << until << "; nothing changed\n";
+    }
+}
+
+void unpause(leader::pg::Connection &connection, const std::vector<std::string> &roles,
+             const std::string &by, const std::string &reason)
+{
+    for (const leader::lease::UnpauseRecord &record :
+         leader::lease::unpauseRoles(connection, roles, by, reason))
+        std::cout << "leaderctl: " << record.role
+                  << (record.wasPaused ? " unpaused" : " was not paused") << "\n";
+}
+
+void history(leader::pg::Connection &connection, const leader::lease::PauseLogQuery &query,
+             bool json)
+{
+    const std::vector<leader::lease::PauseLogEntry> entries
+            = leader::lease::pauseHistory(connection, query);
+    if (json) {
+        std::cout << "{\"server\":" << leader::log::jsonQuoted(connection.target())
+                  << ",\"entries\":[";
+        for (std::size_t i = 0; i < entries.size(); ++i) {
+            const leader::lease::PauseLogEntry &entry = entries[i];
+            std::cout << (i ? "," : "") << "{\"id\":" << entry.id
+                      << ",\"role\":" << leader::log::jsonQuoted(entry.role)
+                      << ",\"action\":" << leader::log::jsonQuoted(entry.action)
+                      << ",\"at\":" << leader::log::jsonQuoted(entry.at)
+                      << ",\"login\":" << leader::log::jsonQuoted(entry.login)
+                      << ",\"by\":" << jsonOrNull(entry.by)
+                      << ",\"reason\":" << jsonOrNull(entry.reason)
+                      << ",\"paused_until\":" << jsonOrNull(entry.until)
+                      << ",\"pause_at\":" << jsonOrNull(entry.pausedAt) << "}";
+        }
+        std::cout << "]}\n";
+        return;
+    }
+    std::vector<std::vector<std::optional<std::string>>> rows;
+    for (const leader::lease::PauseLogEntry &entry : entries)
+        rows.push_back({entry.at, entry.role, entry.action, entry.login, entry.by, entry.reason,
+                        entry.until, entry.pausedAt});
+    std::cout << formatTable({"AT (UTC)", "ROLE", "ACTION", "LOGIN", "BY", "REASON", "UNTIL (UTC)",
+                              "ENDS PAUSE OF (UTC)"},
+                             rows);
+    if (entries.empty())
+        std::cout << "(no pauses recorded" << (query.role.empty() ? "" : " for " + query.role)
+                  << ")\n";
+}
+
+} // namespace leaderctl
