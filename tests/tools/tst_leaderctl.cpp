@@ -20,6 +20,7 @@
 
 using namespace std::chrono_literals;
 using leader::test::Login;
+using leader::test::loginName;
 using leader::test::TestDatabase;
 
 using leader::test::cleanEnvironment;
@@ -96,6 +97,7 @@ private slots:
     void statusJson();
     void pauseAndUnpause_data();
     void pauseAndUnpause();
+    void severalRolesTimedPauseAndHistory();
     void badInput_data();
     void badInput();
     void demoStartsMigratesRunsAndStopsItsCluster();
@@ -349,6 +351,53 @@ void TestLeaderctl::pauseAndUnpause()
     QCOMPARE(again.out, "leaderctl: " + role + " was not paused\n");
 }
 
+void TestLeaderctl::severalRolesTimedPauseAndHistory()
+{
+    ensureMigrated();
+    const Run pause
+            = leaderctl({"pause", "email_outbox", "webhook_outbox", "--reason", "SMTP key rotation",
+                         "--by", "alice@ops", "--for", "1h", "--database", url(Login::App)});
+    QVERIFY2(pause.finished && pause.exitCode == 0, qPrintable(pause.describe()));
+    const QStringList lines = pause.out.split(u'\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 2);
+    for (const QString &line : lines)
+        QVERIFY2(line.contains(" paused at ") && line.contains(" by alice@ops until "),
+                 qPrintable(line));
+
+    // Already paused: the message credits the pause in force, not this caller.
+    const Run again = leaderctl({"pause", "email_outbox", "--reason", "other", "--by", "bob",
+                                 "--database", url(Login::App)});
+    QVERIFY2(again.finished && again.exitCode == 0, qPrintable(again.describe()));
+    QVERIFY2(again.out.contains("email_outbox was already paused at ")
+                     && again.out.contains(" by alice@ops: SMTP key rotation until ")
+                     && again.out.contains("nothing changed") && !again.out.contains("bob"),
+             qPrintable(again.out));
+
+    const Run unpause = leaderctl({"unpause", "email_outbox", "webhook_outbox", "--by", "carol",
+                                   "--reason", "rotated", "--database", url(Login::App)});
+    QVERIFY2(unpause.finished && unpause.exitCode == 0, qPrintable(unpause.describe()));
+    QCOMPARE(unpause.out, QStringLiteral("leaderctl: email_outbox unpaused\n"
+                                         "leaderctl: webhook_outbox unpaused\n"));
+
+    // webhook_outbox: the one role no other case here pauses.
+    const Run history = leaderctl({"history", "webhook_outbox", "--since", "1h", "--json",
+                                   "--database", url(Login::Monitor)});
+    QVERIFY2(history.finished && history.exitCode == 0, qPrintable(history.describe()));
+    const QJsonArray entries
+            = QJsonDocument::fromJson(history.out.toUtf8()).object().value("entries").toArray();
+    QCOMPARE(entries.size(), 2); // newest first: the unpause, then the pause
+    QCOMPARE(entries[0].toObject().value("action").toString(), QStringLiteral("unpause"));
+    QCOMPARE(entries[0].toObject().value("by").toString(), QStringLiteral("carol"));
+    QCOMPARE(entries[0].toObject().value("login").toString(), qs(loginName(Login::App)));
+    QCOMPARE(entries[1].toObject().value("action").toString(), QStringLiteral("pause"));
+    QVERIFY(entries[1].toObject().value("paused_until").isString());
+
+    const Run table = leaderctl({"history", "--database", url(Login::Monitor)});
+    QVERIFY2(table.finished && table.exitCode == 0, qPrintable(table.describe()));
+    QVERIFY2(table.out.startsWith("AT (UTC)") && table.out.contains("webhook_outbox  unpause"),
+             qPrintable(table.out));
+}
+
 void TestLeaderctl::badInput_data()
 {
     QTest::addColumn<QStringList>("arguments");
@@ -409,7 +458,26 @@ void TestLeaderctl::badInput_data()
             << 2 << QStringList{"unknown role 'accounting'"};
     QTest::newRow("pause without a role")
             << QStringList{"pause", "--reason", "x", "--database", url(Login::App)} << QStringList()
-            << 2 << QStringList{"pause takes one role"};
+            << 2 << QStringList{"pause takes one or more roles"};
+    QTest::newRow("pause with a typo among several roles")
+            << QStringList{"pause", "billing",    "biling",       "--reason",
+                           "x",     "--database", url(Login::App)}
+            << QStringList() << 2 << QStringList{"unknown role 'biling'"};
+    QTest::newRow("--for without a unit")
+            << QStringList{"pause", "billing", "--reason",   "x",
+                           "--for", "60",      "--database", url(Login::App)}
+            << QStringList() << 2 << QStringList{"--for takes a whole number and a unit"};
+    QTest::newRow("--for and --until")
+            << QStringList{"pause", "billing", "--reason",   "x",          "--for",
+                           "1h",    "--until", "2999-01-01", "--database", url(Login::App)}
+            << QStringList() << 2 << QStringList{"not both"};
+    QTest::newRow("--until in the past")
+            << QStringList{"pause",   "billing",           "--reason",   "x",
+                           "--until", "2000-01-01 00:00Z", "--database", url(Login::App)}
+            << QStringList() << 1 << QStringList{"not after now", "22023"};
+    QTest::newRow("history since something unreadable")
+            << QStringList{"history", "--since", "last tuesday-ish", "--database", url(Login::App)}
+            << QStringList() << 1 << QStringList{"22007"};
     QTest::newRow("pause without --reason")
             << QStringList{"pause", "billing", "--database", url(Login::App)} << QStringList() << 2
             << QStringList{"--reason"};
