@@ -105,17 +105,8 @@ static() {
     echo "check-prometheus: static checks passed"
 }
 
-free_port() {
-    local port
-    for port in $(seq "$1" $(($1 + 200))); do
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-            echo "$port"
-            return
-        fi
-    done
-    echo "check-prometheus: no free port from $1" >&2
-    exit 1
-}
+# shellcheck source=scripts/free-port.sh
+source "$(dirname "${BASH_SOURCE[0]}")/free-port.sh"
 
 fetch() {
     python3 -c 'import sys, urllib.request
