@@ -496,9 +496,9 @@ void TestLeaderctl::replicasOnAnOlderSchema()
     ensureMigrated();
     leader::pg::Connection owner = m_db->connect(Login::Owner);
     leader::schema::Migrator migrator(owner);
-    QCOMPARE(migrator.rollbackTo(178), std::vector<int>{178});
     const auto restore
             = qScopeGuard([&migrator] { migrator.migrate({leader::schema::MigrationSet::Lease}); });
+    QCOMPARE(migrator.rollbackTo(178), std::vector<int>{178});
     const QString database = withLeaseSchema ? url(Login::Monitor) : qs(m_empty->url(Login::Owner));
     QStringList arguments{"replicas", "--database", database};
     if (json)
