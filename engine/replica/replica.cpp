@@ -5,6 +5,8 @@
 #include "lease/wakelistener.h"
 #include "log/log.h"
 #include "pg/error.h"
+#include "platform/process.h"
+#include "registrar.h"
 #include "scheduler/rolerunner.h"
 #include "scheduler/stepguard.h"
 #include "schema/migrator.h"
@@ -106,8 +108,19 @@ void Replica::start()
         pg::ConnectionPool::Lease connection = m_manager->pool().take();
         connection->open();
         schema::requireLeaseSchema(*connection);
+        schema::requireReplicaRegistry(*connection);
         demo::requireDemoSchema(*connection);
     }
+    lease::ReplicaInfo registered{.holderId = holderId(),
+                                  .host = platform::hostName(),
+                                  .pid = platform::processId(),
+                                  .version = LEADER_VERSION,
+                                  .roles = {}};
+    for (const RoleProfile &profile : m_options.roles)
+        registered.roles.push_back(profile.role);
+    m_registrar = std::make_unique<Registrar>(m_manager->pool(), std::move(registered),
+                                              m_options.registryEvery);
+    m_registrar->start();
     if (m_options.fastWake) {
         pg::ConnectOptions listen
                 = m_options.listen.url.empty() ? m_options.database : m_options.listen;
@@ -131,11 +144,16 @@ void Replica::start()
 
 void Replica::stop()
 {
+    // The row is deleted on the registrar's thread while the runners release their ticks.
+    if (m_registrar)
+        m_registrar->requestStop(!m_killed.load());
     if (m_listener)
         m_listener->stop();
     m_manager->shutdown();
     for (const auto &runner : m_runners)
         runner->stop();
+    if (m_registrar)
+        m_registrar->join();
     if (m_running.exchange(false) && !m_killed.load())
         log::write(log::Level::Info, "replica", "stopped", "replica=" + m_options.id);
 }

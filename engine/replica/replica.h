@@ -1,6 +1,7 @@
 #pragma once
 
 #include "faults/switchboard.h"
+#include "lease/constants.h"
 #include "lease/events.h"
 #include "lease/manager.h"
 #include "metrics/leasemetrics.h"
@@ -25,6 +26,8 @@ class RoleRunner;
 
 namespace leader::replica {
 
+class Registrar;
+
 struct ReplicaOptions
 {
     std::string id; // the replica's name in events and logs ("r1"); the holder id is separate
@@ -36,6 +39,8 @@ struct ReplicaOptions
     bool fastWake = true;
     // Route every connection through the fault switchboard (the gate and a link proxy).
     bool faults = false;
+    // How often the replica refreshes its row of leader_replicas; shorter only in tests.
+    std::chrono::milliseconds registryEvery = lease::ReplicaSeenEvery;
 };
 
 // A transition of one of this replica's roles, tagged with the replica.
@@ -46,8 +51,9 @@ struct ReplicaEvent
 };
 
 // One replica: a lease manager and its small pool of autocommit connections, a runner per role
-// running the real role, the fast-wake listener, the fault switchboard and the metrics. Hosted by
-// leader-replica (one per process) or by the console (several in worker threads).
+// running the real role, the fast-wake listener, the fault switchboard, the metrics and its row of
+// the replica registry (leader_replicas), deleted on a clean stop and left to age on a kill. Hosted
+// by leader-replica (one per process) or by the console (several in worker threads).
 class Replica final
 {
 public:
@@ -56,10 +62,12 @@ public:
     Replica(const Replica &) = delete;
     Replica &operator=(const Replica &) = delete;
 
-    // Checks the schema (schema::SchemaError naming the missing migration; pg::Error for an
-    // unreachable or refusing database), then starts the listener and the runners. Once only.
+    // Checks the schema (schema::SchemaError naming the missing migration, 0178 included; pg::Error
+    // for an unreachable or refusing database), then starts the registry beat, the listener and the
+    // runners. Once only.
     void start();
-    // A clean stop: running ticks are cancelled and released as interrupted, runners joined.
+    // A clean stop: running ticks are cancelled and released as interrupted, runners joined, the
+    // registry row deleted (bounded: see Registrar::requestStop).
     void stop();
     // A process death: nothing more reaches the database, no RELEASE, no further event; the
     // replica is then stopped and cannot start again.
@@ -98,6 +106,7 @@ private:
     std::unique_ptr<lease::Manager> m_manager;
     std::vector<std::unique_ptr<scheduler::RoleRunner>> m_runners;
     std::unique_ptr<lease::WakeListener> m_listener;
+    std::unique_ptr<Registrar> m_registrar;
     std::atomic<bool> m_running = false;
     std::atomic<bool> m_started = false;
     std::atomic<bool> m_killed = false;

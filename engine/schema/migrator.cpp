@@ -200,4 +200,17 @@ SELECT to_regclass('leader_leases') IS NOT NULL,
                           + missing + "; apply it with: leaderctl migrate --database URL");
 }
 
+void requireReplicaRegistry(pg::Connection &connection)
+{
+    const pg::Result result = connection.exec(
+            "check replica registry",
+            "SELECT to_regprocedure('leader_replica_seen(text,text,integer,text,text[])') IS NOT "
+            "NULL AND to_regprocedure('leader_replica_gone(text)') IS NOT NULL",
+            {}, QueryTimeout);
+    if (!result.toBool(0, 0))
+        throw SchemaError("the database " + connection.target()
+                          + " lacks lease migration 0178 (leader_replicas, the replica registry); "
+                            "apply it with: leaderctl migrate --database URL");
+}
+
 } // namespace leader::schema

@@ -52,5 +52,9 @@ private:
 // Checks, by the objects themselves (so a schema that Hardcount's own migrator applied counts),
 // that the lease migrations are in place. Throws SchemaError naming what is missing.
 void requireLeaseSchema(pg::Connection &connection);
+// Checks that migration 0178 is in place: a replica registers itself (leader_replica_seen), so
+// that every running replica of this build is listed and none is missed. Readers of the registry
+// need no such check: an older database reads as "registry unavailable". Throws SchemaError.
+void requireReplicaRegistry(pg::Connection &connection);
 
 } // namespace leader::schema

@@ -670,10 +670,10 @@ void TestLeaseSql::reapplyReseedsAboveEveryToken()
             highest, scalar(*m_app, "SELECT max(holder_token) FROM leader_leases").toLongLong());
 
     leader::schema::Migrator migrator(*m_owner);
-    QCOMPARE(migrator.rollbackTo(174), (std::vector<int>{177, 176, 175, 174}));
+    QCOMPARE(migrator.rollbackTo(174), (std::vector<int>{178, 177, 176, 175, 174}));
     QCOMPARE(scalar(*m_owner, "SELECT to_regclass('leader_leases') IS NULL"), QStringLiteral("t"));
     QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}),
-             (std::vector<int>{174, 175, 176, 177}));
+             (std::vector<int>{174, 175, 176, 177, 178}));
     QVERIFY(migrator.migrate({leader::schema::MigrationSet::Lease}).empty());
 
     QCOMPARE(scalar(*m_app, "SELECT count(*) FROM leader_leases WHERE holder_token > "
@@ -686,7 +686,7 @@ void TestLeaseSql::schemaCheckNamesAMissing0176()
     // Without 0176 nothing would wake a holder on pause: this build's engine no longer sends the
     // NOTIFY itself, so a replica and leaderctl refuse such a schema.
     leader::schema::Migrator migrator(*m_owner);
-    QCOMPARE(migrator.rollbackTo(176), (std::vector<int>{177, 176}));
+    QCOMPARE(migrator.rollbackTo(176), (std::vector<int>{178, 177, 176}));
     try {
         leader::schema::requireLeaseSchema(*m_app);
         QFAIL("a schema without 0176 was accepted");
@@ -694,7 +694,8 @@ void TestLeaseSql::schemaCheckNamesAMissing0176()
         QVERIFY2(QString::fromUtf8(error.what()).contains("lacks lease migration 0176"),
                  error.what());
     }
-    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}), (std::vector<int>{176, 177}));
+    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}),
+             (std::vector<int>{176, 177, 178}));
     leader::schema::requireLeaseSchema(*m_app);
 }
 
@@ -703,7 +704,7 @@ void TestLeaseSql::schemaCheckNamesAMissing0177()
     // This build's ACQUIRE clears an expired pause's paused_until: without 0177 it fails on the
     // missing column, so a replica and leaderctl refuse the schema up front instead.
     leader::schema::Migrator migrator(*m_owner);
-    QCOMPARE(migrator.rollbackTo(177), (std::vector<int>{177}));
+    QCOMPARE(migrator.rollbackTo(177), (std::vector<int>{178, 177}));
     try {
         leader::schema::requireLeaseSchema(*m_app);
         QFAIL("a schema without 0177 was accepted");
@@ -711,7 +712,7 @@ void TestLeaseSql::schemaCheckNamesAMissing0177()
         QVERIFY2(QString::fromUtf8(error.what()).contains("lacks lease migration 0177"),
                  error.what());
     }
-    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}), (std::vector<int>{177}));
+    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}), (std::vector<int>{177, 178}));
     leader::schema::requireLeaseSchema(*m_app);
 }
 

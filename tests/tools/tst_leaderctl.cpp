@@ -2,9 +2,11 @@
 // straight to Postgres and through PgBouncer in transaction mode. A failure is one line on stderr
 // with the exit code the help text documents, and never echoes a password.
 
+#include "lease/replicaregistry.h"
 #include "lease/roles.h"
 #include "loopbackport.h"
 #include "pg/connection.h"
+#include "schema/migrator.h"
 #include "testdatabase.h"
 #include "toolprocess.h"
 
@@ -98,6 +100,9 @@ private slots:
     void pauseAndUnpause_data();
     void pauseAndUnpause();
     void severalRolesTimedPauseAndHistory();
+    void replicasListsAliveAndGone();
+    void replicasOnAnOlderSchema_data();
+    void replicasOnAnOlderSchema();
     void badInput_data();
     void badInput();
     void demoStartsMigratesRunsAndStopsItsCluster();
@@ -187,11 +192,14 @@ void TestLeaderctl::migrateAppliesTheLeaseMigrationsOnce()
     const qsizetype at0175 = first.out.indexOf("applied migration 0175");
     const qsizetype at0176 = first.out.indexOf("applied migration 0176 pause_notify");
     const qsizetype at0177 = first.out.indexOf("applied migration 0177 pause_log");
-    QVERIFY2(at0174 >= 0 && at0175 > at0174 && at0176 > at0175 && at0177 > at0176,
+    const qsizetype at0178 = first.out.indexOf("applied migration 0178 leader_replicas");
+    QVERIFY2(at0174 >= 0 && at0175 > at0174 && at0176 > at0175 && at0177 > at0176
+                     && at0178 > at0177,
              qPrintable(first.out));
     const QString applied = appliedMigrations();
     QVERIFY2(applied.startsWith("174 at ") && applied.contains(", 175 at ")
-                     && applied.contains(", 176 at ") && applied.contains(", 177 at "),
+                     && applied.contains(", 176 at ") && applied.contains(", 177 at ")
+                     && applied.contains(", 178 at "),
              qPrintable(applied));
 
     const Run second = leaderctl({"migrate", "--database", url(Login::Owner)});
@@ -398,6 +406,118 @@ void TestLeaderctl::severalRolesTimedPauseAndHistory()
              qPrintable(table.out));
 }
 
+// Two replicas registered through the app's function, one of them last seen 40 s ago (a kill):
+// the table and the JSON say alive and gone as the view decides, on the monitor's login.
+void TestLeaderctl::replicasListsAliveAndGone()
+{
+    ensureMigrated();
+    leader::pg::Connection app = m_db->connect(Login::App);
+    leader::pg::Connection owner = m_db->connect(Login::Owner);
+    const auto cleanUp = qScopeGuard(
+            [&owner] { owner.exec("clean up", "DELETE FROM leader_replicas", {}, 5s); });
+    leader::lease::replicaSeen(app,
+                               {.holderId = "ctl-a:101:0000000a",
+                                .host = "ctl-a",
+                                .pid = 101,
+                                .version = "1.2.3",
+                                .roles = {"billing", "dunning"}},
+                               5s);
+    leader::lease::replicaSeen(app,
+                               {.holderId = "ctl-b:102:0000000b",
+                                .host = "ctl-b",
+                                .pid = 102,
+                                .version = "1.2.3",
+                                .roles = {"email_outbox"}},
+                               5s);
+    owner.exec("as if killed",
+               "UPDATE leader_replicas SET started_at = now() - interval '1 h', "
+               "last_seen = now() - interval '40 s' WHERE holder_id = 'ctl-b:102:0000000b'",
+               {}, 5s);
+
+    const Run table = leaderctl({"replicas", "--database", url(Login::Monitor)});
+    QVERIFY2(table.finished && table.exitCode == 0, qPrintable(table.describe()));
+    QVERIFY2(table.err.isEmpty(), qPrintable(table.err));
+    const QStringList lines = table.out.split(u'\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 4); // a header, two replicas, the database clock
+    QVERIFY2(lines[0].startsWith("HOLDER ") && lines[0].contains("SEEN AGO s")
+                     && lines[0].contains("STATE"),
+             qPrintable(lines[0]));
+    const auto cells = [](const QString &line) {
+        QStringList trimmed;
+        for (const QString &cell : line.split(QStringLiteral("  "), Qt::SkipEmptyParts))
+            trimmed << cell.trimmed();
+        return trimmed;
+    };
+    const QStringList alive = cells(lines[1]);
+    QCOMPARE(alive.first(), QStringLiteral("ctl-a:101:0000000a"));
+    QVERIFY2(alive.contains("billing,dunning") && alive.contains("101"), qPrintable(lines[1]));
+    QCOMPARE(alive.last(), QStringLiteral("alive"));
+    const QStringList gone = cells(lines[2]);
+    QCOMPARE(gone.first(), QStringLiteral("ctl-b:102:0000000b"));
+    QCOMPARE(gone.last(), QStringLiteral("gone"));
+    QVERIFY2(lines[3].startsWith("database clock: "), qPrintable(lines[3]));
+
+    const Run json = leaderctl({"replicas", "--json", "--database", url(Login::Monitor)});
+    QVERIFY2(json.finished && json.exitCode == 0, qPrintable(json.describe()));
+    QJsonParseError error;
+    const QJsonObject document = QJsonDocument::fromJson(json.out.toUtf8(), &error).object();
+    QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(json.out));
+    QCOMPARE(document.value("available").toBool(), true);
+    QVERIFY(document.value("observed_at").isString());
+    const QJsonArray replicas = document.value("replicas").toArray();
+    QCOMPARE(replicas.size(), 2);
+    const QJsonObject first = replicas[0].toObject();
+    QCOMPARE(first.value("holder_id").toString(), QStringLiteral("ctl-a:101:0000000a"));
+    QCOMPARE(first.value("pid").toInt(), 101);
+    QCOMPARE(first.value("version").toString(), QStringLiteral("1.2.3"));
+    QCOMPARE(first.value("roles").toVariant().toStringList(), (QStringList{"billing", "dunning"}));
+    QCOMPARE(first.value("state").toString(), QStringLiteral("alive"));
+    QVERIFY(first.value("last_seen_age_s").toDouble() < 30);
+    const QJsonObject second = replicas[1].toObject();
+    QCOMPARE(second.value("state").toString(), QStringLiteral("gone"));
+    QVERIFY(second.value("last_seen_age_s").toDouble() >= 40);
+    QVERIFY(second.value("started_at").toString() < second.value("last_seen").toString());
+}
+
+void TestLeaderctl::replicasOnAnOlderSchema_data()
+{
+    QTest::addColumn<bool>("withLeaseSchema"); // 0174 to 0177, else nothing at all
+    QTest::addColumn<bool>("json");
+    QTest::newRow("before 0178") << true << false;
+    QTest::newRow("before 0178, --json") << true << true;
+    QTest::newRow("no lease schema") << false << false;
+}
+
+// An older Hardcount's database: the registry is unavailable, said in one line, not an error.
+void TestLeaderctl::replicasOnAnOlderSchema()
+{
+    QFETCH(bool, withLeaseSchema);
+    QFETCH(bool, json);
+    ensureMigrated();
+    leader::pg::Connection owner = m_db->connect(Login::Owner);
+    leader::schema::Migrator migrator(owner);
+    const auto restore
+            = qScopeGuard([&migrator] { migrator.migrate({leader::schema::MigrationSet::Lease}); });
+    QCOMPARE(migrator.rollbackTo(178), std::vector<int>{178});
+    const QString database = withLeaseSchema ? url(Login::Monitor) : qs(m_empty->url(Login::Owner));
+    QStringList arguments{"replicas", "--database", database};
+    if (json)
+        arguments << "--json";
+    const Run run = leaderctl(arguments);
+    QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.describe()));
+    QVERIFY2(run.err.isEmpty(), qPrintable(run.err));
+    if (json) {
+        const QJsonObject document = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        QCOMPARE(document.value("available").toBool(true), false);
+        QVERIFY(document.value("replicas").isNull());
+        return;
+    }
+    QCOMPARE(run.out.count(u'\n'), 1);
+    QVERIFY2(run.out.startsWith("leaderctl: replica registry unavailable: ")
+                     && run.out.contains("migration 0178 not applied"),
+             qPrintable(run.out));
+}
+
 void TestLeaderctl::badInput_data()
 {
     QTest::addColumn<QStringList>("arguments");
@@ -478,6 +598,12 @@ void TestLeaderctl::badInput_data()
     QTest::newRow("history since something unreadable")
             << QStringList{"history", "--since", "last tuesday-ish", "--database", url(Login::App)}
             << QStringList() << 1 << QStringList{"22007"};
+    QTest::newRow("replicas as a login without grants")
+            << QStringList{"replicas", "--database", url(Login::Nobody)} << QStringList() << 1
+            << QStringList{"permission denied", "42501"};
+    QTest::newRow("replicas with an argument")
+            << QStringList{"replicas", "billing", "--database", url(Login::Monitor)}
+            << QStringList() << 2 << QStringList{"replicas takes no argument"};
     QTest::newRow("pause without --reason")
             << QStringList{"pause", "billing", "--database", url(Login::App)} << QStringList() << 2
             << QStringList{"--reason"};

@@ -168,6 +168,7 @@ private slots:
     void runsReportsAndObeysItsControlSocket();
     void sigtermMidTickReleasesAndExits();
     void killedProcessLeavesTheRowHeld();
+    void registersAgesAndLeavesOnACleanStop();
     void aPortInUseFailsBeforeLeadingAnything();
 
 private:
@@ -452,6 +453,10 @@ void TestLeaderReplica::killedProcessLeavesTheRowHeld()
     const QJsonObject acquired = *replica.find("acquired");
     const QString holder = acquired.value("holder").toString();
 
+    const std::string registered = "SELECT state FROM leader_replicas_status WHERE holder_id = '"
+                                   + holder.toStdString() + "'";
+    QTRY_COMPARE_WITH_TIMEOUT(field(registered), QStringLiteral("alive"), 5000);
+
     try {
         control(socket, "kill"); // the process dies before it could answer
     } catch (const std::runtime_error &) {
@@ -470,6 +475,51 @@ void TestLeaderReplica::killedProcessLeavesTheRowHeld()
              QStringLiteral("%1 %2 true").arg(holder).arg(acquired.value("token").toInteger()));
     leader::lease::Manager contender({.database = {.url = m_db->url(Login::App)}});
     QVERIFY(!contender.lead("billing", 1s, [](leader::lease::TickContext &) {}).acquired);
+
+    // Its registry row stays too, and reads gone once unseen for 35 s (moved there as the owner,
+    // as if the time had passed; the view's rule itself is tst_replicaregistry's).
+    QCOMPARE(field(registered), QStringLiteral("alive"));
+    m_owner->exec("as if 36 s had passed",
+                  "UPDATE leader_replicas SET started_at = started_at - interval '36 s', "
+                  "last_seen = last_seen - interval '36 s' WHERE holder_id = $1",
+                  {holder.toStdString()}, 5s);
+    QCOMPARE(field(registered), QStringLiteral("gone"));
+}
+
+// The replica registry as an operator sees it: the row appears at the start with what identifies
+// the process, ages between beats on the database clock, and is deleted by SIGTERM's clean stop
+// before the process exits.
+void TestLeaderReplica::registersAgesAndLeavesOnACleanStop()
+{
+    const QString config
+            = configFile("idle.conf", "billing.interval = 1h\ndunning.interval = 1h\n");
+    ReplicaProcess replica({"--database", url(Login::App), "--config", config, "--roles",
+                            "billing,dunning", "--id", "r5"});
+    QTRY_VERIFY_WITH_TIMEOUT(replica.find("started").has_value(), 10000);
+    const std::string holder = replica.find("started")->value("holder").toString().toStdString();
+    const std::string where = " FROM leader_replicas_status WHERE holder_id = '" + holder + "'";
+    const std::string row
+            = "SELECT host || ' ' || pid || ' ' || version || ' ' || array_to_string(roles, ',') "
+              "|| ' ' || state"
+              + where;
+    QTRY_VERIFY_WITH_TIMEOUT(!field(row).isEmpty(), 5000);
+    QCOMPARE(field(row), QStringLiteral("%1 %2 %3 billing,dunning alive")
+                                 .arg(qs(leader::platform::hostName()))
+                                 .arg(replica.process().processId())
+                                 .arg(QStringLiteral(LEADER_VERSION)));
+    QCOMPARE(field("SELECT started_at = last_seen" + where), QStringLiteral("t"));
+
+    const std::string age = "SELECT last_seen_age_seconds" + where;
+    const double first = field(age).toDouble();
+    QTRY_VERIFY_WITH_TIMEOUT(field(age).toDouble() >= first + 1.0, 5000);
+
+    QElapsedTimer sinceTerm;
+    sinceTerm.start();
+    replica.process().terminate();
+    QVERIFY(replica.process().waitForFinished(3000));
+    QVERIFY2(sinceTerm.elapsed() < 3000, qPrintable(QString::number(sinceTerm.elapsed())));
+    QCOMPARE(replica.process().exitCode(), 0);
+    QCOMPARE(field("SELECT count(*)" + where), QStringLiteral("0"));
 }
 
 // A replica that cannot serve its /metrics exits 1, as documented; it must not have led (and

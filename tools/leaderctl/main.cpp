@@ -16,6 +16,7 @@
 #include "pg/error.h"
 #include "platform/control.h"
 #include "platform/process.h"
+#include "replicacommands.h"
 #include "schema/migrator.h"
 
 #include <algorithm>
@@ -62,7 +63,10 @@ Commands:
   history   [ROLE] [--since DURATION|TIME] [--json]
                                      the pause log, newest first: every pause, unpause and expiry
                                      with the database login, who and why
-  migrate   [--demo]                 apply the lease migrations (0174 to 0177), and with
+  replicas  [--json]                 the replicas that could take over (leader_replicas_status):
+                                     holder, host, pid, version, roles, started, last seen on
+                                     the database clock, alive or gone (not seen for 35 s)
+  migrate   [--demo]                 apply the lease migrations (0174 to 0178), and with
                                      --demo the demo domain (1001, 1002); a no-op when up to date
   workload  [--rate N/s] [--count N] [--duration S]
                                      create demo tenants, each with a subscription falling due, a
@@ -591,6 +595,13 @@ int run(const Arguments &arguments)
     if (arguments.command == "status") {
         leader::pg::Connection connection = connect(url);
         return printStatus(connection, arguments.hasFlag("--json"));
+    }
+    if (arguments.command == "replicas") {
+        if (!arguments.positional.empty())
+            throw UsageError("replicas takes no argument");
+        leader::pg::Connection connection = connect(url);
+        leaderctl::replicas(connection, arguments.hasFlag("--json"));
+        return Ok;
     }
     if (arguments.command == "migrate") {
         leader::pg::Connection connection = connect(url);

@@ -1,0 +1,91 @@
+#include "replicaregistry.h"
+
+#include "constants.h"
+#include "pg/error.h"
+
+#include <sstream>
+
+namespace leader::lease {
+
+namespace {
+
+// Roles travel as one comma-separated text: role names hold no comma, and the table's CHECK
+// refuses anything but the five.
+constexpr std::string_view SeenSql
+        = "SELECT leader_replica_seen($1, $2, $3, $4, string_to_array($5, ','))";
+
+constexpr std::string_view GoneSql = "SELECT leader_replica_gone($1)";
+
+constexpr std::string_view ListSql
+        = "SELECT holder_id, host, pid, version, array_to_string(roles, ','),"
+          " to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'),"
+          " to_char(last_seen AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'),"
+          " last_seen_age_seconds, state,"
+          " to_char(observed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+          " FROM leader_replicas_status ORDER BY host, started_at, holder_id";
+
+std::string joined(const std::vector<std::string> &roles)
+{
+    std::string text;
+    for (const std::string &role : roles)
+        text += (text.empty() ? "" : ",") + role;
+    return text;
+}
+
+std::vector<std::string> split(std::string_view text)
+{
+    std::vector<std::string> items;
+    std::stringstream stream{std::string(text)};
+    for (std::string item; std::getline(stream, item, ',');)
+        items.push_back(item);
+    return items;
+}
+
+} // namespace
+
+void replicaSeen(pg::Connection &connection, const ReplicaInfo &replica,
+                 std::chrono::milliseconds timeout, const pg::StatementWindow &window)
+{
+    connection.exec(
+            "replica seen", SeenSql,
+            {replica.holderId, replica.host, replica.pid, replica.version, joined(replica.roles)},
+            timeout, window);
+}
+
+bool replicaGone(pg::Connection &connection, std::string_view holderId,
+                 std::chrono::milliseconds timeout, const pg::StatementWindow &window)
+{
+    return connection.exec("replica gone", GoneSql, {holderId}, timeout, window).toBool(0, 0);
+}
+
+std::optional<std::vector<RegisteredReplica>> listReplicas(pg::Connection &connection)
+{
+    std::optional<pg::Result> result;
+    try {
+        result = connection.exec("replicas", ListSql, {}, StatementTimeout);
+    } catch (const pg::Error &error) {
+        // The one relation the statement names: without it the database predates 0178.
+        if (error.sqlstate() == pg::sqlstate::UndefinedTable)
+            return std::nullopt;
+        throw;
+    }
+    std::vector<RegisteredReplica> replicas;
+    // Member by member: GCC 12 destroys a member twice when a later initializer throws after a
+    // nested designated initializer, and the number conversions throw on bad data.
+    for (int row = 0; row < result->rows(); ++row) {
+        RegisteredReplica &listed = replicas.emplace_back();
+        listed.replica.holderId = result->text(row, 0);
+        listed.replica.host = result->text(row, 1);
+        listed.replica.pid = static_cast<int>(result->toInt64(row, 2));
+        listed.replica.version = result->text(row, 3);
+        listed.replica.roles = split(result->text(row, 4));
+        listed.startedAt = result->text(row, 5);
+        listed.lastSeen = result->text(row, 6);
+        listed.lastSeenAgeSeconds = result->toDouble(row, 7);
+        listed.state = result->text(row, 8);
+        listed.observedAt = result->text(row, 9);
+    }
+    return replicas;
+}
+
+} // namespace leader::lease

@@ -1,0 +1,44 @@
+#pragma once
+
+#include "pg/connection.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// The replica registry (migration 0178): who could take over a role. Each replica refreshes its
+// row every ReplicaSeenEvery and deletes it on a clean stop; both instants are the database's.
+namespace leader::lease {
+
+struct ReplicaInfo
+{
+    std::string holderId; // hostname:pid:8hex, as the replica's leases carry it
+    std::string host;
+    int pid = 0;
+    std::string version;
+    std::vector<std::string> roles; // the roles the replica runs
+};
+
+// One row of leader_replicas_status. Instants ISO 8601 UTC with milliseconds, database clock.
+struct RegisteredReplica
+{
+    ReplicaInfo replica;
+    std::string startedAt;
+    std::string lastSeen;
+    double lastSeenAgeSeconds = 0;
+    std::string state; // "alive" (seen within 35 s) or "gone", as the view decides
+    std::string observedAt;
+};
+
+// One statement: leader_replica_seen, which also deletes rows unseen for 24 h. Throws pg::Error.
+void replicaSeen(pg::Connection &connection, const ReplicaInfo &replica,
+                 std::chrono::milliseconds timeout, const pg::StatementWindow &window = {});
+// Deletes the replica's row; false when there was none. Throws pg::Error.
+bool replicaGone(pg::Connection &connection, std::string_view holderId,
+                 std::chrono::milliseconds timeout, const pg::StatementWindow &window = {});
+// Every registered replica, by host and holder id; nullopt when the database has no registry (an
+// older schema, without 0178). Throws pg::Error for anything else, a missing privilege included.
+std::optional<std::vector<RegisteredReplica>> listReplicas(pg::Connection &connection);
+
+} // namespace leader::lease

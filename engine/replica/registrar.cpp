@@ -1,0 +1,94 @@
+#include "registrar.h"
+
+#include "lease/constants.h"
+#include "log/log.h"
+#include "pg/error.h"
+#include "pg/pool.h"
+
+namespace leader::replica {
+
+Registrar::Registrar(pg::ConnectionPool &pool, lease::ReplicaInfo replica,
+                     std::chrono::milliseconds every)
+    : m_pool(pool)
+    , m_replica(std::move(replica))
+    , m_every(every)
+{}
+
+Registrar::~Registrar()
+{
+    join();
+}
+
+void Registrar::start()
+{
+    m_thread = std::thread([this] { loop(); });
+}
+
+void Registrar::requestStop(bool deregister)
+{
+    {
+        const std::lock_guard lock(m_mutex);
+        if (m_stop)
+            return;
+        m_stop = true;
+        if (deregister)
+            m_goneBy = std::chrono::steady_clock::now() + GoneStartWithin;
+    }
+    m_wake.notify_all();
+}
+
+void Registrar::join()
+{
+    requestStop(false);
+    if (m_thread.joinable())
+        m_thread.join();
+}
+
+void Registrar::loop()
+{
+    std::unique_lock lock(m_mutex);
+    while (!m_stop) {
+        lock.unlock();
+        beat();
+        lock.lock();
+        m_wake.wait_for(lock, m_every, [this] { return m_stop; });
+    }
+    const std::optional<std::chrono::steady_clock::time_point> goneBy = m_goneBy;
+    lock.unlock();
+    if (goneBy)
+        deregister(*goneBy);
+}
+
+void Registrar::beat()
+{
+    try {
+        pg::ConnectionPool::Lease connection = m_pool.take();
+        lease::replicaSeen(*connection, m_replica, lease::StatementTimeout);
+        if (m_failing)
+            log::write(log::Level::Info, "replica", "registry beat works again",
+                       "holder=" + m_replica.holderId);
+        m_failing = false;
+    } catch (const pg::Error &error) {
+        if (!m_failing)
+            log::write(log::Level::Warning, "replica",
+                       "registry beat failed; leader_replicas shows this replica aging until a "
+                       "later beat works",
+                       "holder=" + m_replica.holderId + " error=\"" + pg::explain(error) + "\"");
+        m_failing = true;
+    }
+}
+
+void Registrar::deregister(std::chrono::steady_clock::time_point startBy)
+{
+    try {
+        pg::ConnectionPool::Lease connection = m_pool.take();
+        lease::replicaGone(*connection, m_replica.holderId, GoneTimeout, {.startBy = startBy});
+    } catch (const pg::Error &error) {
+        log::write(log::Level::Warning, "replica",
+                   "could not delete this replica's registry row; it reads gone after 35 s and "
+                   "is deleted after 24 h",
+                   "holder=" + m_replica.holderId + " error=\"" + pg::explain(error) + "\"");
+    }
+}
+
+} // namespace leader::replica

@@ -1,0 +1,61 @@
+#pragma once
+
+#include "lease/replicaregistry.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+namespace leader::pg {
+class ConnectionPool;
+}
+
+namespace leader::replica {
+
+// Keeps a replica's row of leader_replicas fresh: one leader_replica_seen statement at start and
+// then every period, on a thread of its own with a connection borrowed from the replica's pool for
+// the statement alone, so a slow or unreachable database delays no lease statement. A failed beat
+// is logged when beats start failing and when they work again, not at every period, and the next
+// period simply tries again.
+class Registrar final
+{
+public:
+    Registrar(pg::ConnectionPool &pool, lease::ReplicaInfo replica,
+              std::chrono::milliseconds every);
+    ~Registrar();
+    Registrar(const Registrar &) = delete;
+    Registrar &operator=(const Registrar &) = delete;
+
+    void start();
+    // Ends the beats without waiting. With deregister (a clean stop) the thread then deletes the
+    // row, if that statement can start within GoneStartWithin of this call: after a beat still in
+    // flight at the stop, it cannot, and the row ages to "gone" instead. A kill passes false:
+    // nothing more reaches the database.
+    void requestStop(bool deregister);
+    // requestStop(false) unless requested already, then waits for the thread: at most the beat in
+    // flight plus the bounded delete.
+    void join();
+
+    static constexpr std::chrono::milliseconds GoneStartWithin{1000};
+    static constexpr std::chrono::milliseconds GoneTimeout{1000};
+
+private:
+    void loop();
+    void beat();
+    void deregister(std::chrono::steady_clock::time_point startBy);
+
+    pg::ConnectionPool &m_pool;
+    const lease::ReplicaInfo m_replica;
+    const std::chrono::milliseconds m_every;
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    bool m_stop = false; // with m_mutex
+    // Set with m_stop on a clean stop: when the delete must start by.
+    std::optional<std::chrono::steady_clock::time_point> m_goneBy;
+    bool m_failing = false; // the thread's alone
+    std::thread m_thread;
+};
+
+} // namespace leader::replica

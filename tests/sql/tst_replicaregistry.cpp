@@ -1,0 +1,384 @@
+// Migration 0178: the replica registry, as the logins that use it see it (hardcount_app writes
+// through the two functions, hardcount_monitor reads the view; the owner only moves last_seen into
+// the past as if the time had passed), straight to Postgres and again through PgBouncer; and an
+// engine replica beating once a period and deleting its row on a clean stop.
+//
+// Mutation checks, each done once: without the view's `last_seen > now() - interval '35 seconds'`
+// every row reads alive (stateFollowsLastSeen, rows "36 s" and "1 h"); with the prune's
+// `last_seen < now() - interval '24 hours'` replaced by "every other row" a recent row goes too
+// (beatPrunesOnlyRowsUnseenFor24h); without leader_replica_gone's `holder_id = p_holder_id` a
+// clean stop deletes every replica (goneDeletesOnlyItsOwnRow); without the roles CHECK a sixth or
+// an empty role is accepted (seenRejects); without the REVOKE on leader_replica_seen the monitor
+// and a login without grants may beat (refused); without listReplicas' UndefinedTable branch an
+// older schema is an error (olderSchemaReadsUnavailable); with Replica::stop never deregistering
+// the row stays, and with the registrar waiting a quarter period the gaps shrink to 76 ms
+// (replicaBeatsOncePerPeriodAndLeavesOnAStop).
+
+#include "lease/constants.h"
+#include "lease/replicaregistry.h"
+#include "pg/error.h"
+#include "replica/profile.h"
+#include "replica/replica.h"
+#include "schema/migrator.h"
+#include "testdatabase.h"
+
+#include <QtTest>
+
+#include <memory>
+
+using namespace std::chrono_literals;
+using leader::lease::RegisteredReplica;
+using leader::lease::ReplicaInfo;
+using leader::pg::Connection;
+using leader::test::Login;
+using leader::test::TestDatabase;
+
+Q_DECLARE_METATYPE(Login)
+
+namespace {
+
+constexpr auto Short = 5s;
+
+ReplicaInfo info(const std::string &holder, std::vector<std::string> roles = {"billing"})
+{
+    return {.holderId = holder,
+            .host = "host-a",
+            .pid = 4242,
+            .version = "9.9.9",
+            .roles = std::move(roles)};
+}
+
+std::optional<RegisteredReplica> find(const std::vector<RegisteredReplica> &rows,
+                                      const std::string &holder)
+{
+    for (const RegisteredReplica &row : rows)
+        if (row.replica.holderId == holder)
+            return row;
+    return std::nullopt;
+}
+
+} // namespace
+
+class TestReplicaRegistry final : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+
+    void seenCreatesThenRefreshes();
+    void stateFollowsLastSeen_data();
+    void stateFollowsLastSeen();
+    void ageNeverNegative();
+    void beatPrunesOnlyRowsUnseenFor24h();
+    void goneDeletesOnlyItsOwnRow();
+    void seenRejects_data();
+    void seenRejects();
+    void refused_data();
+    void refused();
+    void olderSchemaReadsUnavailable();
+    void replicaBeatsOncePerPeriodAndLeavesOnAStop();
+
+private:
+    void ownerExec(const std::string &sql) { m_owner->exec("test setup", sql, {}, Short); }
+    std::vector<RegisteredReplica> list(Connection &connection);
+
+    std::unique_ptr<TestDatabase> m_db;
+    std::unique_ptr<Connection> m_app;
+    std::unique_ptr<Connection> m_monitor;
+    std::unique_ptr<Connection> m_owner;
+};
+
+void TestReplicaRegistry::initTestCase()
+{
+    m_db = std::make_unique<TestDatabase>("replicaregistry");
+    m_db->migrateDemo(); // an engine replica needs the five roles' domain
+    m_app = std::make_unique<Connection>(m_db->connect(Login::App));
+    m_monitor = std::make_unique<Connection>(m_db->connect(Login::Monitor));
+    m_owner = std::make_unique<Connection>(m_db->connect(Login::Owner));
+}
+
+void TestReplicaRegistry::init()
+{
+    ownerExec("DELETE FROM leader_replicas");
+}
+
+std::vector<RegisteredReplica> TestReplicaRegistry::list(Connection &connection)
+{
+    const auto rows = leader::lease::listReplicas(connection);
+    if (!rows)
+        qFatal("the registry is unavailable");
+    return *rows;
+}
+
+void TestReplicaRegistry::seenCreatesThenRefreshes()
+{
+    leader::lease::replicaSeen(*m_app, info("a:1:00000001", {"billing", "dunning"}), Short);
+    std::vector<RegisteredReplica> rows = list(*m_monitor);
+    QCOMPARE(rows.size(), std::size_t(1));
+    QCOMPARE(rows[0].replica.holderId, std::string("a:1:00000001"));
+    QCOMPARE(rows[0].replica.host, std::string("host-a"));
+    QCOMPARE(rows[0].replica.pid, 4242);
+    QCOMPARE(rows[0].replica.version, std::string("9.9.9"));
+    QCOMPARE(rows[0].replica.roles, (std::vector<std::string>{"billing", "dunning"}));
+    QCOMPARE(rows[0].startedAt, rows[0].lastSeen);
+    QCOMPARE(rows[0].state, std::string("alive"));
+    QVERIFY(rows[0].lastSeenAgeSeconds < 5);
+
+    // As if 10 s had passed: the next beat keeps the start and moves last seen to now.
+    ownerExec("UPDATE leader_replicas SET started_at = started_at - interval '10 s', "
+              "last_seen = last_seen - interval '10 s'");
+    QVERIFY(list(*m_app)[0].lastSeenAgeSeconds >= 10);
+    leader::lease::replicaSeen(*m_app, info("a:1:00000001", {"billing"}), Short);
+    rows = list(*m_app);
+    QCOMPARE(rows.size(), std::size_t(1));
+    QVERIFY(rows[0].lastSeenAgeSeconds < 5);
+    QVERIFY2(rows[0].startedAt < rows[0].lastSeen,
+             (rows[0].startedAt + " " + rows[0].lastSeen).c_str());
+    QCOMPARE(rows[0].replica.roles, std::vector<std::string>{"billing"});
+    QCOMPARE(m_owner->exec("started",
+                           "SELECT round(extract(epoch FROM last_seen - started_at)) "
+                           "FROM leader_replicas",
+                           {}, Short)
+                     .toDouble(0, 0),
+             10.0);
+}
+
+void TestReplicaRegistry::stateFollowsLastSeen_data()
+{
+    using leader::lease::ReplicaSeenEvery;
+    using leader::lease::StatementTimeout;
+    QTest::addColumn<int>("secondsAgo");
+    QTest::addColumn<QString>("state");
+    QTest::newRow("just seen") << 0 << "alive";
+    // Two beats missed, the second after waiting out its statement timeout: still alive.
+    const auto twoBeats = std::chrono::duration_cast<std::chrono::seconds>(2 * ReplicaSeenEvery
+                                                                           + StatementTimeout);
+    QTest::newRow("two beats late") << static_cast<int>(twoBeats.count()) << "alive";
+    QTest::newRow("36 s") << 36 << "gone";
+    QTest::newRow("1 h") << 3600 << "gone";
+}
+
+void TestReplicaRegistry::stateFollowsLastSeen()
+{
+    QFETCH(int, secondsAgo);
+    QFETCH(QString, state);
+    leader::lease::replicaSeen(*m_app, info("a:1:00000001"), Short);
+    ownerExec("UPDATE leader_replicas SET started_at = started_at - interval '"
+              + std::to_string(secondsAgo) + " s', last_seen = last_seen - interval '"
+              + std::to_string(secondsAgo) + " s'");
+    const std::vector<RegisteredReplica> rows = list(*m_monitor);
+    QCOMPARE(rows.size(), std::size_t(1));
+    QCOMPARE(QString::fromStdString(rows[0].state), state);
+    QVERIFY2(rows[0].lastSeenAgeSeconds >= secondsAgo
+                     && rows[0].lastSeenAgeSeconds < secondsAgo + 5,
+             qPrintable(QString::number(rows[0].lastSeenAgeSeconds)));
+}
+
+void TestReplicaRegistry::ageNeverNegative()
+{
+    // A database clock stepped backwards must not show a negative age.
+    leader::lease::replicaSeen(*m_app, info("a:1:00000001"), Short);
+    ownerExec("UPDATE leader_replicas SET started_at = now() + interval '1 h', "
+              "last_seen = now() + interval '1 h'");
+    const std::vector<RegisteredReplica> rows = list(*m_monitor);
+    QCOMPARE(rows[0].lastSeenAgeSeconds, 0.0);
+    QCOMPARE(rows[0].state, std::string("alive"));
+}
+
+void TestReplicaRegistry::beatPrunesOnlyRowsUnseenFor24h()
+{
+    leader::lease::replicaSeen(*m_app, info("killed:1:00000001"), Short);
+    leader::lease::replicaSeen(*m_app, info("killed:2:00000002"), Short);
+    ownerExec("UPDATE leader_replicas SET started_at = now() - interval '25 h', "
+              "last_seen = now() - interval '24 h 1 s' WHERE holder_id = 'killed:1:00000001'");
+    ownerExec("UPDATE leader_replicas SET started_at = now() - interval '25 h', "
+              "last_seen = now() - interval '23 h 59 min' WHERE holder_id = 'killed:2:00000002'");
+    QCOMPARE(list(*m_monitor).size(), std::size_t(2)); // a read prunes nothing
+
+    leader::lease::replicaSeen(*m_app, info("me:3:00000003"), Short);
+    const std::vector<RegisteredReplica> rows = list(*m_monitor);
+    QVERIFY(!find(rows, "killed:1:00000001"));
+    QCOMPARE(find(rows, "killed:2:00000002")->state, std::string("gone"));
+    QCOMPARE(find(rows, "me:3:00000003")->state, std::string("alive"));
+}
+
+void TestReplicaRegistry::goneDeletesOnlyItsOwnRow()
+{
+    leader::lease::replicaSeen(*m_app, info("a:1:00000001"), Short);
+    leader::lease::replicaSeen(*m_app, info("b:2:00000002"), Short);
+    QVERIFY(leader::lease::replicaGone(*m_app, "a:1:00000001", Short));
+    const std::vector<RegisteredReplica> rows = list(*m_monitor);
+    QCOMPARE(rows.size(), std::size_t(1));
+    QCOMPARE(rows[0].replica.holderId, std::string("b:2:00000002"));
+    QVERIFY(!leader::lease::replicaGone(*m_app, "a:1:00000001", Short));
+}
+
+void TestReplicaRegistry::seenRejects_data()
+{
+    QTest::addColumn<QString>("holder");
+    QTest::addColumn<QString>("host");
+    QTest::addColumn<int>("pid");
+    QTest::addColumn<QString>("version");
+    QTest::addColumn<QStringList>("roles");
+    const QStringList billing{"billing"};
+    QTest::newRow("a sixth role") << "a:1:0"
+                                  << "h" << 1 << "v" << QStringList{"billing", "payroll"};
+    QTest::newRow("an empty role") << "a:1:0"
+                                   << "h" << 1 << "v" << QStringList{"billing", ""};
+    QTest::newRow("no holder id") << ""
+                                  << "h" << 1 << "v" << billing;
+    QTest::newRow("no host") << "a:1:0"
+                             << "" << 1 << "v" << billing;
+    QTest::newRow("pid 0") << "a:1:0"
+                           << "h" << 0 << "v" << billing;
+    QTest::newRow("no version") << "a:1:0"
+                                << "h" << 1 << "" << billing;
+}
+
+void TestReplicaRegistry::seenRejects()
+{
+    QFETCH(QString, holder);
+    QFETCH(QString, host);
+    QFETCH(int, pid);
+    QFETCH(QString, version);
+    QFETCH(QStringList, roles);
+    ReplicaInfo replica{.holderId = holder.toStdString(),
+                        .host = host.toStdString(),
+                        .pid = pid,
+                        .version = version.toStdString(),
+                        .roles = {}};
+    for (const QString &role : roles)
+        replica.roles.push_back(role.toStdString());
+    try {
+        leader::lease::replicaSeen(*m_app, replica, Short);
+        QFAIL("the row was accepted");
+    } catch (const leader::pg::Error &error) {
+        QCOMPARE(error.sqlstate(), std::string(leader::pg::sqlstate::CheckViolation));
+    }
+    QVERIFY(list(*m_monitor).empty());
+}
+
+void TestReplicaRegistry::refused_data()
+{
+    QTest::addColumn<Login>("login");
+    QTest::addColumn<QString>("sql");
+    // The app writes through the functions alone, so no row can claim a clock but the database's.
+    QTest::newRow("app inserts a row")
+            << Login::App
+            << "INSERT INTO leader_replicas VALUES ('x:1:0', 'x', 1, 'v', '{}', now(), now())";
+    QTest::newRow("app moves last_seen")
+            << Login::App << "UPDATE leader_replicas SET last_seen = now() + interval '1 day'";
+    QTest::newRow("app deletes every row") << Login::App << "DELETE FROM leader_replicas";
+    QTest::newRow("app truncates") << Login::App << "TRUNCATE leader_replicas";
+    QTest::newRow("app alters the table")
+            << Login::App << "ALTER TABLE leader_replicas DROP CONSTRAINT leader_replicas_named";
+    QTest::newRow("monitor beats")
+            << Login::Monitor
+            << "SELECT leader_replica_seen('m:1:0', 'm', 1, 'v', ARRAY['billing'])";
+    QTest::newRow("monitor deletes a replica")
+            << Login::Monitor << "SELECT leader_replica_gone('a:1:00000001')";
+    QTest::newRow("monitor reads the table") << Login::Monitor << "SELECT * FROM leader_replicas";
+    QTest::newRow("nobody reads the view")
+            << Login::Nobody << "SELECT * FROM leader_replicas_status";
+    QTest::newRow("nobody beats") << Login::Nobody
+                                  << "SELECT leader_replica_seen('n:1:0', 'n', 1, 'v', '{}')";
+}
+
+void TestReplicaRegistry::refused()
+{
+    QFETCH(Login, login);
+    QFETCH(QString, sql);
+    Connection connection = m_db->connect(login);
+    try {
+        connection.exec("refused", sql.toStdString(), {}, Short);
+        QFAIL("the statement was allowed");
+    } catch (const leader::pg::Error &error) {
+        QCOMPARE(error.sqlstate(), std::string(leader::pg::sqlstate::InsufficientPrivilege));
+        QVERIFY(!error.isTransport());
+    }
+}
+
+void TestReplicaRegistry::olderSchemaReadsUnavailable()
+{
+    leader::lease::replicaSeen(*m_app, info("a:1:00000001"), Short);
+    using leader::schema::MigrationSet;
+    leader::schema::Migrator migrator(*m_owner);
+    const auto restore = qScopeGuard([&migrator] {
+        migrator.migrate({MigrationSet::Lease, MigrationSet::Demo});
+    });
+    // The demo's migrations are newer, so they go (and come back) too.
+    QCOMPARE(migrator.rollbackTo(178), (std::vector<int>{1002, 1001, 178}));
+    QVERIFY(!leader::lease::listReplicas(*m_monitor).has_value());
+    QVERIFY(!leader::lease::listReplicas(*m_app).has_value());
+    // Readers need no 0178; a replica does, and says so.
+    leader::schema::requireLeaseSchema(*m_app);
+    try {
+        leader::schema::requireReplicaRegistry(*m_app);
+        QFAIL("a schema without 0178 was accepted for a replica");
+    } catch (const leader::schema::SchemaError &error) {
+        QVERIFY2(QString::fromUtf8(error.what()).contains("lacks lease migration 0178"),
+                 error.what());
+        QVERIFY2(QString::fromUtf8(error.what()).contains("leaderctl migrate"), error.what());
+    }
+    QCOMPARE(migrator.migrate({MigrationSet::Lease, MigrationSet::Demo}),
+             (std::vector<int>{178, 1001, 1002}));
+    QVERIFY(leader::lease::listReplicas(*m_monitor)->empty());
+    leader::schema::requireReplicaRegistry(*m_app);
+}
+
+// One leader_replica_seen statement a period, counted by a statement-level trigger the test adds
+// (an upsert fires AFTER INSERT once per statement), with the period shortened to 300 ms; then a
+// clean stop deletes the row. docs/lease-runtime.md has the figure for the real 15 s.
+void TestReplicaRegistry::replicaBeatsOncePerPeriodAndLeavesOnAStop()
+{
+    constexpr auto Every = 300ms;
+    ownerExec("CREATE TABLE test_beats (at timestamptz NOT NULL DEFAULT clock_timestamp(), "
+              "op text NOT NULL)");
+    ownerExec("CREATE FUNCTION test_count_beat() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+              "INSERT INTO test_beats (op) VALUES (TG_OP); RETURN NULL; END $$");
+    ownerExec("CREATE TRIGGER test_count_beat AFTER INSERT ON leader_replicas "
+              "FOR EACH STATEMENT EXECUTE FUNCTION test_count_beat()");
+    const auto dropCounter = qScopeGuard([this] {
+        ownerExec("DROP TRIGGER test_count_beat ON leader_replicas");
+        ownerExec("DROP FUNCTION test_count_beat()");
+        ownerExec("DROP TABLE test_beats");
+    });
+
+    leader::replica::ReplicaOptions options;
+    options.id = "registry";
+    options.database.url = m_db->url(Login::App);
+    options.roles = leader::replica::selectRoles(leader::replica::demoProfile(), {"billing"});
+    options.fastWake = false;
+    options.registryEvery = Every;
+    leader::replica::Replica replica(std::move(options));
+    replica.start();
+    QTRY_VERIFY_WITH_TIMEOUT(find(list(*m_monitor), replica.holderId()).has_value(), 5000);
+    const RegisteredReplica row = *find(list(*m_monitor), replica.holderId());
+    QCOMPARE(row.replica.roles, std::vector<std::string>{"billing"});
+    QCOMPARE(row.replica.version, std::string(LEADER_VERSION));
+    QCOMPARE(row.state, std::string("alive"));
+    QTRY_VERIFY_WITH_TIMEOUT(
+            m_owner->exec("beats", "SELECT count(*) FROM test_beats", {}, Short).toInt64(0, 0) >= 8,
+            10000);
+    replica.stop();
+    QVERIFY(!find(list(*m_monitor), replica.holderId()));
+
+    // Never two beats in one period: the gaps between statements are the period (the wait starts
+    // after a beat's statement returns, so a gap is never shorter, less the server's jitter).
+    const leader::pg::Result gaps = m_owner->exec(
+            "gaps",
+            "SELECT count(*), min(gap), max(gap) FROM (SELECT extract(epoch FROM at - lag(at) "
+            "OVER (ORDER BY at)) * 1000 AS gap FROM test_beats) g WHERE gap IS NOT NULL",
+            {}, Short);
+    const double minimum = gaps.toDouble(0, 1);
+    QVERIFY2(minimum >= 0.8 * Every.count(),
+             qPrintable(QStringLiteral("%1 gaps, shortest %2 ms, longest %3 ms")
+                                .arg(gaps.toInt64(0, 0))
+                                .arg(minimum)
+                                .arg(gaps.toDouble(0, 2))));
+}
+
+QTEST_GUILESS_MAIN(TestReplicaRegistry)
+#include "tst_replicaregistry.moc"

@@ -1,0 +1,90 @@
+#include "replicacommands.h"
+
+#include "lease/replicaregistry.h"
+#include "log/json.h"
+#include "output.h"
+#include "pg/connection.h"
+
+#include <iomanip>
+#include <iostream>
+#include <locale>
+#include <sstream>
+
+namespace leaderctl {
+
+namespace {
+
+std::string seconds(double value)
+{
+    std::ostringstream text;
+    text.imbue(std::locale::classic());
+    text << std::fixed << std::setprecision(3) << value;
+    return text.str();
+}
+
+std::string joined(const std::vector<std::string> &roles)
+{
+    std::string text;
+    for (const std::string &role : roles)
+        text += (text.empty() ? "" : ",") + role;
+    return text;
+}
+
+} // namespace
+
+void replicas(leader::pg::Connection &connection, bool json)
+{
+    const std::optional<std::vector<leader::lease::RegisteredReplica>> listed
+            = leader::lease::listReplicas(connection);
+    if (!listed) {
+        if (json)
+            std::cout << "{\"server\":" << leader::log::jsonQuoted(connection.target())
+                      << ",\"available\":false,\"replicas\":null}\n";
+        else
+            std::cout << "leaderctl: replica registry unavailable: " << connection.target()
+                      << " has no leader_replicas (migration 0178 not applied; leaderctl migrate "
+                         "adds it)\n";
+        return;
+    }
+    if (json) {
+        std::cout << "{\"server\":" << leader::log::jsonQuoted(connection.target())
+                  << ",\"available\":true,\"observed_at\":"
+                  << (listed->empty() ? std::string("null")
+                                      : leader::log::jsonQuoted(listed->front().observedAt))
+                  << ",\"replicas\":[";
+        for (std::size_t i = 0; i < listed->size(); ++i) {
+            const leader::lease::RegisteredReplica &row = (*listed)[i];
+            std::cout << (i ? "," : "")
+                      << "{\"holder_id\":" << leader::log::jsonQuoted(row.replica.holderId)
+                      << ",\"host\":" << leader::log::jsonQuoted(row.replica.host)
+                      << ",\"pid\":" << row.replica.pid
+                      << ",\"version\":" << leader::log::jsonQuoted(row.replica.version)
+                      << ",\"roles\":[";
+            for (std::size_t r = 0; r < row.replica.roles.size(); ++r)
+                std::cout << (r ? "," : "") << leader::log::jsonQuoted(row.replica.roles[r]);
+            std::cout << "],\"started_at\":" << leader::log::jsonQuoted(row.startedAt)
+                      << ",\"last_seen\":" << leader::log::jsonQuoted(row.lastSeen)
+                      << ",\"last_seen_age_s\":" << seconds(row.lastSeenAgeSeconds)
+                      << ",\"state\":" << leader::log::jsonQuoted(row.state) << "}";
+        }
+        std::cout << "]}\n";
+        return;
+    }
+    std::vector<std::vector<std::optional<std::string>>> rows;
+    for (const leader::lease::RegisteredReplica &row : *listed)
+        rows.push_back({row.replica.holderId, row.replica.host, std::to_string(row.replica.pid),
+                        row.replica.version,
+                        row.replica.roles.empty() ? std::nullopt
+                                                  : std::optional(joined(row.replica.roles)),
+                        row.startedAt, row.lastSeen, seconds(row.lastSeenAgeSeconds), row.state});
+    std::cout << formatTable({"HOLDER", "HOST", "PID", "VERSION", "ROLES", "STARTED (UTC)",
+                              "LAST SEEN (UTC)", "SEEN AGO s", "STATE"},
+                             rows);
+    if (listed->empty())
+        std::cout << "(no replica registered)\n";
+    else
+        std::cout << "database clock: " << listed->front().observedAt << " on "
+                  << connection.target() << "; alive: seen within the last 35 s\n";
+}
+
+} // namespace leaderctl
