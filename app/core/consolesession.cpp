@@ -26,6 +26,7 @@ ConsoleSession::ConsoleSession(QObject *parent)
 {
     qRegisterMetaType<FaultRequest>();
     qRegisterMetaType<ConnectionProfile>();
+    qRegisterMetaType<PauseLogResult>();
     m_staleTimer->setSingleShot(true);
     connect(m_staleTimer, &QTimer::timeout, this, [this] { setStale(true); });
     m_shutdownBound->setSingleShot(true);
@@ -58,6 +59,10 @@ void ConsoleSession::startPoller()
     connect(poller, &StatusPoller::privilegesChanged, this, &ConsoleSession::privilegesChanged);
     connect(poller, &StatusPoller::actionFinished, this, &ConsoleSession::actionFinished);
     connect(poller, &StatusPoller::pollFailed, this, &ConsoleSession::onPollFailed);
+    connect(poller, &StatusPoller::pauseLogRead, this, [this](const PauseLogResult &result) {
+        if (m_phase == Phase::Running)
+            Q_EMIT pauseLogRead(result);
+    });
     m_pollThread->start();
     m_phase = Phase::Running;
     setInterval(m_intervalMs);
@@ -177,6 +182,16 @@ void ConsoleSession::unpause(const QString &role)
         QMetaObject::invokeMethod(
                 m_poller, [poller = m_poller, role] { poller->unpause(role); },
                 Qt::QueuedConnection);
+}
+
+void ConsoleSession::readPauseLog(PauseLogSince since)
+{
+    if (m_poller && m_phase == Phase::Running)
+        QMetaObject::invokeMethod(
+                m_poller, [poller = m_poller, since] { poller->readPauseLog(since); },
+                Qt::QueuedConnection);
+    else
+        Q_EMIT pauseLogRead(PauseLogResult{.error = tr("not connected")});
 }
 
 void ConsoleSession::inject(const FaultRequest &request)

@@ -2,6 +2,7 @@
 
 #include "core/connectionprofile.h"
 #include "core/demotypes.h"
+#include "core/pauselog.h"
 #include "core/statustypes.h"
 
 #include <QDateTime>
@@ -61,6 +62,8 @@ public Q_SLOTS:
     void refresh();
     void pause(const QString &role, const QString &by, const QString &reason);
     void unpause(const QString &role);
+    // Answered by pauseLogRead(), from the poller's thread (a read waits behind a poll in flight).
+    void readPauseLog(leader::console::PauseLogSince since);
     void inject(const leader::console::FaultRequest &request);
     // The demo's drill: kills the replica leading billing (else any replica leading something) as
     // soon as there is one, and says which through drillVictim().
@@ -75,6 +78,7 @@ Q_SIGNALS:
     void privilegesChanged(const leader::console::Privileges &privileges);
     void actionFinished(const QString &role, const QString &action, bool ok,
                         const QString &message);
+    void pauseLogRead(const leader::console::PauseLogResult &result);
     // A poll that failed; repeats of the same message come again with the running count.
     void pollProblem(const QString &message, int repeats);
     // Stale: the rows shown are those received at asOf and nothing newer can be had.

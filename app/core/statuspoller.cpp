@@ -58,6 +58,8 @@ StatusPoller::StatusPoller(QObject *parent)
     qRegisterMetaType<ConnectionState>();
     qRegisterMetaType<Privileges>();
     qRegisterMetaType<ConnectionProfile>();
+    qRegisterMetaType<PauseLogSince>();
+    qRegisterMetaType<PauseLogResult>();
     m_retryTimer->setSingleShot(true);
     connect(m_pollTimer, &QTimer::timeout, this, &StatusPoller::poll);
     connect(m_retryTimer, &QTimer::timeout, this, &StatusPoller::connectNow);
@@ -153,6 +155,15 @@ void StatusPoller::unpause(const QString &role)
                         std::get<bool>(outcome) ? QStringLiteral("%1 unpaused").arg(role)
                                                 : QStringLiteral("%1 was not paused").arg(role));
     poll();
+}
+
+void StatusPoller::readPauseLog(PauseLogSince since)
+{
+    if (!m_connected) {
+        emit pauseLogRead(PauseLogResult{.error = notConnectedMessage()});
+        return;
+    }
+    emit pauseLogRead(console::readPauseLog(m_target->conninfo(), m_abandon.get_token(), since));
 }
 
 void StatusPoller::actionFailed(const QString &role, const QString &action,

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/connectionprofile.h"
+#include "core/pauselog.h"
 #include "core/statustypes.h"
 
 #include <QElapsedTimer>
@@ -54,6 +55,9 @@ public Q_SLOTS:
     void pollNow();
     void pause(const QString &role, const QString &by, const QString &reason);
     void unpause(const QString &role);
+    // The pause log, over a short session of its own (the poll's is left alone), bounded by the
+    // same deadlines and ended by abandon() like a poll.
+    void readPauseLog(leader::console::PauseLogSince since);
     void stop(); // closes the connection and forgets the target
 
 Q_SIGNALS:
@@ -63,6 +67,7 @@ Q_SIGNALS:
     void actionFinished(const QString &role, const QString &action, bool ok,
                         const QString &message);
     void pollFailed(const QString &message);
+    void pauseLogRead(const leader::console::PauseLogResult &result);
 
 private:
     void connectNow();

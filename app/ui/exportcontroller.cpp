@@ -45,9 +45,20 @@ void ExportController::exportStatus(const StatusSnapshot &snapshot, bool haveSna
 
 void ExportController::exportEvents(const QAbstractItemModel *model)
 {
-    const QString path
-            = QFileDialog::getSaveFileName(m_window, tr("Export event log"),
-                                           QStringLiteral("leader-events.csv"), tr("CSV (*.csv)"));
+    exportTable(model, tr("Export event log"), QStringLiteral("leader-events.csv"),
+                tr("Event log exported to %1"));
+}
+
+void ExportController::exportPauseLog(const QAbstractItemModel *model)
+{
+    exportTable(model, tr("Export pause history"), QStringLiteral("leader-pause-history.csv"),
+                tr("Pause history exported to %1"));
+}
+
+void ExportController::exportTable(const QAbstractItemModel *model, const QString &title,
+                                   const QString &fileName, const QString &done)
+{
+    const QString path = QFileDialog::getSaveFileName(m_window, title, fileName, tr("CSV (*.csv)"));
     if (path.isEmpty())
         return;
     QSaveFile file(path);
@@ -58,7 +69,7 @@ void ExportController::exportEvents(const QAbstractItemModel *model)
                                      .arg(path, error.isEmpty() ? file.errorString() : error));
         return;
     }
-    Q_EMIT exported(tr("Event log exported to %1").arg(path));
+    Q_EMIT exported(done.arg(path));
 }
 
 } // namespace leader::console

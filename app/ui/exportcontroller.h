@@ -25,11 +25,17 @@ public:
     void exportStatus(const StatusSnapshot &snapshot, bool haveSnapshot, TimeZoneMode zone);
     // The event log as shown (filtered), as CSV.
     void exportEvents(const QAbstractItemModel *model);
+    // The pause log as shown (filtered), as CSV.
+    void exportPauseLog(const QAbstractItemModel *model);
 
 Q_SIGNALS:
     void exported(const QString &message);
 
 private:
+    // A table as shown, as CSV (exportCsv: times in ISO 8601 with the offset).
+    void exportTable(const QAbstractItemModel *model, const QString &title, const QString &fileName,
+                     const QString &done);
+
     QWidget *m_window;
 };
 

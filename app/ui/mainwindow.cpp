@@ -15,6 +15,7 @@
 #include "models/replicamodel.h"
 #include "models/statusmodel.h"
 #include "pausecontroller.h"
+#include "pausehistorycontroller.h"
 #include "sessionstatusbar.h"
 #include "statuspane.h"
 #include "takeoverspane.h"
@@ -72,6 +73,8 @@ MainWindow::MainWindow(ConsoleOptions options, QWidget *parent)
             });
     connect(m_pauses, &PauseController::finished, this,
             [this](const QString &line) { statusBar()->showMessage(line, 10000); });
+    m_pauseHistory
+            = new PauseHistoryController(m_session, m_statusPane, m_exports, m_timeRule, this);
 
     buildActions();
     buildCentral();
@@ -128,6 +131,7 @@ void MainWindow::buildActions()
     QMenu *roleMenu = menuBar()->addMenu(tr("&Role"));
     roleMenu->addAction(m_pauses->pauseAction());
     roleMenu->addAction(m_pauses->unpauseAction());
+    roleMenu->addAction(m_pauseHistory->showAction());
     roleMenu->addSeparator();
     QAction *refreshAction
             = roleMenu->addAction(tr("&Refresh now"), m_session, &ConsoleSession::refresh);
@@ -159,6 +163,7 @@ void MainWindow::buildCentral()
     m_history = new HistoryTabs(m_timeRule);
     m_history->setThresholds(m_thresholds->thresholds());
     connect(m_view, &ViewMenu::themeChanged, m_history, &HistoryTabs::refresh);
+    m_pauseHistory->attach(m_history);
     // In the demo, takeovers follow faults from the panel, so they sit beside it (buildDocks);
     // against a database they are a tab of their own.
     m_takeovers = new TakeoversPane(m_failovers, this);
