@@ -59,8 +59,10 @@ public Q_SLOTS:
     void setInterval(int milliseconds);
     void setSuspended(bool suspended);
     void refresh();
-    void pause(const QString &role, const QString &by, const QString &reason);
-    void unpause(const QString &role);
+    // Several roles, one transaction: all of them change or none does (see StatusPoller).
+    void pause(const QStringList &roles, const QString &by, const QString &reason,
+               const leader::console::PauseEnd &end);
+    void unpause(const QStringList &roles, const QString &by, const QString &reason);
     void inject(const leader::console::FaultRequest &request);
     // The demo's drill: kills the replica leading billing (else any replica leading something) as
     // soon as there is one, and says which through drillVictim().
@@ -73,8 +75,7 @@ Q_SIGNALS:
     void snapshot(const leader::console::StatusSnapshot &snapshot);
     void connectionChanged(leader::console::ConnectionState state, const QString &message);
     void privilegesChanged(const leader::console::Privileges &privileges);
-    void actionFinished(const QString &role, const QString &action, bool ok,
-                        const QString &message);
+    void actionFinished(const leader::console::ActionResult &result);
     // A poll that failed; repeats of the same message come again with the running count.
     void pollProblem(const QString &message, int repeats);
     // Stale: the rows shown are those received at asOf and nothing newer can be had.

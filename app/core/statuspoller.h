@@ -52,16 +52,17 @@ public Q_SLOTS:
     // Window minimised: no polls (nor reconnects) until resumed, then one at once.
     void setSuspended(bool suspended);
     void pollNow();
-    void pause(const QString &role, const QString &by, const QString &reason);
-    void unpause(const QString &role);
+    // Several roles in one transaction: all of them change, or none does.
+    void pause(const QStringList &roles, const QString &by, const QString &reason,
+               const leader::console::PauseEnd &end);
+    void unpause(const QStringList &roles, const QString &by, const QString &reason);
     void stop(); // closes the connection and forgets the target
 
 Q_SIGNALS:
     void snapshot(const leader::console::StatusSnapshot &snapshot);
     void connectionChanged(leader::console::ConnectionState state, const QString &message);
     void privilegesChanged(const leader::console::Privileges &privileges);
-    void actionFinished(const QString &role, const QString &action, bool ok,
-                        const QString &message);
+    void actionFinished(const leader::console::ActionResult &result);
     void pollFailed(const QString &message);
 
 private:
@@ -73,7 +74,7 @@ private:
     void closeConnection();
     void updateTimer();
     QString notConnectedMessage() const;
-    void actionFailed(const QString &role, const QString &action, const monitor::Failure &failure);
+    void actionFailed(ActionResult result, const monitor::Failure &failure);
 
     QTimer *m_pollTimer = nullptr;
     QTimer *m_retryTimer = nullptr;

@@ -20,6 +20,7 @@ class FailoverModel;
 class FailurePanel;
 class HistoryTabs;
 class PauseController;
+class ProductionGuard;
 class ReplicaModel;
 class SessionStatusBar;
 class StatusModel;
@@ -92,6 +93,7 @@ private:
     AlertController *m_alerts = nullptr;
     ExportController *m_exports = nullptr;
     PauseController *m_pauses = nullptr;
+    ProductionGuard *m_guard = nullptr;
 };
 
 } // namespace leader::console
