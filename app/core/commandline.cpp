@@ -59,7 +59,12 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
             QStringLiteral("Demo: kill the replica leading billing (else any led role) this many "
                            "seconds after start, as the failure panel's Kill would."),
             QStringLiteral("seconds"));
-    parser.addOptions({database, profile, readOnly, demoDir, screenshot, screenshotAfter, drill});
+    const QCommandLineOption role(
+            QStringLiteral("role"),
+            QStringLiteral("Open with this role selected (a link in a runbook or an alert)."),
+            QStringLiteral("name"));
+    parser.addOptions(
+            {database, profile, readOnly, role, demoDir, screenshot, screenshotAfter, drill});
 
     CommandLineResult result;
     if (!parser.parse(arguments)) {
@@ -99,6 +104,9 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
         options.profileName = parser.value(profile);
     }
     options.readOnly = parser.isSet(readOnly);
+    options.role = parser.value(role).trimmed();
+    if (parser.isSet(role) && options.role.isEmpty())
+        return fail(QStringLiteral("--role needs a role name, e.g. --role billing"));
     options.demoDirectory = parser.value(demoDir);
     if (options.mode != ConsoleOptions::Mode::Demo && parser.isSet(demoDir))
         return fail(QStringLiteral("--demo-dir applies to the demo only, not to --database or "

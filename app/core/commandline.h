@@ -16,6 +16,7 @@ struct ConsoleOptions
     QString databaseUrl; // Mode::Database
     QString profileName; // Mode::Profile
     bool readOnly = false;
+    QString role; // select this role's row once the first rows arrive (a runbook's or alert's link)
     QString demoDirectory;  // empty: <AppDataLocation>/demo-cluster
     QString screenshotPath; // write a PNG of the window, then quit
     int screenshotAfterSeconds = 0;

@@ -186,6 +186,26 @@ QString ConnectionProfile::checkPorts(const QString &host, const QString &portLi
     return {};
 }
 
+bool ConnectionProfile::isProduction() const
+{
+    const QString name = environment.trimmed();
+    return name.compare(QLatin1String("production"), Qt::CaseInsensitive) == 0
+           || name.compare(QLatin1String("prod"), Qt::CaseInsensitive) == 0;
+}
+
+QString ConnectionProfile::bandColour() const
+{
+    if (!colour.isEmpty())
+        return colour;
+    if (environment.trimmed().isEmpty())
+        return {};
+    if (isProduction())
+        return QStringLiteral("#c62828");
+    if (environment.trimmed().compare(QLatin1String("staging"), Qt::CaseInsensitive) == 0)
+        return QStringLiteral("#ef6c00");
+    return QStringLiteral("#1565c0");
+}
+
 QString ConnectionProfile::describe() const
 {
     const QStringList hosts = host.split(QLatin1Char(','));

@@ -24,6 +24,11 @@ struct ConnectionProfile
     // libpq's target_session_attrs, one of targetSessionAttrsValues(); empty: libpq's "any".
     QString targetSessionAttrs;
     QString password; // never written to QSettings
+    // What this database is to the operator ("production", "staging"; empty: not said), shown as
+    // a band across the window in colour ("#c62828"; empty: the environment's own colour). A
+    // production profile opens with writes locked (ProductionGuard).
+    QString environment;
+    QString colour;
 
     // A postgresql:// URL or key=value conninfo, the PG* variables filling what it leaves out.
     // nullopt with *error set to one line (no secret) when it cannot be parsed.
@@ -40,6 +45,12 @@ struct ConnectionProfile
     // Empty when host and port(s) fit together, else one line saying what is wrong: a port out of
     // 1-65535, or a port list whose length is neither 1 nor the number of hosts.
     static QString checkPorts(const QString &host, const QString &portList);
+
+    // environment is "production" or "prod", in any case.
+    bool isProduction() const;
+    // colour, else red for production, orange for staging, blue for any other environment;
+    // empty without an environment.
+    QString bandColour() const;
 
     // user@host:port/database, no password: for titles, messages and logs. A host list names
     // every server: user@db1:5432,db2:5433/database.

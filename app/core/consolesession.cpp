@@ -167,20 +167,24 @@ void ConsoleSession::refresh()
         QMetaObject::invokeMethod(m_poller, &StatusPoller::pollNow, Qt::QueuedConnection);
 }
 
-void ConsoleSession::pause(const QString &role, const QString &by, const QString &reason)
+void ConsoleSession::pause(const QStringList &roles, const QString &by, const QString &reason,
+                           const PauseEnd &end)
 {
     if (m_poller && m_phase == Phase::Running)
         QMetaObject::invokeMethod(
                 m_poller,
-                [poller = m_poller, role, by, reason] { poller->pause(role, by, reason); },
+                [poller = m_poller, roles, by, reason, end] {
+                    poller->pause(roles, by, reason, end);
+                },
                 Qt::QueuedConnection);
 }
 
-void ConsoleSession::unpause(const QString &role)
+void ConsoleSession::unpause(const QStringList &roles, const QString &by, const QString &reason)
 {
     if (m_poller && m_phase == Phase::Running)
         QMetaObject::invokeMethod(
-                m_poller, [poller = m_poller, role] { poller->unpause(role); },
+                m_poller,
+                [poller = m_poller, roles, by, reason] { poller->unpause(roles, by, reason); },
                 Qt::QueuedConnection);
 }
 

@@ -60,8 +60,10 @@ public Q_SLOTS:
     void setInterval(int milliseconds);
     void setSuspended(bool suspended);
     void refresh();
-    void pause(const QString &role, const QString &by, const QString &reason);
-    void unpause(const QString &role);
+    // Several roles, one transaction: all of them change or none does (see StatusPoller).
+    void pause(const QStringList &roles, const QString &by, const QString &reason,
+               const leader::console::PauseEnd &end);
+    void unpause(const QStringList &roles, const QString &by, const QString &reason);
     // Answered by pauseLogRead(), from the poller's thread (a read waits behind a poll in flight).
     void readPauseLog(leader::console::PauseLogSince since);
     void inject(const leader::console::FaultRequest &request);
@@ -76,8 +78,7 @@ Q_SIGNALS:
     void snapshot(const leader::console::StatusSnapshot &snapshot);
     void connectionChanged(leader::console::ConnectionState state, const QString &message);
     void privilegesChanged(const leader::console::Privileges &privileges);
-    void actionFinished(const QString &role, const QString &action, bool ok,
-                        const QString &message);
+    void actionFinished(const leader::console::ActionResult &result);
     void pauseLogRead(const leader::console::PauseLogResult &result);
     // A poll that failed; repeats of the same message come again with the running count.
     void pollProblem(const QString &message, int repeats);

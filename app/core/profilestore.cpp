@@ -61,6 +61,9 @@ std::optional<ConnectionProfile> ProfileStore::load(const QString &name) const
     profile.sslMode
             = m_settings->value(QStringLiteral("sslMode"), QStringLiteral("prefer")).toString();
     profile.targetSessionAttrs = m_settings->value(QStringLiteral("targetSessionAttrs")).toString();
+    // Absent from profiles saved before environments existed: no band, writes not locked.
+    profile.environment = m_settings->value(QStringLiteral("environment")).toString();
+    profile.colour = m_settings->value(QStringLiteral("colour")).toString();
     m_settings->endGroup();
     return profile;
 }
@@ -77,6 +80,8 @@ bool ProfileStore::save(const ConnectionProfile &profile)
     m_settings->setValue(QStringLiteral("user"), profile.user);
     m_settings->setValue(QStringLiteral("sslMode"), profile.sslMode);
     m_settings->setValue(QStringLiteral("targetSessionAttrs"), profile.targetSessionAttrs);
+    m_settings->setValue(QStringLiteral("environment"), profile.environment);
+    m_settings->setValue(QStringLiteral("colour"), profile.colour);
     // An older build or a hand edit may have left one: the password never stays in the file.
     m_settings->remove(QStringLiteral("password"));
     m_settings->endGroup();

@@ -13,8 +13,9 @@ class QSettings;
 namespace leader::console {
 
 // Saved connection profiles in QSettings, one group "profiles/<name>" each (host, port, ports,
-// database, user, sslMode, targetSessionAttrs). The password is never written here: it lives in the
-// keychain (PasswordStore), or nowhere. Not thread-safe; use it from the GUI thread.
+// database, user, sslMode, targetSessionAttrs, environment, colour). The password is never written
+// here: it lives in the keychain (PasswordStore), or nowhere. Not thread-safe; use it from the GUI
+// thread.
 class ProfileStore final
 {
 public:

@@ -44,7 +44,24 @@ RoleStatus roleStatus(const monitor::RoleRow &row)
     status.pauseReason = qtext(row.pauseReason);
     status.notBefore = utcFromEpoch(row.notBefore);
     status.notBeforeInSeconds = row.notBeforeInSeconds;
+    status.pausedUntil = utcFromEpoch(row.pausedUntil);
+    status.pauseRemainingSeconds = row.pauseRemainingSeconds;
     return status;
+}
+
+std::vector<std::string> stdStrings(const QStringList &list)
+{
+    std::vector<std::string> strings;
+    strings.reserve(std::size_t(list.size()));
+    for (const QString &text : list)
+        strings.push_back(text.toStdString());
+    return strings;
+}
+
+// The engine's instants: ISO 8601, UTC, milliseconds, printed by the database.
+QDateTime utcFromIso(const std::string &text)
+{
+    return QDateTime::fromString(qtext(text), Qt::ISODateWithMs).toUTC();
 }
 
 } // namespace
@@ -60,6 +77,7 @@ StatusPoller::StatusPoller(QObject *parent)
     qRegisterMetaType<ConnectionProfile>();
     qRegisterMetaType<PauseLogSince>();
     qRegisterMetaType<PauseLogResult>();
+    qRegisterMetaType<ActionResult>();
     m_retryTimer->setSingleShot(true);
     connect(m_pollTimer, &QTimer::timeout, this, &StatusPoller::poll);
     connect(m_retryTimer, &QTimer::timeout, this, &StatusPoller::connectNow);
@@ -122,38 +140,60 @@ void StatusPoller::pollNow()
         connectNow(); // an operator asking now need not wait out the backoff
 }
 
-void StatusPoller::pause(const QString &role, const QString &by, const QString &reason)
+void StatusPoller::pause(const QStringList &roles, const QString &by, const QString &reason,
+                         const PauseEnd &end)
 {
-    const QString action = QStringLiteral("pause");
+    ActionResult result{QStringLiteral("pause"), roles};
     if (!m_connected) {
-        emit actionFinished(role, action, false, notConnectedMessage());
+        result.error = notConnectedMessage();
+        emit actionFinished(result);
         return;
     }
-    const monitor::Outcome<double> outcome
-            = m_reader->pause(role.toStdString(), by.toStdString(), reason.toStdString());
+    lease::PauseEnd until;
+    if (!end.duration.isEmpty()) {
+        const std::optional<std::string> interval
+                = lease::intervalFromDuration(end.duration.toStdString());
+        if (!interval) {
+            result.error = QStringLiteral("\"%1\" is not a duration such as 15m, 1h or 4h")
+                                   .arg(end.duration);
+            emit actionFinished(result);
+            return;
+        }
+        until.after = *interval;
+    } else if (end.at.isValid()) {
+        // With its offset (Z), so the session's TimeZone cannot move it.
+        until.at = end.at.toUTC().toString(Qt::ISODateWithMs).toStdString();
+    }
+    const monitor::Outcome<std::vector<lease::PauseRecord>> outcome
+            = m_reader->pause(stdStrings(roles), by.toStdString(), reason.toStdString(), until);
     if (const auto *failure = std::get_if<monitor::Failure>(&outcome))
-        return actionFailed(role, action, *failure);
-    const QDateTime pausedAt = utcFromEpoch(std::get<double>(outcome));
-    emit actionFinished(
-            role, action, true,
-            QStringLiteral("%1 paused at %2")
-                    .arg(role, pausedAt.toLocalTime().toString(QStringLiteral("HH:mm:ss"))));
+        return actionFailed(result, *failure);
+    for (const lease::PauseRecord &record : std::get<std::vector<lease::PauseRecord>>(outcome)) {
+        result.changes.append({qtext(record.role), record.byThisCall, utcFromIso(record.pausedAt),
+                               qtext(record.pausedBy), qtext(record.reason),
+                               record.until ? utcFromIso(*record.until) : QDateTime()});
+    }
+    result.ok = true;
+    emit actionFinished(result);
     poll(); // the new state shows at once, not at the next tick of the timer
 }
 
-void StatusPoller::unpause(const QString &role)
+void StatusPoller::unpause(const QStringList &roles, const QString &by, const QString &reason)
 {
-    const QString action = QStringLiteral("unpause");
+    ActionResult result{QStringLiteral("unpause"), roles};
     if (!m_connected) {
-        emit actionFinished(role, action, false, notConnectedMessage());
+        result.error = notConnectedMessage();
+        emit actionFinished(result);
         return;
     }
-    const monitor::Outcome<bool> outcome = m_reader->unpause(role.toStdString());
+    const monitor::Outcome<std::vector<lease::UnpauseRecord>> outcome
+            = m_reader->unpause(stdStrings(roles), by.toStdString(), reason.toStdString());
     if (const auto *failure = std::get_if<monitor::Failure>(&outcome))
-        return actionFailed(role, action, *failure);
-    emit actionFinished(role, action, true,
-                        std::get<bool>(outcome) ? QStringLiteral("%1 unpaused").arg(role)
-                                                : QStringLiteral("%1 was not paused").arg(role));
+        return actionFailed(result, *failure);
+    for (const lease::UnpauseRecord &record : std::get<std::vector<lease::UnpauseRecord>>(outcome))
+        result.changes.append({qtext(record.role), record.wasPaused});
+    result.ok = true;
+    emit actionFinished(result);
     poll();
 }
 
@@ -166,13 +206,12 @@ void StatusPoller::readPauseLog(PauseLogSince since)
     emit pauseLogRead(console::readPauseLog(m_target->conninfo(), m_abandon.get_token(), since));
 }
 
-void StatusPoller::actionFailed(const QString &role, const QString &action,
-                                const monitor::Failure &failure)
+void StatusPoller::actionFailed(ActionResult result, const monitor::Failure &failure)
 {
-    const QString message = qtext(failure.message);
-    emit actionFinished(role, action, false, message);
+    result.error = qtext(failure.message);
+    emit actionFinished(result);
     if (failure.sessionLost)
-        lost(message);
+        lost(result.error);
 }
 
 void StatusPoller::stop()

@@ -53,8 +53,10 @@ public Q_SLOTS:
     // Window minimised: no polls (nor reconnects) until resumed, then one at once.
     void setSuspended(bool suspended);
     void pollNow();
-    void pause(const QString &role, const QString &by, const QString &reason);
-    void unpause(const QString &role);
+    // Several roles in one transaction: all of them change, or none does.
+    void pause(const QStringList &roles, const QString &by, const QString &reason,
+               const leader::console::PauseEnd &end);
+    void unpause(const QStringList &roles, const QString &by, const QString &reason);
     // The pause log, over a short session of its own (the poll's is left alone), bounded by the
     // same deadlines and ended by abandon() like a poll.
     void readPauseLog(leader::console::PauseLogSince since);
@@ -64,8 +66,7 @@ Q_SIGNALS:
     void snapshot(const leader::console::StatusSnapshot &snapshot);
     void connectionChanged(leader::console::ConnectionState state, const QString &message);
     void privilegesChanged(const leader::console::Privileges &privileges);
-    void actionFinished(const QString &role, const QString &action, bool ok,
-                        const QString &message);
+    void actionFinished(const leader::console::ActionResult &result);
     void pollFailed(const QString &message);
     void pauseLogRead(const leader::console::PauseLogResult &result);
 
@@ -78,7 +79,7 @@ private:
     void closeConnection();
     void updateTimer();
     QString notConnectedMessage() const;
-    void actionFailed(const QString &role, const QString &action, const monitor::Failure &failure);
+    void actionFailed(ActionResult result, const monitor::Failure &failure);
 
     QTimer *m_pollTimer = nullptr;
     QTimer *m_retryTimer = nullptr;

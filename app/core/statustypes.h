@@ -4,6 +4,7 @@
 #include <QList>
 #include <QMetaType>
 #include <QString>
+#include <QStringList>
 #include <QStringView>
 
 #include <optional>
@@ -37,6 +38,10 @@ struct RoleStatus
     QString pauseReason;
     QDateTime notBefore;
     std::optional<double> notBeforeInSeconds;
+    // A pause that ends by itself: its end and the seconds left, both computed by the database.
+    // Invalid and empty for a pause until unpaused, and on a schema without migration 0177.
+    QDateTime pausedUntil;
+    std::optional<double> pauseRemainingSeconds;
 
     friend bool operator==(const RoleStatus &, const RoleStatus &) = default;
 };
@@ -58,6 +63,37 @@ enum class ConnectionState {
     Failed, // the last attempt failed; the poller retries by itself
 };
 
+// When a pause ends: after a duration ("15m", "1h", "4h"), at an instant, or neither (until
+// unpaused). The database computes the end on its own clock and refuses one not after its now().
+struct PauseEnd
+{
+    QString duration;
+    QDateTime at;
+};
+
+// One role of a pause or unpause request, as the database answered it.
+struct RoleChange
+{
+    QString role;
+    // Pause: this request paused it (else the fields below are the pause in force before it).
+    // Unpause: it was paused and no longer is.
+    bool changed = false;
+    QDateTime pausedAt;
+    QString pausedBy;
+    QString reason;
+    QDateTime until; // invalid: until unpaused
+};
+
+// How a pause or unpause of several roles went: all of them changed together, or nothing did.
+struct ActionResult
+{
+    QString action; // "pause" or "unpause"
+    QStringList roles;
+    bool ok = false;
+    QString error;             // when not ok: one line; nothing was changed
+    QList<RoleChange> changes; // when ok: one per role, in the order asked
+};
+
 // What the connected login may do, asked of the database (has_function_privilege), not found by
 // failing.
 struct Privileges
@@ -75,3 +111,4 @@ Q_DECLARE_METATYPE(leader::console::RoleStatus)
 Q_DECLARE_METATYPE(leader::console::StatusSnapshot)
 Q_DECLARE_METATYPE(leader::console::ConnectionState)
 Q_DECLARE_METATYPE(leader::console::Privileges)
+Q_DECLARE_METATYPE(leader::console::ActionResult)

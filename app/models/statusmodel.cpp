@@ -323,12 +323,33 @@ QString StatusModel::formatSeconds(double seconds)
     return sign + QStringLiteral("%1 h %2 min").arg(whole / 3600).arg(whole % 3600 / 60);
 }
 
+QString StatusModel::formatRemaining(double seconds)
+{
+    // A countdown read every few seconds: whole minutes once there are any, rounded up, so it
+    // never says "0 min" while the pause is still in force.
+    if (!std::isfinite(seconds))
+        return {};
+    const qint64 whole = qMax<qint64>(0, qint64(std::ceil(seconds)));
+    if (whole < 60)
+        return tr("%1 s").arg(whole);
+    const qint64 minutes = (whole + 59) / 60;
+    if (minutes < 60)
+        return tr("%1 min").arg(minutes);
+    return minutes % 60 == 0 ? tr("%1 h").arg(minutes / 60)
+                             : tr("%1 h %2 min").arg(minutes / 60).arg(minutes % 60);
+}
+
 QVariant StatusModel::display(const RoleStatus &status, int column) const
 {
     switch (Column(column)) {
     case Role:
         return status.role;
     case State:
+        // The countdown is the database's own arithmetic, fresh with each poll.
+        if (isPaused(status) && status.pauseRemainingSeconds)
+            return tr("%1 · %2 left")
+                    .arg(roleStateDisplayName(status.state),
+                         formatRemaining(*status.pauseRemainingSeconds));
         return roleStateDisplayName(status.state);
     case Holder:
         return status.holderId;
@@ -394,8 +415,12 @@ QVariant StatusModel::toolTip(const RoleStatus &status, int column) const
     switch (Column(column)) {
     case State:
         if (isPaused(status)) {
-            return tr("paused by %1 at %2: %3")
-                    .arg(status.pausedBy, fullTime(status.pausedAt), status.pauseReason);
+            const QString pause
+                    = tr("paused by %1 at %2: %3")
+                              .arg(status.pausedBy, fullTime(status.pausedAt), status.pauseReason);
+            return status.pausedUntil.isValid()
+                           ? tr("%1; ends by itself at %2").arg(pause, fullTime(status.pausedUntil))
+                           : tr("%1; until unpaused").arg(pause);
         }
         if (status.state == RoleState::Cooling)
             return tr("cooling down after a lost or failed tick until %1")
@@ -431,7 +456,8 @@ bool StatusModel::cellDiffers(const RoleStatus &before, const RoleStatus &after,
         // The tooltip shows the pause and the cooldown's end.
         return before.state != after.state || before.pausedBy != after.pausedBy
                || before.pausedAt != after.pausedAt || before.pauseReason != after.pauseReason
-               || before.notBefore != after.notBefore;
+               || before.notBefore != after.notBefore || before.pausedUntil != after.pausedUntil
+               || before.pauseRemainingSeconds != after.pauseRemainingSeconds;
     case Holder:
         return before.holderId != after.holderId;
     case Token:

@@ -70,6 +70,8 @@ public:
 
     // "12.3 s", "4 min 2 s", "2 h 5 min": how the table writes a duration.
     static QString formatSeconds(double seconds);
+    // What is left of a pause that ends by itself: "35 s", "42 min", "3 h 5 min".
+    static QString formatRemaining(double seconds);
 
 private:
     QVariant display(const RoleStatus &status, int column) const;

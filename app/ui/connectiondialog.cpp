@@ -4,6 +4,7 @@
 #include "core/profilestore.h"
 
 #include <QCheckBox>
+#include <QColor>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -153,6 +154,31 @@ void ConnectionDialog::buildUi()
                                    Qt::ToolTipRole);
     }
 
+    // Editable: any label; the three usual ones offered. "production" locks writes at connect.
+    m_environmentCombo = new QComboBox;
+    m_environmentCombo->setObjectName(QStringLiteral("environmentCombo"));
+    m_environmentCombo->setEditable(true);
+    m_environmentCombo->addItems({QString(), QStringLiteral("development"),
+                                  QStringLiteral("staging"), QStringLiteral("production")});
+    m_environmentCombo->setToolTip(
+            tr("Shown as a coloured band across the window. A production profile opens with "
+               "pause and unpause locked until writes are unlocked for that window, and "
+               "confirming one needs the role's name typed."));
+    m_colourCombo = new QComboBox;
+    m_colourCombo->setObjectName(QStringLiteral("colourCombo"));
+    m_colourCombo->addItem(tr("the environment's (production red, staging orange, else blue)"),
+                           QString());
+    const std::pair<const char *, const char *> colours[]
+            = {{QT_TR_NOOP("red"), "#c62828"},    {QT_TR_NOOP("orange"), "#ef6c00"},
+               {QT_TR_NOOP("yellow"), "#f9a825"}, {QT_TR_NOOP("green"), "#2e7d32"},
+               {QT_TR_NOOP("blue"), "#1565c0"},   {QT_TR_NOOP("purple"), "#6a1b9a"},
+               {QT_TR_NOOP("grey"), "#616161"}};
+    for (const auto &[name, hex] : colours) {
+        m_colourCombo->addItem(tr(name), QString::fromLatin1(hex));
+        m_colourCombo->setItemData(m_colourCombo->count() - 1, QColor(QString::fromLatin1(hex)),
+                                   Qt::DecorationRole);
+    }
+
     m_rememberCheck = new QCheckBox(tr("Remember the password in the keychain"));
     m_rememberCheck->setObjectName(QStringLiteral("rememberPasswordCheck"));
     m_keychainNote = makeNote(QStringLiteral("keychainNoteLabel"), false);
@@ -190,6 +216,8 @@ void ConnectionDialog::buildUi()
     form->addRow(tr("Pass&word:"), m_passwordEdit);
     form->addRow(tr("SS&L mode:"), m_sslCombo);
     form->addRow(tr("&Target session:"), m_targetCombo);
+    form->addRow(tr("&Environment:"), m_environmentCombo);
+    form->addRow(tr("Band &colour:"), m_colourCombo);
     form->addRow(QString(), m_rememberCheck);
     form->addRow(QString(), m_keychainNote);
 
@@ -227,6 +255,8 @@ ConnectionProfile ConnectionDialog::profile() const
     result.sslMode = m_sslCombo->currentData().toString();
     result.targetSessionAttrs = m_targetCombo->currentData().toString();
     result.password = m_passwordEdit->text();
+    result.environment = m_environmentCombo->currentText().trimmed();
+    result.colour = m_colourCombo->currentData().toString();
     return result;
 }
 
@@ -249,6 +279,11 @@ void ConnectionDialog::setProfile(const ConnectionProfile &profile)
     m_sslCombo->setCurrentIndex(ssl < 0 ? m_sslCombo->findData(QStringLiteral("prefer")) : ssl);
     const int target = m_targetCombo->findData(profile.targetSessionAttrs);
     m_targetCombo->setCurrentIndex(target < 0 ? 0 : target);
+    m_environmentCombo->setCurrentText(profile.environment);
+    const int colour = m_colourCombo->findData(profile.colour);
+    if (colour < 0) // a colour written by hand into the settings file: kept, as itself
+        m_colourCombo->addItem(profile.colour, profile.colour);
+    m_colourCombo->setCurrentIndex(colour < 0 ? m_colourCombo->count() - 1 : colour);
     if (m_rememberCheck->isEnabled())
         m_rememberCheck->setChecked(m_profiles->remembersPassword(profile.name));
     validate();
@@ -364,6 +399,9 @@ void ConnectionDialog::onUrlChanged(const QString &text)
     showNote(m_urlError, {});
     ConnectionProfile filled = *parsed;
     filled.name = m_nameEdit->text().trimmed();
+    // A URL says nothing of the environment: what was chosen stays.
+    filled.environment = m_environmentCombo->currentText().trimmed();
+    filled.colour = m_colourCombo->currentData().toString();
     if (filled.password.isEmpty())
         filled.password = m_passwordEdit->text();
     const bool remember = m_rememberCheck->isChecked();

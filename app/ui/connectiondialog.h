@@ -83,6 +83,8 @@ private:
     QLineEdit *m_passwordEdit = nullptr;
     QComboBox *m_sslCombo = nullptr;
     QComboBox *m_targetCombo = nullptr;
+    QComboBox *m_environmentCombo = nullptr;
+    QComboBox *m_colourCombo = nullptr;
     QCheckBox *m_rememberCheck = nullptr;
     QLabel *m_keychainNote = nullptr;
     QLabel *m_validationLabel = nullptr;

@@ -16,6 +16,7 @@
 #include "models/statusmodel.h"
 #include "pausecontroller.h"
 #include "pausehistorycontroller.h"
+#include "productionguard.h"
 #include "sessionstatusbar.h"
 #include "statuspane.h"
 #include "takeoverspane.h"
@@ -65,8 +66,16 @@ MainWindow::MainWindow(ConsoleOptions options, QWidget *parent)
     m_alerts->setThresholds(m_thresholds->thresholds());
     m_exports = new ExportController(this);
     m_statusPane = new StatusPane(m_statusModel, m_timeRule);
-    m_pauses
-            = new PauseController(this, m_session, m_statusModel, m_statusPane, m_options.readOnly);
+    m_pauses = new PauseController(this, m_session, m_statusModel, m_statusPane, m_timeRule,
+                                   m_options.readOnly);
+    m_guard = new ProductionGuard(this, m_pauses);
+    connect(m_guard, &ProductionGuard::logged, this,
+            [this](const QString &detail) { logLocal(QStringLiteral("guard"), detail); });
+    m_statusPane->selectWhenShown(m_options.role);
+    connect(m_statusPane, &StatusPane::roleMissing, this, [this](const QString &role) {
+        logLocal(QStringLiteral("--role"), tr("no role named %1 in leader_status").arg(role));
+        statusBar()->showMessage(tr("No role named %1 to select").arg(role), 15000);
+    });
     connect(m_pauses, &PauseController::logged, this,
             [this](const QString &role, const QString &event, const QString &detail) {
                 logLocal(event, detail, role);
@@ -132,6 +141,8 @@ void MainWindow::buildActions()
     roleMenu->addAction(m_pauses->pauseAction());
     roleMenu->addAction(m_pauses->unpauseAction());
     roleMenu->addAction(m_pauseHistory->showAction());
+    roleMenu->addAction(m_pauses->selectOutboxesAction());
+    roleMenu->addAction(m_guard->unlockAction());
     roleMenu->addSeparator();
     QAction *refreshAction
             = roleMenu->addAction(tr("&Refresh now"), m_session, &ConsoleSession::refresh);
@@ -178,7 +189,7 @@ void MainWindow::buildCentral()
     splitter->addWidget(m_history);
     splitter->setStretchFactor(0, 0);
     splitter->setStretchFactor(1, 1);
-    setCentralWidget(splitter);
+    setCentralWidget(m_guard->wrap(splitter));
 }
 
 void MainWindow::buildDocks()
@@ -310,6 +321,7 @@ void MainWindow::onConnecting(bool anotherDatabase)
     }
     m_haveSnapshot = false;
     m_pauses->setPrivileges(Privileges{});
+    m_guard->setProfile(m_connection->target());
     updateTitle();
 }
 

@@ -21,6 +21,7 @@ class FailurePanel;
 class HistoryTabs;
 class PauseController;
 class PauseHistoryController;
+class ProductionGuard;
 class ReplicaModel;
 class SessionStatusBar;
 class StatusModel;
@@ -94,6 +95,7 @@ private:
     ExportController *m_exports = nullptr;
     PauseController *m_pauses = nullptr;
     PauseHistoryController *m_pauseHistory = nullptr;
+    ProductionGuard *m_guard = nullptr;
 };
 
 } // namespace leader::console

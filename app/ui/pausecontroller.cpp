@@ -1,6 +1,7 @@
 #include "pausecontroller.h"
 
 #include "core/consolesession.h"
+#include "core/timerule.h"
 #include "models/statusmodel.h"
 #include "pausedialog.h"
 #include "statuspane.h"
@@ -14,22 +15,30 @@
 namespace leader::console {
 
 PauseController::PauseController(QWidget *window, ConsoleSession *session, StatusModel *model,
-                                 StatusPane *pane, bool readOnly)
+                                 StatusPane *pane, const TimeRule *timeRule, bool readOnly)
     : QObject(window)
     , m_window(window)
     , m_session(session)
     , m_model(model)
     , m_pane(pane)
+    , m_timeRule(timeRule)
     , m_readOnly(readOnly)
     , m_pause(new QAction(tr("&Pause…"), this))
     , m_unpause(new QAction(tr("&Unpause…"), this))
+    , m_selectOutboxes(new QAction(tr("Select &outboxes"), this))
 {
     m_pause->setObjectName(QStringLiteral("pauseAction"));
     m_pause->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
     m_unpause->setObjectName(QStringLiteral("unpauseAction"));
     m_unpause->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+    m_selectOutboxes->setObjectName(QStringLiteral("selectOutboxesAction"));
+    m_selectOutboxes->setToolTip(tr("Select webhook_outbox and email_outbox, to pause or unpause "
+                                    "both at once"));
     connect(m_pause, &QAction::triggered, this, [this] { open(true); });
     connect(m_unpause, &QAction::triggered, this, [this] { open(false); });
+    connect(m_selectOutboxes, &QAction::triggered, this, [this] {
+        m_pane->selectRoles({QStringLiteral("webhook_outbox"), QStringLiteral("email_outbox")});
+    });
     connect(pane, &StatusPane::selectionChanged, this, &PauseController::update);
     pane->view()->addAction(m_pause);
     pane->view()->addAction(m_unpause);
@@ -56,36 +65,63 @@ void PauseController::setPrivileges(const Privileges &privileges)
     update();
 }
 
+void PauseController::setProduction(bool production, bool writesLocked)
+{
+    m_production = production;
+    m_writesLocked = writesLocked;
+    update();
+}
+
 void PauseController::update()
 {
     m_pause->setVisible(!m_readOnly);
     m_unpause->setVisible(!m_readOnly);
     if (m_readOnly)
         return;
-    const QString role = m_pane->selectedRole();
-    const std::optional<RoleStatus> status = m_model->statusFor(role);
-    const bool paused = status && status->state == RoleState::Paused;
+    const QStringList roles = m_pane->selectedRoles();
+    std::optional<RoleStatus> paused;
+    bool anyPaused = false;
+    bool anyRunning = false;
+    for (const QString &role : roles) {
+        const std::optional<RoleStatus> status = m_model->statusFor(role);
+        if (status && status->state == RoleState::Paused) {
+            anyPaused = true;
+            paused = paused ? paused : status;
+        } else {
+            anyRunning = true;
+        }
+    }
+    const QString names = roles.join(QStringLiteral(", "));
     QString why;
     if (!m_connected)
         why = tr("Not connected");
-    else if (role.isEmpty())
-        why = tr("Select a role in the table");
-    m_pause->setEnabled(why.isEmpty() && m_privileges.canPause && !paused);
-    m_unpause->setEnabled(why.isEmpty() && m_privileges.canUnpause && paused);
-    const QString pauseTip
-            = !why.isEmpty() ? why
-              : !m_privileges.canPause
-                      ? m_privileges.reason
-                      : (paused ? tr("%1 is already paused").arg(role)
-                         : m_privileges.schemaWarning.isEmpty()
-                                 ? tr("Pause %1 cluster-wide (leader_pause)").arg(role)
-                                 : tr("Pause %1 cluster-wide (leader_pause). %2")
-                                           .arg(role, m_privileges.schemaWarning));
-    const QString unpauseTip = !why.isEmpty() ? why
-                               : !m_privileges.canUnpause
-                                       ? m_privileges.reason
-                                       : (paused ? tr("Unpause %1 (leader_unpause)").arg(role)
-                                                 : tr("%1 is not paused").arg(role));
+    else if (roles.isEmpty())
+        why = tr("Select one or more roles in the table");
+    else if (m_writesLocked)
+        why = tr("writes locked on production: Role → Unlock writes for this window");
+    m_pause->setEnabled(why.isEmpty() && m_privileges.canPause && anyRunning);
+    m_unpause->setEnabled(why.isEmpty() && m_privileges.canUnpause && anyPaused);
+    QString pauseTip;
+    if (!why.isEmpty())
+        pauseTip = why;
+    else if (!m_privileges.canPause)
+        pauseTip = m_privileges.reason;
+    else if (!anyRunning && roles.size() == 1)
+        pauseTip = tr("%1 is already paused by %2 at %3: %4")
+                           .arg(paused->role, paused->pausedBy,
+                                TimeRule::full(paused->pausedAt, m_timeRule->mode()),
+                                paused->pauseReason);
+    else if (!anyRunning)
+        pauseTip = tr("%1 are already paused").arg(names);
+    else
+        pauseTip = m_privileges.schemaWarning.isEmpty()
+                           ? tr("Pause %1 cluster-wide (leader_pause)").arg(names)
+                           : tr("Pause %1 cluster-wide (leader_pause). %2")
+                                     .arg(names, m_privileges.schemaWarning);
+    const QString unpauseTip = !why.isEmpty()             ? why
+                               : !m_privileges.canUnpause ? m_privileges.reason
+                               : anyPaused ? tr("Unpause %1 (leader_unpause)").arg(names)
+                                           : tr("%1: not paused").arg(names);
     m_pause->setToolTip(pauseTip);
     m_unpause->setToolTip(unpauseTip);
     m_pause->setStatusTip(pauseTip);
@@ -94,42 +130,81 @@ void PauseController::update()
 
 void PauseController::open(bool pause)
 {
-    const QString role = m_pane->selectedRole();
-    if (role.isEmpty() || m_dialog)
+    const QStringList roles = m_pane->selectedRoles();
+    if (roles.isEmpty() || m_dialog || m_writesLocked)
         return;
     auto *dialog = new PauseDialog(pause ? PauseDialog::Mode::Pause : PauseDialog::Mode::Unpause,
-                                   role, m_target, m_window);
+                                   roles, m_target, m_window);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    if (const std::optional<RoleStatus> status = m_model->statusFor(role); !pause && status)
-        dialog->setCurrentPause(status->pausedBy, status->pauseReason);
+    dialog->setTimeZoneMode(m_timeRule->mode());
+    dialog->setTypedConfirmation(m_production);
+    QList<RoleStatus> paused;
+    for (const QString &role : roles) {
+        if (const std::optional<RoleStatus> status = m_model->statusFor(role);
+            status && status->state == RoleState::Paused)
+            paused << *status;
+    }
+    dialog->setCurrentPauses(paused);
     m_dialog = dialog;
     connect(dialog, &QDialog::accepted, this, [this, dialog, pause] {
-        const QString role = dialog->role();
+        const QStringList roles = dialog->roles();
+        const QString names = roles.join(QStringLiteral(", "));
         if (pause) {
-            Q_EMIT logged(role, QStringLiteral("pause"),
-                          tr("requested by %1: %2").arg(dialog->who(), dialog->why()));
-            m_session->pause(role, dialog->who(), dialog->why());
+            Q_EMIT logged(roles.size() == 1 ? names : QString(), QStringLiteral("pause"),
+                          tr("%1 requested by %2: %3").arg(names, dialog->who(), dialog->why()));
+            m_session->pause(roles, dialog->who(), dialog->why(), dialog->pauseEnd());
         } else {
-            Q_EMIT logged(role, QStringLiteral("unpause"), tr("requested"));
-            m_session->unpause(role);
+            Q_EMIT logged(roles.size() == 1 ? names : QString(), QStringLiteral("unpause"),
+                          tr("%1 requested by %2").arg(names, dialog->who()));
+            m_session->unpause(roles, dialog->who(), {});
         }
     });
     dialog->open();
 }
 
-void PauseController::onFinished(const QString &role, const QString &action, bool ok,
-                                 const QString &message)
+QString PauseController::describe(const ActionResult &result, const RoleChange &change) const
 {
-    const QString line = ok ? tr("%1 %2: done").arg(action, role)
-                            : tr("%1 %2 failed: %3").arg(action, role, message);
-    Q_EMIT logged(role, action, ok ? message : line);
-    Q_EMIT finished(line);
-    if (!ok) {
-        auto *box = new QMessageBox(QMessageBox::Warning, tr("%1 failed").arg(action), line,
+    const TimeZoneMode zone = m_timeRule->mode();
+    if (result.action != QLatin1String("pause"))
+        return change.changed ? tr("%1 unpaused").arg(change.role)
+                              : tr("%1 was not paused").arg(change.role);
+    const QString until = change.until.isValid()
+                                  ? tr("until %1").arg(TimeRule::full(change.until, zone))
+                                  : tr("until unpaused");
+    if (change.changed)
+        return tr("%1 paused by %2, %3: %4")
+                .arg(change.role, change.pausedBy, until, change.reason);
+    // Whose pause is in force: this request's who and why changed nothing.
+    return tr("%1 was already paused by %2 at %3, %4: %5; left as it was")
+            .arg(change.role, change.pausedBy, TimeRule::full(change.pausedAt, zone), until,
+                 change.reason);
+}
+
+void PauseController::onFinished(const ActionResult &result)
+{
+    const QString names = result.roles.join(QStringLiteral(", "));
+    const QString role = result.roles.size() == 1 ? names : QString();
+    if (!result.ok) {
+        const QString line
+                = result.roles.size() == 1
+                          ? tr("%1 %2 failed: %3").arg(result.action, names, result.error)
+                          : tr("%1 %2 failed, none changed: %3")
+                                    .arg(result.action, names, result.error);
+        Q_EMIT logged(role, result.action, line);
+        Q_EMIT finished(line);
+        auto *box = new QMessageBox(QMessageBox::Warning, tr("%1 failed").arg(result.action), line,
                                     QMessageBox::Close, m_window);
         box->setAttribute(Qt::WA_DeleteOnClose);
         box->open();
+        return;
     }
+    QStringList lines;
+    for (const RoleChange &change : result.changes) {
+        lines << describe(result, change);
+        Q_EMIT logged(change.role, result.action, lines.constLast());
+    }
+    Q_EMIT finished(lines.size() == 1 ? lines.constFirst()
+                                      : tr("%1 %2: done").arg(result.action, names));
 }
 
 } // namespace leader::console

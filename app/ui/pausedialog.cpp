@@ -1,11 +1,14 @@
 #include "ui/pausedialog.h"
 
+#include <QComboBox>
+#include <QDateTimeEdit>
 #include <QDir>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QStackedWidget>
 #include <QSysInfo>
 #include <QVBoxLayout>
@@ -23,17 +26,36 @@ QLabel *wrappedLabel(const QString &objectName)
     return label;
 }
 
+// What each choice of "Ends" asks of the database: a duration for lease::intervalFromDuration.
+QString durationOf(PauseDialog::EndChoice choice)
+{
+    switch (choice) {
+    case PauseDialog::EndChoice::After15Minutes:
+        return QStringLiteral("15m");
+    case PauseDialog::EndChoice::After1Hour:
+        return QStringLiteral("1h");
+    case PauseDialog::EndChoice::After4Hours:
+        return QStringLiteral("4h");
+    case PauseDialog::EndChoice::AtTime:
+    case PauseDialog::EndChoice::UntilUnpaused:
+        break;
+    }
+    return {};
+}
+
 } // namespace
 
-PauseDialog::PauseDialog(Mode mode, const QString &role, const QString &target, QWidget *parent)
+PauseDialog::PauseDialog(Mode mode, const QStringList &roles, const QString &target,
+                         QWidget *parent)
     : QDialog(parent)
     , m_mode(mode)
-    , m_role(role)
+    , m_roles(roles)
     , m_target(target)
 {
     setObjectName(QStringLiteral("PauseDialog"));
     setModal(true);
-    setWindowTitle(mode == Mode::Pause ? tr("Pause %1").arg(role) : tr("Unpause %1").arg(role));
+    const QString what = roles.size() == 1 ? roles.constFirst() : tr("%1 roles").arg(roles.size());
+    setWindowTitle(mode == Mode::Pause ? tr("Pause %1").arg(what) : tr("Unpause %1").arg(what));
 
     m_pages = new QStackedWidget;
     m_pages->setObjectName(QStringLiteral("pages"));
@@ -42,12 +64,11 @@ PauseDialog::PauseDialog(Mode mode, const QString &role, const QString &target, 
     auto layout = new QVBoxLayout(this);
     layout->addWidget(m_pages);
 
-    if (m_mode == Mode::Pause) {
-        m_whoEdit->setText(defaultWho());
+    m_whoEdit->setText(defaultWho());
+    if (m_mode == Mode::Pause)
         showEdit();
-    } else {
+    else
         showConfirmation();
-    }
 }
 
 PauseDialog::~PauseDialog() = default;
@@ -62,6 +83,13 @@ QString PauseDialog::defaultWho()
     return user + QLatin1Char('@') + QSysInfo::machineHostName();
 }
 
+QString PauseDialog::subject() const
+{
+    if (m_roles.size() == 1)
+        return m_roles.constFirst();
+    return tr("%1 roles: %2").arg(m_roles.size()).arg(m_roles.join(QStringLiteral(", ")));
+}
+
 void PauseDialog::buildEditPage()
 {
     m_editPage = new QWidget;
@@ -70,9 +98,9 @@ void PauseDialog::buildEditPage()
     auto explanation = wrappedLabel(QStringLiteral("explanationLabel"));
     explanation->setText(
             tr("Pausing stops %1 on every replica of the cluster at its next heartbeat (within 3 "
-               "s): "
-               "the running tick is cancelled, and nothing restarts %1 until someone unpauses it.")
-                    .arg(m_role));
+               "s): the running tick is cancelled, and nothing restarts it until it is unpaused "
+               "or its pause ends.")
+                    .arg(subject()));
 
     m_whoEdit = new QLineEdit;
     m_whoEdit->setObjectName(QStringLiteral("whoEdit"));
@@ -81,12 +109,29 @@ void PauseDialog::buildEditPage()
     m_whyEdit->setObjectName(QStringLiteral("whyEdit"));
     m_whyEdit->setMaxLength(MaxWhyLength);
     m_whyEdit->setPlaceholderText(tr("Required: recorded with the pause and shown to everyone"));
+
+    m_endCombo = new QComboBox;
+    m_endCombo->setObjectName(QStringLiteral("endCombo"));
+    m_endCombo->addItem(tr("in 15 minutes"), int(EndChoice::After15Minutes));
+    m_endCombo->addItem(tr("in 1 hour"), int(EndChoice::After1Hour));
+    m_endCombo->addItem(tr("in 4 hours"), int(EndChoice::After4Hours));
+    m_endCombo->addItem(tr("at a time…"), int(EndChoice::AtTime));
+    m_endCombo->addItem(tr("when unpaused"), int(EndChoice::UntilUnpaused));
+    m_endCombo->setToolTip(tr("A pause with an end ends by itself on the database clock, with no "
+                              "console running; its end is logged."));
+    m_endTimeEdit = new QDateTimeEdit;
+    m_endTimeEdit->setObjectName(QStringLiteral("endTimeEdit"));
+    m_endTimeEdit->setCalendarPopup(true);
+    m_endTimeEdit->setDisplayFormat(QStringLiteral("yyyy-MM-dd HH:mm"));
+    m_endTimeEdit->setDateTime(QDateTime::currentDateTime().addSecs(3600));
     m_hintLabel = wrappedLabel(QStringLiteral("hintLabel"));
 
     m_cancelButton = new QPushButton(tr("Cancel"));
     m_cancelButton->setObjectName(QStringLiteral("cancelButton"));
     m_cancelButton->setAutoDefault(false);
-    m_continueButton = new QPushButton(tr("Pause %1…").arg(m_role));
+    m_continueButton
+            = new QPushButton(m_roles.size() == 1 ? tr("Pause %1…").arg(m_roles.constFirst())
+                                                  : tr("Pause %1 roles…").arg(m_roles.size()));
     m_continueButton->setObjectName(QStringLiteral("okButton"));
     // Only leads to the confirmation page, so Enter may press it.
     m_continueButton->setAutoDefault(true);
@@ -94,6 +139,8 @@ void PauseDialog::buildEditPage()
     auto form = new QFormLayout;
     form->addRow(tr("Paused &by:"), m_whoEdit);
     form->addRow(tr("&Reason:"), m_whyEdit);
+    form->addRow(tr("&Ends:"), m_endCombo);
+    form->addRow(QString(), m_endTimeEdit);
     auto buttons = new QHBoxLayout;
     buttons->addStretch();
     buttons->addWidget(m_cancelButton);
@@ -106,8 +153,11 @@ void PauseDialog::buildEditPage()
     layout->addLayout(buttons);
     m_pages->addWidget(m_editPage);
 
+    setEndChoice(EndChoice::UntilUnpaused);
     connect(m_whoEdit, &QLineEdit::textChanged, this, &PauseDialog::validate);
     connect(m_whyEdit, &QLineEdit::textChanged, this, &PauseDialog::validate);
+    connect(m_endCombo, &QComboBox::currentIndexChanged, this, &PauseDialog::validate);
+    connect(m_endTimeEdit, &QDateTimeEdit::dateTimeChanged, this, &PauseDialog::validate);
     connect(m_cancelButton, &QPushButton::clicked, this, &PauseDialog::reject);
     connect(m_continueButton, &QPushButton::clicked, this, &PauseDialog::showConfirmation);
     validate();
@@ -118,11 +168,17 @@ void PauseDialog::buildConfirmPage()
     m_confirmPage = new QWidget;
     m_confirmPage->setObjectName(QStringLiteral("confirmPage"));
     m_confirmLabel = wrappedLabel(QStringLiteral("confirmLabel"));
+    m_typeLabel = wrappedLabel(QStringLiteral("typeLabel"));
+    m_typedEdit = new QLineEdit;
+    m_typedEdit->setObjectName(QStringLiteral("typedNameEdit"));
+    m_typeLabel->setBuddy(m_typedEdit);
 
     m_backButton = new QPushButton(m_mode == Mode::Pause ? tr("Back") : tr("Cancel"));
     m_backButton->setObjectName(QStringLiteral("backButton"));
-    m_confirmButton = new QPushButton(m_mode == Mode::Pause ? tr("Pause %1").arg(m_role)
-                                                            : tr("Unpause %1").arg(m_role));
+    const QString what
+            = m_roles.size() == 1 ? m_roles.constFirst() : tr("%1 roles").arg(m_roles.size());
+    m_confirmButton = new QPushButton(m_mode == Mode::Pause ? tr("Pause %1").arg(what)
+                                                            : tr("Unpause %1").arg(what));
     m_confirmButton->setObjectName(QStringLiteral("confirmButton"));
     // Enter must never be the destructive choice: it presses Back/Cancel.
     m_confirmButton->setAutoDefault(false);
@@ -133,9 +189,12 @@ void PauseDialog::buildConfirmPage()
     buttons->addWidget(m_confirmButton);
     auto layout = new QVBoxLayout(m_confirmPage);
     layout->addWidget(m_confirmLabel);
+    layout->addWidget(m_typeLabel);
+    layout->addWidget(m_typedEdit);
     layout->addStretch();
     layout->addLayout(buttons);
     m_pages->addWidget(m_confirmPage);
+    setTypedConfirmation(false);
 
     connect(m_backButton, &QPushButton::clicked, this, [this] {
         if (m_mode == Mode::Pause)
@@ -143,6 +202,8 @@ void PauseDialog::buildConfirmPage()
         else
             reject();
     });
+    connect(m_typedEdit, &QLineEdit::textChanged, this,
+            [this] { m_confirmButton->setEnabled(canConfirm()); });
     connect(m_confirmButton, &QPushButton::clicked, this, &PauseDialog::confirm);
 }
 
@@ -156,6 +217,16 @@ QString PauseDialog::why() const
     return m_whyEdit->text().trimmed();
 }
 
+PauseEnd PauseDialog::pauseEnd() const
+{
+    if (m_mode != Mode::Pause)
+        return {};
+    const auto choice = EndChoice(m_endCombo->currentData().toInt());
+    if (choice == EndChoice::AtTime)
+        return {{}, m_endTimeEdit->dateTime().toUTC()};
+    return {durationOf(choice), {}};
+}
+
 void PauseDialog::setWho(const QString &who)
 {
     m_whoEdit->setText(who);
@@ -166,12 +237,45 @@ void PauseDialog::setWhy(const QString &why)
     m_whyEdit->setText(why);
 }
 
-void PauseDialog::setCurrentPause(const QString &pausedBy, const QString &reason)
+void PauseDialog::setEndChoice(EndChoice choice)
 {
-    m_pausedBy = pausedBy.trimmed();
-    m_pauseReason = reason.trimmed();
+    m_endCombo->setCurrentIndex(m_endCombo->findData(int(choice)));
+    validate();
+}
+
+void PauseDialog::setEndTime(const QDateTime &at)
+{
+    m_endTimeEdit->setDateTime(TimeRule::inZone(at, m_zone));
+}
+
+void PauseDialog::setTimeZoneMode(TimeZoneMode zone)
+{
+    const QDateTime at = m_endTimeEdit->dateTime();
+    m_zone = zone;
+    m_endTimeEdit->setTimeSpec(zone == TimeZoneMode::Utc ? Qt::UTC : Qt::LocalTime);
+    m_endTimeEdit->setDateTime(TimeRule::inZone(at, zone));
+    m_endTimeEdit->setToolTip(tr("The end, in %1").arg(TimeRule::zoneName(zone)));
+}
+
+void PauseDialog::setCurrentPauses(const QList<RoleStatus> &paused)
+{
+    m_paused = paused;
     if (isConfirming())
         showConfirmation();
+}
+
+void PauseDialog::setTypedConfirmation(bool required)
+{
+    m_typedConfirmation = required;
+    m_typeLabel->setVisible(required);
+    m_typedEdit->setVisible(required);
+    m_typeLabel->setText(m_roles.size() == 1
+                                 ? tr("This is a production database. Type %1 to confirm:")
+                                           .arg(m_roles.constFirst())
+                                 : tr("This is a production database. Type the name of each of "
+                                      "the %1 roles to confirm, separated by spaces:")
+                                           .arg(m_roles.size()));
+    m_confirmButton->setEnabled(canConfirm());
 }
 
 bool PauseDialog::isConfirming() const
@@ -181,17 +285,45 @@ bool PauseDialog::isConfirming() const
 
 bool PauseDialog::canContinue() const
 {
-    // leader_pause() raises on an empty who or why; refuse here rather than there.
-    return m_mode == Mode::Unpause || (!who().isEmpty() && !why().isEmpty());
+    if (m_mode == Mode::Unpause)
+        return true;
+    // leader_pause() raises on an empty who or why, or an end not after now; refuse here rather
+    // than there. The end is checked against this machine's clock only to catch a slip: the
+    // database checks it again on its own.
+    if (who().isEmpty() || why().isEmpty())
+        return false;
+    const auto choice = EndChoice(m_endCombo->currentData().toInt());
+    return choice != EndChoice::AtTime
+           || m_endTimeEdit->dateTime() > QDateTime::currentDateTimeUtc();
+}
+
+bool PauseDialog::canConfirm() const
+{
+    if (!canContinue())
+        return false;
+    if (!m_typedConfirmation)
+        return true;
+    static const QRegularExpression separators(QStringLiteral("[\\s,]+"));
+    QStringList typed = m_typedEdit->text().split(separators, Qt::SkipEmptyParts);
+    QStringList wanted = m_roles;
+    typed.sort();
+    wanted.sort();
+    return typed == wanted;
 }
 
 void PauseDialog::validate()
 {
+    if (!m_hintLabel)
+        return;
+    const bool atTime = EndChoice(m_endCombo->currentData().toInt()) == EndChoice::AtTime;
+    m_endTimeEdit->setVisible(atTime);
     QString hint;
     if (who().isEmpty())
         hint = tr("Say who is pausing (recorded as paused_by).");
     else if (why().isEmpty())
         hint = tr("Give a reason (recorded as pause_reason).");
+    else if (!canContinue())
+        hint = tr("The end must be in the future.");
     m_hintLabel->setText(hint);
     m_hintLabel->setVisible(!hint.isEmpty());
     m_continueButton->setEnabled(canContinue());
@@ -205,34 +337,68 @@ void PauseDialog::showEdit()
     m_whyEdit->setFocus();
 }
 
+QString PauseDialog::endText() const
+{
+    switch (EndChoice(m_endCombo->currentData().toInt())) {
+    case EndChoice::After15Minutes:
+        return tr("It ends by itself 15 minutes after it starts, on the database clock.");
+    case EndChoice::After1Hour:
+        return tr("It ends by itself 1 hour after it starts, on the database clock.");
+    case EndChoice::After4Hours:
+        return tr("It ends by itself 4 hours after it starts, on the database clock.");
+    case EndChoice::AtTime:
+        return tr("It ends by itself at %1, on the database clock.")
+                .arg(TimeRule::full(pauseEnd().at, m_zone));
+    case EndChoice::UntilUnpaused:
+        break;
+    }
+    return tr("It stays stopped until unpaused.");
+}
+
+QString PauseDialog::pauseText(const RoleStatus &status) const
+{
+    QString text = tr("%1 was paused by %2 at %3: %4")
+                           .arg(status.role, status.pausedBy,
+                                TimeRule::full(status.pausedAt, m_zone), status.pauseReason);
+    if (status.pausedUntil.isValid())
+        text += tr(" (until %1)").arg(TimeRule::full(status.pausedUntil, m_zone));
+    return text;
+}
+
 void PauseDialog::showConfirmation()
 {
     if (!canContinue())
         return;
-    QString text;
     const QString on = m_target.isEmpty() ? QString() : tr(" on %1").arg(m_target);
+    QStringList paragraphs;
     if (m_mode == Mode::Pause) {
-        text = tr("Pause %1%2?\n\nPaused by %3 because: %4\n\n%1 stops on every replica within "
-                  "3 s and stays stopped until unpaused.")
-                       .arg(m_role, on, who(), why());
+        paragraphs << tr("Pause %1%2?").arg(subject(), on)
+                   << tr("Paused by %1 because: %2").arg(who(), why())
+                   << tr("Stops on every replica within 3 s. %1").arg(endText());
+        for (const RoleStatus &status : std::as_const(m_paused))
+            paragraphs << pauseText(status) + tr("; that pause stays as it is.");
     } else {
-        text = tr("Unpause %1%2?").arg(m_role, on);
-        if (!m_pausedBy.isEmpty() || !m_pauseReason.isEmpty())
-            text += QLatin1String("\n\n")
-                    + tr("Paused by %1 because: %2").arg(m_pausedBy, m_pauseReason);
-        text += QLatin1String("\n\n")
-                + tr("It becomes due at the next poll; not_before, if set, still applies.");
+        paragraphs << tr("Unpause %1%2?").arg(subject(), on);
+        for (const RoleStatus &status : std::as_const(m_paused))
+            paragraphs << pauseText(status);
+        paragraphs << tr("It becomes due at the next poll; not_before, if set, still applies.");
     }
-    m_confirmLabel->setText(text);
+    if (m_roles.size() > 1)
+        paragraphs << tr("All %1 change in one transaction, or none does.").arg(m_roles.size());
+    m_confirmLabel->setText(paragraphs.join(QStringLiteral("\n\n")));
     m_pages->setCurrentWidget(m_confirmPage);
+    m_confirmButton->setEnabled(canConfirm());
     m_continueButton->setDefault(false);
     m_backButton->setDefault(true);
-    m_backButton->setFocus();
+    if (m_typedConfirmation)
+        m_typedEdit->setFocus();
+    else
+        m_backButton->setFocus();
 }
 
 void PauseDialog::confirm()
 {
-    if (!isConfirming() || !canContinue())
+    if (!isConfirming() || !canConfirm())
         return;
     m_confirmed = true;
     QDialog::done(QDialog::Accepted);

@@ -39,8 +39,8 @@ void PauseHistoryController::attach(QTabWidget *tabs)
     connect(m_view, &PauseHistory::readRequested, m_session, &ConsoleSession::readPauseLog);
     connect(m_session, &ConsoleSession::pauseLogRead, m_view, &PauseHistory::setResult);
     connect(m_session, &ConsoleSession::actionFinished, m_view,
-            [view = m_view](const QString &, const QString &action, bool ok) {
-                view->onActionFinished(action, ok);
+            [view = m_view](const ActionResult &result) {
+                view->onActionFinished(result.action, result.ok);
             });
     // The first read may have come before the connection (the demo starting, a reconnect).
     connect(m_session, &ConsoleSession::connectionChanged, m_view,

@@ -5,11 +5,15 @@
 #include "tableview.h"
 
 #include <QHeaderView>
+#include <QItemSelection>
 #include <QLabel>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
+
+#include <algorithm>
+#include <utility>
 
 namespace leader::console {
 
@@ -26,6 +30,7 @@ StatusPane::StatusPane(StatusModel *model, const TimeRule *timeRule, QWidget *pa
     m_view = makeTableView(QStringLiteral("statusView"), m_proxy);
     m_view->setSortingEnabled(true);
     m_view->sortByColumn(StatusModel::Role, Qt::AscendingOrder);
+    m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_view->setContextMenuPolicy(Qt::ActionsContextMenu);
     m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_view->horizontalHeader()->setStretchLastSection(true);
@@ -53,10 +58,22 @@ StatusPane::~StatusPane() = default;
 
 void StatusPane::setSnapshot(const StatusSnapshot &snapshot)
 {
-    const QString selected = selectedRole();
+    const QStringList selected = selectedRoles();
     m_model->setSnapshot(snapshot);
-    if (!selected.isEmpty() && selectedRole() != selected)
-        selectRole(selected);
+    if (selectedRoles() != selected)
+        selectRoles(selected);
+    if (!m_pendingRole.isEmpty() && !snapshot.roles.isEmpty()) {
+        const QString role = std::exchange(m_pendingRole, QString());
+        if (selectRole(role))
+            m_view->scrollTo(m_view->currentIndex());
+        else
+            Q_EMIT roleMissing(role);
+    }
+}
+
+void StatusPane::selectWhenShown(const QString &role)
+{
+    m_pendingRole = role;
 }
 
 void StatusPane::setStale(bool stale, const QDateTime &asOf)
@@ -93,20 +110,38 @@ void StatusPane::updateBanner()
     m_banner->show();
 }
 
-QString StatusPane::selectedRole() const
+QStringList StatusPane::selectedRoles() const
 {
-    const QModelIndexList rows = m_view->selectionModel()->selectedRows(StatusModel::Role);
-    return rows.isEmpty() ? QString() : rows.constFirst().data(Qt::DisplayRole).toString();
+    QModelIndexList rows = m_view->selectionModel()->selectedRows(StatusModel::Role);
+    std::sort(rows.begin(), rows.end(),
+              [](const QModelIndex &a, const QModelIndex &b) { return a.row() < b.row(); });
+    QStringList roles;
+    for (const QModelIndex &index : std::as_const(rows))
+        roles << index.data(Qt::DisplayRole).toString();
+    return roles;
 }
 
-void StatusPane::selectRole(const QString &role)
+bool StatusPane::selectRole(const QString &role)
 {
+    selectRoles({role});
+    return selectedRoles() == QStringList{role};
+}
+
+void StatusPane::selectRoles(const QStringList &roles)
+{
+    QItemSelection selection;
+    int current = -1;
     for (int row = 0; row < m_proxy->rowCount(); ++row) {
-        if (m_proxy->index(row, StatusModel::Role).data(Qt::DisplayRole).toString() == role) {
-            m_view->selectRow(row);
-            return;
-        }
+        if (!roles.contains(m_proxy->index(row, StatusModel::Role).data().toString()))
+            continue;
+        selection.select(m_proxy->index(row, 0), m_proxy->index(row, StatusModel::ColumnCount - 1));
+        if (current < 0)
+            current = row;
     }
+    QItemSelectionModel *model = m_view->selectionModel();
+    model->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    if (current >= 0)
+        model->setCurrentIndex(m_proxy->index(current, 0), QItemSelectionModel::NoUpdate);
 }
 
 } // namespace leader::console

@@ -16,7 +16,8 @@ class StatusModel;
 class TimeRule;
 
 // The status table with, above it while the rows are not live, a banner saying since when and
-// why (ticking every second). The selection survives each poll's rows.
+// why (ticking every second). Several rows may be selected (Ctrl, Shift); the selection survives
+// each poll's rows.
 class StatusPane final : public QWidget
 {
     Q_OBJECT
@@ -31,12 +32,16 @@ public:
     void setStale(bool stale, const QDateTime &asOf);
     void setStaleReason(const QString &why);
 
-    QString selectedRole() const;
-    void selectRole(const QString &role);
+    QStringList selectedRoles() const;    // in the table's order
+    bool selectRole(const QString &role); // false: no such row
+    void selectRoles(const QStringList &roles);
+    // Selects role once rows arrive (--role); the first rows lacking it emit roleMissing instead.
+    void selectWhenShown(const QString &role);
     QTableView *view() const { return m_view; }
 
 Q_SIGNALS:
     void selectionChanged();
+    void roleMissing(const QString &role);
 
 private:
     void updateBanner();
@@ -50,6 +55,7 @@ private:
     bool m_stale = false;
     QDateTime m_asOf;
     QString m_why;
+    QString m_pendingRole;
 };
 
 } // namespace leader::console

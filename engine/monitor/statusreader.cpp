@@ -1,6 +1,5 @@
 #include "statusreader.h"
 
-#include "lease/roles.h"
 #include "pg/connection.h"
 #include "pg/error.h"
 #include "schema/migrator.h"
@@ -19,15 +18,18 @@ namespace {
 using namespace std::chrono_literals;
 
 // Instants come back as epoch seconds (float8), so neither the session's TimeZone nor its
-// DateStyle can change what the console shows.
-constexpr auto PollSql
+// DateStyle can change what the console shows. The pause's end is appended when the view has it
+// (migration 0177): an older Hardcount still polls.
+constexpr auto PollColumns
         = "SELECT role, state, holder_id, holder_token,"
           " extract(epoch FROM acquired_at)::float8, expires_in_seconds::float8,"
           " extract(epoch FROM last_tick_ended_at)::float8, last_tick_holder,"
           " last_tick_age_seconds::float8, extract(epoch FROM paused_at)::float8, paused_by,"
           " pause_reason, extract(epoch FROM not_before)::float8, not_before_in_seconds::float8,"
-          " extract(epoch FROM observed_at)::float8"
-          " FROM leader_status ORDER BY role";
+          " extract(epoch FROM observed_at)::float8";
+constexpr auto PollEndColumns
+        = ", extract(epoch FROM paused_until)::float8, pause_remaining_seconds::float8";
+constexpr auto PollFrom = " FROM leader_status ORDER BY role";
 
 // to_regclass/to_regprocedure return NULL instead of failing, so one statement tells a missing
 // schema, a missing SELECT and a read-only login apart.
@@ -38,9 +40,15 @@ constexpr auto AccessSql
           " coalesce(has_function_privilege("
           "to_regprocedure('leader_pause(text,text,text)')::oid, 'EXECUTE'), false),"
           " coalesce(has_function_privilege("
-          "to_regprocedure('leader_unpause(text)')::oid, 'EXECUTE'), false)";
+          "to_regprocedure('leader_unpause(text)')::oid, 'EXECUTE'), false),"
+          " EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('leader_status')"
+          " AND attname = 'pause_remaining_seconds' AND NOT attisdropped)"
+          " AND to_regprocedure('leader_pause(text,text,text,timestamptz)') IS NOT NULL"
+          " AND to_regprocedure('leader_unpause(text,text,text)') IS NOT NULL";
 
 constexpr auto MigrateHint = "run `leaderctl migrate --database URL` as the database owner";
+constexpr auto NeedsPauseEnds = "read-only: pausing from this console needs lease migration 0177"
+                                " (several roles at once, pauses that end by themselves): ";
 
 std::string sqlstateMeaning(const std::string &code)
 {
@@ -106,12 +114,14 @@ std::optional<double> optionalDouble(const pg::Result &result, int row, int colu
     return result.toDouble(row, column);
 }
 
-std::string knownRoles()
+// libpq sends text parameters as C strings: a NUL would cut one short without a word.
+bool hasNul(const std::vector<std::string> &roles, std::initializer_list<const std::string *> texts)
 {
-    std::string roles;
-    for (const std::string_view role : lease::Roles)
-        roles += (roles.empty() ? "" : ", ") + std::string(role);
-    return roles;
+    const auto nul = [](const std::string &text) {
+        return text.find('\0') != std::string::npos;
+    };
+    return std::ranges::any_of(roles, nul)
+           || std::ranges::any_of(texts, [&](const std::string *text) { return nul(*text); });
 }
 
 } // namespace
@@ -148,14 +158,21 @@ Outcome<Access> StatusReader::open()
                            {},
                            true};
         }
-        Access access{user, row.toBool(0, 4), row.toBool(0, 5), {}};
+        m_pauseEnds = row.toBool(0, 6);
+        Access access{user, row.toBool(0, 4), row.toBool(0, 5), {}, {}, m_pauseEnds};
         std::string missing;
         if (!access.canPause)
             missing = "leader_pause";
         if (!access.canUnpause)
             missing += (missing.empty() ? "" : " or ") + std::string("leader_unpause");
-        if (!missing.empty())
+        if (!missing.empty()) {
             access.readOnlyReason = "read-only: " + user + " has no EXECUTE on " + missing;
+        } else if (!m_pauseEnds) {
+            // This build pauses through 0177's functions (several roles, an end): said here,
+            // so the window disables the actions instead of failing them.
+            access.canPause = access.canUnpause = false;
+            access.readOnlyReason = std::string(NeedsPauseEnds) + MigrateHint;
+        }
         try {
             schema::requireLeaseSchema(*m_connection);
         } catch (const schema::SchemaError &error) {
@@ -201,7 +218,9 @@ std::string StatusReader::sessionKey() const
 Outcome<StatusRows> StatusReader::poll()
 {
     try {
-        const pg::Result result = m_connection->exec("poll", PollSql, {}, m_statementTimeout);
+        const std::string sql
+                = std::string(PollColumns) + (m_pauseEnds ? PollEndColumns : "") + PollFrom;
+        const pg::Result result = m_connection->exec("poll", sql, {}, m_statementTimeout);
         StatusRows rows;
         for (int row = 0; row < result.rows(); ++row) {
             RoleRow role;
@@ -220,6 +239,10 @@ Outcome<StatusRows> StatusReader::poll()
             role.notBefore = optionalDouble(result, row, 12);
             role.notBeforeInSeconds = optionalDouble(result, row, 13);
             rows.observedAt = optionalDouble(result, row, 14);
+            if (m_pauseEnds) {
+                role.pausedUntil = optionalDouble(result, row, 15);
+                role.pauseRemainingSeconds = optionalDouble(result, row, 16);
+            }
             rows.roles.push_back(std::move(role));
         }
         return rows;
@@ -228,31 +251,43 @@ Outcome<StatusRows> StatusReader::poll()
     }
 }
 
-Outcome<double> StatusReader::pause(const std::string &role, const std::string &by,
-                                    const std::string &reason)
+std::optional<Failure> StatusReader::refuseWrite(const std::vector<std::string> &roles) const
 {
-    if (!lease::isKnownRole(role))
-        return Failure{"unknown role \"" + role + "\": the roles are " + knownRoles(), {}, false};
-    if (by.find('\0') != std::string::npos || reason.find('\0') != std::string::npos)
-        return Failure{"who and why may not contain NUL characters", {}, false};
+    // An unknown role is the database's to refuse, inside the transaction: the roles before it
+    // are rolled back with it, which is what all-or-nothing means.
+    if (roles.empty())
+        return Failure{"no role given", {}, false};
+    if (!m_pauseEnds)
+        return Failure{std::string(NeedsPauseEnds) + MigrateHint, {}, false};
+    return std::nullopt;
+}
+
+Outcome<std::vector<lease::PauseRecord>> StatusReader::pause(const std::vector<std::string> &roles,
+                                                             const std::string &by,
+                                                             const std::string &reason,
+                                                             const lease::PauseEnd &end)
+{
+    if (std::optional<Failure> refused = refuseWrite(roles))
+        return *refused;
+    if (hasNul(roles, {&by, &reason, &end.after, &end.at}))
+        return Failure{"roles, who, why and the end may not contain NUL characters", {}, false};
     try {
-        const pg::Result result = m_connection->exec(
-                "pause", "SELECT extract(epoch FROM leader_pause($1, $2, $3))::float8",
-                {role, by, reason}, m_statementTimeout);
-        return result.toDouble(0, 0);
+        return lease::pauseRoles(*m_connection, roles, by, reason, end);
     } catch (const pg::Error &error) {
         return failure(error);
     }
 }
 
-Outcome<bool> StatusReader::unpause(const std::string &role)
+Outcome<std::vector<lease::UnpauseRecord>>
+StatusReader::unpause(const std::vector<std::string> &roles, const std::string &by,
+                      const std::string &reason)
 {
-    if (!lease::isKnownRole(role))
-        return Failure{"unknown role \"" + role + "\": the roles are " + knownRoles(), {}, false};
+    if (std::optional<Failure> refused = refuseWrite(roles))
+        return *refused;
+    if (hasNul(roles, {&by, &reason}))
+        return Failure{"roles, who and why may not contain NUL characters", {}, false};
     try {
-        return m_connection
-                ->exec("unpause", "SELECT leader_unpause($1)", {role}, m_statementTimeout)
-                .toBool(0, 0);
+        return lease::unpauseRoles(*m_connection, roles, by, reason);
     } catch (const pg::Error &error) {
         return failure(error);
     }
@@ -295,8 +330,11 @@ Failure StatusReader::failure(const pg::Error &error)
         message += meaning.empty() ? " (SQLSTATE " + code + ")"
                                    : " (SQLSTATE " + code + ": " + meaning + ")";
     }
+    // A read-only refusal ends the session in pg::Connection too (a standby or a demoted
+    // primary), though a ROLLBACK after it may already have opened another.
     const bool lost = error.isTransport() || error.notStarted() || !isOpen()
-                      || closedByServer(code, detail);
+                      || closedByServer(code, detail)
+                      || code == pg::sqlstate::ReadOnlySqlTransaction;
     return Failure{pg::redactSecrets(message, m_conninfo), code, lost};
 }
 

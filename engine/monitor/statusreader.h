@@ -1,5 +1,7 @@
 #pragma once
 
+#include "lease/pausecontrol.h"
+
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -37,6 +39,10 @@ struct RoleRow
     std::string pauseReason;
     std::optional<double> notBefore;
     std::optional<double> notBeforeInSeconds;
+    // A pause that ends by itself (migration 0177): its end, and the seconds left on the
+    // database clock. Both empty on an older schema, and for a pause until leader_unpause.
+    std::optional<double> pausedUntil;
+    std::optional<double> pauseRemainingSeconds;
 };
 
 struct StatusRows
@@ -55,6 +61,9 @@ struct Access
     // The lease schema predates a migration this build relies on (0176: a pause wakes a running
     // holder at once). Reading still works; the line says what is missing and how to apply it.
     std::string schemaWarning;
+    // Migration 0177 is there: pauses with an end, several roles in one transaction, who paused
+    // a role that was paused already. Without it the console reads, but does not write.
+    bool pauseEnds = false;
 };
 
 struct Failure
@@ -93,16 +102,25 @@ public:
     std::string sessionKey() const;
 
     Outcome<StatusRows> poll();
-    Outcome<double> pause(const std::string &role, const std::string &by,
-                          const std::string &reason); // paused_at, epoch seconds
-    Outcome<bool> unpause(const std::string &role);   // whether it was paused
+    // Pauses every role in one transaction, all or none (lease::pauseRoles): per role, whether
+    // this call paused it or whose pause was in force already. An unknown role, a missing
+    // privilege or an end not after now() fails the whole call and changes nothing.
+    Outcome<std::vector<lease::PauseRecord>> pause(const std::vector<std::string> &roles,
+                                                   const std::string &by, const std::string &reason,
+                                                   const lease::PauseEnd &end = {});
+    // Unpauses every role in one transaction, recording by and reason in the pause log.
+    Outcome<std::vector<lease::UnpauseRecord>> unpause(const std::vector<std::string> &roles,
+                                                       const std::string &by,
+                                                       const std::string &reason);
 
 private:
     Failure failure(const pg::Error &error);
+    std::optional<Failure> refuseWrite(const std::vector<std::string> &roles) const;
 
     std::string m_conninfo;
     std::chrono::milliseconds m_statementTimeout;
     std::unique_ptr<pg::Connection> m_connection;
+    bool m_pauseEnds = false; // found by open(): picks the poll's columns and allows writes
 };
 
 } // namespace leader::monitor

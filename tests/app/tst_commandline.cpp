@@ -74,6 +74,28 @@ private Q_SLOTS:
         QTest::newRow("bad seconds") << QStringList{"--drill-after", "soon"} << "seconds";
         QTest::newRow("demo dir with database")
                 << QStringList{"-d", "host=x", "--demo-dir", "/tmp/x"} << "demo only";
+        QTest::newRow("empty role") << QStringList{"--role", " "} << "needs a role name";
+    }
+
+    void roleSelection_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("role");
+        QTest::newRow("none") << QStringList{} << QString();
+        QTest::newRow("with a profile")
+                << QStringList{"-p", "prod", "--role", "billing"} << "billing";
+        QTest::newRow("in the demo") << QStringList{"--role=email_outbox"} << "email_outbox";
+    }
+
+    // A link in a runbook or an alert opens the console on one role; whether it exists is the
+    // database's to say, once rows arrive.
+    void roleSelection()
+    {
+        QFETCH(QStringList, arguments);
+        arguments.prepend(QStringLiteral("leader-console"));
+        const CommandLineResult result = parseCommandLine(arguments);
+        QVERIFY2(result.options, qPrintable(result.error));
+        QTEST(result.options->role, "role");
     }
 
     void errors()

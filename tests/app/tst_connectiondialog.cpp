@@ -51,6 +51,7 @@ private slots:
     void saveSelectDelete();
     void setErrorShowsRedLine();
     void sslModesHaveToolTips();
+    void environmentAndColour();
 
 private:
     std::unique_ptr<QTemporaryDir> m_dir;
@@ -375,6 +376,39 @@ void tst_ConnectionDialog::profileReturnsPassword()
     QCOMPARE(child<QLineEdit>(dialog, "portEdit")->text(), wanted.ports);
     QCOMPARE(dialog.profile(), wanted);
     QVERIFY(child<QLineEdit>(dialog, "passwordEdit")->echoMode() == QLineEdit::Password);
+}
+
+// The environment and the band's colour go with the profile, a pasted URL keeps them (a URL says
+// nothing of them), and a saved profile brings them back.
+void tst_ConnectionDialog::environmentAndColour()
+{
+    PasswordStore passwords;
+    ConnectionDialog dialog(m_profiles.get(), &passwords);
+    ConnectionProfile wanted;
+    wanted.name = QStringLiteral("hardcount");
+    wanted.host = QStringLiteral("db");
+    wanted.database = QStringLiteral("hard");
+    wanted.environment = QStringLiteral("production");
+    wanted.colour = QStringLiteral("#2e7d32");
+    dialog.setProfile(wanted);
+    QCOMPARE(dialog.profile(), wanted);
+
+    child<QLineEdit>(dialog, "urlEdit")->setText(QStringLiteral("postgresql://ops@db2/hard"));
+    QCOMPARE(dialog.profile().host, QStringLiteral("db2"));
+    QCOMPARE(dialog.profile().environment, QStringLiteral("production"));
+    QCOMPARE(dialog.profile().colour, QStringLiteral("#2e7d32"));
+
+    // Any label may be typed; the colour may be left to the environment.
+    auto environment = child<QComboBox>(dialog, "environmentCombo");
+    environment->setCurrentText(QStringLiteral("qa-eu"));
+    child<QComboBox>(dialog, "colourCombo")->setCurrentIndex(0);
+    QCOMPARE(dialog.profile().environment, QStringLiteral("qa-eu"));
+    QVERIFY(dialog.profile().colour.isEmpty());
+    QTest::mouseClick(child<QPushButton>(dialog, "saveButton"), Qt::LeftButton);
+    const auto saved = m_profiles->load(QStringLiteral("hardcount"));
+    QVERIFY(saved);
+    QCOMPARE(saved->environment, QStringLiteral("qa-eu"));
+    QVERIFY(saved->colour.isEmpty());
 }
 
 void tst_ConnectionDialog::saveSelectDelete()

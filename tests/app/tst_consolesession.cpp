@@ -27,6 +27,7 @@
 #include <memory>
 
 using namespace std::chrono_literals;
+using leader::console::ActionResult;
 using leader::console::ConnectionProfile;
 using leader::console::ConnectionState;
 using leader::console::ConsoleSession;
@@ -198,6 +199,78 @@ private Q_SLOTS:
         QVERIFY(!session.isStale());
     }
 
+    // Several roles through the console's path (session → poller → StatusReader → one
+    // transaction): all of them paused, or, when one of them is refused, none, with the refusal
+    // in one line. The unknown role comes last, so the roles before it were paused inside the
+    // transaction and must be rolled back with it. Checked: with StatusReader::pause calling
+    // pauseRoles once per role (a transaction each), the unknown-role row fails (billing paused).
+    void bulkPauseIsAllOrNothing_data()
+    {
+        QTest::addColumn<QStringList>("roles");
+        QTest::addColumn<int>("endsInSeconds"); // < 0: until unpaused; 0: now, which is refused
+        QTest::addColumn<QString>("error");     // empty: every role paused
+        QTest::newRow("three roles")
+                << QStringList{"billing", "dunning", "email_outbox"} << -1 << QString();
+        QTest::newRow("all outboxes, for 15 min")
+                << QStringList{"webhook_outbox", "email_outbox"} << 900 << QString();
+        QTest::newRow("one unknown role")
+                << QStringList{"billing", "dunning", "payroll"} << -1 << "unknown role 'payroll'";
+        QTest::newRow("an end that is not after now")
+                << QStringList{"billing", "dunning"} << 0 << "which is not after now";
+    }
+
+    void bulkPauseIsAllOrNothing()
+    {
+        QFETCH(QStringList, roles);
+        QFETCH(int, endsInSeconds);
+        QFETCH(QString, error);
+        m_db->resetLeases();
+        ConsoleSession session;
+        QSignalSpy rows(&session, &ConsoleSession::snapshot);
+        QSignalSpy actions(&session, &ConsoleSession::actionFinished);
+        session.setInterval(0);
+        session.connectTo(profileFor(m_db->url(Login::App)));
+        QTRY_VERIFY_WITH_TIMEOUT(!rows.isEmpty(), Timeout);
+
+        leader::console::PauseEnd end;
+        if (endsInSeconds == 900)
+            end.duration = QStringLiteral("15m");
+        else if (endsInSeconds == 0)
+            end.at = QDateTime::fromSecsSinceEpoch(0, Qt::UTC); // long past on any clock
+        const qsizetype before = rows.size();
+        session.pause(roles, QStringLiteral("alice@ops"), QStringLiteral("bulk"), end);
+        QTRY_COMPARE_WITH_TIMEOUT(actions.size(), 1, Timeout);
+        const auto result = actions.first().at(0).value<ActionResult>();
+        QCOMPARE(result.roles, roles);
+        QCOMPARE(result.ok, error.isEmpty());
+        if (!result.ok) {
+            QVERIFY2(result.error.contains(error), qPrintable(result.error));
+            QVERIFY2(!result.error.contains(QLatin1Char('\n')), qPrintable(result.error));
+            QVERIFY(result.changes.isEmpty());
+            session.refresh(); // a refused request polls nothing by itself
+        } else {
+            QCOMPARE(result.changes.size(), roles.size());
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(rows.size() > before, Timeout);
+        const auto snapshot = rows.last().at(0).value<StatusSnapshot>();
+        for (const auto &status : snapshot.roles) {
+            const bool paused = status.state == leader::console::RoleState::Paused;
+            QVERIFY2(paused == (result.ok && roles.contains(status.role)), qPrintable(status.role));
+            if (paused)
+                QCOMPARE(status.pauseRemainingSeconds.has_value(), endsInSeconds > 0);
+        }
+
+        // Unpause is one transaction as well: every role of the request.
+        if (result.ok) {
+            session.unpause(roles, QStringLiteral("alice@ops"), QStringLiteral("bulk done"));
+            QTRY_COMPARE_WITH_TIMEOUT(actions.size(), 2, Timeout);
+            const auto unpaused = actions.at(1).at(0).value<ActionResult>();
+            QVERIFY2(unpaused.ok, qPrintable(unpaused.error));
+            for (const auto &change : unpaused.changes)
+                QVERIFY2(change.changed, qPrintable(change.role));
+        }
+    }
+
     // The console's own pause (ConsoleSession → poller → StatusReader → SELECT leader_pause)
     // cancels a running holder's work within 100 ms: leader_pause sends the wake itself
     // (migration 0176), which the holder's listener turns into an immediate RENEW. The listener
@@ -233,10 +306,11 @@ private Q_SLOTS:
         // Paused just after the ACQUIRE: the holder's own RENEW is ~3 s away.
         QTRY_VERIFY_WITH_TIMEOUT(recorder.count(leader::lease::EventKind::Acquired) == 1, 5000);
         const auto sent = std::chrono::steady_clock::now();
-        session.pause(QStringLiteral("billing"), QStringLiteral("alice@ops"),
-                      QStringLiteral("console path"));
+        session.pause({QStringLiteral("billing")}, QStringLiteral("alice@ops"),
+                      QStringLiteral("console path"), {});
         QTRY_VERIFY_WITH_TIMEOUT(!actions.isEmpty(), Timeout);
-        QVERIFY2(actions.first().at(2).toBool(), qPrintable(actions.first().at(3).toString()));
+        const auto paused = actions.first().at(0).value<ActionResult>();
+        QVERIFY2(paused.ok, qPrintable(paused.error));
         const leader::lease::LeadResult result = tick.get();
         QCOMPARE(result.outcome, leader::lease::Outcome::Lost);
         QCOMPARE(result.lossReason, std::string("paused"));

@@ -90,7 +90,7 @@ private Q_SLOTS:
 
         action("pauseAction")->trigger();
         QTRY_VERIFY(dialog());
-        QCOMPARE(dialog()->role(), role);
+        QCOMPARE(dialog()->roles(), QStringList{role});
         dialog()->findChild<QLineEdit *>(QStringLiteral("whyEdit"))
                 ->setText(QStringLiteral("end-to-end test"));
         dialog()->findChild<QPushButton *>(QStringLiteral("okButton"))->click();

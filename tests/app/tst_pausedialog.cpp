@@ -1,5 +1,6 @@
 #include "ui/pausedialog.h"
 
+#include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -43,6 +44,12 @@ private slots:
     void cancelRejects();
     void unpauseGoesStraightToConfirmation();
     void defaultWhoIsUserAtHost();
+    void endChoices_data();
+    void endChoices();
+    void pastEndTimeRefused();
+    void severalRolesOneConfirmation();
+    void productionNeedsTypedNames_data();
+    void productionNeedsTypedNames();
 };
 
 void tst_PauseDialog::initTestCase()
@@ -80,7 +87,7 @@ void tst_PauseDialog::okEnabled()
     QFETCH(QString, why);
     QFETCH(bool, enabled);
 
-    PauseDialog dialog(PauseDialog::Mode::Pause, QStringLiteral("billing"), target);
+    PauseDialog dialog(PauseDialog::Mode::Pause, {QStringLiteral("billing")}, target);
     QCOMPARE(dialog.windowTitle(), QStringLiteral("Pause billing"));
     auto whoEdit = child<QLineEdit>(dialog, "whoEdit");
     auto whyEdit = child<QLineEdit>(dialog, "whyEdit");
@@ -101,7 +108,7 @@ void tst_PauseDialog::okEnabled()
 
 void tst_PauseDialog::whitespaceWhyRefused()
 {
-    PauseDialog dialog(PauseDialog::Mode::Pause, QStringLiteral("billing"), target);
+    PauseDialog dialog(PauseDialog::Mode::Pause, {QStringLiteral("billing")}, target);
     dialog.show();
     dialog.setWhy(QStringLiteral("   \t  "));
     QVERIFY(dialog.why().isEmpty());
@@ -115,14 +122,14 @@ void tst_PauseDialog::whitespaceWhyRefused()
 
 void tst_PauseDialog::whyHasMaximumLength()
 {
-    PauseDialog dialog(PauseDialog::Mode::Pause, QStringLiteral("billing"), target);
+    PauseDialog dialog(PauseDialog::Mode::Pause, {QStringLiteral("billing")}, target);
     dialog.setWhy(QString(PauseDialog::MaxWhyLength + 100, QLatin1Char('x')));
     QCOMPARE(dialog.why().size(), PauseDialog::MaxWhyLength);
 }
 
 void tst_PauseDialog::confirmationBeforeAccept()
 {
-    PauseDialog dialog(PauseDialog::Mode::Pause, QStringLiteral("billing"), target);
+    PauseDialog dialog(PauseDialog::Mode::Pause, {QStringLiteral("billing")}, target);
     QSignalSpy accepted(&dialog, &QDialog::accepted);
     dialog.open();
     dialog.setWho(QStringLiteral("alice@ops1"));
@@ -145,7 +152,7 @@ void tst_PauseDialog::confirmationBeforeAccept()
     QCOMPARE(accepted.count(), 1);
     QCOMPARE(dialog.result(), int(QDialog::Accepted));
     QVERIFY(!dialog.isVisible());
-    QCOMPARE(dialog.role(), QStringLiteral("billing"));
+    QCOMPARE(dialog.roles(), QStringList{QStringLiteral("billing")});
     QCOMPARE(dialog.mode(), PauseDialog::Mode::Pause);
     QCOMPARE(dialog.who(), QStringLiteral("alice@ops1"));
     QCOMPARE(dialog.why(), QStringLiteral("card processor outage"));
@@ -153,7 +160,7 @@ void tst_PauseDialog::confirmationBeforeAccept()
 
 void tst_PauseDialog::externalAcceptCannotSkipConfirmation()
 {
-    PauseDialog dialog(PauseDialog::Mode::Pause, QStringLiteral("dunning"), target);
+    PauseDialog dialog(PauseDialog::Mode::Pause, {QStringLiteral("dunning")}, target);
     QSignalSpy accepted(&dialog, &QDialog::accepted);
     dialog.open();
     dialog.setWhy(QStringLiteral("migration"));
@@ -170,7 +177,7 @@ void tst_PauseDialog::externalAcceptCannotSkipConfirmation()
 
 void tst_PauseDialog::enterOnConfirmationGoesBack()
 {
-    PauseDialog dialog(PauseDialog::Mode::Pause, QStringLiteral("billing"), target);
+    PauseDialog dialog(PauseDialog::Mode::Pause, {QStringLiteral("billing")}, target);
     QSignalSpy accepted(&dialog, &QDialog::accepted);
     dialog.show();
     QVERIFY(QTest::qWaitForWindowExposed(&dialog));
@@ -192,7 +199,7 @@ void tst_PauseDialog::enterOnConfirmationGoesBack()
 
 void tst_PauseDialog::backKeepsText()
 {
-    PauseDialog dialog(PauseDialog::Mode::Pause, QStringLiteral("email_outbox"), target);
+    PauseDialog dialog(PauseDialog::Mode::Pause, {QStringLiteral("email_outbox")}, target);
     dialog.open();
     dialog.setWho(QStringLiteral("bob@ops2"));
     dialog.setWhy(QStringLiteral("SMTP relay down"));
@@ -213,7 +220,7 @@ void tst_PauseDialog::backKeepsText()
 
 void tst_PauseDialog::escapeOnConfirmationGoesBack()
 {
-    PauseDialog dialog(PauseDialog::Mode::Pause, QStringLiteral("billing"), target);
+    PauseDialog dialog(PauseDialog::Mode::Pause, {QStringLiteral("billing")}, target);
     QSignalSpy rejected(&dialog, &QDialog::rejected);
     dialog.show();
     QVERIFY(QTest::qWaitForWindowExposed(&dialog));
@@ -230,7 +237,7 @@ void tst_PauseDialog::escapeOnConfirmationGoesBack()
 
 void tst_PauseDialog::cancelRejects()
 {
-    PauseDialog dialog(PauseDialog::Mode::Pause, QStringLiteral("billing"), target);
+    PauseDialog dialog(PauseDialog::Mode::Pause, {QStringLiteral("billing")}, target);
     QSignalSpy rejected(&dialog, &QDialog::rejected);
     dialog.open();
     QTest::mouseClick(child<QPushButton>(dialog, "cancelButton"), Qt::LeftButton);
@@ -240,9 +247,15 @@ void tst_PauseDialog::cancelRejects()
 
 void tst_PauseDialog::unpauseGoesStraightToConfirmation()
 {
-    PauseDialog dialog(PauseDialog::Mode::Unpause, QStringLiteral("webhook_delivery"), target);
+    PauseDialog dialog(PauseDialog::Mode::Unpause, {QStringLiteral("webhook_delivery")}, target);
     QSignalSpy accepted(&dialog, &QDialog::accepted);
-    dialog.setCurrentPause(QStringLiteral("alice@ops1"), QStringLiteral("endpoint flapping"));
+    RoleStatus paused;
+    paused.role = QStringLiteral("webhook_delivery");
+    paused.state = RoleState::Paused;
+    paused.pausedBy = QStringLiteral("alice@ops1");
+    paused.pausedAt = QDateTime::currentDateTimeUtc();
+    paused.pauseReason = QStringLiteral("endpoint flapping");
+    dialog.setCurrentPauses({paused});
     dialog.open();
     QCOMPARE(dialog.windowTitle(), QStringLiteral("Unpause webhook_delivery"));
     QCOMPARE(dialog.mode(), PauseDialog::Mode::Unpause);
@@ -259,7 +272,7 @@ void tst_PauseDialog::unpauseGoesStraightToConfirmation()
     QCOMPARE(accepted.count(), 0);
     QTest::mouseClick(child<QPushButton>(dialog, "confirmButton"), Qt::LeftButton);
     QCOMPARE(accepted.count(), 1);
-    QCOMPARE(dialog.role(), QStringLiteral("webhook_delivery"));
+    QCOMPARE(dialog.roles(), QStringList{QStringLiteral("webhook_delivery")});
 }
 
 void tst_PauseDialog::defaultWhoIsUserAtHost()
@@ -268,12 +281,140 @@ void tst_PauseDialog::defaultWhoIsUserAtHost()
     qputenv("USER", "operator-under-test");
     const QString expected = QStringLiteral("operator-under-test@") + QSysInfo::machineHostName();
     QCOMPARE(PauseDialog::defaultWho(), expected);
-    PauseDialog dialog(PauseDialog::Mode::Pause, QStringLiteral("billing"), target);
+    PauseDialog dialog(PauseDialog::Mode::Pause, {QStringLiteral("billing")}, target);
     QCOMPARE(dialog.who(), expected);
     if (saved.isNull())
         qunsetenv("USER");
     else
         qputenv("USER", saved);
+}
+
+void tst_PauseDialog::endChoices_data()
+{
+    QTest::addColumn<PauseDialog::EndChoice>("choice");
+    QTest::addColumn<QString>("duration");
+    QTest::newRow("15 min") << PauseDialog::EndChoice::After15Minutes << "15m";
+    QTest::newRow("1 h") << PauseDialog::EndChoice::After1Hour << "1h";
+    QTest::newRow("4 h") << PauseDialog::EndChoice::After4Hours << "4h";
+    QTest::newRow("until unpaused") << PauseDialog::EndChoice::UntilUnpaused << "";
+}
+
+void tst_PauseDialog::endChoices()
+{
+    QFETCH(PauseDialog::EndChoice, choice);
+    QFETCH(QString, duration);
+    PauseDialog dialog(PauseDialog::Mode::Pause, {QStringLiteral("billing")}, target);
+    dialog.setWhy(QStringLiteral("maintenance"));
+    // Chosen as an operator would: through the combo.
+    auto combo = child<QComboBox>(dialog, "endCombo");
+    combo->setCurrentIndex(combo->findData(int(choice)));
+    const PauseEnd end = dialog.pauseEnd();
+    QCOMPARE(end.duration, duration);
+    QVERIFY(!end.at.isValid());
+    QVERIFY(dialog.canContinue());
+    dialog.accept();
+    const QString text = child<QLabel>(dialog, "confirmLabel")->text();
+    QVERIFY2(text.contains(duration.isEmpty() ? QStringLiteral("until unpaused")
+                                              : QStringLiteral("ends by itself")),
+             qPrintable(text));
+}
+
+void tst_PauseDialog::pastEndTimeRefused()
+{
+    PauseDialog dialog(PauseDialog::Mode::Pause, {QStringLiteral("billing")}, target);
+    dialog.setWhy(QStringLiteral("maintenance"));
+    dialog.setEndChoice(PauseDialog::EndChoice::AtTime);
+    auto ok = child<QPushButton>(dialog, "okButton");
+    auto hint = child<QLabel>(dialog, "hintLabel");
+
+    dialog.setEndTime(QDateTime::currentDateTimeUtc().addSecs(-120));
+    QVERIFY(!dialog.canContinue());
+    QVERIFY(!ok->isEnabled());
+    QVERIFY2(hint->text().contains(QLatin1String("future")), qPrintable(hint->text()));
+    dialog.accept();
+    QVERIFY(!dialog.isConfirming());
+
+    const QDateTime later = QDateTime::currentDateTimeUtc().addSecs(2 * 3600);
+    dialog.setEndTime(later);
+    QVERIFY(ok->isEnabled());
+    const PauseEnd end = dialog.pauseEnd();
+    QVERIFY(end.duration.isEmpty());
+    // The edit holds minutes: the end is the typed minute, in UTC.
+    QVERIFY(std::abs(end.at.secsTo(later)) < 60);
+    QCOMPARE(end.at.timeSpec(), Qt::UTC);
+    dialog.accept();
+    QVERIFY(dialog.isConfirming());
+}
+
+void tst_PauseDialog::severalRolesOneConfirmation()
+{
+    const QStringList roles{QStringLiteral("email_outbox"), QStringLiteral("webhook_outbox")};
+    PauseDialog dialog(PauseDialog::Mode::Pause, roles, target);
+    QSignalSpy accepted(&dialog, &QDialog::accepted);
+    QCOMPARE(dialog.windowTitle(), QStringLiteral("Pause 2 roles"));
+    dialog.open();
+    dialog.setWhy(QStringLiteral("SMTP and webhook relay swap"));
+    dialog.setEndChoice(PauseDialog::EndChoice::After1Hour);
+    QTest::mouseClick(child<QPushButton>(dialog, "okButton"), Qt::LeftButton);
+    QVERIFY(dialog.isConfirming());
+    const QString text = child<QLabel>(dialog, "confirmLabel")->text();
+    QVERIFY2(text.contains(QStringLiteral("email_outbox, webhook_outbox")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("one transaction")), qPrintable(text));
+    QCOMPARE(child<QPushButton>(dialog, "confirmButton")->text(), QStringLiteral("Pause 2 roles"));
+    QVERIFY(!child<QLineEdit>(dialog, "typedNameEdit")->isVisible());
+    QTest::mouseClick(child<QPushButton>(dialog, "confirmButton"), Qt::LeftButton);
+    QCOMPARE(accepted.count(), 1);
+    QCOMPARE(dialog.roles(), roles);
+    QCOMPARE(dialog.pauseEnd().duration, QStringLiteral("1h"));
+}
+
+void tst_PauseDialog::productionNeedsTypedNames_data()
+{
+    QTest::addColumn<PauseDialog::Mode>("mode");
+    QTest::addColumn<QStringList>("roles");
+    QTest::addColumn<QString>("typed");
+    QTest::addColumn<bool>("confirmable");
+    const QStringList one{QStringLiteral("billing")};
+    const QStringList two{QStringLiteral("email_outbox"), QStringLiteral("webhook_outbox")};
+    QTest::newRow("nothing typed") << PauseDialog::Mode::Pause << one << "" << false;
+    QTest::newRow("the name") << PauseDialog::Mode::Pause << one << "billing" << true;
+    QTest::newRow("padded") << PauseDialog::Mode::Pause << one << "  billing " << true;
+    QTest::newRow("another role") << PauseDialog::Mode::Pause << one << "dunning" << false;
+    QTest::newRow("a prefix") << PauseDialog::Mode::Pause << one << "bill" << false;
+    QTest::newRow("case differs") << PauseDialog::Mode::Pause << one << "Billing" << false;
+    QTest::newRow("unpause too") << PauseDialog::Mode::Unpause << one << "billing" << true;
+    QTest::newRow("several: one name")
+            << PauseDialog::Mode::Pause << two << "email_outbox" << false;
+    QTest::newRow("several: each name")
+            << PauseDialog::Mode::Pause << two << "webhook_outbox, email_outbox" << true;
+    QTest::newRow("several: one twice")
+            << PauseDialog::Mode::Pause << two << "email_outbox email_outbox" << false;
+}
+
+void tst_PauseDialog::productionNeedsTypedNames()
+{
+    QFETCH(PauseDialog::Mode, mode);
+    QFETCH(QStringList, roles);
+    QFETCH(QString, typed);
+    QFETCH(bool, confirmable);
+    PauseDialog dialog(mode, roles, target);
+    QSignalSpy accepted(&dialog, &QDialog::accepted);
+    dialog.setTypedConfirmation(true);
+    dialog.open();
+    dialog.setWhy(QStringLiteral("production incident"));
+    dialog.accept();
+    QVERIFY(dialog.isConfirming());
+    auto edit = child<QLineEdit>(dialog, "typedNameEdit");
+    auto confirm = child<QPushButton>(dialog, "confirmButton");
+    QVERIFY(edit->isVisible());
+    QVERIFY(!confirm->isEnabled());
+    QTest::keyClicks(edit, typed);
+    QCOMPARE(confirm->isEnabled(), confirmable);
+    QCOMPARE(dialog.canConfirm(), confirmable);
+    dialog.done(QDialog::Accepted); // not the confirm button: never accepts
+    QCOMPARE(accepted.count(), 0);
+    QTest::mouseClick(confirm, Qt::LeftButton);
+    QCOMPARE(accepted.count(), confirmable ? 1 : 0);
 }
 
 QTEST_MAIN(tst_PauseDialog)

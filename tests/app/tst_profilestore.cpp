@@ -26,6 +26,9 @@ private slots:
     void invalidNames();
     void lastUsed();
     void rememberFlag();
+    void profileWithoutEnvironmentLoads();
+    void bandColour_data();
+    void bandColour();
 
 private:
     QString m_settingsFile;
@@ -83,6 +86,12 @@ void tst_ProfileStore::roundTrip_data()
     hosts.user = QStringLiteral("console");
     hosts.targetSessionAttrs = QStringLiteral("read-write");
     QTest::newRow("host list, a port each, read-write") << hosts;
+
+    ConnectionProfile production = plain;
+    production.name = QStringLiteral("hardcount production");
+    production.environment = QStringLiteral("production");
+    production.colour = QStringLiteral("#6a1b9a");
+    QTest::newRow("production, own colour") << production;
 }
 
 void tst_ProfileStore::roundTrip()
@@ -216,6 +225,60 @@ void tst_ProfileStore::rememberFlag()
     QVERIFY(store.remembersPassword(profile.name));
     store.setRemembersPassword(profile.name, false);
     QVERIFY(!store.remembersPassword(profile.name));
+}
+
+// A profile saved before environments existed (no environment or colour keys): it loads, with no
+// environment, so no band and no write lock.
+void tst_ProfileStore::profileWithoutEnvironmentLoads()
+{
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QStringLiteral("old.ini"));
+    QFile ini(file);
+    QVERIFY(ini.open(QIODevice::WriteOnly));
+    ini.write("[profiles]\noldprod\\host=db.example.com\noldprod\\port=5432\n"
+              "oldprod\\database=hardcount\noldprod\\user=console\n");
+    ini.close();
+    ProfileStore store(file);
+    const auto loaded = store.load(QStringLiteral("oldprod"));
+    QVERIFY(loaded);
+    QCOMPARE(loaded->host, QStringLiteral("db.example.com"));
+    QVERIFY(loaded->environment.isEmpty());
+    QVERIFY(loaded->colour.isEmpty());
+    QVERIFY(!loaded->isProduction());
+    QVERIFY(loaded->bandColour().isEmpty());
+}
+
+void tst_ProfileStore::bandColour_data()
+{
+    QTest::addColumn<QString>("environment");
+    QTest::addColumn<QString>("colour");
+    QTest::addColumn<bool>("production");
+    QTest::addColumn<QString>("band");
+    QTest::newRow("none") << ""
+                          << "" << false << "";
+    QTest::newRow("production") << "production"
+                                << "" << true << "#c62828";
+    QTest::newRow("Prod") << " Prod "
+                          << "" << true << "#c62828";
+    QTest::newRow("staging") << "staging"
+                             << "" << false << "#ef6c00";
+    QTest::newRow("other") << "qa"
+                           << "" << false << "#1565c0";
+    QTest::newRow("chosen colour") << "production"
+                                   << "#2e7d32" << true << "#2e7d32";
+    QTest::newRow("production-like name") << "preproduction"
+                                          << "" << false << "#1565c0";
+}
+
+void tst_ProfileStore::bandColour()
+{
+    ConnectionProfile profile;
+    QFETCH(QString, environment);
+    QFETCH(QString, colour);
+    profile.environment = environment;
+    profile.colour = colour;
+    QTEST(profile.isProduction(), "production");
+    QTEST(profile.bandColour(), "band");
 }
 
 QTEST_GUILESS_MAIN(tst_ProfileStore)

@@ -299,10 +299,11 @@ private Q_SLOTS:
         QCOMPARE(snapshots.size(), 3);
         QCOMPARE(changes.size(), 0);
 
-        poller.pause(QStringLiteral("dunning"), QStringLiteral("alice@ops"),
-                     QStringLiteral("key rotation"));
+        poller.pause({QStringLiteral("dunning")}, QStringLiteral("alice@ops"),
+                     QStringLiteral("key rotation"), {});
         QCOMPARE(actions.size(), 1);
-        QVERIFY2(actions.at(0).at(2).toBool(), qPrintable(actions.at(0).at(3).toString()));
+        const auto result = actions.at(0).at(0).value<leader::console::ActionResult>();
+        QVERIFY2(result.ok, qPrintable(result.error));
         QCOMPARE(resets.size(), 0);
         // One signal: dunning's row, State through PauseReason (holder, token, ages unchanged).
         // Mutation check (done once): announcing whole rows (column 0 to ColumnCount - 1) made
@@ -327,6 +328,57 @@ private Q_SLOTS:
         QVERIFY(model.statusFor(QStringLiteral("dunning"))->pausedAt.isValid());
         QVERIFY(!model.index(1, StatusModel::PausedAt).data(StatusModel::RawRole).isNull());
         QVERIFY(model.index(0, StatusModel::PausedAt).data(StatusModel::RawRole).isNull());
+    }
+
+    // A pause that ends by itself counts down in the State cell from the server's
+    // pause_remaining_seconds; each poll announces that one cell, nothing else of the row.
+    void timedPauseCountsDown()
+    {
+        StatusModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        StatusPoller poller;
+        connect(&poller, &StatusPoller::snapshot, &model, &StatusModel::setSnapshot);
+        QSignalSpy actions(&poller, &StatusPoller::actionFinished);
+        poller.setTarget(profile(Login::App));
+        poller.pause({QStringLiteral("dunning")}, QStringLiteral("alice@ops"),
+                     QStringLiteral("bounded"), {QStringLiteral("15m"), {}});
+        const auto result = actions.at(0).at(0).value<leader::console::ActionResult>();
+        QVERIFY2(result.ok, qPrintable(result.error));
+        const QModelIndex state = model.index(1, StatusModel::State);
+        QCOMPARE(state.data().toString(), QStringLiteral("paused · 15 min left"));
+        QVERIFY2(state.data(Qt::ToolTipRole).toString().contains(QLatin1String("ends by itself")),
+                 qPrintable(state.data(Qt::ToolTipRole).toString()));
+        const double left = *model.statusFor(QStringLiteral("dunning"))->pauseRemainingSeconds;
+        QVERIFY2(left > 14 * 60 && left <= 15 * 60, qPrintable(QString::number(left)));
+
+        QSignalSpy changes(&model, &QAbstractItemModel::dataChanged);
+        // The view rounds to milliseconds: a poll within the same one changes nothing.
+        for (int polls = 0; polls < 100 && changes.isEmpty(); ++polls)
+            poller.pollNow();
+        QCOMPARE(changes.size(), 1);
+        QCOMPARE(changes.at(0).at(0).toModelIndex(), state);
+        QCOMPARE(changes.at(0).at(1).toModelIndex(), state);
+        QVERIFY(*model.statusFor(QStringLiteral("dunning"))->pauseRemainingSeconds < left);
+    }
+
+    void formatRemaining_data()
+    {
+        QTest::addColumn<double>("seconds");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("seconds") << 34.2 << "35 s";
+        QTest::newRow("a minute, rounded up") << 60.5 << "2 min";
+        QTest::newRow("fifteen minutes") << 900.0 << "15 min";
+        QTest::newRow("just under an hour") << 3599.0 << "1 h";
+        QTest::newRow("four hours") << 14400.0 << "4 h";
+        QTest::newRow("hours and minutes") << 11100.0 << "3 h 5 min";
+        QTest::newRow("over") << -2.0 << "0 s";
+    }
+
+    void formatRemaining()
+    {
+        QFETCH(double, seconds);
+        QTEST(StatusModel::formatRemaining(seconds), "text");
     }
 
     // Under the Light and the Dark theme every coloured cell keeps its text legible (WCAG AA,

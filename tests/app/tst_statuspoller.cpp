@@ -25,6 +25,7 @@
 #include <vector>
 
 using namespace std::chrono_literals;
+using leader::console::ActionResult;
 using leader::console::ConnectionProfile;
 using leader::console::ConnectionState;
 using leader::console::Privileges;
@@ -42,6 +43,11 @@ constexpr const char *WrongPassword = "s3cr3t-xyz";
 QString qs(const std::string &text)
 {
     return QString::fromStdString(text);
+}
+
+ActionResult actionAt(const QSignalSpy &spy, qsizetype index)
+{
+    return spy.at(index).at(0).value<ActionResult>();
 }
 
 } // namespace
@@ -67,8 +73,7 @@ Q_SIGNALS:
     void snapshot(const leader::console::StatusSnapshot &snapshot);
     void connectionChanged(leader::console::ConnectionState state, const QString &message);
     void privilegesChanged(const leader::console::Privileges &privileges);
-    void actionFinished(const QString &role, const QString &action, bool ok,
-                        const QString &message);
+    void actionFinished(const leader::console::ActionResult &result);
     void pollFailed(const QString &message);
 };
 
@@ -250,7 +255,10 @@ private Q_SLOTS:
         QVERIFY(harness.waitForState(ConnectionState::Connected));
         QTRY_VERIFY_WITH_TIMEOUT(!harness.privileges.isEmpty(), Timeout);
         const auto privileges = harness.privileges.last().at(0).value<Privileges>();
-        QVERIFY(privileges.canPause);
+        // Pausing from this build needs 0177 as well: off, and the reason says so.
+        QVERIFY(!privileges.canPause);
+        QVERIFY2(privileges.reason.contains(QLatin1String("needs lease migration 0177")),
+                 qPrintable(privileges.reason));
         QVERIFY2(privileges.schemaWarning.contains(QLatin1String("lacks lease migration 0176")),
                  qPrintable(privileges.schemaWarning));
         QVERIFY2(privileges.schemaWarning.contains(QLatin1String("leaderctl migrate")),
@@ -334,11 +342,11 @@ private Q_SLOTS:
         QVERIFY(harness.waitForState(ConnectionState::Connected));
         const int connectedAt = int(harness.connection.size());
         harness.call([](StatusPoller *poller) {
-            poller->pause(QStringLiteral("billing"), QStringLiteral("alice@ops"),
-                          QStringLiteral("drill"));
+            poller->pause({QStringLiteral("billing")}, QStringLiteral("alice@ops"),
+                          QStringLiteral("drill"), {});
         });
         QTRY_COMPARE_WITH_TIMEOUT(harness.actions.size(), 1, Timeout);
-        const QString failure = harness.actions.at(0).at(3).toString();
+        const QString failure = actionAt(harness.actions, 0).error;
         QVERIFY2(failure.contains(QLatin1String("SQLSTATE 25006")), qPrintable(failure));
         QString message;
         QVERIFY2(harness.waitForState(ConnectionState::Connecting, &message, connectedAt),
@@ -358,12 +366,15 @@ private Q_SLOTS:
         const QString reason = QStringLiteral("O'Brien's key \\ rotation; DROP TABLE x --");
         const qsizetype before = harness.snapshots.size();
         harness.call([reason](StatusPoller *poller) {
-            poller->pause(QStringLiteral("dunning"), QStringLiteral("alice@ops"), reason);
+            poller->pause({QStringLiteral("dunning")}, QStringLiteral("alice@ops"), reason, {});
         });
         QTRY_COMPARE_WITH_TIMEOUT(harness.actions.size(), 1, Timeout);
-        QVERIFY2(harness.actions.at(0).at(2).toBool(),
-                 qPrintable(harness.actions.at(0).at(3).toString()));
-        QCOMPARE(harness.actions.at(0).at(1).toString(), QStringLiteral("pause"));
+        const ActionResult paused = actionAt(harness.actions, 0);
+        QVERIFY2(paused.ok, qPrintable(paused.error));
+        QCOMPARE(paused.action, QStringLiteral("pause"));
+        QCOMPARE(paused.changes.size(), 1);
+        QVERIFY(paused.changes.at(0).changed);
+        QVERIFY(!paused.changes.at(0).until.isValid());
         // The action polls by itself: no pollNow here.
         QTRY_VERIFY_WITH_TIMEOUT(harness.snapshots.size() > before, Timeout);
         auto snapshot = harness.snapshots.last().at(0).value<StatusSnapshot>();
@@ -384,10 +395,15 @@ private Q_SLOTS:
         QCOMPARE(dunning.pausedAt.toMSecsSinceEpoch(), result.toInt64(0, 0));
 
         const qsizetype beforeUnpause = harness.snapshots.size();
-        harness.call([](StatusPoller *poller) { poller->unpause(QStringLiteral("dunning")); });
+        harness.call([](StatusPoller *poller) {
+            poller->unpause({QStringLiteral("dunning")}, QStringLiteral("bob@ops"),
+                            QStringLiteral("done"));
+        });
         QTRY_COMPARE_WITH_TIMEOUT(harness.actions.size(), 2, Timeout);
-        QVERIFY(harness.actions.at(1).at(2).toBool());
-        QCOMPARE(harness.actions.at(1).at(3).toString(), QStringLiteral("dunning unpaused"));
+        const ActionResult unpaused = actionAt(harness.actions, 1);
+        QVERIFY2(unpaused.ok, qPrintable(unpaused.error));
+        QCOMPARE(unpaused.changes.size(), 1);
+        QVERIFY(unpaused.changes.at(0).changed);
         QTRY_VERIFY_WITH_TIMEOUT(harness.snapshots.size() > beforeUnpause, Timeout);
         snapshot = harness.snapshots.last().at(0).value<StatusSnapshot>();
         QCOMPARE(snapshot.roles.at(1).state, leader::console::RoleState::NeverRan);
@@ -404,11 +420,11 @@ private Q_SLOTS:
         QTest::newRow("unknown role, pause") << Login::App << "pause"
                                              << "payroll"
                                              << "why"
-                                             << "unknown role \"payroll\"";
+                                             << "unknown role 'payroll'";
         QTest::newRow("unknown role, unpause") << Login::App << "unpause"
                                                << "payroll"
                                                << ""
-                                               << "unknown role \"payroll\"";
+                                               << "unknown role 'payroll'";
         QTest::newRow("empty reason") << Login::App << "pause"
                                       << "billing"
                                       << "  "
@@ -438,20 +454,131 @@ private Q_SLOTS:
         QVERIFY(harness.waitForState(ConnectionState::Connected));
         harness.call([=](StatusPoller *poller) {
             if (action == QLatin1String("pause"))
-                poller->pause(role, QStringLiteral("alice@ops"), reason);
+                poller->pause({role}, QStringLiteral("alice@ops"), reason, {});
             else
-                poller->unpause(role);
+                poller->unpause({role}, QStringLiteral("alice@ops"), reason);
         });
         QTRY_COMPARE_WITH_TIMEOUT(harness.actions.size(), 1, Timeout);
-        const auto arguments = harness.actions.at(0);
-        QCOMPARE(arguments.at(0).toString(), role);
-        QCOMPARE(arguments.at(1).toString(), action);
-        QVERIFY(!arguments.at(2).toBool());
-        const QString message = arguments.at(3).toString();
+        const ActionResult result = actionAt(harness.actions, 0);
+        QCOMPARE(result.roles, QStringList{role});
+        QCOMPARE(result.action, action);
+        QVERIFY(!result.ok);
+        const QString message = result.error;
         QVERIFY2(message.contains(expected), qPrintable(message));
         QVERIFY(!message.contains(QLatin1Char('\n')));
         // A refused action leaves the connection as it was.
         QCOMPARE(harness.nextSnapshot().roles.size(), 5);
+    }
+
+    // A pause with an end: the result carries the end the database computed, and the snapshot
+    // counts down with the server's pause_remaining_seconds.
+    void timedPauseShowsTheCountdown()
+    {
+        PollerHarness harness;
+        harness.setTarget(profileFor(m_db->url(Login::App)));
+        QVERIFY(harness.waitForState(ConnectionState::Connected));
+        QTRY_VERIFY_WITH_TIMEOUT(!harness.snapshots.isEmpty(), Timeout);
+        const qsizetype before = harness.snapshots.size();
+        harness.call([](StatusPoller *poller) {
+            poller->pause({QStringLiteral("billing")}, QStringLiteral("alice@ops"),
+                          QStringLiteral("card processor maintenance"), {QStringLiteral("1h"), {}});
+        });
+        QTRY_COMPARE_WITH_TIMEOUT(harness.actions.size(), 1, Timeout);
+        const ActionResult result = actionAt(harness.actions, 0);
+        QVERIFY2(result.ok, qPrintable(result.error));
+        const auto &change = result.changes.at(0);
+        QVERIFY(change.changed);
+        QCOMPARE(change.pausedAt.secsTo(change.until), 3600);
+
+        QTRY_VERIFY_WITH_TIMEOUT(harness.snapshots.size() > before, Timeout);
+        const auto snapshot = harness.snapshots.last().at(0).value<StatusSnapshot>();
+        const auto &billing = snapshot.roles.at(0);
+        QCOMPARE(billing.state, leader::console::RoleState::Paused);
+        // The action's instants are printed to the millisecond, the poll's are epoch seconds.
+        QVERIFY(std::abs(billing.pausedUntil.msecsTo(change.until)) <= 1);
+        QVERIFY(billing.pauseRemainingSeconds);
+        QVERIFY2(*billing.pauseRemainingSeconds > 3590 && *billing.pauseRemainingSeconds <= 3600,
+                 qPrintable(QString::number(*billing.pauseRemainingSeconds)));
+        // A pause without an end has no countdown.
+        QVERIFY(!snapshot.roles.at(1).pauseRemainingSeconds);
+
+        const auto later = harness.nextSnapshot();
+        QVERIFY(*later.roles.at(0).pauseRemainingSeconds < *billing.pauseRemainingSeconds);
+    }
+
+    // Pausing a role paused already says whose pause is in force (who, when, why), and leaves it;
+    // the other roles of the same request are paused by it.
+    void alreadyPausedNamesWhoPausedIt()
+    {
+        PollerHarness harness;
+        harness.setTarget(profileFor(m_db->url(Login::App)));
+        QVERIFY(harness.waitForState(ConnectionState::Connected));
+        harness.call([](StatusPoller *poller) {
+            poller->pause({QStringLiteral("dunning")}, QStringLiteral("alice@ops"),
+                          QStringLiteral("first"), {});
+        });
+        QTRY_COMPARE_WITH_TIMEOUT(harness.actions.size(), 1, Timeout);
+        const ActionResult first = actionAt(harness.actions, 0);
+        QVERIFY2(first.ok, qPrintable(first.error));
+        harness.call([](StatusPoller *poller) {
+            poller->pause({QStringLiteral("billing"), QStringLiteral("dunning")},
+                          QStringLiteral("bob@ops"), QStringLiteral("second"),
+                          {QStringLiteral("15m"), {}});
+        });
+        QTRY_COMPARE_WITH_TIMEOUT(harness.actions.size(), 2, Timeout);
+        const ActionResult second = actionAt(harness.actions, 1);
+        QVERIFY2(second.ok, qPrintable(second.error));
+        QCOMPARE(second.changes.size(), 2);
+        QCOMPARE(second.changes.at(0).role, QStringLiteral("billing"));
+        QVERIFY(second.changes.at(0).changed);
+        QCOMPARE(second.changes.at(0).pausedBy, QStringLiteral("bob@ops"));
+        const auto &dunning = second.changes.at(1);
+        QVERIFY(!dunning.changed);
+        QCOMPARE(dunning.pausedBy, QStringLiteral("alice@ops"));
+        QCOMPARE(dunning.reason, QStringLiteral("first"));
+        QCOMPARE(dunning.pausedAt, first.changes.at(0).pausedAt);
+        QVERIFY(!dunning.until.isValid());
+    }
+
+    // An older Hardcount (no migration 0177): the console still polls it, without the pause's
+    // end, and a pause says in one line what it needs instead of failing on a missing column.
+    void schemaWithout0177StillPolls()
+    {
+        leader::pg::Connection owner = m_db->connectDirect(Login::Owner);
+        leader::schema::Migrator migrator(owner);
+        QCOMPARE(migrator.rollbackTo(177), (std::vector<int>{177}));
+        const auto restore = qScopeGuard(
+                [&migrator] { migrator.migrate({leader::schema::MigrationSet::Lease}); });
+        owner.exec("pause", "SELECT leader_pause('email_outbox', 'alice@ops', 'old schema')", {},
+                   5s);
+        PollerHarness harness;
+        harness.setTarget(profileFor(m_db->url(Login::App)));
+        QVERIFY(harness.waitForState(ConnectionState::Connected));
+        QTRY_VERIFY_WITH_TIMEOUT(!harness.snapshots.isEmpty(), Timeout);
+        auto snapshot = harness.snapshots.last().at(0).value<StatusSnapshot>();
+        QCOMPARE(snapshot.roles.size(), 5);
+        QCOMPARE(snapshot.roles.at(2).state, leader::console::RoleState::Paused);
+        QVERIFY(!snapshot.roles.at(2).pausedUntil.isValid());
+        QVERIFY(!snapshot.roles.at(2).pauseRemainingSeconds);
+        QTRY_VERIFY_WITH_TIMEOUT(!harness.privileges.isEmpty(), Timeout);
+        const auto privileges = harness.privileges.last().at(0).value<Privileges>();
+        QVERIFY(!privileges.canPause && !privileges.canUnpause);
+        QVERIFY2(privileges.reason.contains(QLatin1String("needs lease migration 0177")),
+                 qPrintable(privileges.reason));
+
+        // Asked anyway (a queued request, a script): refused before any statement.
+        harness.call([](StatusPoller *poller) {
+            poller->pause({QStringLiteral("billing")}, QStringLiteral("alice@ops"),
+                          QStringLiteral("why"), {});
+        });
+        QTRY_COMPARE_WITH_TIMEOUT(harness.actions.size(), 1, Timeout);
+        const ActionResult result = actionAt(harness.actions, 0);
+        QVERIFY(!result.ok);
+        QVERIFY2(result.error.contains(QLatin1String("needs lease migration 0177")),
+                 qPrintable(result.error));
+        QVERIFY(!result.error.contains(QLatin1Char('\n')));
+        QCOMPARE(harness.nextSnapshot().roles.size(), 5);
+        QVERIFY(harness.failures.isEmpty());
     }
 
     void failuresAreOneLineWithoutThePassword_data()
