@@ -56,7 +56,9 @@ void PauseHistoryController::show()
 {
     if (!m_view)
         return;
-    m_view->setRole(m_pane->selectedRole());
+    // One role selected: its history; several or none: every role's.
+    const QStringList roles = m_pane->selectedRoles();
+    m_view->setRole(roles.size() == 1 ? roles.first() : QString());
     m_tabs->setCurrentWidget(m_view);
 }
 
