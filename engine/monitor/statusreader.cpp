@@ -176,9 +176,7 @@ Outcome<Access> StatusReader::open()
         try {
             schema::requireLeaseSchema(*m_connection);
         } catch (const schema::SchemaError &error) {
-            access.schemaWarning = std::string(error.what())
-                                   + "; until then a pause stops a running holder only at its next"
-                                     " renewal (up to 3 s)";
+            access.schemaWarning = error.what(); // what is missing, and the command to apply it
         }
         return access;
     } catch (const pg::Error &error) {

@@ -58,8 +58,8 @@ struct Access
     bool canPause = false;
     bool canUnpause = false;
     std::string readOnlyReason; // when a write is not allowed: one line saying why
-    // The lease schema predates a migration this build relies on (0176: a pause wakes a running
-    // holder at once). Reading still works; the line says what is missing and how to apply it.
+    // The lease schema predates a migration this build's replicas require (0176, 0177). Reading
+    // still works; the line names what is missing and the command that applies it.
     std::string schemaWarning;
     // Migration 0177 is there: pauses with an end, several roles in one transaction, who paused
     // a role that was paused already. Without it the console reads, but does not write.
