@@ -162,52 +162,27 @@ void EventLogModel::clear()
 }
 
 EventLogFilter::EventLogFilter(QObject *parent)
-    : QSortFilterProxyModel(parent)
+    : ColumnFilter(parent)
 {}
 
-void EventLogFilter::setText(const QString &text)
+QString EventLogFilter::source() const
 {
-    if (text == m_text)
-        return;
-    m_text = text;
-    invalidateFilter();
+    return required(EventLogModel::Source);
+}
+
+QString EventLogFilter::role() const
+{
+    return required(EventLogModel::Role);
 }
 
 void EventLogFilter::setSource(const QString &source)
 {
-    if (source == m_source)
-        return;
-    m_source = source;
-    invalidateFilter();
+    setRequired(EventLogModel::Source, source);
 }
 
 void EventLogFilter::setRole(const QString &role)
 {
-    if (role == m_role)
-        return;
-    m_role = role;
-    invalidateFilter();
-}
-
-bool EventLogFilter::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const
-{
-    const QAbstractItemModel *model = sourceModel();
-    if (!model)
-        return false;
-    const auto cell = [&](int column) {
-        return model->index(sourceRow, column, sourceParent).data(Qt::DisplayRole).toString();
-    };
-    if (!m_source.isEmpty() && cell(EventLogModel::Source) != m_source)
-        return false;
-    if (!m_role.isEmpty() && cell(EventLogModel::Role) != m_role)
-        return false;
-    const QString needle = m_text.trimmed();
-    if (needle.isEmpty())
-        return true;
-    for (int column = 0; column < model->columnCount(sourceParent); ++column)
-        if (cell(column).contains(needle, Qt::CaseInsensitive))
-            return true;
-    return false;
+    setRequired(EventLogModel::Role, role);
 }
 
 namespace {

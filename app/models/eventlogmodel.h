@@ -2,10 +2,10 @@
 
 #include "core/demotypes.h"
 #include "core/timerule.h"
+#include "models/columnfilter.h"
 
 #include <QAbstractTableModel>
 #include <QList>
-#include <QSortFilterProxyModel>
 
 class QIODevice;
 
@@ -59,7 +59,7 @@ private:
 
 // What the event log shows: rows with the text in any column (case-insensitive), from one source
 // and about one role; an empty criterion lets everything through.
-class EventLogFilter final : public QSortFilterProxyModel
+class EventLogFilter final : public ColumnFilter
 {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(EventLogFilter)
@@ -67,20 +67,10 @@ class EventLogFilter final : public QSortFilterProxyModel
 public:
     explicit EventLogFilter(QObject *parent = nullptr);
 
-    QString text() const { return m_text; }
-    QString source() const { return m_source; }
-    QString role() const { return m_role; }
-    void setText(const QString &text);
+    QString source() const;
+    QString role() const;
     void setSource(const QString &source);
     void setRole(const QString &role);
-
-protected:
-    bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
-
-private:
-    QString m_text;
-    QString m_source;
-    QString m_role;
 };
 
 // Writes the model as the user sees it (header, then each row's ExportRole or display text) as

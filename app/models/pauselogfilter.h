@@ -1,12 +1,12 @@
 #pragma once
 
-#include <QSortFilterProxyModel>
+#include "columnfilter.h"
 
 namespace leader::console {
 
 // What the History view shows of a PauseLogModel: one role's rows (empty: every role) with the
-// text in any column, case-insensitive (empty: every row).
-class PauseLogFilter final : public QSortFilterProxyModel
+// text in any column (ColumnFilter).
+class PauseLogFilter final : public ColumnFilter
 {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(PauseLogFilter)
@@ -14,17 +14,8 @@ class PauseLogFilter final : public QSortFilterProxyModel
 public:
     explicit PauseLogFilter(QObject *parent = nullptr);
 
-    QString role() const { return m_role; }
-    QString text() const { return m_text; }
+    QString role() const;
     void setRole(const QString &role);
-    void setText(const QString &text);
-
-protected:
-    bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
-
-private:
-    QString m_role;
-    QString m_text;
 };
 
 } // namespace leader::console
