@@ -27,6 +27,7 @@ ConsoleSession::ConsoleSession(QObject *parent)
     qRegisterMetaType<FaultRequest>();
     qRegisterMetaType<ConnectionProfile>();
     qRegisterMetaType<PauseLogResult>();
+    qRegisterMetaType<RegistrySnapshot>();
     m_staleTimer->setSingleShot(true);
     connect(m_staleTimer, &QTimer::timeout, this, [this] { setStale(true); });
     m_shutdownBound->setSingleShot(true);
@@ -62,6 +63,10 @@ void ConsoleSession::startPoller()
     connect(poller, &StatusPoller::pauseLogRead, this, [this](const PauseLogResult &result) {
         if (m_phase == Phase::Running)
             Q_EMIT pauseLogRead(result);
+    });
+    connect(poller, &StatusPoller::registryRead, this, [this](const RegistrySnapshot &registry) {
+        if (m_phase == Phase::Running)
+            Q_EMIT registryChanged(registry);
     });
     m_pollThread->start();
     m_phase = Phase::Running;

@@ -3,6 +3,7 @@
 #include "core/connectionprofile.h"
 #include "core/demotypes.h"
 #include "core/pauselog.h"
+#include "core/registrytypes.h"
 #include "core/statustypes.h"
 
 #include <QDateTime>
@@ -80,6 +81,8 @@ Q_SIGNALS:
     void privilegesChanged(const leader::console::Privileges &privileges);
     void actionFinished(const leader::console::ActionResult &result);
     void pauseLogRead(const leader::console::PauseLogResult &result);
+    // The replica registry, read every few polls (StatusPoller::RegistryEveryMs) and on refresh.
+    void registryChanged(const leader::console::RegistrySnapshot &registry);
     // A poll that failed; repeats of the same message come again with the running count.
     void pollProblem(const QString &message, int repeats);
     // Stale: the rows shown are those received at asOf and nothing newer can be had.

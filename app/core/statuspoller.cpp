@@ -78,6 +78,7 @@ StatusPoller::StatusPoller(QObject *parent)
     qRegisterMetaType<PauseLogSince>();
     qRegisterMetaType<PauseLogResult>();
     qRegisterMetaType<ActionResult>();
+    qRegisterMetaType<RegistrySnapshot>();
     m_retryTimer->setSingleShot(true);
     connect(m_pollTimer, &QTimer::timeout, this, &StatusPoller::poll);
     connect(m_retryTimer, &QTimer::timeout, this, &StatusPoller::connectNow);
@@ -134,6 +135,7 @@ void StatusPoller::setSuspended(bool suspended)
 
 void StatusPoller::pollNow()
 {
+    m_sinceRegistryRead.invalidate();
     if (m_connected)
         poll();
     else if (m_target && !m_suspended)
@@ -251,6 +253,7 @@ void StatusPoller::connectNow()
 
     m_connected = true;
     m_sessionKey = m_reader->sessionKey();
+    m_sinceRegistryRead.invalidate(); // perhaps another database, or one migrated meanwhile
     if (m_everConnected) {
         const double downSeconds = m_downSince.isValid() ? m_downSince.elapsed() / 1000.0 : 0;
         emit connectionChanged(ConnectionState::Connected,
@@ -326,6 +329,36 @@ void StatusPoller::poll()
     m_retryAttempt = 0;
     m_downSince.invalidate();
     emit snapshot(result);
+    // Half an interval of slack, so a 1 s interval reads it every fifth poll, not every sixth.
+    if (!m_sinceRegistryRead.isValid()
+        || m_sinceRegistryRead.elapsed() >= RegistryEveryMs - m_intervalMs / 2)
+        readRegistry();
+}
+
+void StatusPoller::readRegistry()
+{
+    m_sinceRegistryRead.start();
+    const monitor::Outcome<monitor::ReplicaList> outcome = m_reader->replicas();
+    RegistrySnapshot registry;
+    if (const auto *failure = std::get_if<monitor::Failure>(&outcome)) {
+        // A lost session is the next poll's to find and reconnect, through the one path that
+        // marks the rows stale and backs off.
+        registry.error = qtext(failure->message);
+        emit registryRead(registry);
+        return;
+    }
+    const monitor::ReplicaList &list = std::get<monitor::ReplicaList>(outcome);
+    registry.available = list.available;
+    registry.replicas.reserve(qsizetype(list.replicas.size()));
+    for (const monitor::ReplicaRow &row : list.replicas) {
+        QStringList roles;
+        for (const std::string &role : row.roles)
+            roles.append(qtext(role));
+        registry.replicas.append({qtext(row.holderId), qtext(row.host), row.pid, qtext(row.version),
+                                  roles, utcFromIso(row.startedAt), utcFromIso(row.lastSeen),
+                                  row.lastSeenAgeSeconds, row.alive});
+    }
+    emit registryRead(registry);
 }
 
 void StatusPoller::lost(const QString &reason)

@@ -2,6 +2,7 @@
 
 #include "core/connectionprofile.h"
 #include "core/pauselog.h"
+#include "core/registrytypes.h"
 #include "core/statustypes.h"
 
 #include <QElapsedTimer>
@@ -42,6 +43,9 @@ public:
     static int retryDelayMs(int attempt);
     // A connect's and a statement's client-side deadline.
     static constexpr int StatementTimeoutMs = 5000;
+    // How often a poll also reads the replica registry: replicas beat every 15 s, so reading it
+    // on every poll would only repeat the same rows. pollNow() reads it at once.
+    static constexpr int RegistryEveryMs = 5000;
 
     // Thread-safe: ends the connect or statement in flight within 50 ms and every one after; the
     // poller is done (its thread's owner then quits the thread). For closing the window.
@@ -52,7 +56,7 @@ public Q_SLOTS:
     void setInterval(int milliseconds); // 0: off (no timer; pollNow still works)
     // Window minimised: no polls (nor reconnects) until resumed, then one at once.
     void setSuspended(bool suspended);
-    void pollNow();
+    void pollNow(); // also reads the replica registry
     // Several roles in one transaction: all of them change, or none does.
     void pause(const QStringList &roles, const QString &by, const QString &reason,
                const leader::console::PauseEnd &end);
@@ -69,12 +73,14 @@ Q_SIGNALS:
     void actionFinished(const leader::console::ActionResult &result);
     void pollFailed(const QString &message);
     void pauseLogRead(const leader::console::PauseLogResult &result);
+    void registryRead(const leader::console::RegistrySnapshot &registry);
 
 private:
     void connectNow();
     QString connectedMessage(const QString &verb, double downSeconds) const;
     void scheduleRetry(const QString &reason);
     void poll();
+    void readRegistry();
     void lost(const QString &reason);
     void closeConnection();
     void updateTimer();
@@ -95,7 +101,8 @@ private:
     QString m_lastFailure;
     QElapsedTimer m_downSince;
     QElapsedTimer m_sinceGoodPoll;
-    std::string m_sessionKey; // the session the last good poll ran on
+    std::string m_sessionKey;          // the session the last good poll ran on
+    QElapsedTimer m_sinceRegistryRead; // invalid: the next good poll reads the registry
 };
 
 } // namespace leader::console

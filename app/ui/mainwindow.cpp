@@ -17,6 +17,7 @@
 #include "pausecontroller.h"
 #include "pausehistorycontroller.h"
 #include "productionguard.h"
+#include "registrycontroller.h"
 #include "sessionstatusbar.h"
 #include "statuspane.h"
 #include "takeoverspane.h"
@@ -175,6 +176,7 @@ void MainWindow::buildCentral()
     m_history->setThresholds(m_thresholds->thresholds());
     connect(m_view, &ViewMenu::themeChanged, m_history, &HistoryTabs::refresh);
     m_pauseHistory->attach(m_history);
+    m_registry = new RegistryController(m_session, m_connection, m_history, m_timeRule, this);
     // In the demo, takeovers follow faults from the panel, so they sit beside it (buildDocks);
     // against a database they are a tab of their own.
     m_takeovers = new TakeoversPane(m_failovers, this);

@@ -22,6 +22,7 @@ class HistoryTabs;
 class PauseController;
 class PauseHistoryController;
 class ProductionGuard;
+class RegistryController;
 class ReplicaModel;
 class SessionStatusBar;
 class StatusModel;
@@ -96,6 +97,7 @@ private:
     PauseController *m_pauses = nullptr;
     PauseHistoryController *m_pauseHistory = nullptr;
     ProductionGuard *m_guard = nullptr;
+    RegistryController *m_registry = nullptr;
 };
 
 } // namespace leader::console

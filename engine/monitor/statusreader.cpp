@@ -1,5 +1,6 @@
 #include "statusreader.h"
 
+#include "lease/replicaregistry.h"
 #include "pg/connection.h"
 #include "pg/error.h"
 #include "schema/migrator.h"
@@ -244,6 +245,34 @@ Outcome<StatusRows> StatusReader::poll()
             rows.roles.push_back(std::move(role));
         }
         return rows;
+    } catch (const pg::Error &error) {
+        return failure(error);
+    }
+}
+
+Outcome<ReplicaList> StatusReader::replicas()
+{
+    try {
+        const std::optional<std::vector<lease::RegisteredReplica>> listed
+                = lease::listReplicas(*m_connection);
+        ReplicaList list;
+        if (!listed)
+            return list;
+        list.available = true;
+        list.replicas.reserve(listed->size());
+        for (const lease::RegisteredReplica &registered : *listed) {
+            ReplicaRow &row = list.replicas.emplace_back();
+            row.holderId = registered.replica.holderId;
+            row.host = registered.replica.host;
+            row.pid = registered.replica.pid;
+            row.version = registered.replica.version;
+            row.roles = registered.replica.roles;
+            row.startedAt = registered.startedAt;
+            row.lastSeen = registered.lastSeen;
+            row.lastSeenAgeSeconds = registered.lastSeenAgeSeconds;
+            row.alive = registered.state == "alive";
+        }
+        return list;
     } catch (const pg::Error &error) {
         return failure(error);
     }

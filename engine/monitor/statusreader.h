@@ -66,6 +66,29 @@ struct Access
     bool pauseEnds = false;
 };
 
+// One replica of the registry (migration 0178's leader_replicas_status), as the database sees it:
+// instants ISO 8601 UTC with milliseconds, the age and the state computed on its clock.
+struct ReplicaRow
+{
+    std::string holderId;
+    std::string host;
+    int pid = 0;
+    std::string version;
+    std::vector<std::string> roles; // the roles it runs: those it could take over
+    std::string startedAt;
+    std::string lastSeen;
+    double lastSeenAgeSeconds = 0;
+    bool alive = false; // the view's "alive"; anything else is gone
+};
+
+struct ReplicaList
+{
+    // False when the database has no registry (an older schema, without 0178): not a failure,
+    // the rest of the console works.
+    bool available = false;
+    std::vector<ReplicaRow> replicas; // by host, then start
+};
+
 struct Failure
 {
     std::string message; // one line for an operator, no secret, the SQLSTATE and its meaning
@@ -102,6 +125,8 @@ public:
     std::string sessionKey() const;
 
     Outcome<StatusRows> poll();
+    // The replica registry, on the poll's session: one statement.
+    Outcome<ReplicaList> replicas();
     // Pauses every role in one transaction, all or none (lease::pauseRoles): per role, whether
     // this call paused it or whose pause was in force already. An unknown role, a missing
     // privilege or an end not after now() fails the whole call and changes nothing.

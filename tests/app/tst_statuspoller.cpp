@@ -1,7 +1,8 @@
 // StatusPoller against a real server, straight to Postgres and again through PgBouncer in
 // transaction mode: polls from its own thread, read-only detection, pause/unpause round trips,
 // the one-line failure messages (no password), reconnecting after the backend or the link dies,
-// and many polls beside busy pooled clients with no failure (unnamed statements only).
+// many polls beside busy pooled clients with no failure (unnamed statements only), and the replica
+// registry read beside the polls (unavailable, not an error, without migration 0178).
 
 #include "core/connectionprofile.h"
 #include "core/statuspoller.h"
@@ -18,6 +19,7 @@
 #include <QThread>
 #include <QtTest>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <optional>
@@ -29,6 +31,8 @@ using leader::console::ActionResult;
 using leader::console::ConnectionProfile;
 using leader::console::ConnectionState;
 using leader::console::Privileges;
+using leader::console::RegistryEntry;
+using leader::console::RegistrySnapshot;
 using leader::console::StatusPoller;
 using leader::console::StatusSnapshot;
 using leader::test::Login;
@@ -67,6 +71,7 @@ public:
         connect(poller, &StatusPoller::privilegesChanged, this, &Relay::privilegesChanged);
         connect(poller, &StatusPoller::actionFinished, this, &Relay::actionFinished);
         connect(poller, &StatusPoller::pollFailed, this, &Relay::pollFailed);
+        connect(poller, &StatusPoller::registryRead, this, &Relay::registryRead);
     }
 
 Q_SIGNALS:
@@ -75,6 +80,7 @@ Q_SIGNALS:
     void privilegesChanged(const leader::console::Privileges &privileges);
     void actionFinished(const leader::console::ActionResult &result);
     void pollFailed(const QString &message);
+    void registryRead(const leader::console::RegistrySnapshot &registry);
 };
 
 // A poller in its own thread, as the console runs it, with spies on everything it says.
@@ -89,6 +95,7 @@ public:
         , privileges(&relay, &Relay::privilegesChanged)
         , actions(&relay, &Relay::actionFinished)
         , failures(&relay, &Relay::pollFailed)
+        , registries(&relay, &Relay::registryRead)
     {
         m_thread.setObjectName(QStringLiteral("poller"));
         m_poller->moveToThread(&m_thread);
@@ -143,6 +150,16 @@ public:
             return {};
         return snapshots.last().at(0).value<StatusSnapshot>();
     }
+    // pollNow() reads the registry too, after the poll.
+    RegistrySnapshot nextRegistry()
+    {
+        const qsizetype before = registries.size();
+        pollNow();
+        if (!QTest::qWaitFor([&] { return registries.size() > before; }, Timeout))
+            return RegistrySnapshot{
+                    .available = false, .replicas = {}, .error = QStringLiteral("no answer")};
+        return registries.last().at(0).value<RegistrySnapshot>();
+    }
     QStringList messages() const
     {
         QStringList all;
@@ -162,6 +179,7 @@ public:
     QSignalSpy privileges;
     QSignalSpy actions;
     QSignalSpy failures;
+    QSignalSpy registries;
 };
 
 class TestStatusPoller final : public QObject
@@ -264,6 +282,51 @@ private Q_SLOTS:
         QVERIFY2(privileges.schemaWarning.contains(QLatin1String("leaderctl migrate")),
                  qPrintable(privileges.schemaWarning));
         QTRY_VERIFY_WITH_TIMEOUT(!harness.snapshots.isEmpty(), Timeout);
+        QVERIFY(harness.failures.isEmpty());
+    }
+
+    void registryListsReplicasAndIsUnavailableWithout0178()
+    {
+        const std::string holder = "console-test:4242:0000abcd";
+        auto owner = m_db->connectDirect(Login::Owner);
+        const auto forget = qScopeGuard([&owner, &holder] {
+            owner.exec("forget", "DELETE FROM leader_replicas WHERE holder_id = $1", {holder}, 5s);
+        });
+        // As a replica registers itself: the app login, through the function.
+        m_db->connectDirect(Login::App)
+                .exec("seen",
+                      "SELECT leader_replica_seen($1, 'console-test', 4242, '9.9.9',"
+                      " ARRAY['billing', 'dunning'])",
+                      {holder}, 5s);
+
+        PollerHarness harness;
+        harness.setTarget(profileFor(m_db->url(Login::Monitor)));
+        QVERIFY(harness.waitForState(ConnectionState::Connected));
+        const RegistrySnapshot registry = harness.nextRegistry();
+        QVERIFY2(registry.error.isEmpty(), qPrintable(registry.error));
+        QVERIFY(registry.available);
+        const auto found
+                = std::ranges::find(registry.replicas, qs(holder), &RegistryEntry::holderId);
+        QVERIFY(found != registry.replicas.end());
+        QCOMPARE(found->host, QStringLiteral("console-test"));
+        QCOMPARE(found->pid, 4242);
+        QCOMPARE(found->version, QStringLiteral("9.9.9"));
+        QCOMPARE(found->roles, (QStringList{QStringLiteral("billing"), QStringLiteral("dunning")}));
+        QVERIFY(found->alive);
+        QVERIFY(found->lastSeen.isValid() && found->startedAt.isValid());
+        QVERIFY2(found->lastSeenAgeSeconds >= 0 && found->lastSeenAgeSeconds < 35,
+                 qPrintable(QString::number(found->lastSeenAgeSeconds)));
+
+        // An older Hardcount: the registry reads as unavailable and the polls go on.
+        leader::schema::Migrator migrator(owner);
+        const auto restore = qScopeGuard(
+                [&migrator] { migrator.migrate({leader::schema::MigrationSet::Lease}); });
+        QCOMPARE(migrator.rollbackTo(178), (std::vector<int>{178}));
+        const RegistrySnapshot without = harness.nextRegistry();
+        QVERIFY2(without.error.isEmpty(), qPrintable(without.error));
+        QVERIFY(!without.available);
+        QVERIFY(without.replicas.isEmpty());
+        QCOMPARE(harness.nextSnapshot().roles.size(), 5);
         QVERIFY(harness.failures.isEmpty());
     }
 

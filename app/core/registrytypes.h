@@ -1,0 +1,37 @@
+#pragma once
+
+#include <QDateTime>
+#include <QList>
+#include <QMetaType>
+#include <QString>
+#include <QStringList>
+
+namespace leader::console {
+
+// One replica of the registry (migration 0178), its instants, age and liveness the database's.
+struct RegistryEntry
+{
+    QString holderId; // hostname:pid:8hex, as leader_status.holder_id names it
+    QString host;
+    int pid = 0;
+    QString version;
+    QStringList roles; // the roles it runs: those it could take over
+    QDateTime startedAt;
+    QDateTime lastSeen;
+    double lastSeenAgeSeconds = 0;
+    bool alive = false; // seen within 35 s, as leader_replicas_status decides
+};
+
+// One read of the registry, every few polls.
+struct RegistrySnapshot
+{
+    // False on a database without the registry (an older Hardcount): the panel says so, and
+    // nothing is an error.
+    bool available = false;
+    QList<RegistryEntry> replicas;
+    QString error; // one line when the read failed; replicas is then empty
+};
+
+} // namespace leader::console
+
+Q_DECLARE_METATYPE(leader::console::RegistrySnapshot)

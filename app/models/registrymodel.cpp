@@ -1,0 +1,217 @@
+#include "registrymodel.h"
+
+#include <algorithm>
+#include <tuple>
+#include <utility>
+
+namespace leader::console {
+
+RegistryModel::RegistryModel(QObject *parent)
+    : QAbstractTableModel(parent)
+{}
+
+RegistryModel::~RegistryModel() = default;
+
+int RegistryModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int RegistryModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QString RegistryModel::standingName(Standing standing)
+{
+    switch (standing) {
+    case Standing::Holding:
+        return tr("holding");
+    case Standing::Eligible:
+        return tr("eligible");
+    case Standing::Gone:
+        return tr("gone");
+    }
+    return {};
+}
+
+QVariant RegistryModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const Row &row = m_rows.at(index.row());
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case Role:
+            return row.role;
+        case State:
+            return standingName(row.standing);
+        case Holder:
+            return row.holderId;
+        case Host:
+            return row.host;
+        case Pid:
+            return row.pid;
+        case Version:
+            return row.version;
+        case LastSeen:
+            return tr("%1 s ago").arg(qRound(row.lastSeenAgeSeconds));
+        }
+        break;
+    case StandingRole:
+        if (index.column() == State)
+            return int(row.standing);
+        break;
+    case Qt::TextAlignmentRole:
+        if (index.column() == Pid || index.column() == LastSeen)
+            return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        break;
+    case Qt::ToolTipRole:
+        if (index.column() == State) {
+            switch (row.standing) {
+            case Standing::Holding:
+                return tr("Holds %1's lease in the latest leader_status rows").arg(row.role);
+            case Standing::Eligible:
+                return tr("Alive and runs %1: it can take over when the holder goes away")
+                        .arg(row.role);
+            case Standing::Gone:
+                return tr("Not seen for 35 s (database clock): killed, frozen or cut off, "
+                          "without a clean stop");
+            }
+        }
+        if (index.column() == LastSeen)
+            return tr("Seconds since its last beat on the database clock; replicas beat every "
+                      "15 s");
+        break;
+    default:
+        break;
+    }
+    return {};
+}
+
+QVariant RegistryModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (section) {
+    case Role:
+        return tr("Role");
+    case State:
+        return tr("State");
+    case Holder:
+        return tr("Holder id");
+    case Host:
+        return tr("Host");
+    case Pid:
+        return tr("PID");
+    case Version:
+        return tr("Version");
+    case LastSeen:
+        return tr("Last seen");
+    default:
+        return {};
+    }
+}
+
+void RegistryModel::setReplicas(const QList<RegistryEntry> &replicas)
+{
+    m_replicas = replicas;
+    rebuild();
+}
+
+void RegistryModel::setStatus(const StatusSnapshot &snapshot)
+{
+    QHash<QString, QString> holders;
+    for (const RoleStatus &status : snapshot.roles) {
+        if (!status.holderId.isEmpty())
+            holders.insert(status.role, status.holderId);
+    }
+    if (holders == m_holders)
+        return; // the common poll: nobody took a role over
+    m_holders = holders;
+    rebuild();
+}
+
+void RegistryModel::clear()
+{
+    beginResetModel();
+    m_replicas.clear();
+    m_holders.clear();
+    m_rows.clear();
+    endResetModel();
+}
+
+void RegistryModel::rebuild()
+{
+    QList<Row> next;
+    for (const RegistryEntry &replica : std::as_const(m_replicas)) {
+        for (const QString &role : replica.roles) {
+            // A lease is proof of life on its own: a holder the view calls gone (its beats cut
+            // off, its ticks not) still holds the role.
+            const Standing standing
+                    = m_holders.value(role) == replica.holderId
+                              ? Standing::Holding
+                              : (replica.alive ? Standing::Eligible : Standing::Gone);
+            next.append({role, replica.holderId, replica.host, replica.pid, replica.version,
+                         standing, replica.lastSeenAgeSeconds});
+        }
+    }
+    std::ranges::sort(next, [](const Row &a, const Row &b) {
+        return std::tie(a.role, a.standing, a.host, a.holderId)
+               < std::tie(b.role, b.standing, b.host, b.holderId);
+    });
+
+    const auto sameKey = [](const Row &a, const Row &b) {
+        return a.role == b.role && a.holderId == b.holderId;
+    };
+    for (int row = int(m_rows.size()) - 1; row >= 0; --row) {
+        if (std::ranges::any_of(next,
+                                [&](const Row &wanted) { return sameKey(wanted, m_rows.at(row)); }))
+            continue;
+        beginRemoveRows({}, row, row);
+        m_rows.removeAt(row);
+        endRemoveRows();
+    }
+    for (int row = 0; row < next.size(); ++row) {
+        int at = -1;
+        for (int i = row; i < m_rows.size() && at < 0; ++i) {
+            if (sameKey(m_rows.at(i), next.at(row)))
+                at = i;
+        }
+        if (at < 0) {
+            beginInsertRows({}, row, row);
+            m_rows.insert(row, next.at(row));
+            endInsertRows();
+            continue;
+        }
+        if (at != row) {
+            beginMoveRows({}, at, at, {}, row);
+            m_rows.move(at, row);
+            endMoveRows();
+        }
+        updateRow(row, next.at(row));
+    }
+}
+
+void RegistryModel::updateRow(int row, const Row &next)
+{
+    Row &current = m_rows[row];
+    QList<std::pair<int, QList<int>>> cells; // column, roles
+    if (current.standing != next.standing)
+        cells.emplace_back(State, QList<int>{Qt::DisplayRole, Qt::ToolTipRole, StandingRole});
+    if (current.host != next.host)
+        cells.emplace_back(Host, QList<int>{Qt::DisplayRole});
+    if (current.pid != next.pid)
+        cells.emplace_back(Pid, QList<int>{Qt::DisplayRole});
+    if (current.version != next.version)
+        cells.emplace_back(Version, QList<int>{Qt::DisplayRole});
+    // As shown: whole seconds.
+    if (qRound(current.lastSeenAgeSeconds) != qRound(next.lastSeenAgeSeconds))
+        cells.emplace_back(LastSeen, QList<int>{Qt::DisplayRole});
+    current = next;
+    for (const auto &[column, roles] : std::as_const(cells))
+        Q_EMIT dataChanged(index(row, column), index(row, column), roles);
+}
+
+} // namespace leader::console

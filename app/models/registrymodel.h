@@ -1,0 +1,68 @@
+#pragma once
+
+#include "core/registrytypes.h"
+#include "core/statustypes.h"
+
+#include <QAbstractTableModel>
+#include <QHash>
+#include <QList>
+
+namespace leader::console {
+
+// Who could take over, per role: one row for each registered replica and each role it runs,
+// ordered by role, then holding, eligible, gone. Whether a replica holds a role comes from the
+// latest leader_status rows, so the two reads (the registry every few seconds, the status every
+// poll) each update the rows they decide.
+class RegistryModel final : public QAbstractTableModel
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(RegistryModel)
+
+public:
+    enum Column { Role, State, Holder, Host, Pid, Version, LastSeen, ColumnCount };
+    enum class Standing {
+        Holding,  // its holder id is the role's holder in the latest leader_status rows
+        Eligible, // alive, runs the role, does not hold it
+        Gone,     // not seen for 35 s (the view's word); it holds nothing, or it would be holding
+    };
+    // Standing as an int, on the State column.
+    static constexpr int StandingRole = Qt::UserRole + 1;
+
+    explicit RegistryModel(QObject *parent = nullptr);
+    ~RegistryModel() override;
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+    static QString standingName(Standing standing);
+
+    // Rows are matched by (role, holder id): changed cells get dataChanged, new rows are inserted,
+    // vanished ones removed and a row whose standing changed is moved, so a selection stays on it.
+    void setReplicas(const QList<RegistryEntry> &replicas);
+    void setStatus(const StatusSnapshot &snapshot);
+    void clear(); // another database: neither its replicas nor its holders are this one's
+
+private:
+    struct Row
+    {
+        QString role;
+        QString holderId;
+        QString host;
+        int pid = 0;
+        QString version;
+        Standing standing = Standing::Gone;
+        double lastSeenAgeSeconds = 0;
+    };
+
+    void rebuild();
+    void updateRow(int row, const Row &next);
+
+    QList<RegistryEntry> m_replicas;
+    QHash<QString, QString> m_holders; // role → holder id, for the roles held now
+    QList<Row> m_rows;
+};
+
+} // namespace leader::console

@@ -1,0 +1,281 @@
+// The Replicas panel without a database: one row per replica and role it runs, its standing
+// (holding, eligible, gone) from the registry's rows and the latest leader_status rows, the order
+// (per role, holding first), dataChanged only for the cells that changed, and the one line a
+// database without the registry (migration 0178) gets instead of the table, shown only once the
+// window watches a database rather than the demo.
+
+#include "core/consolesession.h"
+#include "models/registrymodel.h"
+#include "ui/connectioncontroller.h"
+#include "ui/registrycontroller.h"
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QLabel>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStackedWidget>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTest>
+
+#include <memory>
+
+using namespace leader::console;
+using Standing = RegistryModel::Standing;
+
+Q_DECLARE_METATYPE(leader::console::RegistryModel::Standing)
+
+namespace {
+
+constexpr auto A = "host-a:101:0000000a";
+constexpr auto B = "host-b:202:0000000b";
+constexpr auto C = "host-c:303:0000000c";
+
+RegistryEntry replica(const QString &holderId, const QStringList &roles, bool alive = true,
+                      double ageSeconds = 3)
+{
+    RegistryEntry entry;
+    entry.holderId = holderId;
+    entry.host = holderId.section(QLatin1Char(':'), 0, 0);
+    entry.pid = holderId.section(QLatin1Char(':'), 1, 1).toInt();
+    entry.version = QStringLiteral("1.4.0");
+    entry.roles = roles;
+    entry.lastSeenAgeSeconds = ageSeconds;
+    entry.alive = alive;
+    return entry;
+}
+
+// leader_status with each role's holder (empty: nobody holds it).
+StatusSnapshot holders(const QList<std::pair<QString, QString>> &held)
+{
+    StatusSnapshot snapshot;
+    for (const auto &[role, holderId] : held) {
+        RoleStatus status;
+        status.role = role;
+        status.holderId = holderId;
+        status.state = holderId.isEmpty() ? RoleState::Free : RoleState::Led;
+        snapshot.roles.append(status);
+    }
+    return snapshot;
+}
+
+QString cell(const RegistryModel &model, int row, int column)
+{
+    return model.index(row, column).data().toString();
+}
+
+Standing standing(const RegistryModel &model, int row)
+{
+    return Standing(
+            model.index(row, RegistryModel::State).data(RegistryModel::StandingRole).toInt());
+}
+
+} // namespace
+
+class TstRegistryModel final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void standingOfOneRow_data()
+    {
+        QTest::addColumn<bool>("alive");
+        QTest::addColumn<QString>("billingHolder");
+        QTest::addColumn<Standing>("expected");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("holds it") << true << QString(A) << Standing::Holding << "holding";
+        QTest::newRow("another holds it") << true << QString(B) << Standing::Eligible << "eligible";
+        QTest::newRow("nobody holds it") << true << QString() << Standing::Eligible << "eligible";
+        QTest::newRow("gone") << false << QString(B) << Standing::Gone << "gone";
+        QTest::newRow("gone, nobody holds it") << false << QString() << Standing::Gone << "gone";
+        // Its beats cut off, its ticks not: the lease says it is there.
+        QTest::newRow("gone yet holding") << false << QString(A) << Standing::Holding << "holding";
+    }
+    void standingOfOneRow()
+    {
+        QFETCH(bool, alive);
+        QFETCH(QString, billingHolder);
+        QFETCH(Standing, expected);
+        QFETCH(QString, text);
+        RegistryModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setStatus(holders({{QStringLiteral("billing"), billingHolder}}));
+        model.setReplicas({replica(A, {QStringLiteral("billing")}, alive, 41.6)});
+        QCOMPARE(model.rowCount(), 1);
+        QCOMPARE(model.columnCount(), int(RegistryModel::ColumnCount));
+        QCOMPARE(standing(model, 0), expected);
+        QCOMPARE(cell(model, 0, RegistryModel::State), text);
+        QCOMPARE(cell(model, 0, RegistryModel::Role), QStringLiteral("billing"));
+        QCOMPARE(cell(model, 0, RegistryModel::Holder), QString(A));
+        QCOMPARE(cell(model, 0, RegistryModel::Host), QStringLiteral("host-a"));
+        QCOMPARE(cell(model, 0, RegistryModel::Pid), QStringLiteral("101"));
+        QCOMPARE(cell(model, 0, RegistryModel::Version), QStringLiteral("1.4.0"));
+        QCOMPARE(cell(model, 0, RegistryModel::LastSeen), QStringLiteral("42 s ago"));
+    }
+
+    void onePerRolePerReplicaHoldingFirst()
+    {
+        RegistryModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setReplicas({replica(A, {QStringLiteral("dunning"), QStringLiteral("billing")}),
+                           replica(B, {QStringLiteral("billing")}),
+                           replica(C, {QStringLiteral("billing")}, false, 90)});
+        model.setStatus(holders(
+                {{QStringLiteral("billing"), QString(B)}, {QStringLiteral("dunning"), QString()}}));
+        QCOMPARE(model.rowCount(), 4);
+        const QList<std::tuple<QString, QString, Standing>> expected{
+                {QStringLiteral("billing"), QString(B), Standing::Holding},
+                {QStringLiteral("billing"), QString(A), Standing::Eligible},
+                {QStringLiteral("billing"), QString(C), Standing::Gone},
+                {QStringLiteral("dunning"), QString(A), Standing::Eligible}};
+        for (int row = 0; row < model.rowCount(); ++row) {
+            QCOMPARE(cell(model, row, RegistryModel::Role), std::get<0>(expected.at(row)));
+            QCOMPARE(cell(model, row, RegistryModel::Holder), std::get<1>(expected.at(row)));
+            QCOMPARE(standing(model, row), std::get<2>(expected.at(row)));
+        }
+
+        // A takes billing over from B: the two rows trade places, nothing else is announced.
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        QSignalSpy moved(&model, &QAbstractItemModel::rowsMoved);
+        QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        model.setStatus(holders(
+                {{QStringLiteral("billing"), QString(A)}, {QStringLiteral("dunning"), QString()}}));
+        QCOMPARE(cell(model, 0, RegistryModel::Holder), QString(A));
+        QCOMPARE(standing(model, 0), Standing::Holding);
+        QCOMPARE(cell(model, 1, RegistryModel::Holder), QString(B));
+        QCOMPARE(standing(model, 1), Standing::Eligible);
+        QVERIFY(!moved.isEmpty());
+        QVERIFY(removed.isEmpty() && inserted.isEmpty());
+        QCOMPARE(changed.size(), 2);
+        for (const QList<QVariant> &arguments : std::as_const(changed)) {
+            QCOMPARE(arguments.at(0).toModelIndex().column(), int(RegistryModel::State));
+            QCOMPARE(arguments.at(1).toModelIndex().column(), int(RegistryModel::State));
+            QCOMPARE(arguments.at(0).toModelIndex().row(), arguments.at(1).toModelIndex().row());
+        }
+
+        // The same holders again (the common poll): not a signal.
+        changed.clear();
+        moved.clear();
+        model.setStatus(holders(
+                {{QStringLiteral("billing"), QString(A)}, {QStringLiteral("dunning"), QString()}}));
+        QVERIFY(changed.isEmpty() && moved.isEmpty());
+    }
+
+    void onlyChangedCellsAreAnnounced()
+    {
+        RegistryModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setReplicas(
+                {replica(A, {QStringLiteral("billing"), QStringLiteral("dunning")}, true, 2)});
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        // A fresh beat: only the ages move; a sub-second change shows nothing new.
+        model.setReplicas(
+                {replica(A, {QStringLiteral("billing"), QStringLiteral("dunning")}, true, 7)});
+        QCOMPARE(changed.size(), 2);
+        for (const QList<QVariant> &arguments : std::as_const(changed))
+            QCOMPARE(arguments.at(0).toModelIndex().column(), int(RegistryModel::LastSeen));
+        changed.clear();
+        model.setReplicas(
+                {replica(A, {QStringLiteral("billing"), QStringLiteral("dunning")}, true, 7.2)});
+        QVERIFY(changed.isEmpty());
+
+        // It stops beating: the state cells change, then it leaves one role, then the registry.
+        model.setReplicas(
+                {replica(A, {QStringLiteral("billing"), QStringLiteral("dunning")}, false, 7.2)});
+        QCOMPARE(changed.size(), 2);
+        for (const QList<QVariant> &arguments : std::as_const(changed)) {
+            QCOMPARE(arguments.at(0).toModelIndex().column(), int(RegistryModel::State));
+            QVERIFY(arguments.at(2).value<QList<int>>().contains(RegistryModel::StandingRole));
+        }
+        model.setReplicas({replica(A, {QStringLiteral("dunning")}, false, 7.2)});
+        QCOMPARE(model.rowCount(), 1);
+        QCOMPARE(cell(model, 0, RegistryModel::Role), QStringLiteral("dunning"));
+        model.setReplicas({});
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void clearForgetsHolders()
+    {
+        RegistryModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setStatus(holders({{QStringLiteral("billing"), QString(A)}}));
+        model.setReplicas({replica(A, {QStringLiteral("billing")})});
+        QCOMPARE(standing(model, 0), Standing::Holding);
+        model.clear();
+        QCOMPARE(model.rowCount(), 0);
+        model.setReplicas({replica(A, {QStringLiteral("billing")})});
+        QCOMPARE(standing(model, 0), Standing::Eligible);
+    }
+
+    void panelSaysUnavailableOnlyInDatabaseMode_data()
+    {
+        QTest::addColumn<bool>("demo");
+        QTest::newRow("database") << false;
+        QTest::newRow("demo, then a database") << true;
+    }
+    void panelSaysUnavailableOnlyInDatabaseMode()
+    {
+        QFETCH(bool, demo);
+        QSettings().clear();
+        auto window = std::make_unique<QWidget>();
+        auto *session = new ConsoleSession(window.get());
+        auto *connection = new ConnectionController(window.get(), session, demo);
+        auto *tabs = new QTabWidget(window.get());
+        new RegistryController(session, connection, tabs, nullptr, window.get());
+        const auto page = [&tabs] {
+            return tabs->findChild<QWidget *>(QStringLiteral("registryPage"));
+        };
+        if (demo) {
+            QVERIFY(!page());
+            Q_EMIT session->registryChanged(RegistrySnapshot{});
+            Q_EMIT connection->connecting(false); // the demo's own database, reconnecting
+            QVERIFY(!page());
+            Q_EMIT connection->demoLeft();
+        }
+        QVERIFY(page());
+        QCOMPARE(tabs->tabText(tabs->indexOf(page())), QStringLiteral("Replicas"));
+
+        Q_EMIT session->registryChanged(RegistrySnapshot{});
+        auto *stack = page()->findChild<QStackedWidget *>();
+        auto *line = page()->findChild<QLabel *>(QStringLiteral("registryUnavailable"));
+        QVERIFY(stack && line);
+        QCOMPARE(stack->currentWidget(), static_cast<QWidget *>(line));
+        QCOMPARE(line->text(), QStringLiteral("Replica registry unavailable: migration 0178 not "
+                                              "applied (run leaderctl migrate)"));
+
+        RegistrySnapshot registry;
+        registry.available = true;
+        registry.replicas = {replica(A, {QStringLiteral("billing")})};
+        Q_EMIT session->registryChanged(registry);
+        QVERIFY(stack->currentWidget() != line);
+        auto *model = window->findChild<RegistryModel *>(QStringLiteral("registryModel"));
+        QVERIFY(model);
+        QCOMPARE(model->rowCount(), 1);
+        auto *state = page()->findChild<QLabel *>(QStringLiteral("registryState"));
+        QVERIFY2(state->text().startsWith(QLatin1String("1 replica registered, read at ")),
+                 qPrintable(state->text()));
+
+        // A failed read keeps the last rows and says why under them.
+        Q_EMIT session->registryChanged(RegistrySnapshot{
+                .available = false, .replicas = {}, .error = QStringLiteral("no SELECT")});
+        QCOMPARE(model->rowCount(), 1);
+        QVERIFY2(state->text().contains(QLatin1String("no SELECT")), qPrintable(state->text()));
+    }
+};
+
+int main(int argc, char **argv)
+{
+    QApplication app(argc, argv);
+    TstRegistryModel test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "tst_registrymodel.moc"
