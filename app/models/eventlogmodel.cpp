@@ -117,6 +117,21 @@ void EventLogModel::append(const EventLogEntry &entry)
     endInsertRows();
 }
 
+void EventLogModel::appendLocal(const QString &event, const QString &detail, const QString &role,
+                                bool collapseRepeats)
+{
+    EventLogEntry entry;
+    entry.time = QDateTime::currentDateTimeUtc();
+    entry.source = QStringLiteral("console");
+    entry.role = role;
+    entry.event = event;
+    entry.detail = detail;
+    if (collapseRepeats)
+        appendOrRepeat(entry);
+    else
+        append(entry);
+}
+
 void EventLogModel::appendOrRepeat(const EventLogEntry &entry)
 {
     // The latest row of the same kind (source, role, event) within the last few: a retry that

@@ -42,6 +42,9 @@ public:
     // the same detail and token: that row counts one more and says when it was last seen, rather
     // than a second identical line (its time stays the first, so the log stays in order).
     void appendOrRepeat(const EventLogEntry &entry);
+    // A line of the console's own (source "console"), stamped now; repeats collapse when asked.
+    void appendLocal(const QString &event, const QString &detail, const QString &role = {},
+                     bool collapseRepeats = false);
     void clear();
     int capacity() const { return m_capacity; }
     // Times in the rule's zone, named in the header; null: local time. Not owned.

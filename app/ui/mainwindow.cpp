@@ -70,16 +70,18 @@ MainWindow::MainWindow(ConsoleOptions options, QWidget *parent)
     m_pauses = new PauseController(this, m_session, m_statusModel, m_statusPane, m_timeRule,
                                    m_options.readOnly);
     m_guard = new ProductionGuard(this, m_pauses);
-    connect(m_guard, &ProductionGuard::logged, this,
-            [this](const QString &detail) { logLocal(QStringLiteral("guard"), detail); });
+    connect(m_guard, &ProductionGuard::logged, this, [this](const QString &detail) {
+        m_events->appendLocal(QStringLiteral("guard"), detail);
+    });
     m_statusPane->selectWhenShown(m_options.role);
     connect(m_statusPane, &StatusPane::roleMissing, this, [this](const QString &role) {
-        logLocal(QStringLiteral("--role"), tr("no role named %1 in leader_status").arg(role));
+        m_events->appendLocal(QStringLiteral("--role"),
+                              tr("no role named %1 in leader_status").arg(role));
         statusBar()->showMessage(tr("No role named %1 to select").arg(role), 15000);
     });
     connect(m_pauses, &PauseController::logged, this,
             [this](const QString &role, const QString &event, const QString &detail) {
-                logLocal(event, detail, role);
+                m_events->appendLocal(event, detail, role);
             });
     connect(m_pauses, &PauseController::finished, this,
             [this](const QString &line) { statusBar()->showMessage(line, 10000); });
@@ -96,8 +98,8 @@ MainWindow::MainWindow(ConsoleOptions options, QWidget *parent)
 
     connect(m_connection, &ConnectionController::keychainUnavailable, this,
             [this](const QString &reason) {
-                logLocal(QStringLiteral("keychain"),
-                         tr("passwords are not remembered: %1").arg(reason));
+                m_events->appendLocal(QStringLiteral("keychain"),
+                                      tr("passwords are not remembered: %1").arg(reason));
             });
     connect(m_connection, &ConnectionController::connecting, this, &MainWindow::onConnecting);
     connect(m_connection, &ConnectionController::demoLeft, this, &MainWindow::onDemoLeft);
@@ -110,7 +112,7 @@ MainWindow::MainWindow(ConsoleOptions options, QWidget *parent)
             });
     connect(m_alerts, &AlertController::alerted, this,
             [this](const QString &role, const QString &text) {
-                logLocal(QStringLiteral("alert"), text, role);
+                m_events->appendLocal(QStringLiteral("alert"), text, role);
                 statusBar()->showMessage(text, 15000);
             });
     connect(m_exports, &ExportController::exported, this,
@@ -229,13 +231,15 @@ void MainWindow::connectSession()
             [this](const Privileges &privileges) {
                 m_pauses->setPrivileges(privileges);
                 if (!privileges.canPause && !privileges.reason.isEmpty())
-                    logLocal(QStringLiteral("privileges"), privileges.reason, {}, true);
+                    m_events->appendLocal(QStringLiteral("privileges"), privileges.reason, {},
+                                          true);
                 if (!privileges.schemaWarning.isEmpty())
-                    logLocal(QStringLiteral("schema"), privileges.schemaWarning, {}, true);
+                    m_events->appendLocal(QStringLiteral("schema"), privileges.schemaWarning, {},
+                                          true);
             });
     connect(m_session, &ConsoleSession::pollProblem, this, [this](const QString &message) {
         m_statusLine->showPollProblem(message);
-        logLocal(QStringLiteral("poll failed"), message, {}, true);
+        m_events->appendLocal(QStringLiteral("poll failed"), message, {}, true);
         m_statusPane->setStaleReason(m_statusLine->staleReason());
     });
     connect(m_session, &ConsoleSession::staleChanged, this,
@@ -246,7 +250,7 @@ void MainWindow::connectSession()
             });
     connect(m_session, &ConsoleSession::demoProgress, this, [this](const QString &step) {
         m_statusLine->showStep(step);
-        logLocal(QStringLiteral("demo"), step);
+        m_events->appendLocal(QStringLiteral("demo"), step);
     });
     if (m_options.drillAfterSeconds > 0) {
         connect(m_session, &ConsoleSession::demoStarted, this, [this] {
@@ -258,14 +262,14 @@ void MainWindow::connectSession()
             [this](const QString &replica, const QStringList &leading) {
                 if (m_failurePanel)
                     m_failurePanel->selectReplica(replica);
-                logLocal(QStringLiteral("drill"),
-                         tr("killing %1 (leads %2)")
-                                 .arg(replica, leading.join(QStringLiteral(", "))));
+                m_events->appendLocal(QStringLiteral("drill"),
+                                      tr("killing %1 (leads %2)")
+                                              .arg(replica, leading.join(QStringLiteral(", "))));
                 m_history->showChart();
             });
     connect(m_session, &ConsoleSession::demoFailed, this, [this](const QString &message) {
         m_statusLine->showStep(tr("Demo failed: %1").arg(message));
-        logLocal(QStringLiteral("error"), message);
+        m_events->appendLocal(QStringLiteral("error"), message);
         if (m_closing)
             return;
         // Window-modal and not exec()'d: the event loop (and a closing window) is never held up.
@@ -276,7 +280,7 @@ void MainWindow::connectSession()
     });
     connect(m_session, &ConsoleSession::demoStopped, this, [this] {
         if (!m_closing)
-            logLocal(QStringLiteral("demo"), tr("the embedded demo stopped"));
+            m_events->appendLocal(QStringLiteral("demo"), tr("the embedded demo stopped"));
     });
     connect(m_session, &ConsoleSession::replicasChanged, m_replicas, &ReplicaModel::setReplicas);
     connect(m_session, &ConsoleSession::demoEvent, m_events, &EventLogModel::appendOrRepeat);
@@ -377,9 +381,9 @@ void MainWindow::onConnectionChanged(ConnectionState state, const QString &messa
     // A Connecting is not logged: a retry's failure follows and says why, once however often it
     // repeats.
     if (state == ConnectionState::Connected)
-        logLocal(QStringLiteral("connection"), line);
+        m_events->appendLocal(QStringLiteral("connection"), line);
     else if (state == ConnectionState::Failed)
-        logLocal(QStringLiteral("connection"), line, {}, true);
+        m_events->appendLocal(QStringLiteral("connection"), line, {}, true);
     m_statusPane->setStaleReason(m_statusLine->staleReason());
     m_pauses->setConnected(state == ConnectionState::Connected);
 }
@@ -391,21 +395,6 @@ void MainWindow::onFailover(const Failover &failover)
                                      .arg(failover.role, failover.victim, failover.successor)
                                      .arg(failover.gapSeconds, 0, 'f', 2),
                              15000);
-}
-
-void MainWindow::logLocal(const QString &event, const QString &detail, const QString &role,
-                          bool collapseRepeats)
-{
-    EventLogEntry entry;
-    entry.time = QDateTime::currentDateTimeUtc();
-    entry.source = QStringLiteral("console");
-    entry.role = role;
-    entry.event = event;
-    entry.detail = detail;
-    if (collapseRepeats)
-        m_events->appendOrRepeat(entry);
-    else
-        m_events->append(entry);
 }
 
 void MainWindow::takeScreenshot()

@@ -63,8 +63,6 @@ private:
     void onSnapshot(const StatusSnapshot &snapshot);
     void onConnectionChanged(ConnectionState state, const QString &message);
     void onFailover(const Failover &failover);
-    void logLocal(const QString &event, const QString &detail, const QString &role = {},
-                  bool collapseRepeats = false);
     void takeScreenshot();
 
     ConsoleOptions m_options;
