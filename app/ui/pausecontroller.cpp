@@ -154,9 +154,11 @@ void PauseController::open(bool pause)
                           tr("%1 requested by %2: %3").arg(names, dialog->who(), dialog->why()));
             m_session->pause(roles, dialog->who(), dialog->why(), dialog->pauseEnd());
         } else {
+            const QString because
+                    = dialog->why().isEmpty() ? QString() : tr(": %1").arg(dialog->why());
             Q_EMIT logged(roles.size() == 1 ? names : QString(), QStringLiteral("unpause"),
-                          tr("%1 requested by %2").arg(names, dialog->who()));
-            m_session->unpause(roles, dialog->who(), {});
+                          tr("%1 requested by %2%3").arg(names, dialog->who(), because));
+            m_session->unpause(roles, dialog->who(), dialog->why());
         }
     });
     dialog->open();

@@ -108,7 +108,9 @@ void PauseDialog::buildEditPage()
     m_whyEdit = new QLineEdit;
     m_whyEdit->setObjectName(QStringLiteral("whyEdit"));
     m_whyEdit->setMaxLength(MaxWhyLength);
-    m_whyEdit->setPlaceholderText(tr("Required: recorded with the pause and shown to everyone"));
+    m_whyEdit->setPlaceholderText(
+            m_mode == Mode::Pause ? tr("Required: recorded with the pause and shown to everyone")
+                                  : tr("Optional: recorded in leader_pause_log"));
 
     m_endCombo = new QComboBox;
     m_endCombo->setObjectName(QStringLiteral("endCombo"));
@@ -137,8 +139,11 @@ void PauseDialog::buildEditPage()
     m_continueButton->setAutoDefault(true);
 
     auto form = new QFormLayout;
-    form->addRow(tr("Paused &by:"), m_whoEdit);
-    form->addRow(tr("&Reason:"), m_whyEdit);
+    // An unpause asks who and why on its one page, beside the confirmation (buildConfirmPage).
+    if (m_mode == Mode::Pause) {
+        form->addRow(tr("Paused &by:"), m_whoEdit);
+        form->addRow(tr("&Reason:"), m_whyEdit);
+    }
     form->addRow(tr("&Ends:"), m_endCombo);
     form->addRow(QString(), m_endTimeEdit);
     auto buttons = new QHBoxLayout;
@@ -189,6 +194,12 @@ void PauseDialog::buildConfirmPage()
     buttons->addWidget(m_confirmButton);
     auto layout = new QVBoxLayout(m_confirmPage);
     layout->addWidget(m_confirmLabel);
+    if (m_mode == Mode::Unpause) {
+        auto form = new QFormLayout;
+        form->addRow(tr("Unpaused &by:"), m_whoEdit);
+        form->addRow(tr("&Reason:"), m_whyEdit);
+        layout->addLayout(form);
+    }
     layout->addWidget(m_typeLabel);
     layout->addWidget(m_typedEdit);
     layout->addStretch();
@@ -389,9 +400,13 @@ void PauseDialog::showConfirmation()
     m_pages->setCurrentWidget(m_confirmPage);
     m_confirmButton->setEnabled(canConfirm());
     m_continueButton->setDefault(false);
-    m_backButton->setDefault(true);
+    // An unpause's reason is typed on this page: Enter there neither confirms nor cancels.
+    m_backButton->setDefault(m_mode == Mode::Pause);
+    m_backButton->setAutoDefault(m_mode == Mode::Pause);
     if (m_typedConfirmation)
         m_typedEdit->setFocus();
+    else if (m_mode == Mode::Unpause)
+        m_whyEdit->setFocus();
     else
         m_backButton->setFocus();
 }

@@ -6,6 +6,7 @@
 
 #include "core/consolesession.h"
 #include "models/failovermodel.h"
+#include "models/pauselogmodel.h"
 #include "models/replicamodel.h"
 #include "models/statusmodel.h"
 #include "ui/failurepanel.h"
@@ -110,8 +111,28 @@ private Q_SLOTS:
         QVERIFY(!action("pauseAction")->isEnabled());
         action("unpauseAction")->trigger();
         QTRY_VERIFY(dialog());
+        dialog()->findChild<QLineEdit *>(QStringLiteral("whyEdit"))
+                ->setText(QStringLiteral("end-to-end test over"));
         dialog()->findChild<QPushButton *>(QStringLiteral("confirmButton"))->click();
         QTRY_VERIFY_WITH_TIMEOUT(stateOf(role) != QLatin1String("paused"), 15000);
+        // Who unpaused and why reach leader_pause_log, which Role → Pause history reads back.
+        selectRole(role);
+        action("pauseHistoryAction")->trigger();
+        auto *log = m_window->findChild<PauseLogModel *>();
+        QVERIFY(log);
+        const auto unpauseLogged = [log, role] {
+            for (int row = 0; row < log->rowCount(); ++row) {
+                const auto cell = [&](int column) {
+                    return log->index(row, column).data().toString();
+                };
+                if (cell(PauseLogModel::Role) == role
+                    && cell(PauseLogModel::Action) == QLatin1String("unpause"))
+                    return cell(PauseLogModel::Reason) == QLatin1String("end-to-end test over")
+                           && cell(PauseLogModel::By).contains(QLatin1Char('@'));
+            }
+            return false;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(unpauseLogged(), 15000);
         // Ticking again: a completed tick newer than the pause.
         QTRY_VERIFY_WITH_TIMEOUT(statusModel()->statusFor(role)->lastTickEndedAt > paused->pausedAt,
                                  30000);

@@ -42,7 +42,7 @@ private slots:
     void backKeepsText();
     void escapeOnConfirmationGoesBack();
     void cancelRejects();
-    void unpauseGoesStraightToConfirmation();
+    void unpauseAsksWhoAndWhyOnItsConfirmation();
     void defaultWhoIsUserAtHost();
     void endChoices_data();
     void endChoices();
@@ -245,7 +245,7 @@ void tst_PauseDialog::cancelRejects()
     QVERIFY(!dialog.isVisible());
 }
 
-void tst_PauseDialog::unpauseGoesStraightToConfirmation()
+void tst_PauseDialog::unpauseAsksWhoAndWhyOnItsConfirmation()
 {
     PauseDialog dialog(PauseDialog::Mode::Unpause, {QStringLiteral("webhook_delivery")}, target);
     QSignalSpy accepted(&dialog, &QDialog::accepted);
@@ -266,13 +266,26 @@ void tst_PauseDialog::unpauseGoesStraightToConfirmation()
              qPrintable(text));
     QVERIFY(text.contains(QStringLiteral("not_before")));
     QVERIFY(text.contains(QStringLiteral("endpoint flapping")));
-    QVERIFY(child<QPushButton>(dialog, "backButton")->isDefault());
+
+    // Who and why are asked on the same page; the reason is optional and Enter while typing it
+    // neither confirms nor cancels.
+    auto whoEdit = child<QLineEdit>(dialog, "whoEdit");
+    auto whyEdit = child<QLineEdit>(dialog, "whyEdit");
+    QVERIFY(whoEdit->isVisible() && whyEdit->isVisible());
+    QCOMPARE(whoEdit->text(), PauseDialog::defaultWho());
+    QVERIFY(child<QPushButton>(dialog, "confirmButton")->isEnabled());
+    QSignalSpy rejected(&dialog, &QDialog::rejected);
+    QTest::keyClicks(whyEdit, QStringLiteral("endpoint fixed"));
+    QTest::keyClick(whyEdit, Qt::Key_Return);
+    QVERIFY(dialog.isVisible());
+    QCOMPARE(accepted.count() + rejected.count(), 0);
 
     dialog.accept();
     QCOMPARE(accepted.count(), 0);
     QTest::mouseClick(child<QPushButton>(dialog, "confirmButton"), Qt::LeftButton);
     QCOMPARE(accepted.count(), 1);
     QCOMPARE(dialog.roles(), QStringList{QStringLiteral("webhook_delivery")});
+    QCOMPARE(dialog.why(), QStringLiteral("endpoint fixed"));
 }
 
 void tst_PauseDialog::defaultWhoIsUserAtHost()
