@@ -20,6 +20,12 @@ QString seconds(double value)
     return QString::number(value, 'f', 1) + QStringLiteral(" s");
 }
 
+// Details are one zone for every reader of the log and its export: UTC, to the second.
+QString utc(const QDateTime &time)
+{
+    return time.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss 'UTC'"));
+}
+
 // The one to compare a new holder with: whoever leads now, else whoever completed the last tick.
 QString lastHolder(const RoleStatus &status)
 {
@@ -87,11 +93,23 @@ QList<EventLogEntry> changesBetween(const StatusSnapshot &before, const StatusSn
 
         if (now.state != was->state) {
             if (now.state == RoleState::Paused) {
+                const QString until = now.pausedUntil.isValid()
+                                              ? QStringLiteral("until ") + utc(now.pausedUntil)
+                                              : QStringLiteral("until unpaused");
                 add(now, QStringLiteral("paused"),
-                    QStringLiteral("by %1: %2").arg(now.pausedBy, now.pauseReason));
+                    QStringLiteral("by %1, %2: %3").arg(now.pausedBy, until, now.pauseReason));
             } else if (was->state == RoleState::Paused) {
-                add(now, QStringLiteral("unpaused"),
-                    QStringLiteral("now ") + roleStateText(now.state));
+                // Past its end on the database clock, the pause ended by itself: nobody unpaused.
+                const bool ended = was->pausedUntil.isValid() && after.databaseTime.isValid()
+                                   && after.databaseTime >= was->pausedUntil;
+                if (ended)
+                    add(now, QStringLiteral("pause ended"),
+                        QStringLiteral("the pause by %1 ended at %2; now %3")
+                                .arg(was->pausedBy, utc(was->pausedUntil),
+                                     roleStateText(now.state)));
+                else
+                    add(now, QStringLiteral("unpaused"),
+                        QStringLiteral("now ") + roleStateText(now.state));
             } else {
                 add(now, QStringLiteral("state"),
                     QStringLiteral("%1 -> %2")

@@ -46,8 +46,8 @@ QByteArray statusToCsv(const StatusSnapshot &snapshot, TimeZoneMode zone)
 {
     QStringList lines{QStringLiteral(
             "role,state,holder_id,holder_token,acquired_at,expires_in_seconds,last_tick_ended_at,"
-            "last_tick_holder,last_tick_age_seconds,paused_at,paused_by,pause_reason,not_before,"
-            "not_before_in_seconds,observed_at")};
+            "last_tick_holder,last_tick_age_seconds,paused_at,paused_by,pause_reason,paused_until,"
+            "pause_remaining_seconds,not_before,not_before_in_seconds,observed_at")};
     for (const RoleStatus &row : snapshot.roles) {
         const QStringList fields{row.role,
                                  roleStateText(row.state),
@@ -61,6 +61,8 @@ QByteArray statusToCsv(const StatusSnapshot &snapshot, TimeZoneMode zone)
                                  TimeRule::iso8601(row.pausedAt, zone),
                                  row.pausedBy,
                                  row.pauseReason,
+                                 TimeRule::iso8601(row.pausedUntil, zone),
+                                 number(row.pauseRemainingSeconds),
                                  TimeRule::iso8601(row.notBefore, zone),
                                  number(row.notBeforeInSeconds),
                                  TimeRule::iso8601(snapshot.databaseTime, zone)};
@@ -90,6 +92,8 @@ QByteArray statusToJson(const StatusSnapshot &snapshot, TimeZoneMode zone)
                 {QStringLiteral("paused_at"), jsonTime(row.pausedAt, zone)},
                 {QStringLiteral("paused_by"), jsonText(row.pausedBy)},
                 {QStringLiteral("pause_reason"), jsonText(row.pauseReason)},
+                {QStringLiteral("paused_until"), jsonTime(row.pausedUntil, zone)},
+                {QStringLiteral("pause_remaining_seconds"), jsonNumber(row.pauseRemainingSeconds)},
                 {QStringLiteral("not_before"), jsonTime(row.notBefore, zone)},
                 {QStringLiteral("not_before_in_seconds"), jsonNumber(row.notBeforeInSeconds)},
         });

@@ -33,6 +33,8 @@ private:
         paused.pausedBy = QStringLiteral("alice@ops");
         paused.pauseReason = QStringLiteral("SMTP key rotation, \"phase 2\"\nticket OPS-1");
         paused.lastTickAgeSeconds = 3601.5;
+        paused.pausedUntil = QDateTime(QDate(2026, 12, 2), QTime(21, 0), Qt::UTC);
+        paused.pauseRemainingSeconds = 3598.75;
         snapshot.roles = {led, paused};
         return snapshot;
     }
@@ -47,6 +49,11 @@ private Q_SLOTS:
                                                      "2026-12-02T19:59:58.000+00:00,7.250,")));
         QVERIFY(lines.at(1).endsWith(QLatin1String(",2026-12-02T20:00:01.250+00:00")));
         // The quote is doubled and the field quoted; its line break stays inside the quotes.
+        // A pause that ends by itself: its end and the time left, beside who paused it and why.
+        QVERIFY(lines.at(0).contains(
+                QLatin1String(",pause_reason,paused_until,pause_remaining_seconds,")));
+        QVERIFY2(csv.contains(QLatin1String(",2026-12-02T21:00:00.000+00:00,3598.750,")),
+                 qPrintable(csv));
         QVERIFY2(
                 csv.contains(QLatin1String("\"SMTP key rotation, \"\"phase 2\"\"\nticket OPS-1\"")),
                 qPrintable(csv));
@@ -67,6 +74,11 @@ private Q_SLOTS:
         QCOMPARE(email.value(QStringLiteral("pause_reason")).toString(),
                  snapshot().roles.at(1).pauseReason);
         QCOMPARE(email.value(QStringLiteral("last_tick_age_seconds")).toDouble(), 3601.5);
+        QCOMPARE(email.value(QStringLiteral("paused_until")).toString(),
+                 QStringLiteral("2026-12-02T21:00:00.000+00:00"));
+        QCOMPARE(email.value(QStringLiteral("pause_remaining_seconds")).toDouble(), 3598.75);
+        QVERIFY(billing.value(QStringLiteral("paused_until")).isNull());
+        QVERIFY(billing.value(QStringLiteral("pause_remaining_seconds")).isNull());
     }
 };
 

@@ -160,6 +160,12 @@ private Q_SLOTS:
         paused.token = 101;
         paused.pausedBy = QStringLiteral("alice@ops");
         paused.pauseReason = QStringLiteral("key rotation");
+        // snapshotOf() observes at 2023-11-14 22:13:20 UTC on the database clock.
+        const QDateTime observedAt = QDateTime::fromMSecsSinceEpoch(1'700'000'000'000, Qt::UTC);
+        RoleStatus pausedForAnHour = paused;
+        pausedForAnHour.pausedUntil = observedAt.addSecs(3600);
+        RoleStatus pauseJustEnded = paused;
+        pauseJustEnded.pausedUntil = observedAt.addSecs(-1);
         RoleStatus sameHolderNextTick = led;
         sameHolderNextTick.token = 102;
         RoleStatus otherHolder = led;
@@ -175,8 +181,17 @@ private Q_SLOTS:
         QTest::newRow("nothing") << free << free << true << QStringList();
         QTest::newRow("led -> free") << led << free << false << QStringList{"state: led -> free"};
         QTest::newRow("paused") << free << paused << false
-                                << QStringList{"paused: by alice@ops: key rotation"};
+                                << QStringList{
+                                           "paused: by alice@ops, until unpaused: key rotation"};
+        QTest::newRow("paused with an end")
+                << free << pausedForAnHour << false
+                << QStringList{"paused: by alice@ops, until 2023-11-14 23:13:20 UTC: key rotation"};
         QTest::newRow("unpaused") << paused << free << false << QStringList{"unpaused: now free"};
+        QTest::newRow("unpaused before its end")
+                << pausedForAnHour << free << false << QStringList{"unpaused: now free"};
+        QTest::newRow("its end came") << pauseJustEnded << free << false
+                                      << QStringList{"pause ended: the pause by alice@ops ended "
+                                                     "at 2023-11-14 22:13:19 UTC; now free"};
         QTest::newRow("acquired by the last holder")
                 << free << sameHolderNextTick << false
                 << QStringList{"state: free -> led", "acquired: h1:1:aaaaaaaa"};
