@@ -121,9 +121,8 @@ AgeChart::AgeChart(QWidget *parent)
     m_timeAxis->setTitleText(tr("database time (%1)").arg(TimeRule::zoneName(zone())));
     m_chart->addAxis(m_timeAxis, Qt::AlignBottom);
     m_ageAxis = new QValueAxis(m_chart);
-    m_ageAxis->setLabelFormat(QStringLiteral("%.0f"));
     m_ageAxis->setTitleText(tr("last tick age (s)"));
-    m_ageAxis->setRange(0, 1);
+    setAgeAxisTop(1);
     m_chart->addAxis(m_ageAxis, Qt::AlignLeft);
 
     for (int kind = 0; kind < MarkerKindCount; ++kind) {
@@ -270,7 +269,7 @@ void AgeChart::refresh()
             markers.markers.clear();
         }
         m_timeAxis->setRange(shifted(latest.addMSecs(-historyWindowMs(m_window))), shifted(latest));
-        m_ageAxis->setRange(0, 1);
+        setAgeAxisTop(1);
         return;
     }
 
@@ -315,7 +314,18 @@ void AgeChart::refresh()
         m_markerSeries[kind].series->replace(markerPoints[kind]);
 
     m_timeAxis->setRange(shifted(start), shifted(end));
-    m_ageAxis->setRange(0, niceCeiling(top * 1.05));
+    setAgeAxisTop(niceCeiling(top * 1.05));
+}
+
+void AgeChart::setAgeAxisTop(double top)
+{
+    // top is 1, 2 or 5 × 10^n: a fifth (of 1 and 5) or a quarter (of 2) puts every tick on a round
+    // value, and tenths below 1 s keep 0.5 from being printed as a second 0 or 1.
+    const double leading = std::round(top / std::pow(10.0, std::floor(std::log10(top))));
+    const int steps = leading == 2.0 ? 4 : 5;
+    m_ageAxis->setRange(0, top);
+    m_ageAxis->setTickCount(steps + 1);
+    m_ageAxis->setLabelFormat(top / steps < 1.0 ? QStringLiteral("%.1f") : QStringLiteral("%.0f"));
 }
 
 void AgeChart::showMarkerTip(int kind, const QPointF &point, bool state)

@@ -74,6 +74,7 @@ protected:
     void changeEvent(QEvent *event) override;
 
 private:
+    void setAgeAxisTop(double top); // from niceCeiling()
     struct RoleSeries
     {
         QLineSeries *line = nullptr;

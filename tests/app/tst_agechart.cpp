@@ -11,6 +11,7 @@
 #include <QComboBox>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QValueAxis>
 #include <QtTest>
 
 using leader::console::AgeChart;
@@ -120,6 +121,8 @@ private slots:
     void dayOfHistory();
     void windowSelectorMovesAxis();
     void thresholdRaisesAxis();
+    void ageAxisLabelsAreDistinct_data();
+    void ageAxisLabelsAreDistinct();
     void emptyHistory();
     void followsPalette();
 
@@ -236,6 +239,53 @@ void TstAgeChart::thresholdRaisesAxis()
     chart.setThreshold(QStringLiteral("billing"), std::nullopt);
     chart.refresh();
     QCOMPARE(chart.valueAxisMax(), curvesOnly);
+}
+
+void TstAgeChart::ageAxisLabelsAreDistinct_data()
+{
+    QTest::addColumn<double>("age");
+    QTest::addColumn<QStringList>("labels");
+    // A two-second top once drew "0, 0, 1, 2, 2": half-second ticks with whole-second labels.
+    QTest::newRow("idle: 1 s is the lowest top")
+            << 0.0 << QStringList{"0.0", "0.5", "1.0", "1.5", "2.0"};
+    QTest::newRow("under 2 s") << 1.5 << QStringList{"0.0", "0.5", "1.0", "1.5", "2.0"};
+    QTest::newRow("under 5 s") << 3.0 << QStringList{"0", "1", "2", "3", "4", "5"};
+    QTest::newRow("under 10 s") << 9.0 << QStringList{"0", "2", "4", "6", "8", "10"};
+    QTest::newRow("under 20 s") << 12.0 << QStringList{"0", "5", "10", "15", "20"};
+    QTest::newRow("a stall") << 4000.0 << QStringList{"0", "1000", "2000", "3000", "4000", "5000"};
+}
+
+void TstAgeChart::ageAxisLabelsAreDistinct()
+{
+    QFETCH(double, age);
+    QFETCH(QStringList, labels);
+    TickHistory history;
+    for (int s = 0; s < 3; ++s) {
+        StatusSnapshot snapshot;
+        snapshot.databaseTime = Base.addSecs(s);
+        RoleStatus status;
+        status.role = QStringLiteral("billing");
+        status.state = leader::console::RoleState::Free;
+        status.lastTickAgeSeconds = age;
+        snapshot.roles.append(status);
+        history.append(snapshot);
+    }
+    AgeChart chart;
+    chart.setHistory(&history);
+    chart.refresh();
+    auto *view = chart.findChild<QChartView *>();
+    QVERIFY(view);
+    const QList<QAbstractAxis *> axes = view->chart()->axes(Qt::Vertical);
+    QCOMPARE(axes.size(), 1);
+    auto *axis = qobject_cast<QValueAxis *>(axes.constFirst());
+    QVERIFY(axis);
+    // What QValueAxis draws: the format applied to each of tickCount evenly spaced values.
+    QStringList drawn;
+    const double step = (axis->max() - axis->min()) / (axis->tickCount() - 1);
+    for (int i = 0; i < axis->tickCount(); ++i)
+        drawn << QString::asprintf(axis->labelFormat().toLatin1().constData(),
+                                   axis->min() + i * step);
+    QCOMPARE(drawn, labels);
 }
 
 void TstAgeChart::emptyHistory()
