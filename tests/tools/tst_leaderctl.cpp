@@ -371,6 +371,18 @@ void TestLeaderctl::severalRolesTimedPauseAndHistory()
     for (const QString &line : lines)
         QVERIFY2(line.contains(" paused at ") && line.contains(" by alice@ops until "),
                  qPrintable(line));
+    // leaderctl status shows the end and the time left (the database's arithmetic).
+    for (const QJsonValue &value : statusRoles()) {
+        const QJsonObject entry = value.toObject();
+        if (entry.value("role").toString() != QLatin1String("email_outbox"))
+            continue;
+        QVERIFY(entry.value("paused_until").toString().endsWith(u'Z'));
+        const double left = entry.value("pause_remaining_s").toDouble();
+        QVERIFY2(left > 3500 && left <= 3600, qPrintable(QString::number(left)));
+    }
+    const Run table = leaderctl({"status", "--database", url(Login::Monitor)});
+    QVERIFY2(table.finished && table.exitCode == 0 && table.out.contains("PAUSED UNTIL (UTC)"),
+             qPrintable(table.describe()));
 
     // Already paused: the message credits the pause in force, not this caller.
     const Run again = leaderctl({"pause", "email_outbox", "--reason", "other", "--by", "bob",
@@ -400,10 +412,12 @@ void TestLeaderctl::severalRolesTimedPauseAndHistory()
     QCOMPARE(entries[1].toObject().value("action").toString(), QStringLiteral("pause"));
     QVERIFY(entries[1].toObject().value("paused_until").isString());
 
-    const Run table = leaderctl({"history", "--database", url(Login::Monitor)});
-    QVERIFY2(table.finished && table.exitCode == 0, qPrintable(table.describe()));
-    QVERIFY2(table.out.startsWith("AT (UTC)") && table.out.contains("webhook_outbox  unpause"),
-             qPrintable(table.out));
+    const Run historyTable = leaderctl({"history", "--database", url(Login::Monitor)});
+    QVERIFY2(historyTable.finished && historyTable.exitCode == 0,
+             qPrintable(historyTable.describe()));
+    QVERIFY2(historyTable.out.startsWith("AT (UTC)")
+                     && historyTable.out.contains("webhook_outbox  unpause"),
+             qPrintable(historyTable.out));
 }
 
 // Two replicas registered through the app's function, one of them last seen 40 s ago (a kill):

@@ -29,6 +29,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <stop_token>
 #include <string>
@@ -241,18 +242,30 @@ SELECT role, state, holder_id, holder_token::text,
        to_char(last_tick_ended_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
        paused_by, to_char(paused_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
        pause_reason, to_char(not_before AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-       to_char(observed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+       to_char(observed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+       to_char(paused_until AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+       round(pause_remaining_seconds::numeric, 3)::text
   FROM leader_status
  ORDER BY array_position(ARRAY['billing', 'dunning', 'webhook_outbox', 'email_outbox',
                                'webhook_delivery'], role)
 )sql",
                                                       {}, 5s);
-    static const std::vector<std::string> keys{
-            "role",        "state",        "holder_id",       "holder_token",
-            "acquired_at", "expires_in_s", "last_tick_age_s", "last_tick_ended_at",
-            "paused_by",   "paused_at",    "pause_reason",    "not_before"};
-    static const std::vector<bool> numeric{false, false, false, true,  false, true,
-                                           true,  false, false, false, false, false};
+    // Column 12 is observed_at, once for the whole document.
+    static const std::vector<std::pair<int, std::string>> keys{{0, "role"},
+                                                               {1, "state"},
+                                                               {2, "holder_id"},
+                                                               {3, "holder_token"},
+                                                               {4, "acquired_at"},
+                                                               {5, "expires_in_s"},
+                                                               {6, "last_tick_age_s"},
+                                                               {7, "last_tick_ended_at"},
+                                                               {8, "paused_by"},
+                                                               {9, "paused_at"},
+                                                               {10, "pause_reason"},
+                                                               {13, "paused_until"},
+                                                               {14, "pause_remaining_s"},
+                                                               {11, "not_before"}};
+    static const std::set<int> numeric{3, 5, 6, 14};
     if (json) {
         std::cout << "{\"observed_at\":"
                   << (result.rows() ? leader::log::jsonQuoted(std::string(result.text(0, 12)))
@@ -261,12 +274,12 @@ SELECT role, state, holder_id, holder_token::text,
                   << ",\"roles\":[";
         for (int row = 0; row < result.rows(); ++row) {
             std::cout << (row ? "," : "") << "{";
-            for (std::size_t column = 0; column < keys.size(); ++column) {
-                const int c = static_cast<int>(column);
-                std::cout << (column ? "," : "") << leader::log::jsonQuoted(keys[column]) << ":";
+            for (std::size_t key = 0; key < keys.size(); ++key) {
+                const auto &[c, name] = keys[key];
+                std::cout << (key ? "," : "") << leader::log::jsonQuoted(name) << ":";
                 if (result.isNull(row, c))
                     std::cout << "null";
-                else if (numeric[column])
+                else if (numeric.contains(c))
                     std::cout << result.text(row, c);
                 else
                     std::cout << leader::log::jsonQuoted(std::string(result.text(row, c)));
@@ -279,13 +292,13 @@ SELECT role, state, holder_id, holder_token::text,
     std::vector<std::vector<std::optional<std::string>>> rows;
     for (int row = 0; row < result.rows(); ++row) {
         std::vector<std::optional<std::string>> cells;
-        for (int column : {0, 1, 2, 3, 4, 5, 6, 8, 10, 11})
+        for (int column : {0, 1, 2, 3, 4, 5, 6, 8, 10, 13, 11})
             cells.push_back(result.optionalText(row, column));
         rows.push_back(std::move(cells));
     }
     std::cout << leaderctl::formatTable({"ROLE", "STATE", "HOLDER", "TOKEN", "ACQUIRED (UTC)",
                                          "EXPIRES IN s", "LAST TICK AGE s", "PAUSED BY", "REASON",
-                                         "NOT BEFORE (UTC)"},
+                                         "PAUSED UNTIL (UTC)", "NOT BEFORE (UTC)"},
                                         rows);
     // The server that answered: with a multi-host URL, the one libpq chose (the new primary
     // after a failover, with target_session_attrs=read-write).
