@@ -35,6 +35,26 @@ QString RegistryModel::standingName(Standing standing)
     return {};
 }
 
+QString RegistryModel::formatUptime(double seconds)
+{
+    const qint64 whole = seconds > 0 ? qint64(seconds) : 0;
+    if (whole < 60)
+        return tr("%1 s").arg(whole);
+    const qint64 minutes = whole / 60;
+    if (minutes < 60)
+        return tr("%1 min").arg(minutes);
+    const qint64 hours = minutes / 60;
+    if (hours < 24)
+        return tr("%1 h %2 min").arg(hours).arg(minutes % 60);
+    return tr("%1 d %2 h").arg(hours / 24).arg(hours % 24);
+}
+
+QString RegistryModel::upText(const Row &row)
+{
+    // A gone replica is not up: how long it ran is in the tooltip's start and its last beat.
+    return row.standing == Standing::Gone ? QString() : formatUptime(row.upSeconds);
+}
+
 QVariant RegistryModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
@@ -55,6 +75,8 @@ QVariant RegistryModel::data(const QModelIndex &index, int role) const
             return row.pid;
         case Version:
             return row.version;
+        case Up:
+            return upText(row);
         case LastSeen:
             return tr("%1 s ago").arg(qRound(row.lastSeenAgeSeconds));
         }
@@ -64,7 +86,7 @@ QVariant RegistryModel::data(const QModelIndex &index, int role) const
             return int(row.standing);
         break;
     case Qt::TextAlignmentRole:
-        if (index.column() == Pid || index.column() == LastSeen)
+        if (index.column() == Pid || index.column() == Up || index.column() == LastSeen)
             return QVariant(Qt::AlignRight | Qt::AlignVCenter);
         break;
     case Qt::ToolTipRole:
@@ -80,6 +102,10 @@ QVariant RegistryModel::data(const QModelIndex &index, int role) const
                           "without a clean stop");
             }
         }
+        if (index.column() == Up && row.startedAt.isValid())
+            return tr("Started %1 UTC (database clock); a short time up on every read is a "
+                      "replica restarting")
+                    .arg(row.startedAt.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")));
         if (index.column() == LastSeen)
             return tr("Seconds since its last beat on the database clock; replicas beat every "
                       "15 s");
@@ -107,6 +133,8 @@ QVariant RegistryModel::headerData(int section, Qt::Orientation orientation, int
         return tr("PID");
     case Version:
         return tr("Version");
+    case Up:
+        return tr("Up");
     case LastSeen:
         return tr("Last seen");
     default:
@@ -153,8 +181,12 @@ void RegistryModel::rebuild()
                     = m_holders.value(role) == replica.holderId
                               ? Standing::Holding
                               : (replica.alive ? Standing::Eligible : Standing::Gone);
+            const double up = replica.startedAt.isValid() && replica.lastSeen.isValid()
+                                      ? replica.startedAt.msecsTo(replica.lastSeen) / 1000.0
+                                                + replica.lastSeenAgeSeconds
+                                      : 0;
             next.append({role, replica.holderId, replica.host, replica.pid, replica.version,
-                         standing, replica.lastSeenAgeSeconds});
+                         standing, replica.lastSeenAgeSeconds, replica.startedAt, up});
         }
     }
     std::ranges::sort(next, [](const Row &a, const Row &b) {
@@ -206,6 +238,8 @@ void RegistryModel::updateRow(int row, const Row &next)
         cells.emplace_back(Pid, QList<int>{Qt::DisplayRole});
     if (current.version != next.version)
         cells.emplace_back(Version, QList<int>{Qt::DisplayRole});
+    if (upText(current) != upText(next) || current.startedAt != next.startedAt)
+        cells.emplace_back(Up, QList<int>{Qt::DisplayRole, Qt::ToolTipRole});
     // As shown: whole seconds.
     if (qRound(current.lastSeenAgeSeconds) != qRound(next.lastSeenAgeSeconds))
         cells.emplace_back(LastSeen, QList<int>{Qt::DisplayRole});

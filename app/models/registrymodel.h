@@ -19,7 +19,7 @@ class RegistryModel final : public QAbstractTableModel
     Q_DISABLE_COPY_MOVE(RegistryModel)
 
 public:
-    enum Column { Role, State, Holder, Host, Pid, Version, LastSeen, ColumnCount };
+    enum Column { Role, State, Holder, Host, Pid, Version, Up, LastSeen, ColumnCount };
     enum class Standing {
         Holding,  // its holder id is the role's holder in the latest leader_status rows
         Eligible, // alive, runs the role, does not hold it
@@ -38,6 +38,8 @@ public:
                         int role = Qt::DisplayRole) const override;
 
     static QString standingName(Standing standing);
+    // "12 s", "5 min", "3 h 12 min", "2 d 4 h": whole units, rounded down.
+    static QString formatUptime(double seconds);
 
     // Rows are matched by (role, holder id): changed cells get dataChanged, new rows are inserted,
     // vanished ones removed and a row whose standing changed is moved, so a selection stays on it.
@@ -55,8 +57,11 @@ private:
         QString version;
         Standing standing = Standing::Gone;
         double lastSeenAgeSeconds = 0;
+        QDateTime startedAt;
+        double upSeconds = 0; // started to the database's now, on its clock
     };
 
+    static QString upText(const Row &row);
     void rebuild();
     void updateRow(int row, const Row &next);
 

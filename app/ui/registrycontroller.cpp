@@ -50,7 +50,8 @@ void RegistryController::attach()
     QTableView *table = makeTableView(QStringLiteral("registryView"), m_model);
     table->setWordWrap(false);
     table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    table->horizontalHeader()->setStretchLastSection(true);
+    // Every column is narrow: stretched, the last would push its seconds to the far edge.
+    table->horizontalHeader()->setStretchLastSection(false);
     m_unavailable = new QLabel;
     m_unavailable->setObjectName(QStringLiteral("registryUnavailable"));
     m_unavailable->setWordWrap(true);

@@ -42,6 +42,8 @@ RegistryEntry replica(const QString &holderId, const QStringList &roles, bool al
     entry.version = QStringLiteral("1.4.0");
     entry.roles = roles;
     entry.lastSeenAgeSeconds = ageSeconds;
+    entry.lastSeen = QDateTime(QDate(2026, 12, 3), QTime(12, 0), Qt::UTC);
+    entry.startedAt = entry.lastSeen.addSecs(-3 * 3600 - 125);
     entry.alive = alive;
     return entry;
 }
@@ -115,6 +117,31 @@ private Q_SLOTS:
         QCOMPARE(cell(model, 0, RegistryModel::Pid), QStringLiteral("101"));
         QCOMPARE(cell(model, 0, RegistryModel::Version), QStringLiteral("1.4.0"));
         QCOMPARE(cell(model, 0, RegistryModel::LastSeen), QStringLiteral("42 s ago"));
+        // Started 3 h 2 min 5 s before its last beat, which was 41.6 s ago; a gone one is not up.
+        QCOMPARE(cell(model, 0, RegistryModel::Up),
+                 expected == Standing::Gone ? QString() : QStringLiteral("3 h 2 min"));
+        QVERIFY(model.index(0, RegistryModel::Up)
+                        .data(Qt::ToolTipRole)
+                        .toString()
+                        .contains(QStringLiteral("2026-12-03 08:57:55 UTC")));
+    }
+
+    void uptimeText_data()
+    {
+        QTest::addColumn<double>("seconds");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("just started") << 0.4 << "0 s";
+        QTest::newRow("seconds") << 59.9 << "59 s";
+        QTest::newRow("a minute") << 60.0 << "1 min";
+        QTest::newRow("hours") << 3.0 * 3600 + 125 << "3 h 2 min";
+        QTest::newRow("days") << 2.0 * 86400 + 4 * 3600 + 59 * 60 << "2 d 4 h";
+        QTest::newRow("a clock step back") << -5.0 << "0 s";
+    }
+    void uptimeText()
+    {
+        QFETCH(double, seconds);
+        QFETCH(QString, text);
+        QCOMPARE(RegistryModel::formatUptime(seconds), text);
     }
 
     void onePerRolePerReplicaHoldingFirst()
@@ -186,13 +213,19 @@ private Q_SLOTS:
                 {replica(A, {QStringLiteral("billing"), QStringLiteral("dunning")}, true, 7.2)});
         QVERIFY(changed.isEmpty());
 
-        // It stops beating: the state cells change, then it leaves one role, then the registry.
+        // It stops beating: the state cells change and their Up cells empty, then it leaves one
+        // role, then the registry.
         model.setReplicas(
                 {replica(A, {QStringLiteral("billing"), QStringLiteral("dunning")}, false, 7.2)});
-        QCOMPARE(changed.size(), 2);
+        QCOMPARE(changed.size(), 4);
         for (const QList<QVariant> &arguments : std::as_const(changed)) {
-            QCOMPARE(arguments.at(0).toModelIndex().column(), int(RegistryModel::State));
-            QVERIFY(arguments.at(2).value<QList<int>>().contains(RegistryModel::StandingRole));
+            const int column = arguments.at(0).toModelIndex().column();
+            QVERIFY2(column == RegistryModel::State || column == RegistryModel::Up,
+                     qPrintable(QString::number(column)));
+            if (column == RegistryModel::State)
+                QVERIFY(arguments.at(2).value<QList<int>>().contains(RegistryModel::StandingRole));
+            else
+                QVERIFY(arguments.at(0).toModelIndex().data().toString().isEmpty());
         }
         model.setReplicas({replica(A, {QStringLiteral("dunning")}, false, 7.2)});
         QCOMPARE(model.rowCount(), 1);
