@@ -55,6 +55,11 @@ struct EventLogEntry
 
 // A takeover that followed a fault from the panel, measured on the database clock: the victim's
 // last heartbeat (its last expires_at minus the lease TTL) to the successor's acquired_at.
+// ADR-114's failover bound: a dead leader's role is acquirable at most 10 s after its last
+// heartbeat and running elsewhere at most 15 s after it.
+inline constexpr double AcquirableBoundSeconds = 10.0;
+inline constexpr double RunningElsewhereBoundSeconds = 15.0;
+
 struct Failover
 {
     QString role;
@@ -70,6 +75,10 @@ struct Failover
     QDateTime releasedAt;      // database clock, after a clean stop
     QDateTime acquiredAt;      // database clock
     double gapSeconds = 0;     // acquiredAt minus lastHeartbeatAt (or releasedAt)
+
+    // The new holder acquired within the ADR's bound of the old one's last heartbeat (a release
+    // after a clean stop hands over at once, so it is always within).
+    bool withinBound() const { return gapSeconds <= RunningElsewhereBoundSeconds; }
 };
 
 } // namespace leader::console
