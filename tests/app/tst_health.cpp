@@ -8,7 +8,6 @@
 using namespace leader::console;
 
 Q_DECLARE_METATYPE(leader::console::Health)
-Q_DECLARE_METATYPE(leader::console::RoleState)
 
 class TstHealth final : public QObject
 {
