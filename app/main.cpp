@@ -2,6 +2,7 @@
 
 #include "core/commandline.h"
 #include "platform/control.h"
+#include "ui/fleetwindow.h"
 #include "ui/mainwindow.h"
 
 #include <QApplication>
@@ -9,6 +10,7 @@
 #include <QTextStream>
 
 #include <atomic>
+#include <memory>
 #include <thread>
 
 namespace {
@@ -51,7 +53,13 @@ int main(int argc, char *argv[])
     QApplication::setWindowIcon(QIcon::fromTheme(
             QStringLiteral("leader-console"), QIcon(QStringLiteral(":/icons/leader-console.png"))));
 
-    leader::console::MainWindow window(*parsed.options);
+    // Several databases open as a fleet, one tab each; one database or the demo in a window.
+    std::unique_ptr<QMainWindow> windowOwner;
+    if (parsed.options->mode == leader::console::ConsoleOptions::Mode::Fleet)
+        windowOwner = std::make_unique<leader::console::FleetWindow>(*parsed.options);
+    else
+        windowOwner = std::make_unique<leader::console::MainWindow>(*parsed.options);
+    QMainWindow &window = *windowOwner;
     // SIGTERM (a logout, systemd, kill) and Ctrl-C close the window as a click would, so the
     // embedded demo releases its leases and stops its server; a second one ends the process at
     // once.
@@ -72,7 +80,10 @@ int main(int argc, char *argv[])
         }
     });
     window.show();
-    window.start();
+    if (auto *fleet = qobject_cast<leader::console::FleetWindow *>(&window))
+        fleet->start();
+    else
+        static_cast<leader::console::MainWindow &>(window).start();
     const int exitCode = QApplication::exec();
     exiting = true;
     leader::platform::requestTermination();

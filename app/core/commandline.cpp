@@ -3,6 +3,8 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 
+#include <algorithm>
+
 namespace leader::console {
 
 namespace {
@@ -33,7 +35,8 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
             QStringList{QStringLiteral("d"), QStringLiteral("database")},
             QStringLiteral("Monitor a real database (postgresql:// URL or key=value conninfo; "
                            "PG* variables fill the gaps). Nothing but leader_status is read and "
-                           "nothing but leader_pause/leader_unpause is called."),
+                           "nothing but leader_pause/leader_unpause is called. Give --database "
+                           "and --profile several times to watch a fleet, one tab each."),
             QStringLiteral("url"));
     const QCommandLineOption profile(QStringList{QStringLiteral("p"), QStringLiteral("profile")},
                                      QStringLiteral("Monitor the database of a saved profile."),
@@ -89,19 +92,38 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
     if (!parser.positionalArguments().isEmpty())
         return fail(QStringLiteral("unexpected argument \"%1\" (see leader-console --help)")
                             .arg(parser.positionalArguments().constFirst()));
-    if (parser.isSet(database) && parser.isSet(profile))
-        return fail(QStringLiteral("give --database or --profile, not both"));
 
-    ConsoleOptions options;
-    if (parser.isSet(database)) {
-        options.mode = ConsoleOptions::Mode::Database;
-        options.databaseUrl = parser.value(database);
-        if (options.databaseUrl.trimmed().isEmpty())
+    // Each --database and --profile is one database, in the order given; several make a fleet.
+    QList<ConsoleOptions::FleetMember> members;
+    const QStringList urls = parser.values(database);
+    const QStringList profiles = parser.values(profile);
+    for (const QString &name : parser.optionNames()) {
+        const bool isUrl = database.names().contains(name);
+        if (!isUrl && !profile.names().contains(name))
+            continue;
+        const qsizetype count
+                = std::ranges::count(members, !isUrl, &ConsoleOptions::FleetMember::isProfile);
+        const QString value = isUrl ? urls.value(count) : profiles.value(count);
+        if (isUrl && value.trimmed().isEmpty())
             return fail(QStringLiteral("--database needs a URL, e.g. "
                                        "postgresql://monitor@db.internal/hardcount"));
-    } else if (parser.isSet(profile)) {
+        const ConsoleOptions::FleetMember member{!isUrl, value};
+        if (members.contains(member))
+            return fail(QStringLiteral("%1 is given twice: each database opens once")
+                                .arg(isUrl ? QStringLiteral("--database") : value));
+        members.append(member);
+    }
+
+    ConsoleOptions options;
+    if (members.size() > 1) {
+        options.mode = ConsoleOptions::Mode::Fleet;
+        options.fleet = members;
+    } else if (members.size() == 1 && members.constFirst().isProfile) {
         options.mode = ConsoleOptions::Mode::Profile;
-        options.profileName = parser.value(profile);
+        options.profileName = members.constFirst().value;
+    } else if (members.size() == 1) {
+        options.mode = ConsoleOptions::Mode::Database;
+        options.databaseUrl = members.constFirst().value;
     }
     options.readOnly = parser.isSet(readOnly);
     options.role = parser.value(role).trimmed();

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QList>
 #include <QString>
 #include <QStringList>
 
@@ -10,11 +11,19 @@ namespace leader::console {
 // What leader-console was asked to do, from its command line.
 struct ConsoleOptions
 {
-    enum class Mode { Demo, Database, Profile };
+    enum class Mode { Demo, Database, Profile, Fleet };
+    // One database of the fleet: a saved profile's name or a URL.
+    struct FleetMember
+    {
+        bool isProfile = false;
+        QString value;
+        friend bool operator==(const FleetMember &, const FleetMember &) = default;
+    };
 
     Mode mode = Mode::Demo;
-    QString databaseUrl; // Mode::Database
-    QString profileName; // Mode::Profile
+    QString databaseUrl;      // Mode::Database
+    QString profileName;      // Mode::Profile
+    QList<FleetMember> fleet; // Mode::Fleet: more than one --database/--profile, in their order
     bool readOnly = false;
     QString role; // select this role's row once the first rows arrive (a runbook's or alert's link)
     QString demoDirectory;  // empty: <AppDataLocation>/demo-cluster

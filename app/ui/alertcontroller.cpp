@@ -1,5 +1,7 @@
 #include "alertcontroller.h"
 
+#include <QApplication>
+#include <QPointer>
 #include <QSystemTrayIcon>
 #include <QTimer>
 #include <QWidget>
@@ -10,6 +12,18 @@ namespace {
 
 constexpr int NoDataCheckMs = 1000;
 
+// One tray icon however many databases are watched: a fleet of ten must not put ten in the tray.
+QSystemTrayIcon *sharedTray()
+{
+    static QPointer<QSystemTrayIcon> tray;
+    if (!tray && QSystemTrayIcon::isSystemTrayAvailable()) {
+        tray = new QSystemTrayIcon(QApplication::windowIcon(), qApp);
+        tray->setToolTip(QApplication::applicationDisplayName());
+        tray->show();
+    }
+    return tray;
+}
+
 } // namespace
 
 AlertController::AlertController(QWidget *window)
@@ -17,10 +31,7 @@ AlertController::AlertController(QWidget *window)
     , m_thresholds(AgeThresholds::defaults())
     , m_noDataCheck(new QTimer(this))
 {
-    if (QSystemTrayIcon::isSystemTrayAvailable()) {
-        m_tray = new QSystemTrayIcon(window->windowIcon(), this);
-        m_tray->show();
-    }
+    m_tray = sharedTray();
     connect(m_noDataCheck, &QTimer::timeout, this, &AlertController::checkNoData);
 }
 
@@ -31,10 +42,11 @@ void AlertController::setThresholds(const AgeThresholds &thresholds)
     m_thresholds = thresholds;
 }
 
-void AlertController::setTitle(const QString &title)
+void AlertController::setDatabase(const QString &database)
 {
+    m_database = database;
     if (m_tray)
-        m_tray->setToolTip(title);
+        m_tray->setToolTip(tr("Leader Console — %1").arg(database));
 }
 
 void AlertController::onSnapshot(const StatusSnapshot &snapshot)
@@ -97,7 +109,7 @@ void AlertController::checkNoData()
 void AlertController::notify(const QString &role, const QString &text)
 {
     if (m_tray)
-        m_tray->showMessage(tr("Leader Console: %1 in alert").arg(role), text,
+        m_tray->showMessage(tr("%1 in alert on %2").arg(role, m_database), text,
                             QSystemTrayIcon::Warning, 10000);
     Q_EMIT alerted(role, text);
 }

@@ -17,7 +17,8 @@ namespace leader::console {
 // When to tell the operator: a role whose last-tick age rises into its alert level (once per
 // entry into it), and a role the console has had no data about for longer than that role's alert
 // threshold (the pending period: a database that cannot be read may be hiding exactly the stall
-// the alert exists for). Notifications go to the system tray when there is one; alerted() always.
+// the alert exists for). Notifications go to the system tray when there is one (one icon for the
+// process, shared by every database the fleet watches), each naming its database; alerted() always.
 class AlertController final : public QObject
 {
     Q_OBJECT
@@ -28,7 +29,8 @@ public:
     ~AlertController() override;
 
     void setThresholds(const AgeThresholds &thresholds);
-    void setTitle(const QString &title); // the tray icon's tooltip
+    // The database as the window names it: in every notification, and the tray icon's tooltip.
+    void setDatabase(const QString &database);
     void onSnapshot(const StatusSnapshot &snapshot);
     // asOf: when the rows still shown were received (the workstation's clock).
     void setStale(bool stale, const QDateTime &asOf);
@@ -41,7 +43,8 @@ private:
     void checkNoData();
     void notify(const QString &role, const QString &text);
 
-    QSystemTrayIcon *m_tray = nullptr;
+    QSystemTrayIcon *m_tray = nullptr; // shared, owned by the application
+    QString m_database;
     AgeThresholds m_thresholds;
     QHash<QString, AgeLevel> m_levels;
     QList<RoleStatus> m_lastRoles;

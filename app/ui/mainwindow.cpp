@@ -137,7 +137,8 @@ void MainWindow::buildActions()
     fileMenu->addAction(tr("Export event &log…"), this,
                         [this] { m_exports->exportEvents(m_logPane->filter()); });
     fileMenu->addSeparator();
-    QAction *quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
+    // In the fleet this window is a tab: Quit closes the fleet's window, not one tab.
+    QAction *quit = fileMenu->addAction(tr("&Quit"), this, [this] { window()->close(); });
     quit->setShortcut(QKeySequence::Quit);
 
     QMenu *roleMenu = menuBar()->addMenu(tr("&Role"));
@@ -310,6 +311,8 @@ void MainWindow::start()
     case ConsoleOptions::Mode::Profile:
         m_connection->connectToProfile(m_options.profileName);
         break;
+    case ConsoleOptions::Mode::Fleet: // FleetWindow's: it opens one of these per database
+        break;
     }
     if (!m_options.screenshotPath.isEmpty())
         QTimer::singleShot(m_options.screenshotAfterSeconds * 1000, this,
@@ -347,7 +350,7 @@ void MainWindow::updateTitle()
     setWindowTitle(title);
     m_pauses->setTarget(m_connection->isDemo() ? tr("the demo")
                                                : m_connection->target().describe());
-    m_alerts->setTitle(tr("Leader Console — %1").arg(title));
+    m_alerts->setDatabase(m_connection->title());
 }
 
 void MainWindow::onSnapshot(const StatusSnapshot &snapshot)
@@ -388,9 +391,20 @@ void MainWindow::onConnectionChanged(ConnectionState state, const QString &messa
     m_pauses->setConnected(state == ConnectionState::Connected);
 }
 
+QString MainWindow::databaseTitle() const
+{
+    return m_connection->title();
+}
+
+ConnectionProfile MainWindow::target() const
+{
+    return m_connection->target();
+}
+
 void MainWindow::onFailover(const Failover &failover)
 {
     m_failovers->append(failover);
+    Q_EMIT takeoverSeen(failover);
     statusBar()->showMessage(tr("Takeover of %1: %2 → %3 in %4 s")
                                      .arg(failover.role, failover.victim, failover.successor)
                                      .arg(failover.gapSeconds, 0, 'f', 2),
@@ -420,9 +434,12 @@ void MainWindow::closeEvent(QCloseEvent *event)
     if (m_closing)
         return;
     m_closing = true;
-    QSettings settings;
-    settings.setValue(QStringLiteral("mainWindow/geometry"), saveGeometry());
-    settings.setValue(QStringLiteral("mainWindow/state"), saveState());
+    // A tab of the fleet window has no geometry of its own to remember.
+    if (isWindow()) {
+        QSettings settings;
+        settings.setValue(QStringLiteral("mainWindow/geometry"), saveGeometry());
+        settings.setValue(QStringLiteral("mainWindow/state"), saveState());
+    }
     setEnabled(false);
     if (m_connection->isDemo())
         m_statusLine->showStep(tr("Stopping the demo: releasing the roles, stopping the cluster…"));

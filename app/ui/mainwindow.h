@@ -1,6 +1,8 @@
 #pragma once
 
 #include "core/commandline.h"
+#include "core/connectionprofile.h"
+#include "core/demotypes.h"
 #include "core/holderchange.h"
 #include "core/statustypes.h"
 
@@ -45,6 +47,14 @@ public:
 
     // Starts the demo, or connects to the database the options name.
     void start();
+
+    // For the fleet window, which shows several of these as tabs and sums them up.
+    ConsoleSession *session() const { return m_session; }
+    QString databaseTitle() const;
+    ConnectionProfile target() const;
+
+Q_SIGNALS:
+    void takeoverSeen(const leader::console::Failover &takeover);
 
 protected:
     void closeEvent(QCloseEvent *event) override;

@@ -66,7 +66,14 @@ private Q_SLOTS:
         QTest::addColumn<QString>("mentions");
 
         QTest::newRow("unknown option") << QStringList{"--frobnicate"} << "frobnicate";
-        QTest::newRow("both targets") << QStringList{"-d", "host=x", "-p", "prod"} << "not both";
+        QTest::newRow("a profile twice")
+                << QStringList{"-p", "prod", "-d", "host=x", "-p", "prod"} << "prod is given twice";
+        QTest::newRow("a URL twice")
+                << QStringList{"-d", "host=x", "--database=host=x"} << "--database is given twice";
+        QTest::newRow("an empty URL in a fleet")
+                << QStringList{"-p", "prod", "-d", ""} << "needs a URL";
+        QTest::newRow("drill in a fleet")
+                << QStringList{"-p", "a", "-p", "b", "--drill-after", "5"} << "needs the demo";
         QTest::newRow("empty URL") << QStringList{"--database", " "} << "needs a URL";
         QTest::newRow("stray argument") << QStringList{"postgresql://x"} << "unexpected argument";
         QTest::newRow("drill without demo")
@@ -75,6 +82,22 @@ private Q_SLOTS:
         QTest::newRow("demo dir with database")
                 << QStringList{"-d", "host=x", "--demo-dir", "/tmp/x"} << "demo only";
         QTest::newRow("empty role") << QStringList{"--role", " "} << "needs a role name";
+    }
+
+    // Several databases make a fleet, each once, in the order given (profiles and URLs mixed).
+    void fleet()
+    {
+        const CommandLineResult result = parseCommandLine(
+                {"leader-console", "-p", "prod-eu", "--database", "host=db2 dbname=hardcount",
+                 "--profile=prod-us", "--read-only"});
+        QVERIFY2(result.options, qPrintable(result.error));
+        QCOMPARE(result.options->mode, ConsoleOptions::Mode::Fleet);
+        const QList<ConsoleOptions::FleetMember> expected{
+                {true, QStringLiteral("prod-eu")},
+                {false, QStringLiteral("host=db2 dbname=hardcount")},
+                {true, QStringLiteral("prod-us")}};
+        QCOMPARE(result.options->fleet, expected);
+        QVERIFY(result.options->readOnly);
     }
 
     void roleSelection_data()
