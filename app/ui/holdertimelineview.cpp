@@ -266,7 +266,7 @@ void HolderTimelineView::paintEvent(QPaintEvent *)
             paintGapLabel(painter, label.box, label.text, label.kind);
         }
     }
-    paintLegend(painter, layout, shownHolders);
+    paintLegend(painter, shownHolders);
 }
 
 void HolderTimelineView::paintGapLabel(QPainter &painter, const QRectF &box, const QString &text,
@@ -283,12 +283,12 @@ void HolderTimelineView::paintGapLabel(QPainter &painter, const QRectF &box, con
     painter.drawText(box, Qt::AlignCenter, text);
 }
 
-void HolderTimelineView::paintLegend(QPainter &painter, const Layout &layout,
-                                     const QStringList &holderIds) const
+void HolderTimelineView::paintLegend(QPainter &painter, const QStringList &holderIds) const
 {
     const QFontMetrics fm = fontMetrics();
     const int y = height() - fm.height() - 2;
-    int x = layout.lanes.left();
+    // From the left edge (the lane labels leave that row empty), so a narrow window keeps it all.
+    int x = 4;
     // What the colours mean first: each holder in the window by its name, as long as there is room.
     QStringList names;
     for (const QString &id : holderIds)

@@ -56,7 +56,7 @@ private:
     Layout layoutNow() const;
     void paintGapLabel(QPainter &painter, const QRectF &box, const QString &text,
                        HolderChangeKind kind) const;
-    void paintLegend(QPainter &painter, const Layout &layout, const QStringList &holderIds) const;
+    void paintLegend(QPainter &painter, const QStringList &holderIds) const;
     double xFor(const Layout &layout, const QDateTime &time) const;
     int laneHeight() const;
 

@@ -26,8 +26,12 @@ TakeoversPane::TakeoversPane(FailoverModel *model, QWidget *parent)
     view->setColumnHidden(FailoverModel::LastHeartbeat, true);
     view->setColumnHidden(FailoverModel::Acquired, true);
     view->setWordWrap(false);
-    view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    view->horizontalHeader()->setStretchLastSection(false);
+    QHeaderView *header = view->horizontalHeader();
+    header->setSectionResizeMode(QHeaderView::ResizeToContents);
+    header->setStretchLastSection(false);
+    // A horizontal header sizes its sections to the rows it has seen: new rows are measured here.
+    connect(model, &QAbstractItemModel::rowsInserted, header,
+            [header] { header->resizeSections(QHeaderView::ResizeToContents); });
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(note);
     layout->addWidget(view);
