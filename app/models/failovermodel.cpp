@@ -1,5 +1,10 @@
 #include "failovermodel.h"
 
+#include "models/tones.h"
+
+#include <QGuiApplication>
+#include <QPalette>
+
 namespace leader::console {
 
 FailoverModel::FailoverModel(QObject *parent)
@@ -37,7 +42,7 @@ void FailoverModel::timeRuleChanged()
     if (m_rows.isEmpty())
         return;
     const int last = rowCount() - 1;
-    // Both time columns, and the fault time every other column's tooltip names.
+    // Both time columns; the fault time the tooltips of Role and Fault name, the gap's ends Gap's.
     emit dataChanged(index(0, LastHeartbeat), index(last, Acquired),
                      {Qt::DisplayRole, Qt::ToolTipRole});
     emit dataChanged(index(0, Role), index(last, Fault), {Qt::ToolTipRole});
@@ -47,6 +52,25 @@ void FailoverModel::timeRuleChanged()
 QString FailoverModel::formatGap(double seconds)
 {
     return QString::number(seconds, 'f', 2) + QStringLiteral(" s");
+}
+
+QString FailoverModel::boundText(const Failover &failover)
+{
+    return failover.withinBound() ? tr("≤ %1 s ✓").arg(RunningElsewhereBoundSeconds) : tr("missed");
+}
+
+QString FailoverModel::gapToolTip(const Failover &row) const
+{
+    // After a clean stop the gap runs from the release, not from a last heartbeat.
+    const bool released = !row.lastHeartbeatAt.isValid() && row.releasedAt.isValid();
+    const QString from = released
+                                 ? tr("released %1").arg(clockText(row.releasedAt))
+                                 : tr("last heartbeat %1 (its last expires_at minus the lease TTL)")
+                                           .arg(clockText(row.lastHeartbeatAt));
+    return tr("%1 to acquired_at %2 of token %3: %4 (database clock, %5)")
+            .arg(from, clockText(row.acquiredAt))
+            .arg(row.successorToken)
+            .arg(formatGap(row.gapSeconds), TimeRule::zoneName(zone()));
 }
 
 QVariant FailoverModel::data(const QModelIndex &index, int role) const
@@ -67,13 +91,15 @@ QVariant FailoverModel::data(const QModelIndex &index, int role) const
             return row.victim;
         case Successor:
             return row.successor;
+        case Gap:
+            return formatGap(row.gapSeconds);
+        case Bound:
+            return boundText(row);
         case LastHeartbeat:
-            return released ? QStringLiteral("released %1").arg(clockText(row.releasedAt))
+            return released ? tr("released %1").arg(clockText(row.releasedAt))
                             : clockText(row.lastHeartbeatAt);
         case Acquired:
             return clockText(row.acquiredAt);
-        case Gap:
-            return formatGap(row.gapSeconds);
         }
         break;
     case RawRole:
@@ -86,12 +112,14 @@ QVariant FailoverModel::data(const QModelIndex &index, int role) const
             return row.victim;
         case Successor:
             return row.successor;
+        case Gap:
+            return row.gapSeconds;
+        case Bound:
+            return row.withinBound();
         case LastHeartbeat:
             return released ? row.releasedAt : row.lastHeartbeatAt;
         case Acquired:
             return row.acquiredAt;
-        case Gap:
-            return row.gapSeconds;
         }
         break;
     case Qt::ToolTipRole:
@@ -104,6 +132,8 @@ QVariant FailoverModel::data(const QModelIndex &index, int role) const
             return tr("%1, holder %2, token %3")
                     .arg(row.successor, row.successorHolder)
                     .arg(row.successorToken);
+        case Gap:
+            return gapToolTip(row);
         case LastHeartbeat:
             return released ? tr("Released at %1 (database clock)").arg(fullText(row.releasedAt))
                             : tr("The victim's last expires_at minus the lease TTL: %1 "
@@ -113,6 +143,20 @@ QVariant FailoverModel::data(const QModelIndex &index, int role) const
             return tr("acquired_at of token %1: %2 (database clock)")
                     .arg(row.successorToken)
                     .arg(fullText(row.acquiredAt));
+        case Bound: {
+            const QString verdict = row.withinBound()
+                                            ? (row.gapSeconds <= AcquirableBoundSeconds
+                                                       ? tr("met, within both")
+                                                       : tr("met, though past the %1 s "
+                                                            "acquirable bound")
+                                                                 .arg(AcquirableBoundSeconds))
+                                            : tr("missed");
+            return tr("ADR-114: acquirable ≤ %1 s after the last heartbeat, running elsewhere "
+                      "≤ %2 s. This takeover's gap, %3: %4")
+                    .arg(AcquirableBoundSeconds)
+                    .arg(RunningElsewhereBoundSeconds)
+                    .arg(formatGap(row.gapSeconds), verdict);
+        }
         default:
             return tr("Fault at %1 (database clock); token %2 (%3) to token %4 (%5)")
                     .arg(fullText(row.faultAt))
@@ -125,6 +169,17 @@ QVariant FailoverModel::data(const QModelIndex &index, int role) const
         if (index.column() == Gap)
             return QVariant(Qt::AlignRight | Qt::AlignVCenter);
         break;
+    case Qt::ForegroundRole:
+        // On the alert fill the palette's own text is the legible one (as in the status table).
+        if (index.column() == Bound) {
+            return row.withinBound() ? toneText(Tone::Good, QGuiApplication::palette())
+                                     : QGuiApplication::palette().color(QPalette::Text);
+        }
+        break;
+    case Qt::BackgroundRole:
+        if (index.column() == Bound && !row.withinBound())
+            return toneFill(Tone::Alert, QGuiApplication::palette());
+        break;
     default:
         break;
     }
@@ -133,6 +188,14 @@ QVariant FailoverModel::data(const QModelIndex &index, int role) const
 
 QVariant FailoverModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole) {
+        if (section == Gap)
+            return tr("From the victim's last heartbeat (or its release) to the successor's "
+                      "acquired_at, on the database clock");
+        if (section == Bound)
+            return tr("ADR-114: running elsewhere ≤ %1 s after the last heartbeat")
+                    .arg(RunningElsewhereBoundSeconds);
+    }
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
@@ -144,12 +207,14 @@ QVariant FailoverModel::headerData(int section, Qt::Orientation orientation, int
         return tr("Victim");
     case Successor:
         return tr("Successor");
+    case Gap:
+        return tr("Gap");
+    case Bound:
+        return tr("Bound");
     case LastHeartbeat:
         return TimeRule::header(tr("Last heartbeat"), zone());
     case Acquired:
         return TimeRule::header(tr("Acquired"), zone());
-    case Gap:
-        return tr("Gap");
     default:
         return {};
     }

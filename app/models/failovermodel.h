@@ -9,15 +9,29 @@
 namespace leader::console {
 
 // The takeovers measured after faults from the panel, and those a real database's rows show
-// (takeoverFrom()), newest last.
+// (takeoverFrom()), newest last. The first columns say it all narrowly enough for the demo's dock:
+// the fault, the victim, the successor, the gap and whether it met ADR-114's bound, the instants
+// (fault, last heartbeat or release, acquired) in their tooltips. The instants' own columns come
+// last, for a view with room for them.
 class FailoverModel final : public QAbstractTableModel
 {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(FailoverModel)
 
 public:
-    enum Column { Role, Fault, Victim, Successor, LastHeartbeat, Acquired, Gap, ColumnCount };
-    // The unformatted value for sorting: QDateTime for the times, double seconds for the gap.
+    enum Column {
+        Role,
+        Fault,
+        Victim,
+        Successor,
+        Gap,
+        Bound,
+        LastHeartbeat,
+        Acquired,
+        ColumnCount
+    };
+    // The unformatted value for sorting: QDateTime for the times, double seconds for the gap,
+    // Failover::withinBound() for the bound.
     static constexpr int RawRole = Qt::UserRole + 1;
 
     explicit FailoverModel(QObject *parent = nullptr);
@@ -32,7 +46,8 @@ public:
     void clear();
     const Failover &failover(int row) const { return m_rows.at(row); }
 
-    static QString formatGap(double seconds); // "9.81 s"
+    static QString formatGap(double seconds);           // "9.81 s"
+    static QString boundText(const Failover &failover); // "≤ 15 s ✓" or "missed"
 
     // Times in the rule's zone, named in the headers; null: local time. Not owned.
     void setTimeRule(const TimeRule *rule);
@@ -41,6 +56,7 @@ private:
     TimeZoneMode zone() const { return m_timeRule.zone(); }
     QString clockText(const QDateTime &time) const;
     QString fullText(const QDateTime &time) const;
+    QString gapToolTip(const Failover &failover) const;
     void timeRuleChanged();
 
     QList<Failover> m_rows;

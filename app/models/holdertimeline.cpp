@@ -2,6 +2,8 @@
 
 #include "lease/constants.h"
 
+#include <QSet>
+
 #include <algorithm>
 #include <cmath>
 
@@ -178,6 +180,7 @@ void HolderTimeline::clear()
     m_roleOrder.clear();
     m_roles.clear();
     m_latestMs.reset();
+    m_holderNames.clear();
     endResetModel();
     emit updated();
 }
@@ -212,26 +215,67 @@ QList<HolderTimeline::Span> HolderTimeline::spansFor(const QString &role, const 
     return out;
 }
 
-QString HolderTimeline::changeText(const Span &span)
+void HolderTimeline::addHolderNames(const QHash<QString, QString> &holderIdToName)
+{
+    QSet<QString> renamed;
+    for (auto it = holderIdToName.cbegin(); it != holderIdToName.cend(); ++it) {
+        if (m_holderNames.value(it.key()) != it.value()) {
+            m_holderNames.insert(it.key(), it.value());
+            renamed.insert(it.key());
+        }
+    }
+    if (renamed.isEmpty())
+        return; // the usual case: the demo reports its replicas far more often than they change
+    // One signal per run of rows that show a renamed holder: every cell's tooltip names the holder
+    // and the previous one; the Holder cell shows it.
+    const auto shows = [&renamed](const Span &span) {
+        return renamed.contains(span.holderId) || renamed.contains(span.previousHolderId);
+    };
+    const int rows = rowCount();
+    for (int first = 0; first < rows; ++first) {
+        if (!shows(m_spans[size_t(first)]))
+            continue;
+        int last = first;
+        while (last + 1 < rows && shows(m_spans[size_t(last + 1)]))
+            ++last;
+        emit dataChanged(index(first, 0), index(last, ColumnCount - 1), {Qt::ToolTipRole});
+        emit dataChanged(index(first, HolderColumn), index(last, HolderColumn), {Qt::DisplayRole});
+        first = last;
+    }
+    emit updated();
+}
+
+QString HolderTimeline::holderName(const QString &holderId) const
+{
+    return m_holderNames.value(holderId, holderId);
+}
+
+QString HolderTimeline::holderText(const QString &holderId) const
+{
+    const QString name = m_holderNames.value(holderId);
+    return name.isEmpty() ? holderId : tr("%1 (%2)").arg(name, holderId);
+}
+
+QString HolderTimeline::changeText(const Span &span) const
 {
     if (!span.change)
         return {};
     const QString gap = span.gapBeforeSeconds ? formatSeconds(*span.gapBeforeSeconds) : tr("?");
+    const QString previous = holderText(span.previousHolderId);
     switch (*span.change) {
     case HolderChangeKind::Handover:
-        return tr("Handover from %1 (released), %2 without a holder")
-                .arg(span.previousHolderId, gap);
+        return tr("Handover from %1 (released), %2 without a holder").arg(previous, gap);
     case HolderChangeKind::Takeover:
         return tr("Takeover from %1 after its lease expired unreleased: %2 from its last "
                   "heartbeat")
-                .arg(span.previousHolderId, gap);
+                .arg(previous, gap);
     case HolderChangeKind::Pause:
-        return tr("After a pause ended the tick of %1").arg(span.previousHolderId);
+        return tr("After a pause ended the tick of %1").arg(previous);
     case HolderChangeKind::Unknown:
         break;
     }
     return tr("New holder after %1: the polls missed too much to tell handover from takeover")
-            .arg(span.previousHolderId);
+            .arg(previous);
 }
 
 QString HolderTimeline::formatSeconds(double seconds)
@@ -265,7 +309,7 @@ QVariant HolderTimeline::data(const QModelIndex &index, int role) const
         case RoleColumn:
             return span.role;
         case HolderColumn:
-            return span.holderId;
+            return holderName(span.holderId);
         case TokenColumn:
             return span.token;
         case FromColumn:
@@ -303,7 +347,7 @@ QVariant HolderTimeline::data(const QModelIndex &index, int role) const
         break;
     case Qt::ToolTipRole: {
         QString tip = tr("%1 held by %2, token %3\n%4 – %5 (%6)")
-                              .arg(span.role, span.holderId)
+                              .arg(span.role, holderText(span.holderId))
                               .arg(span.token)
                               .arg(TimeRule::clock(span.from, zone(), true),
                                    TimeRule::clock(span.to, zone(), true),

@@ -94,9 +94,18 @@ public:
     void setTimeRule(const TimeRule *rule);
     TimeZoneMode zone() const { return m_timeRule.zone(); }
 
+    // Holder ids shown by name (the demo's hosted replicas: "r2"), the full id beside it in the
+    // tooltips; ids never named are shown as they are. Names add up rather than replace: a
+    // restarted replica's new holder id joins the old one, whose spans keep the name. clear()
+    // forgets them.
+    void addHolderNames(const QHash<QString, QString> &holderIdToName);
+    QString holderName(const QString &holderId) const; // the name, else the id itself
+    // "r2 (vm:29601:7014df0c)" for a named holder, else the id.
+    QString holderText(const QString &holderId) const;
+
     static QString formatSeconds(double seconds); // "9.8 s", "2 min 5 s"
     // How the role came to the span's holder, one line; empty when the holder did not change.
-    static QString changeText(const Span &span);
+    QString changeText(const Span &span) const;
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -131,6 +140,7 @@ private:
     QHash<QString, RoleState> m_roles;
     std::optional<qint64> m_latestMs;
     TimeRuleBinding m_timeRule;
+    QHash<QString, QString> m_holderNames;
 };
 
 template<typename Visit>

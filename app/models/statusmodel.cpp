@@ -1,5 +1,7 @@
 #include "statusmodel.h"
 
+#include "core/demotypes.h"
+#include "models/health.h"
 #include "models/tones.h"
 
 #include <QFont>
@@ -11,6 +13,9 @@
 namespace leader::console {
 
 namespace {
+
+// Inside StatusModel, Health names the column.
+using HealthLevel = leader::console::Health;
 
 QVariant epochMs(const QDateTime &time)
 {
@@ -36,6 +41,13 @@ const QList<int> TextRoles{Qt::DisplayRole, Qt::ToolTipRole, StatusModel::RawRol
 const QList<int> StateLookRoles{Qt::DecorationRole, Qt::ForegroundRole, Qt::BackgroundRole,
                                 Qt::FontRole};
 const QList<int> AgeLookRoles{Qt::ForegroundRole, Qt::BackgroundRole, StatusModel::AgeLevelRole};
+const QList<int> HealthLookRoles{Qt::ForegroundRole, Qt::BackgroundRole};
+
+// Thresholds in whole seconds where they are whole ("135 s"), as the thresholds dialog sets them.
+QString seconds(double value)
+{
+    return StatusModel::tr("%1 s").arg(QString::number(value, 'g', 6));
+}
 
 } // namespace
 
@@ -96,6 +108,11 @@ QVariant StatusModel::data(const QModelIndex &index, int role) const
         // On a tone's fill the palette's own text is the legible one.
         if (column == State && isPaused(status))
             return currentPalette().color(QPalette::Text);
+        if (column == Health) {
+            // Stale never gets here: the whole table is drawn disabled above.
+            return health(status) == HealthLevel::Ok ? toneText(Tone::Good, currentPalette())
+                                                     : currentPalette().color(QPalette::Text);
+        }
         if (column == LastTickAge) {
             switch (m_thresholds.level(status.role, status.lastTickAgeSeconds)) {
             case AgeLevel::Warning:
@@ -111,6 +128,19 @@ QVariant StatusModel::data(const QModelIndex &index, int role) const
     case Qt::BackgroundRole:
         if (column == State && isPaused(status))
             return toneFill(Tone::Warning, currentPalette());
+        if (column == Health) {
+            // The same fills as the paused state and the late last-tick age.
+            switch (health(status)) {
+            case HealthLevel::Paused:
+            case HealthLevel::Warn:
+                return toneFill(Tone::Warning, currentPalette());
+            case HealthLevel::Alert:
+                return toneFill(Tone::Alert, currentPalette());
+            case HealthLevel::Ok:
+            case HealthLevel::Stale:
+                break;
+            }
+        }
         if (column == LastTickAge) {
             // Still coloured when paused: how long work has been held back is worth seeing.
             switch (m_thresholds.level(status.role, status.lastTickAgeSeconds)) {
@@ -139,6 +169,8 @@ QVariant StatusModel::headerData(int section, Qt::Orientation orientation, int r
             return tr("Role");
         case State:
             return tr("State");
+        case Health:
+            return tr("Health");
         case Holder:
             return tr("Holder");
         case Token:
@@ -162,8 +194,12 @@ QVariant StatusModel::headerData(int section, Qt::Orientation orientation, int r
         }
     } else if (role == Qt::ToolTipRole) {
         switch (Column(section)) {
+        case Health:
+            return tr("The role at a glance: OK, paused, warn (late or never ran), alert (stalled) "
+                      "or stale (the rows are not live)");
         case Holder:
-            return tr("The replica leading this tick (hostname:pid:id)");
+            return tr("The replica leading this tick (hostname:pid:id; a hosted replica by its "
+                      "name)");
         case Token:
             return tr("The fencing token: one more per acquisition");
         case ExpiresIn:
@@ -208,6 +244,8 @@ void StatusModel::setSnapshot(const StatusSnapshot &snapshot)
                 roles = TextRoles;
             if (column == State)
                 roles += StateLookRoles;
+            if (column == Health && health(was) != health(now))
+                roles += HealthLookRoles;
             if (column == LastTickAge
                 && m_thresholds.level(was.role, was.lastTickAgeSeconds)
                            != m_thresholds.level(now.role, now.lastTickAgeSeconds)) {
@@ -234,19 +272,46 @@ void StatusModel::setStale(bool stale)
     if (stale == m_stale)
         return;
     m_stale = stale;
-    if (rowCount() > 0)
-        emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1),
-                         {Qt::ForegroundRole, Qt::BackgroundRole, Qt::DecorationRole});
+    if (rowCount() == 0)
+        return;
+    emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1),
+                     {Qt::ForegroundRole, Qt::BackgroundRole, Qt::DecorationRole});
+    // Every row's health turns stale or back: its text as well as its look.
+    emit dataChanged(index(0, Health), index(rowCount() - 1, Health), TextRoles);
 }
 
 void StatusModel::setThresholds(const AgeThresholds &thresholds)
 {
     if (thresholds == m_thresholds)
         return;
-    m_thresholds = thresholds;
-    if (!m_snapshot.roles.isEmpty()) {
-        emit dataChanged(index(0, LastTickAge), index(rowCount() - 1, LastTickAge),
-                         AgeLookRoles + QList<int>{Qt::ToolTipRole});
+    const AgeThresholds before = std::exchange(m_thresholds, thresholds);
+    if (m_snapshot.roles.isEmpty())
+        return;
+    emit dataChanged(index(0, LastTickAge), index(rowCount() - 1, LastTickAge),
+                     AgeLookRoles + QList<int>{Qt::ToolTipRole});
+    // Health: only the rows whose thresholds (named in the tooltip) or level moved.
+    for (int row = 0; row < rowCount(); ++row) {
+        const RoleStatus &status = m_snapshot.roles.at(row);
+        const bool levelMoved = healthOf(status, before, m_stale) != health(status);
+        if (!levelMoved && before.threshold(status.role) == thresholds.threshold(status.role)
+            && before.roleIntervals().value(status.role)
+                       == thresholds.roleIntervals().value(status.role)) {
+            continue;
+        }
+        emit dataChanged(index(row, Health), index(row, Health),
+                         levelMoved ? TextRoles + HealthLookRoles : QList<int>{Qt::ToolTipRole});
+    }
+}
+
+void StatusModel::setHolderNames(const QHash<QString, QString> &holderIdToName)
+{
+    if (holderIdToName == m_holderNames)
+        return;
+    const QHash<QString, QString> before = std::exchange(m_holderNames, holderIdToName);
+    for (int row = 0; row < rowCount(); ++row) {
+        const QString &id = m_snapshot.roles.at(row).holderId;
+        if (!id.isEmpty() && before.value(id) != m_holderNames.value(id))
+            emit dataChanged(index(row, Holder), index(row, Holder), TextRoles);
     }
 }
 
@@ -323,6 +388,67 @@ QString StatusModel::formatSeconds(double seconds)
     return sign + QStringLiteral("%1 h %2 min").arg(whole / 3600).arg(whole % 3600 / 60);
 }
 
+QString StatusModel::healthText(HealthLevel health)
+{
+    switch (health) {
+    case HealthLevel::Ok:
+        return tr("OK");
+    case HealthLevel::Paused:
+        return tr("paused");
+    case HealthLevel::Warn:
+        return tr("warn");
+    case HealthLevel::Alert:
+        return tr("alert");
+    case HealthLevel::Stale:
+        return tr("stale");
+    }
+    return {};
+}
+
+HealthLevel StatusModel::health(const RoleStatus &status) const
+{
+    return healthOf(status, m_thresholds, m_stale);
+}
+
+QString StatusModel::thresholdsText(const QString &role) const
+{
+    const AgeThreshold limits = m_thresholds.threshold(role);
+    const auto interval = m_thresholds.roleIntervals().constFind(role);
+    if (interval != m_thresholds.roleIntervals().cend()
+        && limits == AgeThresholds::forInterval(*interval)) {
+        return tr("Warns at %1 (2 × the %2 interval + 15 s), alerts at %3 (4 × interval + 30 s).")
+                .arg(seconds(limits.warnSeconds), seconds(*interval), seconds(limits.alertSeconds));
+    }
+    return tr("Warns at %1, alerts at %2 (set in Role → Age thresholds).")
+            .arg(seconds(limits.warnSeconds), seconds(limits.alertSeconds));
+}
+
+QString StatusModel::healthToolTip(const RoleStatus &status) const
+{
+    const QString limits = thresholdsText(status.role);
+    const QString age
+            = status.lastTickAgeSeconds ? formatSeconds(*status.lastTickAgeSeconds) : QString();
+    switch (health(status)) {
+    case HealthLevel::Ok:
+        return tr("OK: last tick %1 ago. %2").arg(age, limits);
+    case HealthLevel::Paused:
+        return tr("Paused: stopped on purpose, so its last tick ages and that is no alarm; it "
+                  "runs again once unpaused (the State cell says by whom and until when).");
+    case HealthLevel::Warn:
+        if (!status.lastTickAgeSeconds)
+            return tr("Warn: no tick has completed yet, so nothing shows the role runs. %1")
+                    .arg(limits);
+        return tr("Warn: last tick %1 ago, a tick or a takeover late. %2").arg(age, limits);
+    case HealthLevel::Alert:
+        return tr("Alert: last tick %1 ago: stalled, ticks or takeovers failed in a row. %2")
+                .arg(age, limits);
+    case HealthLevel::Stale:
+        return tr("Stale: the console cannot read the database; this row is the last one "
+                  "received and says nothing sure about now.");
+    }
+    return {};
+}
+
 QString StatusModel::formatRemaining(double seconds)
 {
     // A countdown read every few seconds: whole minutes once there are any, rounded up, so it
@@ -351,8 +477,10 @@ QVariant StatusModel::display(const RoleStatus &status, int column) const
                     .arg(roleStateDisplayName(status.state),
                          formatRemaining(*status.pauseRemainingSeconds));
         return roleStateDisplayName(status.state);
+    case Health:
+        return healthText(health(status));
     case Holder:
-        return status.holderId;
+        return m_holderNames.value(status.holderId, status.holderId);
     case Token:
         return QString::number(status.token);
     case Acquired:
@@ -386,8 +514,10 @@ QVariant StatusModel::raw(const RoleStatus &status, int column) const
         return status.role;
     case State:
         return roleStateText(status.state);
+    case Health:
+        return int(health(status));
     case Holder:
-        return status.holderId;
+        return m_holderNames.value(status.holderId, status.holderId);
     case Token:
         return status.token;
     case Acquired:
@@ -426,6 +556,12 @@ QVariant StatusModel::toolTip(const RoleStatus &status, int column) const
             return tr("cooling down after a lost or failed tick until %1")
                     .arg(fullTime(status.notBefore));
         return roleStateDisplayName(status.state);
+    case Health:
+        return healthToolTip(status);
+    case Holder: {
+        const QString name = m_holderNames.value(status.holderId);
+        return name.isEmpty() ? status.holderId : tr("%1: holder %2").arg(name, status.holderId);
+    }
     case Acquired:
         return fullTime(status.acquiredAt);
     case PausedAt:
@@ -458,6 +594,9 @@ bool StatusModel::cellDiffers(const RoleStatus &before, const RoleStatus &after,
                || before.pausedAt != after.pausedAt || before.pauseReason != after.pauseReason
                || before.notBefore != after.notBefore || before.pausedUntil != after.pausedUntil
                || before.pauseRemainingSeconds != after.pauseRemainingSeconds;
+    case Health:
+        // Its text, colour and tooltip follow the state and the age (the level is the caller's).
+        return before.state != after.state || before.lastTickAgeSeconds != after.lastTickAgeSeconds;
     case Holder:
         return before.holderId != after.holderId;
     case Token:
@@ -483,6 +622,16 @@ bool StatusModel::cellDiffers(const RoleStatus &before, const RoleStatus &after,
         break;
     }
     return false;
+}
+
+QHash<QString, QString> holderNamesOf(const QList<ReplicaInfo> &replicas)
+{
+    QHash<QString, QString> names;
+    for (const ReplicaInfo &replica : replicas) {
+        if (!replica.holderId.isEmpty())
+            names.insert(replica.holderId, replica.id);
+    }
+    return names;
 }
 
 } // namespace leader::console

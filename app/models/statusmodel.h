@@ -5,10 +5,14 @@
 #include "models/agethresholds.h"
 
 #include <QAbstractTableModel>
+#include <QHash>
 #include <QList>
 #include <QString>
 
 namespace leader::console {
+
+enum class Health;
+struct ReplicaInfo;
 
 // leader_status as a table, one row per role, updated in place from each poll: when the role set
 // is unchanged only the cells that changed are announced (one dataChanged per changed row, first
@@ -22,6 +26,7 @@ public:
     enum Column {
         Role,
         State,
+        Health, // healthOf() the row with the model's thresholds and stale flag
         Holder,
         Token,
         Acquired,
@@ -35,7 +40,8 @@ public:
     };
     enum ItemRole {
         // Sortable raw value: seconds as double, token as qint64, instants as epoch ms, text as
-        // itself; an unknown age or expiry is null. Also the sort role.
+        // itself (the holder as shown), int(Health) in rising concern; an unknown age or expiry
+        // is null. Also the sort role.
         RawRole = Qt::UserRole,
         AgeLevelRole, // int(AgeLevel) of the row's last-tick age, on every column
     };
@@ -63,6 +69,11 @@ public:
     void setThresholds(const AgeThresholds &thresholds);
     const AgeThresholds &thresholds() const { return m_thresholds; }
 
+    // The Holder column shows a holder id by its name here (the demo's replica, "r2"), the full id
+    // in the tooltip; ids not named are shown as they are. Replaces the names set before.
+    void setHolderNames(const QHash<QString, QString> &holderIdToName);
+    const QHash<QString, QString> &holderNames() const { return m_holderNames; }
+
     QString roleAt(int row) const;        // empty when out of range
     int rowOf(const QString &role) const; // -1 when absent
     std::optional<RoleStatus> statusFor(const QString &role) const;
@@ -72,11 +83,16 @@ public:
     static QString formatSeconds(double seconds);
     // What is left of a pause that ends by itself: "35 s", "42 min", "3 h 5 min".
     static QString formatRemaining(double seconds);
+    // The Health cell's text (translatable): "OK", "paused", "warn", "alert", "stale".
+    static QString healthText(leader::console::Health health);
 
 private:
     QVariant display(const RoleStatus &status, int column) const;
     QVariant raw(const RoleStatus &status, int column) const;
     QVariant toolTip(const RoleStatus &status, int column) const;
+    QString healthToolTip(const RoleStatus &status) const;
+    QString thresholdsText(const QString &role) const;
+    leader::console::Health health(const RoleStatus &status) const;
     static bool cellDiffers(const RoleStatus &before, const RoleStatus &after, int column);
     TimeZoneMode zone() const { return m_timeRule.zone(); }
     QString fullTime(const QDateTime &time) const;
@@ -86,6 +102,10 @@ private:
     AgeThresholds m_thresholds = AgeThresholds::defaults();
     bool m_stale = false;
     TimeRuleBinding m_timeRule;
+    QHash<QString, QString> m_holderNames;
 };
+
+// Each hosted replica's holder id to its id ("vm:29601:7014df0c" to "r2").
+QHash<QString, QString> holderNamesOf(const QList<ReplicaInfo> &replicas);
 
 } // namespace leader::console

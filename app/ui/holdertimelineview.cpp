@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <numeric>
 
 namespace leader::console {
 
@@ -32,10 +33,11 @@ QString gapLabel(const HolderTimeline::Span &span)
     return QStringLiteral("?");
 }
 
-QString spanText(const HolderTimeline::Span &span, TimeZoneMode zone)
+QString spanText(const HolderTimeline &model, const HolderTimeline::Span &span)
 {
+    const TimeZoneMode zone = model.zone();
     return HolderTimelineView::tr("%1\nholder %2\ntoken %3\n%4 – %5 (%6)%7")
-            .arg(span.role, span.holderId)
+            .arg(span.role, model.holderText(span.holderId))
             .arg(span.token)
             .arg(TimeRule::clock(span.from, zone, true), TimeRule::clock(span.to, zone, true),
                  HolderTimeline::formatSeconds(span.durationSeconds()),
@@ -169,6 +171,7 @@ void HolderTimelineView::paintEvent(QPaintEvent *)
         return;
 
     const QStringList roles = m_model->roles();
+    QStringList shownHolders; // in the window, for the legend
     for (int lane = 0; lane < roles.size(); ++lane) {
         const int top = layout.lanes.top() + lane * (layout.laneHeight + LaneGap);
         if (top > layout.lanes.bottom())
@@ -215,6 +218,8 @@ void HolderTimelineView::paintEvent(QPaintEvent *)
                     if (span.holderId != lastHolder) {
                         lastHolder = span.holderId;
                         lastColor = holderColor(span.holderId);
+                        if (!shownHolders.contains(lastHolder))
+                            shownHolders.append(lastHolder);
                     }
                     if (!pending.isNull() && x0 < std::floor(pending.right()) + 1.0) {
                         // Inside the pixel already painted: extend it, keep its colour.
@@ -261,7 +266,7 @@ void HolderTimelineView::paintEvent(QPaintEvent *)
             paintGapLabel(painter, label.box, label.text, label.kind);
         }
     }
-    paintLegend(painter, layout);
+    paintLegend(painter, shownHolders);
 }
 
 void HolderTimelineView::paintGapLabel(QPainter &painter, const QRectF &box, const QString &text,
@@ -278,11 +283,35 @@ void HolderTimelineView::paintGapLabel(QPainter &painter, const QRectF &box, con
     painter.drawText(box, Qt::AlignCenter, text);
 }
 
-void HolderTimelineView::paintLegend(QPainter &painter, const Layout &layout) const
+void HolderTimelineView::paintLegend(QPainter &painter, const QStringList &holderIds) const
 {
     const QFontMetrics fm = fontMetrics();
     const int y = height() - fm.height() - 2;
-    int x = layout.lanes.left();
+    // From the left edge (the lane labels leave that row empty), so a narrow window keeps it all.
+    int x = 4;
+    // What the colours mean first: each holder in the window by its name, as long as there is room.
+    QStringList names;
+    for (const QString &id : holderIds)
+        names.append(m_model ? m_model->holderName(id) : id);
+    QList<int> order(holderIds.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&names](int a, int b) { return names[a] < names[b]; });
+    const int swatch = fm.height() - 4;
+    for (const int i : std::as_const(order)) {
+        const int w = swatch + 4 + fm.horizontalAdvance(names[i]) + 12;
+        if (x + w > width() / 2) {
+            painter.setPen(palette().color(QPalette::Text));
+            painter.drawText(x, y + fm.ascent(), QStringLiteral("…"));
+            x += fm.horizontalAdvance(QStringLiteral("…")) + 16;
+            break;
+        }
+        painter.fillRect(QRect(x, y + 2, swatch, swatch), holderColor(holderIds[i]));
+        painter.setPen(palette().color(QPalette::Text));
+        painter.drawText(x + swatch + 4, y + fm.ascent(), names[i]);
+        x += w;
+    }
+    if (!holderIds.isEmpty())
+        x += 4;
     for (const auto &[kind, text] :
          {std::pair{HolderChangeKind::Takeover, tr("takeover: gap from the last heartbeat")},
           std::pair{HolderChangeKind::Unknown, tr("? holder change the polls cannot tell")}}) {
@@ -319,7 +348,7 @@ QString HolderTimelineView::toolTipAt(const QPoint &pos) const
             = m_model->spansFor(roles.at(lane), t.addMSecs(-slack), t.addMSecs(slack));
     for (const HolderTimeline::Span &span : spans) {
         if (span.from.addMSecs(-slack) <= t && t <= span.to.addMSecs(slack))
-            return spanText(span, m_model->zone());
+            return spanText(*m_model, span);
     }
     // Between two spans: say how long nobody held the role, and who took over.
     QString text;
@@ -329,11 +358,12 @@ QString HolderTimelineView::toolTipAt(const QPoint &pos) const
                 if (text.isEmpty() && before && before->to < t && t < after.from
                     && after.gapBeforeSeconds) {
                     const QString gap = HolderTimeline::formatSeconds(*after.gapBeforeSeconds);
-                    text = after.change
-                                   ? tr("%1: no holder for %2\n%3 → %4\n%5")
-                                             .arg(after.role, gap, before->holderId, after.holderId,
-                                                  HolderTimeline::changeText(after))
-                                   : tr("%1: no holder for %2").arg(after.role, gap);
+                    text = after.change ? tr("%1: no holder for %2\n%3 → %4\n%5")
+                                                  .arg(after.role, gap,
+                                                       m_model->holderName(before->holderId),
+                                                       m_model->holderName(after.holderId),
+                                                       m_model->changeText(after))
+                                        : tr("%1: no holder for %2").arg(after.role, gap);
                 }
                 before = &after;
             });

@@ -11,7 +11,8 @@ namespace leader::console {
 // One lane per role, one coloured bar per span (a stable colour per holder id), over the same
 // window of database time as the age chart. A takeover's gap is labelled with its length on the
 // alert tone, a change the polls cannot classify with "?", a pause with "paused"; handovers, the
-// ordinary rotation, are not marked. A legend says so; hovering a bar or a gap says who, which
+// ordinary rotation, are not marked. A legend names the holders in the window (by the model's
+// holder names, "r2", where it has them) and says so; hovering a bar or a gap says who, which
 // token, when and how the holder changed.
 class HolderTimelineView final : public QWidget
 {
@@ -55,7 +56,7 @@ private:
     Layout layoutNow() const;
     void paintGapLabel(QPainter &painter, const QRectF &box, const QString &text,
                        HolderChangeKind kind) const;
-    void paintLegend(QPainter &painter, const Layout &layout) const;
+    void paintLegend(QPainter &painter, const QStringList &holderIds) const;
     double xFor(const Layout &layout, const QDateTime &time) const;
     int laneHeight() const;
 

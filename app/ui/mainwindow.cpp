@@ -12,6 +12,7 @@
 #include "intervalbox.h"
 #include "models/eventlogmodel.h"
 #include "models/failovermodel.h"
+#include "models/holdertimeline.h"
 #include "models/replicamodel.h"
 #include "models/statusmodel.h"
 #include "pausecontroller.h"
@@ -284,6 +285,10 @@ void MainWindow::connectSession()
             m_events->appendLocal(QStringLiteral("demo"), tr("the embedded demo stopped"));
     });
     connect(m_session, &ConsoleSession::replicasChanged, m_replicas, &ReplicaModel::setReplicas);
+    connect(m_session, &ConsoleSession::replicasChanged, this, [this](const QList<ReplicaInfo> &r) {
+        m_statusModel->setHolderNames(holderNamesOf(r));
+        m_history->findChild<HolderTimeline *>()->addHolderNames(holderNamesOf(r));
+    });
     connect(m_session, &ConsoleSession::demoEvent, m_events, &EventLogModel::appendOrRepeat);
     connect(m_session, &ConsoleSession::failoverMeasured, this, &MainWindow::onFailover);
     connect(m_session, &ConsoleSession::finished, this, &QWidget::close);

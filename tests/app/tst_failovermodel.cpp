@@ -1,7 +1,10 @@
 #include "models/failovermodel.h"
 #include "models/replicamodel.h"
+#include "models/tones.h"
 
 #include <QAbstractItemModelTester>
+#include <QColor>
+#include <QGuiApplication>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTest>
@@ -48,6 +51,9 @@ private Q_SLOTS:
     void formatsGap_data();
     void formatsGap();
     void cleanStopShowsRelease();
+    void bound_data();
+    void bound();
+    void instantsInTooltips();
     void tooltipsNameTokensAndHolders();
     void replicaModelChangesPrecisely();
     void replicaModelAddsAndRemoves();
@@ -77,6 +83,11 @@ void tst_FailoverModel::appendsRows()
              QDateTime(QDate(2024, 5, 1), QTime(12, 0, 9, 810), Qt::UTC));
     QCOMPARE(model.headerData(FailoverModel::Gap, Qt::Horizontal).toString(),
              QStringLiteral("Gap"));
+    QCOMPARE(model.headerData(FailoverModel::Bound, Qt::Horizontal).toString(),
+             QStringLiteral("Bound"));
+    // What the dock shows comes first, the instants' columns last.
+    QCOMPARE(FailoverModel::Bound, FailoverModel::Gap + 1);
+    QVERIFY(FailoverModel::LastHeartbeat > FailoverModel::Bound);
     model.clear();
     QCOMPARE(model.rowCount(), 0);
 }
@@ -110,6 +121,86 @@ void tst_FailoverModel::cleanStopShowsRelease()
              QStringLiteral("released 12:00:00.000"));
     QCOMPARE(model.index(0, FailoverModel::LastHeartbeat).data(FailoverModel::RawRole).toDateTime(),
              QDateTime(QDate(2024, 5, 1), QTime(12, 0, 0), Qt::UTC));
+}
+
+// ADR-114: running elsewhere at most 15 s after the last heartbeat. Mutation check (done once):
+// with boundText() saying "≤ 15 s ✓" whatever the gap, the "missed" rows failed.
+void tst_FailoverModel::bound_data()
+{
+    QTest::addColumn<double>("gap");
+    QTest::addColumn<bool>("cleanStop");
+    QTest::addColumn<bool>("met");
+    QTest::addColumn<QString>("text");
+    QTest::newRow("well within") << 9.81 << false << true << QStringLiteral("≤ 15 s ✓");
+    QTest::newRow("past acquirable, within running")
+            << 12.5 << false << true << QStringLiteral("≤ 15 s ✓");
+    QTest::newRow("just under") << 14.99 << false << true << QStringLiteral("≤ 15 s ✓");
+    QTest::newRow("exactly the bound") << 15.0 << false << true << QStringLiteral("≤ 15 s ✓");
+    QTest::newRow("just over") << 15.01 << false << false << QStringLiteral("missed");
+    QTest::newRow("far over") << 31.0 << false << false << QStringLiteral("missed");
+    QTest::newRow("clean stop") << 0.42 << true << true << QStringLiteral("≤ 15 s ✓");
+}
+
+void tst_FailoverModel::bound()
+{
+    QFETCH(double, gap);
+    QFETCH(bool, cleanStop);
+    QFETCH(bool, met);
+    FailoverModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.append(failover(QStringLiteral("billing"), gap, cleanStop));
+    const QModelIndex cell = model.index(0, FailoverModel::Bound);
+    QTEST(cell.data().toString(), "text");
+    QCOMPARE(cell.data(FailoverModel::RawRole).toBool(), met);
+    // Missed on the alert tone, with the palette's text on it.
+    const QPalette palette = QGuiApplication::palette();
+    QCOMPARE(cell.data(Qt::BackgroundRole).value<QColor>(),
+             met ? QColor() : toneFill(Tone::Alert, palette));
+    QCOMPARE(cell.data(Qt::ForegroundRole).value<QColor>(),
+             met ? toneText(Tone::Good, palette) : palette.color(QPalette::Text));
+    const QString tip = cell.data(Qt::ToolTipRole).toString();
+    QVERIFY2(tip.contains(QStringLiteral("ADR-114")), qPrintable(tip));
+    QVERIFY2(tip.contains(FailoverModel::formatGap(gap)), qPrintable(tip));
+    QVERIFY2(tip.endsWith(met ? QStringLiteral("within both") : QStringLiteral("missed"))
+                     || (met && gap > AcquirableBoundSeconds),
+             qPrintable(tip));
+}
+
+// The dock hides the instants' columns: the gap's tooltip says both ends, the fault's the fault.
+void tst_FailoverModel::instantsInTooltips()
+{
+    FailoverModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    leader::console::TimeRule utc;
+    utc.setMode(leader::console::TimeZoneMode::Utc);
+    model.setTimeRule(&utc);
+    model.append(failover(QStringLiteral("billing"), 9.81));
+    model.append(failover(QStringLiteral("dunning"), 0.42, true));
+    QCOMPARE(model.index(0, FailoverModel::Gap).data(Qt::ToolTipRole).toString(),
+             QStringLiteral("last heartbeat 12:00:00.000 (its last expires_at minus the lease TTL) "
+                            "to acquired_at 12:00:09.810 of token 42: 9.81 s (database clock, "
+                            "UTC)"));
+    QVERIFY(model.index(1, FailoverModel::Gap)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .startsWith(QStringLiteral("released 12:00:00.000 to acquired_at")));
+    QVERIFY(model.index(0, FailoverModel::Fault)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("2024-05-01 12:00:00.000")));
+
+    // A change of zone announces the tooltips that name a time.
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    utc.setMode(leader::console::TimeZoneMode::Local);
+    bool gapTip = false;
+    for (const QList<QVariant> &signal : std::as_const(changed)) {
+        const int first = signal.at(0).toModelIndex().column();
+        const int last = signal.at(1).toModelIndex().column();
+        gapTip = gapTip
+                 || (first <= FailoverModel::Gap && FailoverModel::Gap <= last
+                     && signal.at(2).value<QList<int>>().contains(Qt::ToolTipRole));
+    }
+    QVERIFY(gapTip);
 }
 
 void tst_FailoverModel::tooltipsNameTokensAndHolders()
@@ -177,5 +268,5 @@ void tst_FailoverModel::replicaModelAddsAndRemoves()
     QCOMPARE(model.index(0, ReplicaModel::State).data().toString(), QStringLiteral("running"));
 }
 
-QTEST_GUILESS_MAIN(tst_FailoverModel)
+QTEST_MAIN(tst_FailoverModel) // the bound's colours come from the application's palette
 #include "tst_failovermodel.moc"

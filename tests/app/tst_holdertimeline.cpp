@@ -104,6 +104,7 @@ private slots:
     void pruneAfterADay();
     void windowQuery();
     void viewPaintsAndExplains();
+    void namesShownWhenKnown();
     void holderColorsAreStable();
 };
 
@@ -308,6 +309,74 @@ void TstHolderTimeline::viewPaintsAndExplains()
     view.setWindow(HistoryWindow::Day);
     QCOMPARE(view.window(), HistoryWindow::Day);
     QVERIFY(!view.grab().isNull());
+}
+
+// The demo's holders by replica name, the full id beside it in the tooltips; ids never named as
+// they are. Names are announced for the rows that show the holder, as holder or as the previous
+// one. Mutation check (done once): holderName() returning the id failed the display check.
+void TstHolderTimeline::namesShownWhenKnown()
+{
+    Timeline timeline;
+    HolderTimeline &model = timeline.model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    // dunning led by B (row 0); billing: A, then B took over after a 10.3 s gap (rows 1, 2).
+    timeline.append(snapshotOf(QStringLiteral("dunning"), {0.5, B, 3, 0.0}));
+    timeline.append(snapshotOf(QStringLiteral("billing"), {1.0, A, 7, 0.5}));
+    timeline.append(snapshotOf(QStringLiteral("billing"), {4.0, A, 7, 0.5, 8.0}));
+    timeline.append(snapshotOf(QStringLiteral("billing"), {12.5, B, 8, 12.3}));
+    StatusSnapshot both = snapshotOf(QStringLiteral("billing"), {60.0, B, 8, 12.3});
+    both.roles.append(snapshotOf(QStringLiteral("dunning"), {60.0, B, 3, 0.0}).roles.first());
+    timeline.append(both);
+    QCOMPARE(model.rowCount(), 3);
+    QCOMPARE(model.index(1, HolderTimeline::HolderColumn).data().toString(), A);
+
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    QSignalSpy updated(&model, &HolderTimeline::updated);
+    model.addHolderNames({{A, QStringLiteral("r1")}});
+    // Rows 1 (A's span) and 2 (taken over from A); not row 0.
+    QVERIFY(!changed.isEmpty());
+    for (const QList<QVariant> &signal : std::as_const(changed)) {
+        QCOMPARE(signal.at(0).toModelIndex().row(), 1);
+        QCOMPARE(signal.at(1).toModelIndex().row(), 2);
+    }
+    QCOMPARE(updated.count(), 1);
+    const QModelIndex holder = model.index(1, HolderTimeline::HolderColumn);
+    QCOMPARE(holder.data().toString(), QStringLiteral("r1"));
+    QCOMPARE(holder.data(Qt::UserRole).toString(), A);
+    QVERIFY2(holder.data(Qt::ToolTipRole).toString().contains(QStringLiteral("r1 (%1)").arg(A)),
+             qPrintable(holder.data(Qt::ToolTipRole).toString()));
+    QCOMPARE(model.index(2, HolderTimeline::HolderColumn).data().toString(), B);
+    const QString takeover
+            = model.index(2, HolderTimeline::RoleColumn).data(Qt::ToolTipRole).toString();
+    QVERIFY2(takeover.contains(QStringLiteral("Takeover from r1 (%1)").arg(A)),
+             qPrintable(takeover));
+
+    // Known already: nothing to announce. Names add up: A keeps its name when B's arrives.
+    changed.clear();
+    model.addHolderNames({{A, QStringLiteral("r1")}});
+    QCOMPARE(changed.count(), 0);
+    model.addHolderNames({{B, QStringLiteral("r2")}});
+    QCOMPARE(model.index(0, HolderTimeline::HolderColumn).data().toString(), QStringLiteral("r2"));
+    QCOMPARE(model.index(1, HolderTimeline::HolderColumn).data().toString(), QStringLiteral("r1"));
+
+    // The view's tooltips say the names too.
+    HolderTimelineView view;
+    view.setModel(&model);
+    view.setWindow(HistoryWindow::FiveMinutes);
+    view.resize(900, view.sizeHint().height());
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(!view.grab().isNull());
+    const int laneY = view.fontMetrics().height() / 2 + 6 + view.fontMetrics().height() + 12;
+    QString tip;
+    for (int x = view.width() - 12; x > view.width() / 2 && tip.isEmpty(); x -= 2)
+        tip = view.toolTipAt(QPoint(x, laneY));
+    QVERIFY2(tip.contains(QStringLiteral("holder r2 (%1)").arg(B)), qPrintable(tip));
+
+    model.clear();
+    timeline.changes.clear();
+    timeline.append(snapshotOf(QStringLiteral("billing"), {20.0, A, 9, 19.5}));
+    QCOMPARE(model.index(0, HolderTimeline::HolderColumn).data().toString(), A);
 }
 
 void TstHolderTimeline::holderColorsAreStable()

@@ -1,10 +1,14 @@
 // StatusModel over real snapshots (from a StatusPoller against a real server, straight and through
 // PgBouncer) under QAbstractItemModelTester: precise dataChanged after a pause, the last-tick
-// colouring per AgeLevel. Also the pure pieces beside it: AgeThresholds and changesBetween.
+// colouring per AgeLevel. Also the pure pieces beside it: AgeThresholds and changesBetween, the
+// Health column (per state, age, stale flag and thresholds, its tooltip, its precise dataChanged)
+// and holders shown by name.
 
+#include "core/demotypes.h"
 #include "core/statusdiff.h"
 #include "core/statuspoller.h"
 #include "models/agethresholds.h"
+#include "models/health.h"
 #include "models/statusmodel.h"
 #include "models/tones.h"
 #include "pg/connection.h"
@@ -30,6 +34,7 @@ using leader::console::AgeThresholds;
 using leader::console::ConnectionProfile;
 using leader::console::ConnectionState;
 using leader::console::EventLogEntry;
+using HealthLevel = leader::console::Health; // StatusModel::Health is the column
 using leader::console::RoleState;
 using leader::console::RoleStatus;
 using leader::console::StatusModel;
@@ -42,6 +47,7 @@ using leader::test::Login;
 using leader::test::TestDatabase;
 
 Q_DECLARE_METATYPE(leader::console::AgeLevel)
+Q_DECLARE_METATYPE(leader::console::Health)
 Q_DECLARE_METATYPE(leader::console::Theme)
 
 namespace {
@@ -55,6 +61,31 @@ RoleStatus role(const QString &name, RoleState state = RoleState::Free)
     status.state = state;
     status.token = 100;
     return status;
+}
+
+RoleStatus aged(const QString &name, double age, RoleState state = RoleState::Free)
+{
+    RoleStatus status = role(name, state);
+    if (age >= 0)
+        status.lastTickAgeSeconds = age;
+    else
+        status.state = state == RoleState::Free ? RoleState::NeverRan : state;
+    return status;
+}
+
+// The dataChanged signals in spy that cover column of row, as (first, last, roles).
+QList<QList<int>> rolesAnnounced(const QSignalSpy &spy, int row, int column)
+{
+    QList<QList<int>> out;
+    for (const QList<QVariant> &signal : spy) {
+        const auto first = signal.at(0).toModelIndex();
+        const auto last = signal.at(1).toModelIndex();
+        if (first.row() <= row && row <= last.row() && first.column() <= column
+            && column <= last.column()) {
+            out.append(signal.at(2).value<QList<int>>());
+        }
+    }
+    return out;
 }
 
 StatusSnapshot snapshotOf(QList<RoleStatus> roles)
@@ -286,6 +317,269 @@ private Q_SLOTS:
         QVERIFY(!model.statusFor(QStringLiteral("dunning")));
         model.clear();
         QCOMPARE(model.rowCount(), 0);
+    }
+
+    // ---- Health column, pure -----------------------------------------------------------------
+
+    void health_data()
+    {
+        QTest::addColumn<QString>("role");
+        QTest::addColumn<RoleState>("state");
+        QTest::addColumn<double>("age"); // < 0: never ran
+        QTest::addColumn<bool>("stale");
+        QTest::addColumn<double>("billingInterval"); // 0: the defaults (60 s)
+        QTest::addColumn<HealthLevel>("health");
+        QTest::addColumn<QString>("text");
+        // billing 60 s: warn 135 s, alert 270 s; with a 30 s interval: 75 s, 150 s.
+        QTest::newRow("ok") << "billing" << RoleState::Led << 12.0 << false << 0.0
+                            << HealthLevel::Ok << "OK";
+        QTest::newRow("just under warn")
+                << "billing" << RoleState::Free << 134.9 << false << 0.0 << HealthLevel::Ok << "OK";
+        QTest::newRow("warn") << "billing" << RoleState::Free << 135.0 << false << 0.0
+                              << HealthLevel::Warn << "warn";
+        QTest::newRow("alert") << "billing" << RoleState::Free << 270.0 << false << 0.0
+                               << HealthLevel::Alert << "alert";
+        QTest::newRow("outbox alert") << "webhook_outbox" << RoleState::Led << 38.0 << false << 0.0
+                                      << HealthLevel::Alert << "alert";
+        QTest::newRow("never ran") << "dunning" << RoleState::NeverRan << -1.0 << false << 0.0
+                                   << HealthLevel::Warn << "warn";
+        QTest::newRow("paused, however old") << "billing" << RoleState::Paused << 900.0 << false
+                                             << 0.0 << HealthLevel::Paused << "paused";
+        QTest::newRow("stale outranks ok") << "billing" << RoleState::Led << 12.0 << true << 0.0
+                                           << HealthLevel::Stale << "stale";
+        QTest::newRow("stale outranks paused") << "billing" << RoleState::Paused << 12.0 << true
+                                               << 0.0 << HealthLevel::Stale << "stale";
+        QTest::newRow("shorter interval warns sooner")
+                << "billing" << RoleState::Free << 100.0 << false << 30.0 << HealthLevel::Warn
+                << "warn";
+        QTest::newRow("shorter interval alerts sooner")
+                << "billing" << RoleState::Free << 150.0 << false << 30.0 << HealthLevel::Alert
+                << "alert";
+    }
+
+    void health()
+    {
+        QFETCH(QString, role);
+        QFETCH(RoleState, state);
+        QFETCH(double, age);
+        QFETCH(bool, stale);
+        QFETCH(double, billingInterval);
+        QFETCH(HealthLevel, health);
+        StatusModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        AgeThresholds thresholds = AgeThresholds::defaults();
+        if (billingInterval > 0)
+            thresholds.setRoleInterval(QStringLiteral("billing"), billingInterval);
+        model.setThresholds(thresholds);
+        model.setSnapshot(snapshotOf({aged(role, age, state)}));
+        model.setStale(stale);
+
+        QCOMPARE(model.headerData(StatusModel::Health, Qt::Horizontal).toString(),
+                 QStringLiteral("Health"));
+        QCOMPARE(StatusModel::Health, StatusModel::State + 1);
+        const QModelIndex cell = model.index(0, StatusModel::Health);
+        QTEST(cell.data().toString(), "text");
+        QCOMPARE(cell.data(StatusModel::RawRole).toInt(), int(health));
+        QCOMPARE(health,
+                 leader::console::healthOf(*model.statusFor(role), model.thresholds(), stale));
+
+        // The tones of the state and age cells; stale draws like the rest of a stale table.
+        const QPalette palette = QGuiApplication::palette();
+        QColor background;
+        QColor foreground = palette.color(QPalette::Text);
+        switch (health) {
+        case HealthLevel::Ok:
+            foreground = leader::console::toneText(Tone::Good, palette);
+            break;
+        case HealthLevel::Paused:
+        case HealthLevel::Warn:
+            background = toneFill(Tone::Warning, palette);
+            break;
+        case HealthLevel::Alert:
+            background = toneFill(Tone::Alert, palette);
+            break;
+        case HealthLevel::Stale:
+            foreground = palette.color(QPalette::Disabled, QPalette::Text);
+            break;
+        }
+        QCOMPARE(cell.data(Qt::BackgroundRole).value<QColor>(), background);
+        QCOMPARE(cell.data(Qt::ForegroundRole).value<QColor>(), foreground);
+    }
+
+    void healthToolTip_data()
+    {
+        QTest::addColumn<RoleStatus>("status");
+        QTest::addColumn<bool>("stale");
+        QTest::addColumn<QString>("tip");
+        const QString billing = QStringLiteral(
+                "Warns at 135 s (2 × the 60 s interval + 15 s), alerts at 270 s (4 × interval + "
+                "30 s).");
+        QTest::newRow("ok") << aged("billing", 12) << false
+                            << "OK: last tick 12.0 s ago. " + billing;
+        QTest::newRow("warn") << aged("billing", 140) << false
+                              << "Warn: last tick 2 min 20 s ago, a tick or a takeover late. "
+                                         + billing;
+        QTest::newRow("alert")
+                << aged("webhook_outbox", 40) << false
+                << QStringLiteral("Alert: last tick 40.0 s ago: stalled, ticks or takeovers failed "
+                                  "in a row. Warns at 19 s (2 × the 2 s interval + 15 s), alerts "
+                                  "at 38 s (4 × interval + 30 s).");
+        QTest::newRow("never ran")
+                << aged("billing", -1) << false
+                << "Warn: no tick has completed yet, so nothing shows the role runs. " + billing;
+        QTest::newRow("paused") << aged("billing", 12, RoleState::Paused) << false
+                                << QStringLiteral(
+                                           "Paused: stopped on purpose, so its last tick ages and "
+                                           "that is no alarm; it runs again once unpaused (the "
+                                           "State cell says by whom and until when).");
+        QTest::newRow("stale") << aged("billing", 12) << true
+                               << QStringLiteral(
+                                          "Stale: the console cannot read the database; this row "
+                                          "is the last one received and says nothing sure about "
+                                          "now.");
+        QTest::newRow("thresholds set by hand")
+                << aged("dunning", 12) << false
+                << QStringLiteral("OK: last tick 12.0 s ago. Warns at 50 s, alerts at 90 s (set in "
+                                  "Role → Age thresholds).");
+    }
+
+    void healthToolTip()
+    {
+        QFETCH(RoleStatus, status);
+        QFETCH(bool, stale);
+        StatusModel model;
+        AgeThresholds thresholds = AgeThresholds::defaults();
+        thresholds.setThreshold(QStringLiteral("dunning"), {50, 90});
+        model.setThresholds(thresholds);
+        model.setSnapshot(snapshotOf({status}));
+        model.setStale(stale);
+        QTEST(model.index(0, StatusModel::Health).data(Qt::ToolTipRole).toString(), "tip");
+    }
+
+    // A stale flip changes every row's Health text (one signal for that column, with the text
+    // roles) and only the look of the other cells. Mutation check (done once): without the Health
+    // column's own signal in setStale() the DisplayRole check below failed.
+    void healthFollowsStale()
+    {
+        StatusModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSnapshot(snapshotOf({aged("billing", 12), aged("dunning", 40)}));
+        for (const bool stale : {true, false}) {
+            QSignalSpy changes(&model, &QAbstractItemModel::dataChanged);
+            model.setStale(stale);
+            for (int row = 0; row < model.rowCount(); ++row) {
+                for (int column = 0; column < StatusModel::ColumnCount; ++column) {
+                    bool text = false;
+                    for (const QList<int> &roles : rolesAnnounced(changes, row, column)) {
+                        QVERIFY(roles.contains(Qt::ForegroundRole)
+                                || roles.contains(Qt::DisplayRole));
+                        text = text || roles.contains(Qt::DisplayRole);
+                    }
+                    QCOMPARE(text, column == StatusModel::Health);
+                }
+            }
+            QCOMPARE(changes.size(), 2);
+            QCOMPARE(changes.at(1).at(0).toModelIndex(), model.index(0, StatusModel::Health));
+            QCOMPARE(changes.at(1).at(1).toModelIndex(), model.index(1, StatusModel::Health));
+            QCOMPARE(model.index(1, StatusModel::Health).data().toString(),
+                     stale ? QStringLiteral("stale") : QStringLiteral("warn"));
+        }
+    }
+
+    // New thresholds announce the Health cells of the roles they changed, no others: the text
+    // and colour where the level moved, the tooltip (which states them) where it did not.
+    // Mutation check (done once): announcing every row's Health cell failed the dunning row.
+    void healthFollowsThresholds()
+    {
+        StatusModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSnapshot(snapshotOf({aged("billing", 100), aged("dunning", 5)}));
+        QCOMPARE(model.index(0, StatusModel::Health).data().toString(), QStringLiteral("OK"));
+
+        AgeThresholds thresholds = AgeThresholds::defaults();
+        thresholds.setRoleInterval(QStringLiteral("billing"), 30); // warn at 75 s
+        QSignalSpy changes(&model, &QAbstractItemModel::dataChanged);
+        model.setThresholds(thresholds);
+        QCOMPARE(model.index(0, StatusModel::Health).data().toString(), QStringLiteral("warn"));
+        const QList<QList<int>> billing = rolesAnnounced(changes, 0, StatusModel::Health);
+        QCOMPARE(billing.size(), 1);
+        QVERIFY(billing.at(0).contains(Qt::DisplayRole));
+        QVERIFY(billing.at(0).contains(Qt::BackgroundRole));
+        QVERIFY(billing.at(0).contains(Qt::ToolTipRole));
+        QVERIFY(rolesAnnounced(changes, 1, StatusModel::Health).isEmpty());
+
+        // Still OK at 5 s, but the tooltip states the new thresholds.
+        thresholds.setRoleInterval(QStringLiteral("dunning"), 20);
+        changes.clear();
+        model.setThresholds(thresholds);
+        QVERIFY(rolesAnnounced(changes, 0, StatusModel::Health).isEmpty());
+        QCOMPARE(rolesAnnounced(changes, 1, StatusModel::Health),
+                 (QList<QList<int>>{{Qt::ToolTipRole}}));
+        QVERIFY(model.index(1, StatusModel::Health)
+                        .data(Qt::ToolTipRole)
+                        .toString()
+                        .contains(QLatin1String("the 20 s interval")));
+    }
+
+    // A new snapshot announces Health with its colours when the level moves, its text alone
+    // when only the age (in its tooltip) moved.
+    void healthFollowsSnapshots()
+    {
+        StatusModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSnapshot(snapshotOf({aged("billing", 10)}));
+        QSignalSpy changes(&model, &QAbstractItemModel::dataChanged);
+        model.setSnapshot(snapshotOf({aged("billing", 20)}));
+        QCOMPARE(rolesAnnounced(changes, 0, StatusModel::Health).size(), 1);
+        QVERIFY(!rolesAnnounced(changes, 0, StatusModel::Health)
+                         .at(0)
+                         .contains(Qt::BackgroundRole));
+        changes.clear();
+        model.setSnapshot(snapshotOf({aged("billing", 140)}));
+        QCOMPARE(model.index(0, StatusModel::Health).data().toString(), QStringLiteral("warn"));
+        QCOMPARE(rolesAnnounced(changes, 0, StatusModel::Health).size(), 1);
+        QVERIFY(rolesAnnounced(changes, 0, StatusModel::Health).at(0).contains(Qt::BackgroundRole));
+    }
+
+    // The demo's holders by replica name, the full id in the tooltip; names announced for the
+    // Holder cells they change, nothing else. Mutation check (done once): showing the id
+    // regardless of the names failed the display check.
+    void holderNames()
+    {
+        StatusModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        RoleStatus billing = role(QStringLiteral("billing"), RoleState::Led);
+        billing.holderId = QStringLiteral("vm:29601:7014df0c");
+        RoleStatus dunning = role(QStringLiteral("dunning"), RoleState::Led);
+        dunning.holderId = QStringLiteral("other:1:aaaaaaaa"); // not hosted: shown as it is
+        model.setSnapshot(snapshotOf({billing, dunning}));
+        QCOMPARE(model.index(0, StatusModel::Holder).data().toString(), billing.holderId);
+
+        leader::console::ReplicaInfo r2;
+        r2.id = QStringLiteral("r2");
+        r2.holderId = billing.holderId;
+        QSignalSpy changes(&model, &QAbstractItemModel::dataChanged);
+        model.setHolderNames(leader::console::holderNamesOf({r2}));
+        QCOMPARE(changes.size(), 1);
+        QCOMPARE(changes.at(0).at(0).toModelIndex(), model.index(0, StatusModel::Holder));
+        QCOMPARE(changes.at(0).at(1).toModelIndex(), model.index(0, StatusModel::Holder));
+        const QModelIndex cell = model.index(0, StatusModel::Holder);
+        QCOMPARE(cell.data().toString(), QStringLiteral("r2"));
+        QCOMPARE(cell.data(StatusModel::RawRole).toString(), QStringLiteral("r2"));
+        QVERIFY2(cell.data(Qt::ToolTipRole).toString().contains(billing.holderId),
+                 qPrintable(cell.data(Qt::ToolTipRole).toString()));
+        QCOMPARE(model.index(1, StatusModel::Holder).data().toString(), dunning.holderId);
+
+        model.setHolderNames(leader::console::holderNamesOf({r2}));
+        QCOMPARE(changes.size(), 1);
+        model.setHolderNames({});
+        QCOMPARE(changes.size(), 2);
+        QCOMPARE(cell.data().toString(), billing.holderId);
     }
 
     // ---- StatusModel over real snapshots -------------------------------------------------
