@@ -69,4 +69,9 @@ void HistoryTabs::showChart()
     setCurrentWidget(m_chart);
 }
 
+void HistoryTabs::addHolderNames(const QHash<QString, QString> &holderIdToName)
+{
+    m_timeline->addHolderNames(holderIdToName);
+}
+
 } // namespace leader::console

@@ -33,6 +33,8 @@ public:
     void setThresholds(const AgeThresholds &thresholds);
     void refresh(); // redraws the chart now
     void showChart();
+    // The demo's hosted replicas: the Holders tab names their holders (r2) as they come and go.
+    void addHolderNames(const QHash<QString, QString> &holderIdToName);
 
 private:
     TickHistory m_history;

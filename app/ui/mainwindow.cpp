@@ -12,7 +12,6 @@
 #include "intervalbox.h"
 #include "models/eventlogmodel.h"
 #include "models/failovermodel.h"
-#include "models/holdertimeline.h"
 #include "models/replicamodel.h"
 #include "models/statusmodel.h"
 #include "pausecontroller.h"
@@ -287,7 +286,7 @@ void MainWindow::connectSession()
     connect(m_session, &ConsoleSession::replicasChanged, m_replicas, &ReplicaModel::setReplicas);
     connect(m_session, &ConsoleSession::replicasChanged, this, [this](const QList<ReplicaInfo> &r) {
         m_statusModel->setHolderNames(holderNamesOf(r));
-        m_history->findChild<HolderTimeline *>()->addHolderNames(holderNamesOf(r));
+        m_history->addHolderNames(holderNamesOf(r));
     });
     connect(m_session, &ConsoleSession::demoEvent, m_events, &EventLogModel::appendOrRepeat);
     connect(m_session, &ConsoleSession::failoverMeasured, this, &MainWindow::onFailover);
