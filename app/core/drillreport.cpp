@@ -31,6 +31,11 @@ QString bound(double value)
     return QString::number(value, 'g', 3) + QStringLiteral(" s");
 }
 
+QString claims(qint64 count)
+{
+    return count == 1 ? QStringLiteral("1 claim") : QStringLiteral("%1 claims").arg(count);
+}
+
 QJsonValue timeValue(const QDateTime &time)
 {
     return time.isValid() ? QJsonValue(isoUtc(time)) : QJsonValue();
@@ -132,8 +137,8 @@ QString DrillResult::summary() const
         line += QStringLiteral(", pause stopped the holder in %1")
                         .arg(seconds(pause.stopSeconds()));
     const qint64 stale = staleClaimsAccepted();
-    line += QStringLiteral("; %1 claims accepted from a replaced leader (%2 refused by the fence)")
-                    .arg(stale < 0 ? QStringLiteral("unknown") : QString::number(stale))
+    line += QStringLiteral("; %1 accepted from a replaced leader (%2 refused by the fence)")
+                    .arg(stale < 0 ? QStringLiteral("unknown claims") : claims(stale))
                     .arg(refusals());
     line += QStringLiteral("; auditor: %1").arg(verdict(*this));
     return line;
@@ -213,11 +218,14 @@ QString drillMarkdown(const DrillResult &result)
     QStringList perRole;
     for (auto it = result.refusalsByRole.cbegin(); it != result.refusalsByRole.cend(); ++it)
         perRole.append(QStringLiteral("%1 %2").arg(it.key()).arg(it.value()));
-    text += QStringLiteral("- **Fence**: %1 claims refused by the fence during the drill%2; a "
-                           "replaced leader that reached the database claimed nothing.\n")
-                    .arg(result.refusals())
+    text += QStringLiteral("- **Fence**: %1 refused by the fence during the drill%2")
+                    .arg(claims(result.refusals()))
                     .arg(perRole.isEmpty() ? QString()
                                            : QStringLiteral(" (%1)").arg(perRole.join(", ")));
+    if (const qint64 stale = result.staleClaimsAccepted(); stale >= 0)
+        text += QStringLiteral("; the auditor found %1 accepted under a stale token")
+                        .arg(claims(stale));
+    text += QStringLiteral(".\n");
     if (!result.auditError.isEmpty()) {
         text += QStringLiteral("- **Auditor**: not run: %1\n").arg(result.auditError);
     } else {
