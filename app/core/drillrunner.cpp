@@ -7,6 +7,8 @@
 #include <QSysInfo>
 #include <QTimer>
 
+#include <algorithm>
+
 namespace leader::console {
 
 namespace {
@@ -205,7 +207,9 @@ void DrillRunner::onAction(const ActionResult &result)
 void DrillRunner::unpause()
 {
     m_unpaused = true;
-    m_result.pause.unpauseRequestedAt = QDateTime::currentDateTimeUtc();
+    // The replica's event time is rounded to the millisecond, so it may read a hair later.
+    m_result.pause.unpauseRequestedAt
+            = std::max(QDateTime::currentDateTimeUtc(), m_result.pause.stoppedAt);
     enter(Step::WaitLedAgain, LedAgainMs, tr("unpausing %1 until it is led again").arg(Role));
     m_session->unpause({Role}, By, tr("drill: pause-to-cancel measured"));
 }
