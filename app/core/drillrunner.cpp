@@ -152,7 +152,16 @@ void DrillRunner::onFailover(const Failover &failover)
 {
     if (m_step != Step::WaitTakeover || failover.role != Role || failover.victim != m_victim)
         return;
-    m_result.faults.append({faultName(Faults[m_faultIndex].kind), failover});
+    const FaultKind kind = Faults[m_faultIndex].kind;
+    m_result.faults.append({faultName(kind), failover});
+    // Back under the same name, so the freeze and the cut each leave a replica to take over and
+    // the demo is whole again after the drill.
+    if (kind == FaultKind::Kill)
+        m_session->inject({.replica = m_victim,
+                           .kind = FaultKind::Restart,
+                           .durationMs = 0,
+                           .role = {},
+                           .step = {}});
     m_expected = failover.successor;
     ++m_faultIndex;
     enter(Step::WaitHolder, HolderMs, tr("waiting for the next holder of %1").arg(Role));

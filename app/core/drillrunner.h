@@ -15,11 +15,11 @@ namespace leader::console {
 class ConsoleSession;
 
 // The demo's failover drill, driven through ConsoleSession's slots and signals: it waits for a
-// holder of billing, kills it and waits for the takeover, freezes the new holder a little longer
-// than the lease and waits, severs the next one's link alike and waits, then pauses billing
-// until its holder stops and unpauses it until it is led again. Each step has a deadline and
-// fails with a line naming the step; nothing sleeps. Then, on a thread of its own, it counts the
-// claims the fence refused during the drill and runs the demo auditor on the demo's database.
+// holder of billing, kills it and waits for the takeover (then restarts it), freezes the new holder
+// a little longer than the lease and waits, severs the next one's link alike and waits, then pauses
+// billing until its holder stops and unpauses it until it is led again. Each step has a deadline
+// and fails with a line naming the step; nothing sleeps. Then, on a thread of its own, it counts
+// the claims the fence refused during the drill and runs the demo auditor on the demo's database.
 // Ends with finished() or failed(), once.
 class DrillRunner final : public QObject
 {
