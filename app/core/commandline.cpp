@@ -62,12 +62,19 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
             QStringLiteral("Demo: kill the replica leading billing (else any led role) this many "
                            "seconds after start, as the failure panel's Kill would."),
             QStringLiteral("seconds"));
+    const QCommandLineOption drillReport(
+            QStringLiteral("drill-report"),
+            QStringLiteral("Demo: kill, freeze and sever the replica leading billing and pause "
+                           "billing, once each, wait for each takeover, write report.md, "
+                           "report.json and chart.png into this directory, then quit (nonzero "
+                           "on a failure, a missed bound or a failed audit)."),
+            QStringLiteral("dir"));
     const QCommandLineOption role(
             QStringLiteral("role"),
             QStringLiteral("Open with this role selected (a link in a runbook or an alert)."),
             QStringLiteral("name"));
-    parser.addOptions(
-            {database, profile, readOnly, role, demoDir, screenshot, screenshotAfter, drill});
+    parser.addOptions({database, profile, readOnly, role, demoDir, screenshot, screenshotAfter,
+                       drill, drillReport});
 
     CommandLineResult result;
     if (!parser.parse(arguments)) {
@@ -142,6 +149,19 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
                                        "ones the console can break"));
         if (!parseSeconds(parser.value(drill), &options.drillAfterSeconds))
             return fail(QStringLiteral("--drill-after needs seconds between 1 and 86400"));
+    }
+    if (parser.isSet(drillReport)) {
+        options.drillReportDir = parser.value(drillReport).trimmed();
+        if (options.drillReportDir.isEmpty())
+            return fail(QStringLiteral("--drill-report needs a directory, e.g. --drill-report "
+                                       "drill"));
+        if (options.mode != ConsoleOptions::Mode::Demo || options.readOnly)
+            return fail(QStringLiteral("--drill-report needs the demo, not --database, --profile "
+                                       "or --read-only: its replicas are the only ones the "
+                                       "console can break"));
+        if (parser.isSet(drill) || parser.isSet(screenshot))
+            return fail(QStringLiteral("--drill-report runs its own faults and quits when done: "
+                                       "leave out --drill-after and --screenshot"));
     }
     result.options = options;
     return result;

@@ -30,6 +30,7 @@ struct ConsoleOptions
     QString screenshotPath; // write a PNG of the window, then quit
     int screenshotAfterSeconds = 0;
     int drillAfterSeconds = 0; // demo: kill the replica leading billing (else any role) this late
+    QString drillReportDir;    // demo: run the drill, write its report here, then quit
 };
 
 // The parse's outcome: options to run with, or text to print and an exit code (--help, --version,

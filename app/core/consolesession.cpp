@@ -108,6 +108,7 @@ void ConsoleSession::startDemo(const QString &directory)
         if (m_phase != Phase::Running)
             return;
         m_demoRunning = true;
+        m_demoDatabase = monitor;
         connectTo(monitor);
         Q_EMIT demoStarted(monitor);
     });

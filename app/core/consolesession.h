@@ -52,6 +52,10 @@ public:
     bool isDemoRunning() const { return m_demoRunning; }
     bool isStale() const { return m_stale; }
     QDateTime lastRowsAt() const { return m_lastRowsAt; } // the workstation's clock, UTC
+    // The demo's hosted replicas as last reported, and its database (the superuser's login over
+    // loopback; invalid until demoStarted): for the drill, which reads what the demo wrote.
+    QList<ReplicaInfo> replicas() const { return m_replicas; }
+    ConnectionProfile demoDatabase() const { return m_demoDatabase; }
 
 public Q_SLOTS:
     void connectTo(const leader::console::ConnectionProfile &profile);
@@ -121,6 +125,7 @@ private:
     int m_intervalMs = 1000;
     bool m_suspended = false;
     QList<ReplicaInfo> m_replicas;
+    ConnectionProfile m_demoDatabase;
 
     bool m_haveRows = false;
     bool m_stale = false;

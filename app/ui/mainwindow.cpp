@@ -5,6 +5,7 @@
 #include "core/consolesession.h"
 #include "core/statusdiff.h"
 #include "core/timerule.h"
+#include "drillcontroller.h"
 #include "eventlogpane.h"
 #include "exportcontroller.h"
 #include "failurepanel.h"
@@ -147,6 +148,11 @@ void MainWindow::buildActions()
     roleMenu->addAction(m_pauseHistory->showAction());
     roleMenu->addAction(m_pauses->selectOutboxesAction());
     roleMenu->addAction(m_guard->unlockAction());
+    m_drill = new DrillController(this, m_session, m_options);
+    connect(m_drill, &DrillController::logged, m_events, [this](const QString &detail) {
+        m_events->appendLocal(QStringLiteral("drill"), detail);
+    });
+    roleMenu->addAction(m_drill->runAction());
     roleMenu->addSeparator();
     QAction *refreshAction
             = roleMenu->addAction(tr("&Refresh now"), m_session, &ConsoleSession::refresh);

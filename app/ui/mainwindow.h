@@ -15,6 +15,7 @@ namespace leader::console {
 class AlertController;
 class ConnectionController;
 class ConsoleSession;
+class DrillController;
 class EventLogModel;
 class EventLogPane;
 class ExportController;
@@ -106,6 +107,7 @@ private:
     PauseHistoryController *m_pauseHistory = nullptr;
     ProductionGuard *m_guard = nullptr;
     RegistryController *m_registry = nullptr;
+    DrillController *m_drill = nullptr;
 };
 
 } // namespace leader::console

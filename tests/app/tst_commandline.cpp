@@ -82,6 +82,17 @@ private Q_SLOTS:
         QTest::newRow("demo dir with database")
                 << QStringList{"-d", "host=x", "--demo-dir", "/tmp/x"} << "demo only";
         QTest::newRow("empty role") << QStringList{"--role", " "} << "needs a role name";
+        QTest::newRow("drill report without a directory")
+                << QStringList{"--drill-report", " "} << "needs a directory";
+        QTest::newRow("drill report on a database")
+                << QStringList{"-d", "host=x", "--drill-report", "/tmp/r"} << "needs the demo";
+        QTest::newRow("drill report read-only")
+                << QStringList{"--read-only", "--drill-report", "/tmp/r"} << "needs the demo";
+        QTest::newRow("drill report and drill after")
+                << QStringList{"--drill-report", "/tmp/r", "--drill-after", "5"} << "leave out";
+        QTest::newRow("drill report and screenshot")
+                << QStringList{"--drill-report", "/tmp/r", "--screenshot", "/tmp/s.png"}
+                << "leave out";
     }
 
     // Several databases make a fleet, each once, in the order given (profiles and URLs mixed).
@@ -133,6 +144,20 @@ private Q_SLOTS:
         QVERIFY2(!result.error.contains(QLatin1Char('\n')), "one line");
     }
 
+    // The headless drill: the demo, a report directory, and nothing else that quits.
+    void drillReport()
+    {
+        const CommandLineResult none = parseCommandLine({"leader-console"});
+        QVERIFY(none.options);
+        QVERIFY(none.options->drillReportDir.isEmpty());
+        const CommandLineResult result = parseCommandLine(
+                {"leader-console", "--demo-dir", "/tmp/cluster", "--drill-report", "/tmp/report"});
+        QVERIFY2(result.options, qPrintable(result.error));
+        QCOMPARE(int(result.options->mode), int(ConsoleOptions::Mode::Demo));
+        QCOMPARE(result.options->drillReportDir, QStringLiteral("/tmp/report"));
+        QCOMPARE(result.options->demoDirectory, QStringLiteral("/tmp/cluster"));
+    }
+
     void helpAndVersion()
     {
         const CommandLineResult help = parseCommandLine({"leader-console", "--help"});
@@ -140,6 +165,8 @@ private Q_SLOTS:
         QCOMPARE(help.exitCode, 0);
         QVERIFY(help.output.contains(QLatin1String("--database")));
         QVERIFY(help.output.contains(QLatin1String("--read-only")));
+        QVERIFY(help.output.contains(QLatin1String("--drill-report <dir>")));
+        QVERIFY(help.output.contains(QLatin1String("report.json")));
         const CommandLineResult version = parseCommandLine({"leader-console", "--version"});
         QCOMPARE(version.exitCode, 0);
         QCOMPARE(version.output, QStringLiteral("leader-console 9.8.7\n"));

@@ -1,0 +1,154 @@
+#include "drillcontroller.h"
+
+#include "agechart.h"
+#include "core/consolesession.h"
+#include "core/drillrunner.h"
+#include "historytabs.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDateTime>
+#include <QDir>
+#include <QMainWindow>
+#include <QSaveFile>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTextStream>
+#include <QTimer>
+
+namespace leader::console {
+
+namespace {
+
+QString writeFile(const QString &path, const QByteArray &contents)
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(contents) != contents.size()
+        || !file.commit())
+        return QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
+    return {};
+}
+
+} // namespace
+
+DrillController::DrillController(QMainWindow *window, ConsoleSession *session,
+                                 const ConsoleOptions &options)
+    : QObject(window)
+    , m_window(window)
+    , m_session(session)
+    , m_runner(new DrillRunner(session, this))
+    , m_action(new QAction(tr("Run &drill"), this))
+    , m_headless(!options.drillReportDir.isEmpty())
+{
+    m_action->setObjectName(QStringLiteral("runDrillAction"));
+    m_action->setToolTip(tr("Kill, freeze and sever the holder of billing and pause billing, once "
+                            "each, and write a report of the takeovers"));
+    m_action->setVisible(options.mode == ConsoleOptions::Mode::Demo && !options.readOnly);
+    connect(m_action, &QAction::triggered, this, [this] {
+        run(QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
+                    .filePath(QStringLiteral("drills/")
+                              + QDateTime::currentDateTimeUtc().toString(
+                                      QStringLiteral("yyyyMMdd-HHmmss"))));
+    });
+    connect(session, &ConsoleSession::replicasChanged, this, &DrillController::updateAction);
+    connect(session, &ConsoleSession::demoStopped, this, &DrillController::updateAction);
+    connect(m_runner, &DrillRunner::progress, this,
+            [this](const QString &step) { m_window->statusBar()->showMessage(step, 20000); });
+    connect(m_runner, &DrillRunner::finished, this, &DrillController::onFinished);
+    connect(m_runner, &DrillRunner::failed, this, &DrillController::onFailed);
+    updateAction();
+
+    if (m_headless) {
+        // The process ends when the demo has stopped, with the drill's exit code, not when the
+        // window closes.
+        QApplication::setQuitOnLastWindowClosed(false);
+        connect(session, &ConsoleSession::finished, this,
+                [this] { QCoreApplication::exit(m_exitCode); });
+        QTimer::singleShot(0, this, [this, directory = options.drillReportDir] { run(directory); });
+    }
+}
+
+DrillController::~DrillController() = default;
+
+void DrillController::updateAction()
+{
+    bool up = false;
+    for (const ReplicaInfo &replica : m_session->replicas())
+        up = up || replica.state == ReplicaState::Running;
+    m_action->setEnabled(up && m_session->isDemoRunning() && !m_runner->isRunning());
+}
+
+void DrillController::run(const QString &directory)
+{
+    if (m_runner->isRunning())
+        return;
+    m_directory = QDir(directory).absolutePath();
+    Q_EMIT logged(tr("drill started; the report goes to %1").arg(m_directory));
+    m_runner->start();
+    updateAction();
+}
+
+void DrillController::onFinished(const DrillResult &result)
+{
+    // The chart is drawn only while it shows; a refresh draws it now, the grab on the next turn
+    // of the event loop sees its tab laid out.
+    if (auto *tabs = m_window->findChild<HistoryTabs *>()) {
+        tabs->showChart();
+        tabs->refresh();
+    }
+    QTimer::singleShot(0, this, [this, result] { writeReport(result); });
+}
+
+void DrillController::writeReport(const DrillResult &result)
+{
+    updateAction();
+    QString error;
+    if (!QDir().mkpath(m_directory))
+        error = tr("cannot create the directory %1").arg(m_directory);
+    const QDir directory(m_directory);
+    if (error.isEmpty()) {
+        auto *chart = m_window->findChild<AgeChart *>();
+        const QString path = directory.filePath(QStringLiteral("chart.png"));
+        if (!chart || !chart->grab().save(path, "PNG"))
+            error = tr("cannot write the chart to %1").arg(path);
+    }
+    if (error.isEmpty())
+        error = writeFile(directory.filePath(QStringLiteral("report.md")),
+                          drillMarkdown(result).toUtf8());
+    if (error.isEmpty())
+        error = writeFile(directory.filePath(QStringLiteral("report.json")), drillJson(result));
+    if (!error.isEmpty()) {
+        onFailed(error);
+        return;
+    }
+    const QString line = tr("drill report in %1: %2").arg(m_directory, result.summary());
+    Q_EMIT logged(line);
+    m_window->statusBar()->showMessage(tr("Drill report written to %1").arg(m_directory), 60000);
+    if (!m_headless)
+        return;
+    if (result.boundsMet() && result.auditPassed())
+        endHeadless(0, line);
+    else
+        endHeadless(1, line);
+}
+
+void DrillController::onFailed(const QString &message)
+{
+    updateAction();
+    Q_EMIT logged(tr("drill failed: %1").arg(message));
+    if (m_headless)
+        endHeadless(1, tr("drill failed: %1").arg(message));
+}
+
+void DrillController::endHeadless(int exitCode, const QString &line)
+{
+    m_exitCode = exitCode;
+    QTextStream(exitCode == 0 ? stdout : stderr) << "leader-console: " << line << '\n';
+    m_window->close();
+    // A session that never started has nothing to stop and says nothing more.
+    if (m_session->phase() == ConsoleSession::Phase::Idle
+        || m_session->phase() == ConsoleSession::Phase::Finished)
+        QCoreApplication::exit(exitCode);
+}
+
+} // namespace leader::console
