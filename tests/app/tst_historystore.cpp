@@ -1,16 +1,22 @@
 // HistoryStore: the status history on disk. It must survive a restart with the same min/max per
 // bucket and the same markers, be decimated like the chart's tiers, be trimmed to its retention
-// and size, be written off the GUI thread, and survive a bad file with one clear line.
+// and size, be written off the GUI thread, and survive a bad file with one clear line; the
+// preferences that bound it round-trip through QSettings and their dialog.
 
 #include "core/connectionprofile.h"
 #include "core/historystore.h"
 #include "models/tickhistory.h"
+#include "ui/preferencescontroller.h"
+#include "ui/preferencesdialog.h"
 
+#include <QCheckBox>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QMenu>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QSqlDatabase>
 #include <QSqlQuery>
 #include <QStandardPaths>
@@ -24,6 +30,8 @@ using leader::console::HistoryStore;
 using leader::console::HistoryWindow;
 using leader::console::HolderChange;
 using leader::console::HolderChangeKind;
+using leader::console::PreferencesController;
+using leader::console::PreferencesDialog;
 using leader::console::RoleStatus;
 using leader::console::StatusSnapshot;
 using leader::console::TickHistory;
@@ -427,6 +435,33 @@ private slots:
         QSettings().remove(QStringLiteral("history"));
     }
 
+    void preferencesDialog()
+    {
+        QSettings().remove(QStringLiteral("history"));
+        QWidget window;
+        PreferencesController controller(&window);
+        QMenu menu;
+        QAction *action = controller.addAction(&menu);
+        QCOMPARE(action->objectName(), QStringLiteral("preferencesAction"));
+        QVERIFY(menu.actions().contains(action));
+
+        QSignalSpy changed(&controller, &PreferencesController::changed);
+        action->trigger();
+        auto *dialog = window.findChild<PreferencesDialog *>();
+        QVERIFY(dialog);
+        QCOMPARE(dialog->historySettings(), HistorySettings{});
+        dialog->keepBox()->setChecked(false);
+        QVERIFY(!dialog->retentionSpin()->isEnabled());
+        dialog->keepBox()->setChecked(true);
+        dialog->retentionSpin()->setValue(3);
+        dialog->sizeSpin()->setValue(50);
+        dialog->accept();
+        QCOMPARE(changed.size(), 1);
+        QCOMPARE(controller.historySettings().retentionDays, 3);
+        QCOMPARE(HistorySettings::load().maxMegabytes, 50);
+        QSettings().remove(QStringLiteral("history"));
+    }
+
     void restoreAfterLivePollsKeepsThem()
     {
         TickHistory saved;
@@ -456,5 +491,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestHistoryStore)
+QTEST_MAIN(TestHistoryStore)
 #include "tst_historystore.moc"
