@@ -55,16 +55,6 @@ public:
     static constexpr int BatchIntervalMs = 1000;
     static constexpr int BatchSamples = 500;
     static constexpr int TrimEveryBatches = 60;
-    // The rows of one sample or marker on its way to the writer.
-    struct Row
-    {
-        enum class Kind { Role, Sample, Marker }; // Role: seen without an age
-        Kind kind = Kind::Sample;
-        QString role;
-        qint64 timeMs = 0;
-        float age = 0;
-        TickHistory::Marker marker; // Kind::Marker
-    };
 
     // key names the database (keyFor()); the file is directory() + "/" + key + ".sqlite".
     // retentionMs and maxBytes bound the file; see HistorySettings.
@@ -105,6 +95,17 @@ Q_SIGNALS:
     void problem(const QString &message);
 
 private:
+    // One sample, or a role seen without an age, or a marker, on its way to the writer.
+    struct Row
+    {
+        enum class Kind { Role, Sample, Marker };
+        Kind kind = Kind::Sample;
+        QString role;
+        qint64 timeMs = 0;
+        float age = 0;
+        TickHistory::Marker marker; // Kind::Marker
+    };
+
     void sendBatch();
     void loaded(const TickHistory::Saved &saved);
     void writerStopped(const QString &message);
