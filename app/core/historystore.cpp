@@ -131,10 +131,6 @@ bool HistoryWriter::openFile(QString *error)
                 = QSqlDatabase::contains(m_connectionName)
                           ? database()
                           : QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connectionName);
-        if (!db.isValid()) {
-            *error = QStringLiteral("Qt's SQLite driver (QSQLITE) is not installed");
-            return false;
-        }
         db.setDatabaseName(m_filePath);
         if (!db.open()) {
             *error = db.lastError().text();
@@ -250,6 +246,12 @@ bool HistoryWriter::load(TickHistory::Saved *saved, QString *error)
 
 void HistoryWriter::open()
 {
+    // Checked first: without the driver every file would look unreadable and be moved aside.
+    if (!QSqlDatabase::isDriverAvailable(QStringLiteral("QSQLITE"))) {
+        stop(QStringLiteral("History is not kept this session: Qt's SQLite driver (QSQLITE) is not"
+                            " installed; install libqt6sql6-sqlite."));
+        return;
+    }
     const QString directory = QFileInfo(m_filePath).absolutePath();
     if (!QDir().mkpath(directory)) {
         stop(QStringLiteral("History is not kept this session: cannot create the directory %1;"
@@ -302,7 +304,7 @@ void HistoryWriter::write(const std::vector<HistoryStore::Row> &rows)
         return;
     QSqlDatabase db = database();
     QString error;
-    const auto run = [&](QSqlQuery &query) {
+    const auto step = [&](QSqlQuery &query) {
         if (query.exec())
             return true;
         error = query.lastError().text();
@@ -336,19 +338,19 @@ void HistoryWriter::write(const std::vector<HistoryStore::Row> &rows)
                       textOrNull(m.reason)}) {
                     marker.addBindValue(value);
                 }
-                if (!run(marker))
+                if (!step(marker))
                     return false;
                 continue;
             }
             role.addBindValue(row.role);
-            if (!run(role))
+            if (!step(role))
                 return false;
             if (row.kind == HistoryStore::Row::Kind::Role)
                 continue;
             raw.addBindValue(row.role);
             raw.addBindValue(row.timeMs);
             raw.addBindValue(double(row.age));
-            if (!run(raw))
+            if (!step(raw))
                 return false;
             for (const auto &[tier, bucketMs] :
                  {std::pair{FineTier, TickHistory::FineBucketMs},
@@ -360,7 +362,7 @@ void HistoryWriter::write(const std::vector<HistoryStore::Row> &rows)
                                               QVariant(double(row.age)), QVariant(offset)}) {
                     bucket.addBindValue(value);
                 }
-                if (!run(bucket))
+                if (!step(bucket))
                     return false;
             }
             m_latestMs = std::max(m_latestMs.value_or(row.timeMs), row.timeMs);
@@ -371,14 +373,14 @@ void HistoryWriter::write(const std::vector<HistoryStore::Row> &rows)
             QSqlQuery decimate(db);
             decimate.prepare(QStringLiteral("DELETE FROM raw WHERE time_ms < ?"));
             decimate.addBindValue(*m_latestMs - TickHistory::RawRetentionMs);
-            if (!run(decimate))
+            if (!step(decimate))
                 return false;
             decimate.prepare(
                     QStringLiteral("DELETE FROM buckets WHERE tier = ? AND start_ms + ? <= ?"));
             decimate.addBindValue(FineTier);
             decimate.addBindValue(TickHistory::FineBucketMs);
             decimate.addBindValue(*m_latestMs - TickHistory::FineRetentionMs);
-            if (!run(decimate))
+            if (!step(decimate))
                 return false;
         }
         if (db.commit())
