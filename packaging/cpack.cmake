@@ -1,6 +1,7 @@
 # `cpack -G DEB` in a build tree: the three binaries, the desktop entry, icons and metainfo, with
 # Debian's own Qt 6, libpq and PostgreSQL packages as dependencies (the demo starts the system's
-# PostgreSQL server binaries). On Windows, windows/wix.cmake makes it `cpack -G WIX`: an MSI.
+# PostgreSQL server binaries; Qt's SQLite driver keeps the status history on disk). On Windows,
+# windows/wix.cmake makes it `cpack -G WIX`: an MSI.
 set(CPACK_PACKAGE_NAME "leader-console")
 set(CPACK_PACKAGE_VENDOR "Hardcount")
 set(CPACK_PACKAGE_CONTACT "Leader Console maintainers <leader-console@hardcount.invalid>")
@@ -23,7 +24,8 @@ set(CPACK_DEBIAN_PACKAGE_SECTION "database")
 set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE "amd64")
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
     "libc6, libstdc++6, libpq5, libcpp-httplib0.11, libqt6core6, libqt6gui6, libqt6widgets6, \
-libqt6charts6, libqt6keychain1, libqt6opengl6, libqt6openglwidgets6, postgresql")
+libqt6charts6, libqt6keychain1, libqt6opengl6, libqt6openglwidgets6, libqt6sql6, \
+libqt6sql6-sqlite, postgresql")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "pgbouncer, qt6-gtk-platformtheme")
 set(CPACK_STRIP_FILES ON)
 include(CPack)

@@ -7,6 +7,7 @@ packages=(
     cmake ninja-build g++ pkg-config git ca-certificates clang-format
     libpq-dev postgresql postgresql-client pgbouncer
     qt6-base-dev qt6-charts-dev libqt6opengl6-dev qtkeychain-qt6-dev libgl-dev
+    libqt6sql6-sqlite
     libcpp-httplib-dev
     qt6-gtk-platformtheme qt6-wayland
     xvfb xauth fonts-dejavu-core

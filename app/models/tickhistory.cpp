@@ -142,6 +142,84 @@ void TickHistory::clear()
     m_latestMs.reset();
 }
 
+void TickHistory::restore(const Saved &saved)
+{
+    std::optional<qint64> savedLatestMs;
+    const auto seen = [&](qint64 timeMs) {
+        savedLatestMs = std::max(savedLatestMs.value_or(timeMs), timeMs);
+    };
+    for (const SavedRole &role : saved.roles) {
+        auto it = m_roles.find(role.role);
+        if (it == m_roles.end()) {
+            m_roleOrder.append(role.role);
+            it = m_roles.insert(role.role, RoleHistory{});
+        }
+        RoleHistory &history = *it;
+        // Saved data is older than anything the live polls added: it goes in front of it.
+        const qint64 liveRawStart = history.raw.empty() ? std::numeric_limits<qint64>::max()
+                                                        : history.raw.front().timeMs;
+        for (auto s = role.raw.crbegin(); s != role.raw.crend(); ++s) {
+            if (s->timeMs < liveRawStart)
+                history.raw.push_front({s->timeMs, s->age});
+            seen(s->timeMs);
+        }
+        const auto prepend = [&](std::deque<Bucket> &buckets, const QList<SavedBucket> &from) {
+            const qint64 liveStart = buckets.empty() ? std::numeric_limits<qint64>::max()
+                                                     : buckets.front().startMs;
+            for (auto b = from.crbegin(); b != from.crend(); ++b) {
+                if (b->startMs < liveStart)
+                    buckets.push_front(
+                            {b->startMs, b->minOffsetMs, b->maxOffsetMs, b->min, b->max});
+                seen(b->startMs + std::max(b->minOffsetMs, b->maxOffsetMs));
+            }
+        };
+        prepend(history.fine, role.fine);
+        prepend(history.coarse, role.coarse);
+        if (!history.lastAge && !role.raw.isEmpty())
+            history.lastAge = double(role.raw.constLast().age);
+    }
+
+    std::deque<Marker> restored;
+    for (const Marker &m : saved.markers) {
+        const bool duplicate
+                = std::any_of(m_markers.cbegin(), m_markers.cend(), [&](const Marker &l) {
+                      return l.kind == m.kind && l.role == m.role && l.time == m.time;
+                  });
+        if (!duplicate)
+            restored.push_back(m);
+    }
+    const bool live = m_latestMs.has_value();
+    if (!live) {
+        for (const Marker &m : restored) {
+            if (m.kind == Marker::Kind::Takeover)
+                continue;
+            const auto it = m_roles.find(m.role);
+            if (it != m_roles.end())
+                it->paused = m.kind == Marker::Kind::Pause;
+        }
+    }
+    m_markers.insert(m_markers.begin(), restored.begin(), restored.end());
+
+    if (savedLatestMs && (!m_latestMs || *savedLatestMs > *m_latestMs))
+        m_latestMs = savedLatestMs;
+    if (!m_latestMs)
+        return;
+    for (RoleHistory &history : m_roles)
+        trim(history, *m_latestMs);
+    const qint64 markerCutoff = *m_latestMs - RetentionMs;
+    std::erase_if(m_markers,
+                  [&](const Marker &m) { return m.time.toMSecsSinceEpoch() < markerCutoff; });
+    while (m_markers.size() > size_t(MaxMarkers))
+        m_markers.pop_front();
+}
+
+QList<TickHistory::Marker> TickHistory::markersSince(quint64 serial) const
+{
+    const quint64 added = m_markerSerial > serial ? m_markerSerial - serial : 0;
+    const auto count = std::min<size_t>(added, m_markers.size());
+    return QList<Marker>(m_markers.end() - qsizetype(count), m_markers.end());
+}
+
 QStringList TickHistory::roles() const
 {
     return m_roleOrder;
@@ -205,6 +283,7 @@ void TickHistory::detectPause(RoleHistory &history, const RoleStatus &status, qi
         m.pausedBy = status.pausedBy;
         m.reason = status.pauseReason;
         m_markers.push_back(std::move(m));
+        ++m_markerSerial;
     } else if (!paused && history.paused) {
         Marker m;
         m.kind = Marker::Kind::Unpause;
@@ -212,6 +291,7 @@ void TickHistory::detectPause(RoleHistory &history, const RoleStatus &status, qi
         m.time = QDateTime::fromMSecsSinceEpoch(nowMs, Qt::UTC);
         m.ageSeconds = age;
         m_markers.push_back(std::move(m));
+        ++m_markerSerial;
     }
     history.paused = paused;
 }
@@ -229,6 +309,7 @@ void TickHistory::addTakeover(const HolderChange &change)
     m.previousHolderId = change.previousHolder;
     m.gapSeconds = change.gapSeconds;
     m_markers.push_back(std::move(m));
+    ++m_markerSerial;
 }
 
 QList<QPointF> TickHistory::series(const QString &role, Window window, int maxPoints) const

@@ -61,6 +61,35 @@ public:
     static constexpr int MaxRawSamples = 1800;
     static constexpr int MaxMarkers = 20000;
 
+    // A history as saved on disk (HistoryStore): each role's tiers exactly as they are kept here,
+    // so restoring them gives back the same min/max per bucket.
+    struct SavedSample
+    {
+        qint64 timeMs = 0;
+        float age = 0;
+    };
+    struct SavedBucket
+    {
+        qint64 startMs = 0;
+        qint32 minOffsetMs = 0;
+        qint32 maxOffsetMs = 0;
+        float min = 0;
+        float max = 0;
+    };
+    struct SavedRole
+    {
+        QString role;
+        QList<SavedSample> raw; // time-ordered, like the buckets
+        QList<SavedBucket> fine;
+        QList<SavedBucket> coarse;
+    };
+    struct Saved
+    {
+        QList<SavedRole> roles; // in the order first seen
+        QList<Marker> markers;  // in the order added
+        bool isEmpty() const { return roles.isEmpty() && markers.isEmpty(); }
+    };
+
     TickHistory() = default;
 
     // Snapshots whose databaseTime is not after the latest one are ignored for samples (the
@@ -69,6 +98,16 @@ public:
     // (HolderChangeTracker): the history does not judge hand-overs itself.
     void append(const StatusSnapshot &snapshot, const QList<HolderChange> &changes = {});
     void clear();
+    // Adds a saved history from before this session. Restoring into an empty history gives back
+    // the saved one; data the live polls already added wins over saved data for the same time, so
+    // a restore that arrives after the first polls only fills in what came before them. A role's
+    // pause state is taken from its last saved pause or unpause marker, so a role still paused
+    // does not get a second pause marker from the next poll.
+    void restore(const Saved &saved);
+    // Counts every marker ever added; markersSince(serial) are the ones added after markerSerial()
+    // returned serial (a HistoryStore saves them).
+    quint64 markerSerial() const { return m_markerSerial; }
+    QList<Marker> markersSince(quint64 serial) const;
 
     QStringList roles() const; // in the order first seen
     QDateTime latestTime() const;
@@ -118,6 +157,7 @@ private:
     QHash<QString, RoleHistory> m_roles;
     std::deque<Marker> m_markers;
     std::optional<qint64> m_latestMs;
+    quint64 m_markerSerial = 0;
 };
 
 } // namespace leader::console

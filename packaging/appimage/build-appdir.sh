@@ -77,12 +77,14 @@ collect() {
 }
 
 # Qt plugins: the platforms (xcb for desktops, offscreen and minimal for headless runs), GLX and
-# EGL for xcb, image formats, input methods, the GTK platform theme.
+# EGL for xcb, image formats, input methods, the GTK platform theme; the SQLite driver the status
+# history on disk is kept with.
 plugins=(
     platforms/libqxcb.so platforms/libqoffscreen.so platforms/libqminimal.so
     xcbglintegrations/libqxcb-glx-integration.so xcbglintegrations/libqxcb-egl-integration.so
     platforminputcontexts/libcomposeplatforminputcontextplugin.so
     platforminputcontexts/libibusplatforminputcontextplugin.so
+    sqldrivers/libqsqlite.so
 )
 for format in "$qtplugins"/imageformats/*.so; do
     plugins+=("imageformats/$(basename "$format")")

@@ -32,8 +32,8 @@ install(DIRECTORY "${LEADER_WINDOWS_POSTGRES_DIR}/bin/" DESTINATION bin
         PATTERN "liblz4*.dll" PATTERN "libzstd*.dll" PATTERN "libwinpthread*.dll")
 
 # windeployqt copies the Qt DLLs and the plugins the console loads (platforms\qwindows,
-# imageformats, styles) next to the installed leader-console.exe, at install
-# time, so they enter the MSI through the same staging directory.
+# imageformats, styles, sqldrivers\qsqlite for the status history) next to the installed
+# leader-console.exe, at install time, so they enter the MSI through the same staging directory.
 find_program(LEADER_WINDEPLOYQT windeployqt HINTS "${QT6_INSTALL_PREFIX}/${QT6_INSTALL_BINS}"
              REQUIRED)
 install(CODE "
