@@ -44,6 +44,19 @@ DrillController::DrillController(QMainWindow *window, ConsoleSession *session,
     m_action->setToolTip(tr("Kill, freeze and sever the holder of billing and pause billing, once "
                             "each, and write a report of the takeovers"));
     m_action->setVisible(options.mode == ConsoleOptions::Mode::Demo && !options.readOnly);
+    // --drill-after: the single kill of the billing holder, as the failure panel's Kill would.
+    if (options.drillAfterSeconds > 0) {
+        connect(session, &ConsoleSession::demoStarted, this, [session, options] {
+            QTimer::singleShot(options.drillAfterSeconds * 1000, session,
+                               &ConsoleSession::runDrill);
+        });
+    }
+    connect(session, &ConsoleSession::drillVictim, this,
+            [this](const QString &replica, const QStringList &leading) {
+                Q_EMIT logged(tr("killing %1 (leads %2)")
+                                      .arg(replica, leading.join(QStringLiteral(", "))));
+                Q_EMIT victimChosen(replica);
+            });
     connect(m_action, &QAction::triggered, this, [this] {
         run(QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
                     .filePath(QStringLiteral("drills/")

@@ -31,7 +31,8 @@ public:
     QAction *runAction() const { return m_action; }
 
 Q_SIGNALS:
-    void logged(const QString &detail); // for the event log
+    void logged(const QString &detail);        // for the event log
+    void victimChosen(const QString &replica); // the --drill-after kill's: show it being killed
 
 private:
     void run(const QString &directory);

@@ -1,6 +1,7 @@
 #include "historytabs.h"
 
 #include "agechart.h"
+#include "core/historystore.h"
 #include "holdertimelineview.h"
 #include "models/agethresholds.h"
 #include "models/holdertimeline.h"
@@ -39,6 +40,8 @@ void HistoryTabs::append(const StatusSnapshot &snapshot, const QList<HolderChang
 {
     m_history.append(snapshot, changes);
     m_timeline->append(snapshot, changes);
+    if (m_store)
+        m_store->record(snapshot, changes);
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
     if (now - m_lastRefreshMs >= ChartRefreshEveryMs && m_chart->isVisible()) {
         m_chart->refresh();
@@ -72,6 +75,28 @@ void HistoryTabs::showChart()
 void HistoryTabs::addHolderNames(const QHash<QString, QString> &holderIdToName)
 {
     m_timeline->addHolderNames(holderIdToName);
+}
+
+void HistoryTabs::keepOnDisk(const QString &key, const HistorySettings &settings)
+{
+    if (m_store && key == m_storeKey)
+        return;      // a reconnect to the same database
+    m_store.reset(); // writes what is queued to the previous database's file
+    m_storeKey = key;
+    if (key.isEmpty() || !settings.keep)
+        return;
+    m_store = std::make_unique<HistoryStore>(key, settings);
+    connect(m_store.get(), &HistoryStore::restored, this, [this](const TickHistory::Saved &saved) {
+        m_history.restore(saved);
+        m_chart->refresh();
+    });
+    connect(m_store.get(), &HistoryStore::problem, this, &HistoryTabs::problem);
+}
+
+void HistoryTabs::setDiskBounds(const HistorySettings &settings)
+{
+    if (m_store)
+        m_store->setBounds(settings.retentionMs(), settings.maxBytes());
 }
 
 } // namespace leader::console

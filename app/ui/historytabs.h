@@ -6,10 +6,14 @@
 
 #include <QTabWidget>
 
+#include <memory>
+
 namespace leader::console {
 
 class AgeChart;
 class AgeThresholds;
+class HistoryStore;
+struct HistorySettings;
 class HolderTimeline;
 class TimeRule;
 
@@ -35,12 +39,22 @@ public:
     void showChart();
     // The demo's hosted replicas: the Holders tab names their holders (r2) as they come and go.
     void addHolderNames(const QHash<QString, QString> &holderIdToName);
+    // Keeps the chart's history on disk under key (HistoryStore::keyFor) and shows what the file
+    // holds of the last 24 h at once; an empty key or settings.keep false keeps nothing. A
+    // problem with the file is one line through problem().
+    void keepOnDisk(const QString &key, const HistorySettings &settings);
+    void setDiskBounds(const HistorySettings &settings);
+
+Q_SIGNALS:
+    void problem(const QString &line);
 
 private:
     TickHistory m_history;
     HolderTimeline *m_timeline;
     AgeChart *m_chart;
     qint64 m_lastRefreshMs = 0;
+    std::unique_ptr<HistoryStore> m_store;
+    QString m_storeKey;
 };
 
 } // namespace leader::console

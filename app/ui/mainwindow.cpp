@@ -3,6 +3,7 @@
 #include "alertcontroller.h"
 #include "connectioncontroller.h"
 #include "core/consolesession.h"
+#include "core/historystore.h"
 #include "core/statusdiff.h"
 #include "core/timerule.h"
 #include "drillcontroller.h"
@@ -17,6 +18,7 @@
 #include "models/statusmodel.h"
 #include "pausecontroller.h"
 #include "pausehistorycontroller.h"
+#include "preferencescontroller.h"
 #include "productionguard.h"
 #include "registrycontroller.h"
 #include "sessionstatusbar.h"
@@ -89,6 +91,7 @@ MainWindow::MainWindow(ConsoleOptions options, QWidget *parent)
     m_pauseHistory
             = new PauseHistoryController(m_session, m_statusPane, m_exports, m_timeRule, this);
 
+    m_preferences = new PreferencesController(this);
     buildActions();
     buildCentral();
     buildDocks();
@@ -137,6 +140,7 @@ void MainWindow::buildActions()
     exportStatusAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     fileMenu->addAction(tr("Export event &log…"), this,
                         [this] { m_exports->exportEvents(m_logPane->filter()); });
+    m_preferences->addAction(fileMenu);
     fileMenu->addSeparator();
     // In the fleet this window is a tab: Quit closes the fleet's window, not one tab.
     QAction *quit = fileMenu->addAction(tr("&Quit"), this, [this] { window()->close(); });
@@ -153,6 +157,11 @@ void MainWindow::buildActions()
         m_events->appendLocal(QStringLiteral("drill"), detail);
     });
     roleMenu->addAction(m_drill->runAction());
+    connect(m_drill, &DrillController::victimChosen, this, [this](const QString &replica) {
+        if (m_failurePanel)
+            m_failurePanel->selectReplica(replica);
+        m_history->showChart();
+    });
     roleMenu->addSeparator();
     QAction *refreshAction
             = roleMenu->addAction(tr("&Refresh now"), m_session, &ConsoleSession::refresh);
@@ -183,6 +192,10 @@ void MainWindow::buildCentral()
 {
     m_history = new HistoryTabs(m_timeRule);
     m_history->setThresholds(m_thresholds->thresholds());
+    connect(m_preferences, &PreferencesController::changed, m_history, &HistoryTabs::setDiskBounds);
+    connect(m_history, &HistoryTabs::problem, m_events, [this](const QString &line) {
+        m_events->appendLocal(QStringLiteral("history"), line);
+    });
     connect(m_view, &ViewMenu::themeChanged, m_history, &HistoryTabs::refresh);
     m_pauseHistory->attach(m_history);
     m_registry = new RegistryController(m_session, m_connection, m_history, m_timeRule, this);
@@ -259,21 +272,6 @@ void MainWindow::connectSession()
         m_statusLine->showStep(step);
         m_events->appendLocal(QStringLiteral("demo"), step);
     });
-    if (m_options.drillAfterSeconds > 0) {
-        connect(m_session, &ConsoleSession::demoStarted, this, [this] {
-            QTimer::singleShot(m_options.drillAfterSeconds * 1000, m_session,
-                               &ConsoleSession::runDrill);
-        });
-    }
-    connect(m_session, &ConsoleSession::drillVictim, this,
-            [this](const QString &replica, const QStringList &leading) {
-                if (m_failurePanel)
-                    m_failurePanel->selectReplica(replica);
-                m_events->appendLocal(QStringLiteral("drill"),
-                                      tr("killing %1 (leads %2)")
-                                              .arg(replica, leading.join(QStringLiteral(", "))));
-                m_history->showChart();
-            });
     connect(m_session, &ConsoleSession::demoFailed, this, [this](const QString &message) {
         m_statusLine->showStep(tr("Demo failed: %1").arg(message));
         m_events->appendLocal(QStringLiteral("error"), message);
@@ -341,6 +339,10 @@ void MainWindow::onConnecting(bool anotherDatabase)
     m_haveSnapshot = false;
     m_pauses->setPrivileges(Privileges{});
     m_guard->setProfile(m_connection->target());
+    // A demo's cluster is new each time: only a real database's history is worth keeping.
+    m_history->keepOnDisk(m_connection->isDemo() ? QString()
+                                                 : HistoryStore::keyFor(m_connection->target()),
+                          m_preferences->historySettings());
     updateTitle();
 }
 

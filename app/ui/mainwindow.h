@@ -24,6 +24,7 @@ class FailurePanel;
 class HistoryTabs;
 class PauseController;
 class PauseHistoryController;
+class PreferencesController;
 class ProductionGuard;
 class RegistryController;
 class ReplicaModel;
@@ -105,6 +106,7 @@ private:
     ExportController *m_exports = nullptr;
     PauseController *m_pauses = nullptr;
     PauseHistoryController *m_pauseHistory = nullptr;
+    PreferencesController *m_preferences = nullptr;
     ProductionGuard *m_guard = nullptr;
     RegistryController *m_registry = nullptr;
     DrillController *m_drill = nullptr;
