@@ -134,6 +134,15 @@ HolderChange HolderChangeTracker::classify(const Track &track, const RoleStatus 
     const bool completed = now.lastTickEndedAt.isValid()
                            && msOf(now.lastTickEndedAt) >= track.acquiredMs
                            && now.lastTickEndedAt != track.lastTickEndedAt;
+    // The row says so itself (migration 0179): taken before its expiry because the previous
+    // holder's session had ended, which a release would not have needed.
+    if (now.tookOver == QLatin1String("session_ended") && track.expiresMs > 0) {
+        change.kind = HolderChangeKind::Takeover;
+        change.lastHeartbeatAt = utcAt(track.expiresMs - LeaseTtlMs);
+        change.gapSeconds = std::max<qint64>(0, acquiredMs - msOf(change.lastHeartbeatAt)) / 1000.0;
+        change.reason = tr("the previous holder's session ended: its process died");
+        return change;
+    }
     if (acquiredMs < track.expiresMs) {
         change.kind = HolderChangeKind::Handover;
         if (completed && now.lastTickHolder == track.holder)
@@ -177,7 +186,10 @@ std::optional<Failover> takeoverFrom(const HolderChange &change)
         return std::nullopt;
     Failover failover;
     failover.role = change.role;
-    failover.fault = QStringLiteral("expiry (database)");
+    // Before a lease's length since the last heartbeat: taken at the holder's death, not expiry.
+    failover.fault = change.gapSeconds.value_or(0) * 1000.0 < LeaseTtlMs
+                             ? QStringLiteral("holder died (database)")
+                             : QStringLiteral("expiry (database)");
     // Not hosted here: the holder ids are all the rows say of the replicas.
     failover.victim = change.previousHolder;
     failover.victimHolder = change.previousHolder;

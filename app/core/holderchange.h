@@ -17,7 +17,8 @@ namespace leader::console {
 // new holder is normally a handover; only a lease that ran out unreleased makes a takeover.
 enum class HolderChangeKind {
     Handover, // the previous tick was released (completed, or ended early by its holder)
-    Takeover, // the previous holder's lease expired unreleased and the new holder claimed it
+    Takeover, // the previous holder's lease expired unreleased, or its process died (its session
+              // ended, migration 0179), and the new holder claimed it
     Pause,    // an operator's pause ended the previous tick
     Unknown,  // the polls missed too much to tell
 };

@@ -46,6 +46,7 @@ RoleStatus roleStatus(const monitor::RoleRow &row)
     status.notBeforeInSeconds = row.notBeforeInSeconds;
     status.pausedUntil = utcFromEpoch(row.pausedUntil);
     status.pauseRemainingSeconds = row.pauseRemainingSeconds;
+    status.tookOver = qtext(row.tookOver);
     return status;
 }
 

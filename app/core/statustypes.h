@@ -42,6 +42,9 @@ struct RoleStatus
     // Invalid and empty for a pause until unpaused, and on a schema without migration 0177.
     QDateTime pausedUntil;
     std::optional<double> pauseRemainingSeconds;
+    // How the led row was taken (migration 0179): "expired", "session_ended" (its previous
+    // holder's process died), or empty for a free row and on an older schema.
+    QString tookOver;
 
     friend bool operator==(const RoleStatus &, const RoleStatus &) = default;
 };

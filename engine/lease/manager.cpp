@@ -114,9 +114,14 @@ private:
 
 void Manager::renewNow(std::string_view role)
 {
+    wakeHeartbeats(role);
+}
+
+void Manager::wakeHeartbeats(std::optional<std::string_view> role)
+{
     const std::lock_guard lock(m_ticksMutex);
     for (const auto &[context, beat] : m_ticks) {
-        if (context->role() != role)
+        if (role && context->role() != *role)
             continue;
         {
             const std::lock_guard beatLock(beat->mutex);
@@ -124,6 +129,18 @@ void Manager::renewNow(std::string_view role)
         }
         beat->wake.notify_all();
     }
+}
+
+std::optional<std::int64_t> Manager::session() const
+{
+    const std::int64_t key = m_session.load();
+    return key == 0 ? std::nullopt : std::optional<std::int64_t>(key);
+}
+
+void Manager::setSession(std::optional<std::int64_t> key)
+{
+    m_session.store(key.value_or(0));
+    wakeHeartbeats(std::nullopt);
 }
 
 std::optional<std::chrono::milliseconds> Manager::clockDrift() const
@@ -164,11 +181,16 @@ LeadResult Manager::lead(std::string_view role, std::chrono::milliseconds interv
     pg::ConnectionPool::Lease connection = m_pool.take();
     const auto sentAt = Clock::now();
     const auto sentWall = Wall::now();
-    const std::optional<Acquired> acquired = acquire(*connection, role, m_holderId, interval);
+    std::optional<HolderSession> heldBy;
+    const std::optional<Acquired> acquired
+            = acquire(*connection, role, m_holderId, interval, session(), &heldBy);
     if (m_metrics)
         m_metrics->acquireRoundTrip(role, Clock::now() - sentAt);
-    if (!acquired)
+    if (!acquired) {
+        if (heldBy && m_heldElsewhere)
+            m_heldElsewhere(std::string(role), *heldBy);
         return {};
+    }
     observeDrift(acquired->now.epochSeconds, sentWall, Wall::now());
 
     // The lease is anchored at the ACQUIRE's send instant: the database's expiry is later still.
@@ -338,8 +360,9 @@ void Manager::heartbeat(TickContext &context, Beat &beat)
             return;
         }
         try {
-            const std::optional<DatabaseNow> renewed = renew(
-                    *connection, context.role(), context.token(), m_holderId, {.startBy = abandon});
+            const std::optional<DatabaseNow> renewed
+                    = renew(*connection, context.role(), context.token(), m_holderId,
+                            {.startBy = abandon}, session());
             if (m_metrics)
                 m_metrics->renewRoundTrip(context.role(), Clock::now() - sent);
             if (!renewed) {

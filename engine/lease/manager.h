@@ -65,6 +65,18 @@ public:
     // rather than at its next beat, and so learns of a loss at once. Only a hint.
     void renewNow(std::string_view role);
 
+    // This process's marker session (migration 0179): the key its session holds, recorded by
+    // every ACQUIRE and RENEW that finds it held; none through a pooler. A new key is renewed
+    // into every running lease at once (see setSession).
+    std::optional<std::int64_t> session() const;
+    // The marker session changed (reconnected, or gone): every running tick renews now, so that
+    // its row names the live session again, or learns that it was taken meanwhile.
+    void setSession(std::optional<std::int64_t> key);
+    // Called by lead() on its own thread when a live holder with a marker kept the role, so that
+    // the replica can wait for that holder's death. Set before the first lead().
+    using HeldElsewhere = std::function<void(const std::string &role, const HolderSession &)>;
+    void onHeldElsewhere(HeldElsewhere callback) { m_heldElsewhere = std::move(callback); }
+
     // Cancels every running tick as interrupted; later lead() calls acquire nothing.
     void shutdown();
     bool isShuttingDown() const { return m_shuttingDown.load(); }
@@ -87,6 +99,8 @@ private:
     };
     // Removes a tick from m_ticks however lead() leaves.
     class Registration;
+    // Every running tick's heartbeat, or only the role's, renews now.
+    void wakeHeartbeats(std::optional<std::string_view> role);
     void heartbeat(TickContext &context, Beat &beat);
     // The heartbeat's verdicts; neither cancels a tick whose work has already returned.
     static bool cancelUnlessReturned(const TickContext &context, Beat &beat);
@@ -108,6 +122,8 @@ private:
     std::atomic<bool> m_shuttingDown = false;
     std::atomic<long long> m_driftMs = 0;
     std::atomic<bool> m_driftKnown = false;
+    std::atomic<std::int64_t> m_session = 0; // 0: none (a key is never 0)
+    HeldElsewhere m_heldElsewhere;
 
     std::mutex m_ticksMutex;
     std::map<const TickContext *, Beat *> m_ticks;

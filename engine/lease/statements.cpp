@@ -12,28 +12,59 @@ namespace {
 // primary handed out, as long as the two clocks differ by less than the failover took
 // (docs/lease-runtime.md, amendment 2026-12-03). A pause whose paused_until has passed counts as
 // none: the claim clears it, and migration 0177's trigger logs the expiry at paused_until.
+//
+// A held row whose holder's marker lock nobody holds any more, on the incarnation it was seen
+// held on, is taken before its expiry (amendment 2026-12-04): a shared try-lock is granted only
+// when no session holds the key exclusively. This holder's own key ($5) is recorded only when
+// the same test finds it held. Without a claim, the second branch names the live holder's marker
+// so that the caller can wait for its death (DeathWatch). took_over says which of the three
+// ways the row was found, for the console to tell a takeover from a hand-over.
 constexpr std::string_view AcquireSql = R"sql(
-INSERT INTO leader_leases AS l (role, holder_token, holder_id, acquired_at, expires_at)
+WITH claimed AS (
+INSERT INTO leader_leases AS l (role, holder_token, holder_id, acquired_at, expires_at,
+                                holder_session, holder_session_incarnation)
 VALUES ($1, (extract(epoch FROM now()) * 1000)::bigint, $2, now(),
-        now() + $4::bigint * interval '1 millisecond')
+        now() + $4::bigint * interval '1 millisecond',
+        CASE WHEN NOT pg_try_advisory_xact_lock_shared($5::bigint) THEN $5::bigint END,
+        leader_server_incarnation())
 ON CONFLICT (role) DO UPDATE
    SET holder_token = greatest(l.holder_token + 1, (extract(epoch FROM now()) * 1000)::bigint),
        holder_id = EXCLUDED.holder_id,
        acquired_at = now(),
        expires_at = now() + $4::bigint * interval '1 millisecond',
-       paused_at = NULL, paused_by = NULL, pause_reason = NULL, paused_until = NULL
+       paused_at = NULL, paused_by = NULL, pause_reason = NULL, paused_until = NULL,
+       holder_session = EXCLUDED.holder_session,
+       holder_session_incarnation = EXCLUDED.holder_session_incarnation,
+       took_over = CASE WHEN l.holder_id IS NULL THEN NULL
+                        WHEN l.expires_at <= now() THEN 'expired'
+                        ELSE 'session_ended' END
  WHERE (l.paused_at IS NULL OR l.paused_until <= now())
-   AND (l.expires_at IS NULL OR l.expires_at <= now())
+   AND (l.expires_at IS NULL OR l.expires_at <= now()
+        OR (l.holder_session IS NOT NULL
+            AND l.holder_session_incarnation = leader_server_incarnation()
+            AND pg_try_advisory_xact_lock_shared(l.holder_session)))
    AND (l.last_tick_ended_at IS NULL
         OR l.last_tick_ended_at <= now() - $3::bigint * interval '1 millisecond')
    AND (l.not_before IS NULL OR l.not_before <= now())
-RETURNING l.holder_token, now(), extract(epoch FROM now())
+RETURNING l.holder_token, now() AS now, extract(epoch FROM now()) AS epoch
+)
+SELECT true, holder_token, now, epoch, NULL::bigint, NULL::bigint FROM claimed
+UNION ALL
+SELECT false, NULL, NULL, NULL, l.holder_session, l.holder_session_incarnation
+  FROM leader_leases l
+ WHERE l.role = $1 AND NOT EXISTS (SELECT FROM claimed)
+   AND l.holder_id <> $2 AND l.expires_at > now()
+   AND l.holder_session_incarnation = leader_server_incarnation()
 )sql";
 
 // Proves the holder id as well as the token: a token is this holder's only if both match.
+// The marker as ACQUIRE records it: $5 only while its lock is found held.
 constexpr std::string_view RenewSql = R"sql(
 UPDATE leader_leases
-   SET expires_at = now() + $4::bigint * interval '1 millisecond'
+   SET expires_at = now() + $4::bigint * interval '1 millisecond',
+       holder_session = CASE WHEN NOT pg_try_advisory_xact_lock_shared($5::bigint)
+                             THEN $5::bigint END,
+       holder_session_incarnation = leader_server_incarnation()
  WHERE role = $1 AND holder_token = $2 AND holder_id = $3
 RETURNING now(), extract(epoch FROM now())
 )sql";
@@ -48,6 +79,8 @@ UPDATE leader_leases
    SET holder_id = NULL,
        acquired_at = NULL,
        expires_at = NULL,
+       holder_session = NULL,
+       holder_session_incarnation = NULL,
        last_tick_ended_at = CASE WHEN $3 = 'completed' THEN now() ELSE last_tick_ended_at END,
        last_tick_holder = CASE WHEN $3 = 'completed' THEN holder_id ELSE last_tick_holder END,
        not_before = CASE $3
@@ -68,6 +101,11 @@ SELECT now(), extract(epoch FROM now()), pg_notify('leader_leases', role) FROM r
 constexpr std::string_view PauseSql = "SELECT leader_pause($1, $2, $3)";
 constexpr std::string_view UnpauseSql = "SELECT leader_unpause($1)";
 
+pg::Param sessionParam(std::optional<std::int64_t> session)
+{
+    return session ? pg::Param(*session) : pg::Param(nullptr);
+}
+
 } // namespace
 
 std::string_view outcomeName(Outcome outcome)
@@ -86,23 +124,35 @@ std::string_view outcomeName(Outcome outcome)
 }
 
 std::optional<Acquired> acquire(pg::Connection &connection, std::string_view role,
-                                std::string_view holderId, std::chrono::milliseconds interval)
+                                std::string_view holderId, std::chrono::milliseconds interval,
+                                std::optional<std::int64_t> session,
+                                std::optional<HolderSession> *heldBy)
 {
-    const pg::Result result = connection.exec("acquire", AcquireSql,
-                                              {role, holderId, interval.count(), LeaseTTL.count()},
-                                              StatementTimeout);
+    const pg::Result result = connection.exec(
+            "acquire", AcquireSql,
+            {role, holderId, interval.count(), LeaseTTL.count(), sessionParam(session)},
+            StatementTimeout);
+    if (heldBy)
+        heldBy->reset();
     if (result.rows() == 0)
         return std::nullopt;
-    return Acquired{result.toInt64(0, 0),
-                    DatabaseNow{std::string(result.text(0, 1)), result.toDouble(0, 2)}};
+    if (!result.toBool(0, 0)) {
+        if (heldBy && !result.isNull(0, 4))
+            *heldBy = HolderSession{result.toInt64(0, 4), result.toInt64(0, 5)};
+        return std::nullopt;
+    }
+    return Acquired{result.toInt64(0, 1),
+                    DatabaseNow{std::string(result.text(0, 2)), result.toDouble(0, 3)}};
 }
 
 std::optional<DatabaseNow> renew(pg::Connection &connection, std::string_view role,
                                  std::int64_t token, std::string_view holderId,
-                                 const pg::StatementWindow &window)
+                                 const pg::StatementWindow &window,
+                                 std::optional<std::int64_t> session)
 {
     const pg::Result result = connection.exec(
-            "renew", RenewSql, {role, token, holderId, LeaseTTL.count()}, StatementTimeout, window);
+            "renew", RenewSql, {role, token, holderId, LeaseTTL.count(), sessionParam(session)},
+            StatementTimeout, window);
     if (result.rows() == 0)
         return std::nullopt;
     return DatabaseNow{std::string(result.text(0, 0)), result.toDouble(0, 1)};

@@ -27,6 +27,15 @@ struct Acquired
     DatabaseNow now;
 };
 
+// A holder's marker session (migration 0179): the advisory lock key its session holds for the
+// life of its process, on the server incarnation where that lock was seen held. Nobody holding
+// the key there any more means the holder's process is gone.
+struct HolderSession
+{
+    std::int64_t key = 0;
+    std::int64_t incarnation = 0;
+};
+
 enum class Outcome {
     Completed,   // work returned: stamps last_tick_ended_at and last_tick_holder
     Interrupted, // a shutdown cancelled the tick: no stamp, no added wait
@@ -37,14 +46,21 @@ enum class Outcome {
 std::string_view outcomeName(Outcome outcome);
 
 // 1 row: this holder leads the role for this tick. nullopt: not due, held, paused or cooling.
+// session: this holder's marker key, recorded only if the statement finds it held. A held row
+// whose marker nobody holds any more is taken before its expiry. heldBy, when given, is set to
+// the marker of the live holder that kept the role (when it has one).
 std::optional<Acquired> acquire(pg::Connection &connection, std::string_view role,
-                                std::string_view holderId, std::chrono::milliseconds interval);
+                                std::string_view holderId, std::chrono::milliseconds interval,
+                                std::optional<std::int64_t> session = std::nullopt,
+                                std::optional<HolderSession> *heldBy = nullptr);
 
 // The database's now() when the lease was extended; nullopt is definite loss (taken over,
-// released or paused). A thrown pg::Error is a missed beat, not a loss.
+// released or paused). A thrown pg::Error is a missed beat, not a loss. session as for acquire:
+// the marker the row names from now on (none when the lock is not found held).
 std::optional<DatabaseNow> renew(pg::Connection &connection, std::string_view role,
                                  std::int64_t token, std::string_view holderId,
-                                 const pg::StatementWindow &window = {});
+                                 const pg::StatementWindow &window = {},
+                                 std::optional<std::int64_t> session = std::nullopt);
 
 // What RELEASE needs to know of the tick it ends.
 struct Release

@@ -19,8 +19,9 @@ using Clock = std::chrono::steady_clock;
 
 constexpr auto ListenTimeout = 2s;
 constexpr auto ReconnectAfter = 1s;
-// How often the loop looks at the stop flag while no notification comes.
-constexpr auto WakeCheck = 200ms;
+// How often the loop looks at the stop flag while no notification comes: a stop, and so a
+// killed replica's marker session closing, waits for it at most this long.
+constexpr auto WakeCheck = pg::StopCheckEvery;
 
 struct NotifyDeleter
 {
@@ -54,12 +55,51 @@ bool waitForInput(pg::Connection &connection, std::chrono::milliseconds timeout)
 
 } // namespace
 
-WakeListener::WakeListener(pg::ConnectOptions session, Callback callback)
+WakeListener::WakeListener(pg::ConnectOptions session, Callback callback, std::string holderId,
+                           SessionCallback onSession)
     : m_session(std::move(session))
     , m_callback(std::move(callback))
+    , m_holderId(std::move(holderId))
+    , m_onSession(std::move(onSession))
     , m_probe("probe:" + makeHolderId())
 {
     m_session.applicationName = "leader wake";
+}
+
+std::int64_t WakeListener::sessionKeyPrefix(std::string_view holderId)
+{
+    // FNV-1a: stable across builds and platforms, unlike std::hash.
+    std::uint32_t hash = 2166136261u;
+    for (const char c : holderId) {
+        hash ^= static_cast<unsigned char>(c);
+        hash *= 16777619u;
+    }
+    return static_cast<std::int64_t>(hash % 0x7fffffffu) + 1;
+}
+
+void WakeListener::takeMarker(pg::Connection &connection)
+{
+    if (m_holderId.empty())
+        return;
+    try {
+        const pg::Result row = connection.exec(
+                "marker",
+                "SELECT k, pg_advisory_lock(k) FROM (SELECT ($1::bigint << 32) | pg_backend_pid() "
+                "AS k) AS s",
+                {sessionKeyPrefix(m_holderId)}, ListenTimeout);
+        reportSession(row.toInt64(0, 0));
+    } catch (const pg::Error &error) {
+        log::write(log::Level::Warning, "lease",
+                   "no marker session; a death of this process is seen at its leases' expiry",
+                   "error=\"" + pg::explain(error) + "\"");
+        reportSession(std::nullopt);
+    }
+}
+
+void WakeListener::reportSession(std::optional<std::int64_t> key)
+{
+    if (m_onSession)
+        m_onSession(key);
 }
 
 WakeListener::~WakeListener()
@@ -94,6 +134,7 @@ bool WakeListener::start(std::chrono::milliseconds probeTimeout)
                    "error=\"" + pg::explain(error) + "\"");
         return false;
     }
+    takeMarker(*session);
     m_connection = std::move(session);
     m_listening.store(true);
     m_stopping.store(false);
@@ -106,6 +147,9 @@ void WakeListener::stop()
     m_stopping.store(true);
     if (m_thread.joinable())
         m_thread.join();
+    // Closing the session releases the marker lock, as a process death would.
+    if (m_connection)
+        m_connection->close();
     m_listening.store(false);
 }
 
@@ -115,6 +159,7 @@ void WakeListener::loop()
         if (!m_connection->isOpen()) {
             try {
                 m_connection->exec("listen", "LISTEN leader_leases", {}, ListenTimeout);
+                takeMarker(*m_connection);
             } catch (const pg::Error &) {
                 // A session that answered with an error is open but not listening: start over.
                 m_connection->close();
@@ -125,8 +170,12 @@ void WakeListener::loop()
                 continue;
             }
         }
-        if (!waitForInput(*m_connection, WakeCheck)) {
+        if (!waitForInput(*m_connection, WakeCheck)
+            || PQstatus(m_connection->handle()) == CONNECTION_BAD) {
+            // The session is gone with its lock: the leases stop naming it at their next RENEW,
+            // which the new session's key triggers at once.
             m_connection->close();
+            reportSession(std::nullopt);
             continue;
         }
         drain(*m_connection, m_probe, m_callback);

@@ -30,6 +30,8 @@ constexpr auto PollColumns
           " extract(epoch FROM observed_at)::float8";
 constexpr auto PollEndColumns
         = ", extract(epoch FROM paused_until)::float8, pause_remaining_seconds::float8";
+// How a led role's row was taken (migration 0179), after those.
+constexpr auto PollTakeoverColumn = ", took_over";
 constexpr auto PollFrom = " FROM leader_status ORDER BY role";
 
 // to_regclass/to_regprocedure return NULL instead of failing, so one statement tells a missing
@@ -45,7 +47,9 @@ constexpr auto AccessSql
           " EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('leader_status')"
           " AND attname = 'pause_remaining_seconds' AND NOT attisdropped)"
           " AND to_regprocedure('leader_pause(text,text,text,timestamptz)') IS NOT NULL"
-          " AND to_regprocedure('leader_unpause(text,text,text)') IS NOT NULL";
+          " AND to_regprocedure('leader_unpause(text,text,text)') IS NOT NULL,"
+          " EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('leader_status')"
+          " AND attname = 'took_over' AND NOT attisdropped)";
 
 constexpr auto MigrateHint = "run `leaderctl migrate --database URL` as the database owner";
 constexpr auto NeedsPauseEnds = "read-only: pausing from this console needs lease migration 0177"
@@ -160,6 +164,7 @@ Outcome<Access> StatusReader::open()
                            true};
         }
         m_pauseEnds = row.toBool(0, 6);
+        m_takeovers = m_pauseEnds && row.toBool(0, 7);
         Access access{user, row.toBool(0, 4), row.toBool(0, 5), {}, {}, m_pauseEnds};
         std::string missing;
         if (!access.canPause)
@@ -176,6 +181,7 @@ Outcome<Access> StatusReader::open()
         }
         try {
             schema::requireLeaseSchema(*m_connection);
+            schema::requireHolderSession(*m_connection);
         } catch (const schema::SchemaError &error) {
             access.schemaWarning = error.what(); // what is missing, and the command to apply it
         }
@@ -217,8 +223,8 @@ std::string StatusReader::sessionKey() const
 Outcome<StatusRows> StatusReader::poll()
 {
     try {
-        const std::string sql
-                = std::string(PollColumns) + (m_pauseEnds ? PollEndColumns : "") + PollFrom;
+        const std::string sql = std::string(PollColumns) + (m_pauseEnds ? PollEndColumns : "")
+                                + (m_takeovers ? PollTakeoverColumn : "") + PollFrom;
         const pg::Result result = m_connection->exec("poll", sql, {}, m_statementTimeout);
         StatusRows rows;
         for (int row = 0; row < result.rows(); ++row) {
@@ -242,10 +248,17 @@ Outcome<StatusRows> StatusReader::poll()
                 role.pausedUntil = optionalDouble(result, row, 15);
                 role.pauseRemainingSeconds = optionalDouble(result, row, 16);
             }
+            if (m_takeovers)
+                role.tookOver = std::string(result.text(row, 17));
             rows.roles.push_back(std::move(role));
         }
         return rows;
     } catch (const pg::Error &error) {
+        // 0179 rolled back under a connected console: the view lost took_over, the polls go on.
+        if (m_takeovers && error.sqlstate() == pg::sqlstate::UndefinedColumn) {
+            m_takeovers = false;
+            return poll();
+        }
         return failure(error);
     }
 }

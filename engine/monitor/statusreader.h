@@ -43,6 +43,10 @@ struct RoleRow
     // database clock. Both empty on an older schema, and for a pause until leader_unpause.
     std::optional<double> pausedUntil;
     std::optional<double> pauseRemainingSeconds;
+    // While led (migration 0179): "expired" when it was taken past the old lease's expiry,
+    // "session_ended" when taken before it because the old holder's session had ended; empty
+    // when the row was free (a hand-over), and on an older schema.
+    std::string tookOver;
 };
 
 struct StatusRows
@@ -146,6 +150,7 @@ private:
     std::chrono::milliseconds m_statementTimeout;
     std::unique_ptr<pg::Connection> m_connection;
     bool m_pauseEnds = false; // found by open(): picks the poll's columns and allows writes
+    bool m_takeovers = false; // found by open(): leader_status has took_over
 };
 
 } // namespace leader::monitor

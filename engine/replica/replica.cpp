@@ -1,6 +1,7 @@
 #include "replica.h"
 
 #include "demo/demoschema.h"
+#include "lease/deathwatch.h"
 #include "lease/manager.h"
 #include "lease/wakelistener.h"
 #include "log/log.h"
@@ -109,6 +110,7 @@ void Replica::start()
         connection->open();
         schema::requireLeaseSchema(*connection);
         schema::requireReplicaRegistry(*connection);
+        schema::requireHolderSession(*connection);
         demo::requireDemoSchema(*connection);
     }
     lease::ReplicaInfo registered{.holderId = holderId(),
@@ -126,13 +128,24 @@ void Replica::start()
                 = m_options.listen.url.empty() ? m_options.database : m_options.listen;
         listen = named(listen, m_options.id);
         listen.applicationName += " listen";
-        m_listener = std::make_unique<lease::WakeListener>(listen, [this](const std::string &role) {
-            for (const auto &runner : m_runners)
-                if (runner->schedule().role == role)
-                    runner->wake();
-            m_manager->renewNow(role);
-        });
-        m_listener->start();
+        m_listener = std::make_unique<lease::WakeListener>(
+                listen,
+                [this](const std::string &role) {
+                    wakeRunners({role});
+                    m_manager->renewNow(role);
+                },
+                holderId(),
+                [this](std::optional<std::int64_t> key) { m_manager->setSession(key); });
+        // The death watch needs the same kind of session: where LISTEN is delivered, a session
+        // is a real one and can wait on a lock.
+        if (m_listener->start()) {
+            m_deathWatch = std::make_unique<lease::DeathWatch>(
+                    listen, [this](const std::set<std::string> &roles) { wakeRunners(roles); });
+            m_manager->onHeldElsewhere(
+                    [this](const std::string &role, const lease::HolderSession &holder) {
+                        m_deathWatch->watch(holder, role);
+                    });
+        }
     }
     for (const auto &runner : m_runners)
         runner->start();
@@ -147,9 +160,13 @@ void Replica::stop()
     // The row is deleted on the registrar's thread while the runners release their ticks.
     if (m_registrar)
         m_registrar->requestStop(!m_killed.load());
+    // The ticks first: their RELEASE (and its notification) is what a contender waits for, and
+    // it goes out on the runners' threads while the listener and the watches wind down.
+    m_manager->shutdown();
+    if (m_deathWatch)
+        m_deathWatch->stop();
     if (m_listener)
         m_listener->stop();
-    m_manager->shutdown();
     for (const auto &runner : m_runners)
         runner->stop();
     if (m_registrar)
@@ -164,6 +181,13 @@ void Replica::kill()
     if (m_switchboard)
         m_switchboard->kill();
     stop();
+}
+
+void Replica::wakeRunners(const std::set<std::string> &roles)
+{
+    for (const auto &runner : m_runners)
+        if (roles.contains(runner->schedule().role))
+            runner->wake();
 }
 
 bool Replica::fastWake() const

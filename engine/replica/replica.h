@@ -13,12 +13,14 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 namespace leader::lease {
+class DeathWatch;
 class WakeListener;
-}
+} // namespace leader::lease
 
 namespace leader::scheduler {
 class RoleRunner;
@@ -94,6 +96,7 @@ public:
 
 private:
     lease::Work workFor(const RoleProfile &profile);
+    void wakeRunners(const std::set<std::string> &roles);
 
     ReplicaOptions m_options;
     std::unique_ptr<faults::Switchboard> m_switchboard;
@@ -106,6 +109,7 @@ private:
     std::unique_ptr<lease::Manager> m_manager;
     std::vector<std::unique_ptr<scheduler::RoleRunner>> m_runners;
     std::unique_ptr<lease::WakeListener> m_listener;
+    std::unique_ptr<lease::DeathWatch> m_deathWatch;
     std::unique_ptr<Registrar> m_registrar;
     std::atomic<bool> m_running = false;
     std::atomic<bool> m_started = false;

@@ -213,4 +213,19 @@ void requireReplicaRegistry(pg::Connection &connection)
                             "apply it with: leaderctl migrate --database URL");
 }
 
+void requireHolderSession(pg::Connection &connection)
+{
+    const pg::Result result = connection.exec(
+            "check holder session",
+            "SELECT to_regprocedure('leader_server_incarnation()') IS NOT NULL AND EXISTS (SELECT "
+            "1 "
+            "FROM pg_attribute WHERE attrelid = to_regclass('leader_leases') AND attname = "
+            "'holder_session' AND NOT attisdropped)",
+            {}, QueryTimeout);
+    if (!result.toBool(0, 0))
+        throw SchemaError("the database " + connection.target()
+                          + " lacks lease migration 0179 (leader_leases.holder_session, takeover "
+                            "at process death); apply it with: leaderctl migrate --database URL");
+}
+
 } // namespace leader::schema

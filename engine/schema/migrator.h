@@ -56,5 +56,8 @@ void requireLeaseSchema(pg::Connection &connection);
 // that every running replica of this build is listed and none is missed. Readers of the registry
 // need no such check: an older database reads as "registry unavailable". Throws SchemaError.
 void requireReplicaRegistry(pg::Connection &connection);
+// Checks that migration 0179 is in place: a replica's ACQUIRE and RENEW name its marker session
+// (holder_session), so a replica refuses a schema without it. Readers and leaderctl do not need it.
+void requireHolderSession(pg::Connection &connection);
 
 } // namespace leader::schema

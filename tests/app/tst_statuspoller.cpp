@@ -265,7 +265,7 @@ private Q_SLOTS:
     {
         leader::pg::Connection owner = m_db->connectDirect(Login::Owner);
         leader::schema::Migrator migrator(owner);
-        QCOMPARE(migrator.rollbackTo(176), (std::vector<int>{178, 177, 176}));
+        QCOMPARE(migrator.rollbackTo(176), (std::vector<int>{179, 178, 177, 176}));
         const auto restore = qScopeGuard(
                 [&migrator] { migrator.migrate({leader::schema::MigrationSet::Lease}); });
         PollerHarness harness;
@@ -321,7 +321,7 @@ private Q_SLOTS:
         leader::schema::Migrator migrator(owner);
         const auto restore = qScopeGuard(
                 [&migrator] { migrator.migrate({leader::schema::MigrationSet::Lease}); });
-        QCOMPARE(migrator.rollbackTo(178), (std::vector<int>{178}));
+        QCOMPARE(migrator.rollbackTo(178), (std::vector<int>{179, 178}));
         const RegistrySnapshot without = harness.nextRegistry();
         QVERIFY2(without.error.isEmpty(), qPrintable(without.error));
         QVERIFY(!without.available);
@@ -609,7 +609,7 @@ private Q_SLOTS:
     {
         leader::pg::Connection owner = m_db->connectDirect(Login::Owner);
         leader::schema::Migrator migrator(owner);
-        QCOMPARE(migrator.rollbackTo(177), (std::vector<int>{178, 177}));
+        QCOMPARE(migrator.rollbackTo(177), (std::vector<int>{179, 178, 177}));
         const auto restore = qScopeGuard(
                 [&migrator] { migrator.migrate({leader::schema::MigrationSet::Lease}); });
         owner.exec("pause", "SELECT leader_pause('email_outbox', 'alice@ops', 'old schema')", {},

@@ -1,16 +1,19 @@
 // A process that leads one role and then holds it, renewing, until it is killed: the victim of
-// the killed-leader test. Prints "acquired <token>" once it leads.
-//   leaseholder URL ROLE
+// the killed-leader tests. Prints "acquired <token>" once it leads. With MARKER_URL (a direct
+// connection) its fast-wake listener's session is its marker, as a replica's is (migration 0179).
+//   leaseholder URL ROLE [MARKER_URL]
 
 #include "lease/manager.h"
+#include "lease/wakelistener.h"
 
 #include <cstdio>
 #include <iostream>
+#include <memory>
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        std::cerr << "usage: leaseholder URL ROLE\n";
+    if (argc != 3 && argc != 4) {
+        std::cerr << "usage: leaseholder URL ROLE [MARKER_URL]\n";
         return 2;
     }
     leader::lease::EventBus events;
@@ -19,6 +22,16 @@ int main(int argc, char **argv)
             std::cout << "acquired " << event.token << std::endl;
     });
     leader::lease::Manager manager({.database = {.url = argv[1]}, .events = &events});
+    std::unique_ptr<leader::lease::WakeListener> listener;
+    if (argc == 4) {
+        listener = std::make_unique<leader::lease::WakeListener>(
+                leader::pg::ConnectOptions{.url = argv[3]}, nullptr, manager.holderId(),
+                [&manager](std::optional<std::int64_t> key) { manager.setSession(key); });
+        if (!listener->start() || !manager.session()) {
+            std::cerr << "leaseholder: no marker session on " << argv[3] << "\n";
+            return 1;
+        }
+    }
     try {
         const auto result = manager.lead(argv[2], std::chrono::milliseconds(0),
                                          [](leader::lease::TickContext &context) {

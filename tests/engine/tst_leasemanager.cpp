@@ -5,6 +5,7 @@
 #include "eventrecorder.h"
 #include "faults/linkproxy.h"
 #include "lease/constants.h"
+#include "lease/deathwatch.h"
 #include "lease/manager.h"
 #include "lease/roles.h"
 #include "lease/wakelistener.h"
@@ -19,9 +20,11 @@
 
 #include <QElapsedTimer>
 #include <QProcess>
+#include <QScopeGuard>
 #include <QtTest>
 
 #include <atomic>
+#include <csignal>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -71,6 +74,8 @@ private slots:
     void twoManagersContendExactlyOneLeads();
     void runnersNeverOverlapATick();
     void killedLeaderIsTakenOverWithinTtl();
+    void markedLeaderIsTakenBeforeExpiryOnlyOnceDead_data();
+    void markedLeaderIsTakenBeforeExpiryOnlyOnceDead();
     void pauseMidTickCancelsWithinOneHeartbeat();
     void unpauseResumesAtTheNextPoll();
     void cleanShutdownReleasesImmediately();
@@ -221,6 +226,98 @@ void TestLeaseManager::killedLeaderIsTakenOverWithinTtl()
     // Never before the lease expired, and within a poll's margin after it.
     QVERIFY2(afterHeartbeat >= seconds(leader::lease::LeaseTTL) - 0.05, "taken over early");
     QVERIFY2(afterHeartbeat <= seconds(leader::lease::LeaseTTL) + 1.5, "taken over late");
+}
+
+void TestLeaseManager::markedLeaderIsTakenBeforeExpiryOnlyOnceDead_data()
+{
+    QTest::addColumn<int>("signal");
+    QTest::addColumn<bool>("early");
+    QTest::newRow("SIGKILL: its backend ends, taken at once") << int(SIGKILL) << true;
+    QTest::newRow("SIGSTOP: its backend lives, taken at expiry") << int(SIGSTOP) << false;
+}
+
+// Migration 0179: a victim whose listener session is its marker, and a contender whose death
+// watch waits on that marker. A killed process's backend ends with its socket and the contender
+// runs the role within a second, before the lease's expiry; a stopped one keeps its backend, and
+// the role waits for the expiry as before. Checked: without ACQUIRE's early-take branch the
+// SIGKILL row fails; with the death watch not wired, it fails too (the role waits for MaxPoll).
+void TestLeaseManager::markedLeaderIsTakenBeforeExpiryOnlyOnceDead()
+{
+    QFETCH(int, signal);
+    QFETCH(bool, early);
+    QProcess victim;
+    victim.start(QStringLiteral(LEASEHOLDER_PATH),
+                 {QString::fromStdString(appUrl()), QStringLiteral("billing"),
+                  QString::fromStdString(m_db->directUrl(Login::App))});
+    QVERIFY(victim.waitForStarted());
+    const auto cleanup = qScopeGuard([&victim] {
+        ::kill(static_cast<pid_t>(victim.processId()), SIGCONT);
+        victim.kill();
+        victim.waitForFinished();
+    });
+    QByteArray output;
+    QTRY_VERIFY_WITH_TIMEOUT((output += victim.readAllStandardOutput()).startsWith("acquired"),
+                             10000);
+    QTRY_VERIFY_WITH_TIMEOUT(field("SELECT expires_at - acquired_at > interval '10 s' "
+                                   "FROM leader_leases WHERE role = 'billing'")
+                                     == QStringLiteral("t"),
+                             10000);
+    const std::string key = field("SELECT holder_session FROM leader_leases WHERE role = 'billing'")
+                                    .toStdString();
+    QVERIFY2(!key.empty(), "the victim's lease names no marker session");
+
+    Replica contender(appUrl(), "contender:9:00000009");
+    leader::scheduler::RoleRunner runner(contender.manager, {"billing", 0ms, [](TickContext &) {
+                                                             }});
+    leader::lease::DeathWatch watch({.url = m_db->directUrl(Login::App)},
+                                    [&runner](const std::set<std::string> &) { runner.wake(); });
+    contender.manager.onHeldElsewhere(
+            [&watch](const std::string &role, const leader::lease::HolderSession &holder) {
+                watch.watch(holder, role);
+            });
+    runner.start();
+    // Refused, the contender waits on the victim's marker: a shared request queued behind it.
+    QTRY_COMPARE_WITH_TIMEOUT(field("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' "
+                                    "AND objsubid = 1 AND NOT granted AND ((classid::bigint << 32) "
+                                    "| objid::bigint) = "
+                                    + key),
+                              QStringLiteral("1"), 10000);
+    const std::string expiry
+            = field("SELECT expires_at::text FROM leader_leases WHERE role = 'billing'")
+                      .toStdString();
+    const QString lastHeartbeat = field("SELECT (expires_at - interval '"
+                                        + std::to_string(leader::lease::LeaseTTL.count())
+                                        + " ms')::text FROM leader_leases WHERE role = 'billing'");
+
+    ::kill(static_cast<pid_t>(victim.processId()), signal);
+    QElapsedTimer sinceSignal;
+    sinceSignal.start();
+    QTRY_VERIFY_WITH_TIMEOUT(runner.ticksLed() >= 1, 20000);
+    const double afterSignal = sinceSignal.elapsed() / 1000.0;
+    contender.manager.shutdown();
+    runner.stop();
+    watch.stop();
+
+    QCOMPARE(field("SELECT last_tick_holder FROM leader_leases WHERE role = 'billing'"),
+             QStringLiteral("contender:9:00000009"));
+    const double afterHeartbeat
+            = field("SELECT extract(epoch FROM last_tick_ended_at - '" + lastHeartbeat.toStdString()
+                    + "'::timestamptz) FROM leader_leases WHERE role = 'billing'")
+                      .toDouble();
+    const QString beforeExpiry
+            = field("SELECT last_tick_ended_at < '" + expiry
+                    + "'::timestamptz FROM leader_leases WHERE role = 'billing'");
+    leader::test::reportMeasurement(QString::asprintf(
+            "marked leader, %s: running elsewhere %.3f s after the signal, %.3f s after its last "
+            "heartbeat (database clock)",
+            early ? "SIGKILL" : "SIGSTOP", afterSignal, afterHeartbeat));
+    if (early) {
+        QCOMPARE(beforeExpiry, QStringLiteral("t"));
+        QVERIFY2(afterSignal < 2.0, qPrintable(QString::number(afterSignal)));
+    } else {
+        QCOMPARE(beforeExpiry, QStringLiteral("f"));
+        QVERIFY2(afterHeartbeat >= seconds(leader::lease::LeaseTTL) - 0.05, "taken over early");
+    }
 }
 
 void TestLeaseManager::pauseMidTickCancelsWithinOneHeartbeat()

@@ -107,6 +107,12 @@ qint64 fieldOf(const RoleProfile &profile, const QString &key)
 
 const QStringList ProfileKeys{"interval", "min_tick", "item_latency", "batch"};
 
+// Death watches waiting on a marker in this test's database (advisory locks are per database; the
+// other test programs share the server).
+constexpr const char *WaitingWatches
+        = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database "
+          "= (SELECT oid FROM pg_database WHERE datname = current_database())";
+
 double seconds(std::chrono::steady_clock::duration duration)
 {
     return std::chrono::duration<double>(duration).count();
@@ -134,13 +140,24 @@ private slots:
     void startRefusesAMissingSchema_data();
     void startRefusesAMissingSchema();
     void startReportsAnUnreachableDatabase();
-    void killedLeaderIsTakenOverAtExpiry();
+    void killedLeaderWithoutAMarkerIsTakenOverAtExpiry();
+    void killedLeaderIsTakenOverAtOnce();
+    void cutOffLeaderIsTakenOnlyAtExpiry_data();
+    void cutOffLeaderIsTakenOnlyAtExpiry();
+    void markerLostWhileAliveIsTakenAndFenced();
     void stopMidTickReleasesAsInterrupted();
     void armedPanicFailsTheNextTickOnce();
 
 private:
     QString field(const std::string &sql);
-    ReplicaOptions optionsFor(const std::string &id, std::vector<RoleProfile> roles) const;
+    ReplicaOptions optionsFor(const std::string &id, std::vector<RoleProfile> roles,
+                              bool fastWake = true) const;
+    // The billing lease's expiry and its holder's last heartbeat, as the database prints them.
+    QString billingExpiry()
+    {
+        return field("SELECT expires_at::text FROM leader_leases "
+                     "WHERE role = 'billing'");
+    }
 
     std::unique_ptr<TestDatabase> m_db;        // lease and demo migrations
     std::unique_ptr<TestDatabase> m_bare;      // none
@@ -172,12 +189,15 @@ QString TestReplica::field(const std::string &sql)
 
 // Routed through the switchboard; the fast wake LISTENs on a direct session, as a replica behind
 // a transaction pooler is told to.
-ReplicaOptions TestReplica::optionsFor(const std::string &id, std::vector<RoleProfile> roles) const
+// Without the fast wake there is no listener, so no marker session either (migration 0179).
+ReplicaOptions TestReplica::optionsFor(const std::string &id, std::vector<RoleProfile> roles,
+                                       bool fastWake) const
 {
     return {.id = id,
             .database = {.url = m_db->url(Login::App)},
             .listen = {.url = m_db->directUrl(Login::App)},
             .roles = std::move(roles),
+            .fastWake = fastWake,
             .faults = true};
 }
 
@@ -428,16 +448,17 @@ void TestReplica::startReportsAnUnreachableDatabase()
     QVERIFY(!replica.isRunning());
 }
 
-// A replica killed mid-tick (a process death) says nothing more and leaves the row held; the other
-// replica's runner, sleeping until the row's expiry, takes the role over then and not before.
-// Checked: with the m_killed test removed from the replica's event forwarding, the dead replica's
+// A replica killed mid-tick (a process death) says nothing more and leaves the row held; with no
+// marker session (no listener, as behind a pooler without --listen-database) the other replica's
+// runner, sleeping until the row's expiry, takes the role over then and not before. Checked: with
+// the m_killed test removed from the replica's event forwarding, the dead replica's
 // release_failed reaches the subscriber and this fails.
-void TestReplica::killedLeaderIsTakenOverAtExpiry()
+void TestReplica::killedLeaderWithoutAMarkerIsTakenOverAtExpiry()
 {
     const std::vector<RoleProfile> roles = billing("billing.interval = 1s\nbilling.min_tick = 12s");
     Events events;
-    Replica a(optionsFor("a", roles));
-    Replica b(optionsFor("b", roles));
+    Replica a(optionsFor("a", roles, false));
+    Replica b(optionsFor("b", roles, false));
     events.attach(a);
     events.attach(b);
     a.start();
@@ -489,6 +510,150 @@ void TestReplica::killedLeaderIsTakenOverAtExpiry()
     QVERIFY2(afterKill < 12.0, "taken over late");
     other.stop();
     QCOMPARE(events.countFrom(victim.id()), victimEvents);
+}
+
+// With marker sessions (migration 0179) a killed holder's listener session ends with it, and the
+// other replica's death watch wakes its runner: the role runs elsewhere within a second, long
+// before the dead lease's expiry. Checked: with Replica::start not wiring the death watch, the
+// other replica waits for its next poll (up to 5 s) and this fails.
+void TestReplica::killedLeaderIsTakenOverAtOnce()
+{
+    const std::vector<RoleProfile> roles = billing("billing.interval = 1s\nbilling.min_tick = 12s");
+    Events events;
+    Replica a(optionsFor("a", roles));
+    Replica b(optionsFor("b", roles));
+    events.attach(a);
+    events.attach(b);
+    a.start();
+    b.start();
+    QTRY_VERIFY_WITH_TIMEOUT(events.count(EventKind::Acquired) >= 1, 10000);
+    Replica &victim = events.of(EventKind::Acquired).front().replica == "a" ? a : b;
+    Replica &other = &victim == &a ? b : a;
+    QTRY_COMPARE_WITH_TIMEOUT(field("SELECT holder_session IS NOT NULL FROM leader_leases "
+                                    "WHERE role = 'billing'"),
+                              QStringLiteral("t"), 6000);
+    // The other replica was refused once, so it knows whose death to wait for.
+    QTRY_VERIFY_WITH_TIMEOUT(field(WaitingWatches) == QStringLiteral("1"), 8000);
+    const QString expiry = billingExpiry();
+
+    victim.kill();
+    QElapsedTimer sinceKill;
+    sinceKill.start();
+    QTRY_VERIFY_WITH_TIMEOUT(events.count(EventKind::Acquired, other.id()) >= 1, 3000);
+    const double afterKill = sinceKill.elapsed() / 1000.0;
+    QCOMPARE(field("SELECT holder_id || ' ' || (acquired_at < '" + expiry.toStdString()
+                   + "'::timestamptz) FROM leader_leases WHERE role = 'billing'"),
+             QString::fromStdString(other.holderId() + " true"));
+    leader::test::reportMeasurement(QString::asprintf(
+            "replica kill with marker sessions: billing acquired by the other replica %.3f s "
+            "after kill()",
+            afterKill));
+    QVERIFY2(afterKill < 1.0, qPrintable(QString::number(afterKill)));
+    other.stop();
+}
+
+void TestReplica::cutOffLeaderIsTakenOnlyAtExpiry_data()
+{
+    QTest::addColumn<QString>("fault");
+    QTest::newRow("frozen: every statement blocks") << "freeze";
+    QTest::newRow("severed: the link blackholed") << "sever";
+}
+
+// A holder cut off from the database but alive keeps its marker session, so its lease is taken
+// at its expiry and not before, as without markers (ADR-114's partition bound).
+void TestReplica::cutOffLeaderIsTakenOnlyAtExpiry()
+{
+    QFETCH(QString, fault);
+    const std::vector<RoleProfile> roles = billing("billing.interval = 1s\nbilling.min_tick = 20s");
+    Events events;
+    Replica a(optionsFor("a", roles));
+    Replica b(optionsFor("b", roles));
+    events.attach(a);
+    events.attach(b);
+    a.start();
+    b.start();
+    QTRY_VERIFY_WITH_TIMEOUT(events.count(EventKind::Acquired) >= 1, 10000);
+    Replica &victim = events.of(EventKind::Acquired).front().replica == "a" ? a : b;
+    Replica &other = &victim == &a ? b : a;
+    QTRY_COMPARE_WITH_TIMEOUT(field("SELECT expires_at - acquired_at > interval '10 s' AND "
+                                    "holder_session IS NOT NULL FROM leader_leases "
+                                    "WHERE role = 'billing'"),
+                              QStringLiteral("t"), 6000);
+    const QString expiry = billingExpiry();
+    if (fault == "freeze")
+        victim.faults()->freeze(15s);
+    else
+        victim.faults()->sever(15s);
+
+    QTRY_VERIFY_WITH_TIMEOUT(events.count(EventKind::Acquired, other.id()) >= 1, 15000);
+    QCOMPARE(field("SELECT acquired_at >= '" + expiry.toStdString()
+                   + "'::timestamptz FROM leader_leases WHERE role = 'billing'"),
+             QStringLiteral("t"));
+    victim.faults()->heal();
+    other.stop();
+    victim.stop();
+}
+
+// The holder's marker session ends while its process lives (a reset socket, pg_terminate_backend)
+// at a moment it cannot renew: the other replica takes the role before the lease's expiry, the
+// holder's listener takes a new marker at once, and once the holder can reach the database again
+// the fence refuses its claims and its tick ends lost. No claim is accepted under its token after
+// the takeover.
+void TestReplica::markerLostWhileAliveIsTakenAndFenced()
+{
+    const std::vector<RoleProfile> roles = billing("billing.interval = 1s\nbilling.min_tick = 20s");
+    Events events;
+    Replica a(optionsFor("a", roles));
+    Replica b(optionsFor("b", roles));
+    events.attach(a);
+    events.attach(b);
+    a.start();
+    b.start();
+    QTRY_VERIFY_WITH_TIMEOUT(events.count(EventKind::Acquired) >= 1, 10000);
+    const ReplicaEvent first = events.of(EventKind::Acquired).front();
+    Replica &holder = first.replica == "a" ? a : b;
+    Replica &other = &holder == &a ? b : a;
+    QTRY_COMPARE_WITH_TIMEOUT(field("SELECT expires_at - acquired_at > interval '10 s' AND "
+                                    "holder_session IS NOT NULL FROM leader_leases "
+                                    "WHERE role = 'billing'"),
+                              QStringLiteral("t"), 6000);
+    QTRY_VERIFY_WITH_TIMEOUT(field(WaitingWatches) == QStringLiteral("1"), 8000);
+    const QString expiry = billingExpiry();
+    const QString oldSession
+            = field("SELECT holder_session FROM leader_leases WHERE role = 'billing'");
+
+    holder.faults()->freeze(6s);
+    Connection killer = m_db->connectDirect(Login::App);
+    QVERIFY(killer.exec("terminate marker",
+                        "SELECT pg_terminate_backend((holder_session & 4294967295)::int) "
+                        "FROM leader_leases WHERE role = 'billing'",
+                        {}, 5s)
+                    .toBool(0, 0));
+    QTRY_VERIFY_WITH_TIMEOUT(events.count(EventKind::Acquired, other.id()) >= 1, 3000);
+    QCOMPARE(field("SELECT acquired_at < '" + expiry.toStdString()
+                   + "'::timestamptz FROM leader_leases WHERE role = 'billing'"),
+             QStringLiteral("t"));
+    const std::string takenAt
+            = field("SELECT acquired_at::text FROM leader_leases WHERE role = 'billing'")
+                      .toStdString();
+
+    holder.faults()->heal();
+    QTRY_VERIFY_WITH_TIMEOUT(events.outcomes(holder.id()).contains("lost"), 10000);
+    const ReplicaEvent lost = events.of(EventKind::Released, holder.id()).front();
+    QCOMPARE(lost.transition.token, first.transition.token);
+    QCOMPARE(lost.transition.reason, std::string("taken_over"));
+    QCOMPARE(field("SELECT count(*) FROM claim_log WHERE role = 'billing' AND token = "
+                   + std::to_string(first.transition.token) + " AND fenced_at > '" + takenAt
+                   + "'::timestamptz"),
+             QStringLiteral("0"));
+    // The holder named its new marker session at once: the killed one is not it.
+    QTRY_VERIFY_WITH_TIMEOUT(field("SELECT count(*) FROM pg_stat_activity WHERE pid = ("
+                                   + oldSession.toStdString() + " & 4294967295)::int")
+                                     == QStringLiteral("0"),
+                             3000);
+    QVERIFY(holder.fastWake());
+    other.stop();
+    holder.stop();
 }
 
 // A clean stop cancels the running tick and releases it as interrupted: the role is due at once,

@@ -1,4 +1,4 @@
-// The lease table's SQL contract (ADR-114 and migrations 0175, 0176, 0177): the four statements as
+// The lease table's SQL contract (ADR-114 and migrations 0175 to 0179): the four statements as
 // the engine sends them, run as a login that holds only hardcount_app, on the database clock,
 // straight to Postgres and again through PgBouncer in transaction mode.
 
@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -111,6 +112,11 @@ private slots:
     void reapplyReseedsAboveEveryToken();
     void schemaCheckNamesAMissing0176();
     void schemaCheckNamesAMissing0177();
+
+    void sessionIsRecordedOnlyWhileItsLockIsHeld();
+    void heldRowIsTakenEarlyOnlyOnceItsSessionEnded();
+    void sessionOfAnotherIncarnationIsNotTakenEarly();
+    void schemaCheckNamesAMissing0179();
 
 private:
     // Moves the role's clock-derived columns as if time had passed, as the owner.
@@ -670,10 +676,10 @@ void TestLeaseSql::reapplyReseedsAboveEveryToken()
             highest, scalar(*m_app, "SELECT max(holder_token) FROM leader_leases").toLongLong());
 
     leader::schema::Migrator migrator(*m_owner);
-    QCOMPARE(migrator.rollbackTo(174), (std::vector<int>{178, 177, 176, 175, 174}));
+    QCOMPARE(migrator.rollbackTo(174), (std::vector<int>{179, 178, 177, 176, 175, 174}));
     QCOMPARE(scalar(*m_owner, "SELECT to_regclass('leader_leases') IS NULL"), QStringLiteral("t"));
     QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}),
-             (std::vector<int>{174, 175, 176, 177, 178}));
+             (std::vector<int>{174, 175, 176, 177, 178, 179}));
     QVERIFY(migrator.migrate({leader::schema::MigrationSet::Lease}).empty());
 
     QCOMPARE(scalar(*m_app, "SELECT count(*) FROM leader_leases WHERE holder_token > "
@@ -686,7 +692,7 @@ void TestLeaseSql::schemaCheckNamesAMissing0176()
     // Without 0176 nothing would wake a holder on pause: this build's engine no longer sends the
     // NOTIFY itself, so a replica and leaderctl refuse such a schema.
     leader::schema::Migrator migrator(*m_owner);
-    QCOMPARE(migrator.rollbackTo(176), (std::vector<int>{178, 177, 176}));
+    QCOMPARE(migrator.rollbackTo(176), (std::vector<int>{179, 178, 177, 176}));
     try {
         leader::schema::requireLeaseSchema(*m_app);
         QFAIL("a schema without 0176 was accepted");
@@ -695,7 +701,7 @@ void TestLeaseSql::schemaCheckNamesAMissing0176()
                  error.what());
     }
     QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}),
-             (std::vector<int>{176, 177, 178}));
+             (std::vector<int>{176, 177, 178, 179}));
     leader::schema::requireLeaseSchema(*m_app);
 }
 
@@ -704,7 +710,7 @@ void TestLeaseSql::schemaCheckNamesAMissing0177()
     // This build's ACQUIRE clears an expired pause's paused_until: without 0177 it fails on the
     // missing column, so a replica and leaderctl refuse the schema up front instead.
     leader::schema::Migrator migrator(*m_owner);
-    QCOMPARE(migrator.rollbackTo(177), (std::vector<int>{178, 177}));
+    QCOMPARE(migrator.rollbackTo(177), (std::vector<int>{179, 178, 177}));
     try {
         leader::schema::requireLeaseSchema(*m_app);
         QFAIL("a schema without 0177 was accepted");
@@ -712,8 +718,146 @@ void TestLeaseSql::schemaCheckNamesAMissing0177()
         QVERIFY2(QString::fromUtf8(error.what()).contains("lacks lease migration 0177"),
                  error.what());
     }
-    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}), (std::vector<int>{177, 178}));
+    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}),
+             (std::vector<int>{177, 178, 179}));
     leader::schema::requireLeaseSchema(*m_app);
+}
+
+namespace {
+
+// A marker session as a replica's listener holds one (migration 0179): straight to Postgres,
+// holding a session advisory lock on its key for as long as it lives.
+struct Marker
+{
+    Connection session;
+    std::int64_t key = 0;
+};
+
+Marker holdMarker(const TestDatabase &db)
+{
+    Connection session = db.connectDirect(Login::App);
+    const leader::pg::Result row
+            = session.exec("marker",
+                           "SELECT k, pg_advisory_lock(k) FROM (SELECT (7::bigint << 32) | "
+                           "pg_backend_pid() AS k) AS s",
+                           {}, Short);
+    return {std::move(session), row.toInt64(0, 0)};
+}
+
+std::int64_t incarnation(Connection &connection)
+{
+    return scalar(connection, "SELECT leader_server_incarnation()").toLongLong();
+}
+
+// Whether any session still holds the key exclusively (a shared try-lock is refused).
+bool keyHeld(Connection &connection, std::int64_t key)
+{
+    return connection
+            .exec("test query", "SELECT NOT pg_try_advisory_xact_lock_shared($1::bigint)", {key},
+                  Short)
+            .toBool(0, 0);
+}
+
+} // namespace
+
+void TestLeaseSql::sessionIsRecordedOnlyWhileItsLockIsHeld()
+{
+    Marker marker = holdMarker(*m_db);
+    const std::string sessionOf = "SELECT coalesce(holder_session::text, 'none') || ' ' || "
+                                  "(holder_session_incarnation = leader_server_incarnation()) "
+                                  "FROM leader_leases WHERE role = 'billing'";
+    const QString recorded = QString::number(marker.key) + " true";
+    const auto acquired = leader::lease::acquire(*m_app, "billing", Me, 0ms, marker.key);
+    QVERIFY(acquired);
+    QCOMPARE(scalar(*m_app, sessionOf), recorded);
+    QVERIFY(leader::lease::renew(*m_app, "billing", acquired->token, Me, {}, std::nullopt));
+    QCOMPARE(scalar(*m_app, sessionOf), QStringLiteral("none true"));
+    QVERIFY(leader::lease::renew(*m_app, "billing", acquired->token, Me, {}, marker.key));
+    QCOMPARE(scalar(*m_app, sessionOf), recorded);
+    // A key nobody holds (pid 1 is never a backend) is not recorded, by ACQUIRE nor RENEW.
+    const std::int64_t unheld = (std::int64_t(7) << 32) | 1;
+    QVERIFY(leader::lease::renew(*m_app, "billing", acquired->token, Me, {}, unheld));
+    QCOMPARE(scalar(*m_app, sessionOf), QStringLiteral("none true"));
+    const auto dunning = leader::lease::acquire(*m_app, "dunning", Me, 0ms, unheld);
+    QVERIFY(dunning);
+    QCOMPARE(scalar(*m_app, "SELECT coalesce(holder_session::text, 'none') FROM leader_leases "
+                            "WHERE role = 'dunning'"),
+             QStringLiteral("none"));
+    QVERIFY(release(acquired->token, Outcome::Completed, 0ms));
+    QCOMPARE(scalar(*m_app, "SELECT coalesce(holder_session::text, 'none') || ' ' || "
+                            "coalesce(holder_session_incarnation::text, 'none') "
+                            "FROM leader_leases WHERE role = 'billing'"),
+             QStringLiteral("none none"));
+}
+
+// A held, unexpired row is refused while its marker lives and taken, before its expiry, once the
+// marker's session has ended; a contender refused meanwhile learns the marker to wait on.
+// Checked: without the early-take branch of ACQUIRE's WHERE the last acquire never comes and this
+// fails.
+void TestLeaseSql::heldRowIsTakenEarlyOnlyOnceItsSessionEnded()
+{
+    std::optional<Marker> marker = holdMarker(*m_db);
+    const std::int64_t key = marker->key;
+    QVERIFY(leader::lease::acquire(*m_app, "billing", "a:1:00000001", 0ms, key));
+    const QString expiry
+            = scalar(*m_app, "SELECT expires_at::text FROM leader_leases WHERE role = 'billing'");
+
+    std::optional<leader::lease::HolderSession> heldBy;
+    QVERIFY(!leader::lease::acquire(*m_app, "billing", "b:2:00000002", 0ms, std::nullopt, &heldBy));
+    QVERIFY(heldBy.has_value());
+    QCOMPARE(heldBy->key, key);
+    QCOMPARE(heldBy->incarnation, incarnation(*m_app));
+
+    marker.reset(); // the process dies: its session, and the lock, end with it
+    QTRY_VERIFY_WITH_TIMEOUT(!keyHeld(*m_app, key), 5000);
+    const auto taken
+            = leader::lease::acquire(*m_app, "billing", "b:2:00000002", 0ms, std::nullopt, &heldBy);
+    QVERIFY(taken.has_value());
+    QVERIFY(!heldBy.has_value());
+    QCOMPARE(scalar(*m_app, "SELECT holder_id || ' ' || (acquired_at < '" + expiry.toStdString()
+                                    + "'::timestamptz) FROM leader_leases WHERE role = 'billing'"),
+             QStringLiteral("b:2:00000002 true"));
+    // The old holder's token is fenced off from that instant.
+    QCOMPARE(scalar(*m_app,
+                    "SELECT leader_fence('billing', " + std::to_string(taken->token - 1) + ")"),
+             QStringLiteral("f"));
+}
+
+// Advisory locks live one server incarnation: after a restart, a crash restart or a failover the
+// marker's lock is gone for every holder, alive or not, so a row seen on another incarnation is
+// left to its expiry. Checked: without the incarnation test in ACQUIRE's WHERE this fails.
+void TestLeaseSql::sessionOfAnotherIncarnationIsNotTakenEarly()
+{
+    std::optional<Marker> marker = holdMarker(*m_db);
+    const std::int64_t key = marker->key;
+    QVERIFY(leader::lease::acquire(*m_app, "billing", "a:1:00000001", 0ms, key));
+    ownerExec("UPDATE leader_leases SET holder_session_incarnation = holder_session_incarnation "
+              "+ 1 WHERE role = 'billing'");
+    marker.reset();
+    QTRY_VERIFY_WITH_TIMEOUT(!keyHeld(*m_app, key), 5000);
+    std::optional<leader::lease::HolderSession> heldBy;
+    QVERIFY(!leader::lease::acquire(*m_app, "billing", "b:2:00000002", 0ms, std::nullopt, &heldBy));
+    QVERIFY2(!heldBy.has_value(), "a marker of another incarnation was offered to wait on");
+    QCOMPARE(scalar(*m_app, "SELECT holder_id FROM leader_leases WHERE role = 'billing'"),
+             QStringLiteral("a:1:00000001"));
+}
+
+void TestLeaseSql::schemaCheckNamesAMissing0179()
+{
+    // This build's ACQUIRE records the marker: a replica refuses a schema without it, leaderctl
+    // and the console's reads do not need it.
+    leader::schema::Migrator migrator(*m_owner);
+    QCOMPARE(migrator.rollbackTo(179), (std::vector<int>{179}));
+    leader::schema::requireLeaseSchema(*m_app);
+    try {
+        leader::schema::requireHolderSession(*m_app);
+        QFAIL("a schema without 0179 was accepted for a replica");
+    } catch (const leader::schema::SchemaError &error) {
+        QVERIFY2(QString::fromUtf8(error.what()).contains("lacks lease migration 0179"),
+                 error.what());
+    }
+    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}), (std::vector<int>{179}));
+    leader::schema::requireHolderSession(*m_app);
 }
 
 QTEST_GUILESS_MAIN(TestLeaseSql)

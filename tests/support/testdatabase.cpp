@@ -126,7 +126,7 @@ void TestDatabase::resetLeases() const
                   "UPDATE leader_leases SET holder_id = NULL, acquired_at = NULL, "
                   "expires_at = NULL, last_tick_ended_at = NULL, last_tick_holder = NULL, "
                   "paused_at = NULL, paused_by = NULL, pause_reason = NULL, paused_until = NULL, "
-                  "not_before = NULL",
+                  "not_before = NULL, holder_session = NULL, holder_session_incarnation = NULL",
                   {}, 5s);
 }
 

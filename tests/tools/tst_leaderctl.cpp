@@ -193,13 +193,14 @@ void TestLeaderctl::migrateAppliesTheLeaseMigrationsOnce()
     const qsizetype at0176 = first.out.indexOf("applied migration 0176 pause_notify");
     const qsizetype at0177 = first.out.indexOf("applied migration 0177 pause_log");
     const qsizetype at0178 = first.out.indexOf("applied migration 0178 leader_replicas");
-    QVERIFY2(at0174 >= 0 && at0175 > at0174 && at0176 > at0175 && at0177 > at0176
-                     && at0178 > at0177,
+    const qsizetype at0179 = first.out.indexOf("applied migration 0179 holder_session");
+    QVERIFY2(at0174 >= 0 && at0175 > at0174 && at0176 > at0175 && at0177 > at0176 && at0178 > at0177
+                     && at0179 > at0178,
              qPrintable(first.out));
     const QString applied = appliedMigrations();
     QVERIFY2(applied.startsWith("174 at ") && applied.contains(", 175 at ")
                      && applied.contains(", 176 at ") && applied.contains(", 177 at ")
-                     && applied.contains(", 178 at "),
+                     && applied.contains(", 178 at ") && applied.contains(", 179 at "),
              qPrintable(applied));
 
     const Run second = leaderctl({"migrate", "--database", url(Login::Owner)});
@@ -512,7 +513,7 @@ void TestLeaderctl::replicasOnAnOlderSchema()
     leader::schema::Migrator migrator(owner);
     const auto restore
             = qScopeGuard([&migrator] { migrator.migrate({leader::schema::MigrationSet::Lease}); });
-    QCOMPARE(migrator.rollbackTo(178), std::vector<int>{178});
+    QCOMPARE(migrator.rollbackTo(178), (std::vector<int>{179, 178}));
     const QString database = withLeaseSchema ? url(Login::Monitor) : qs(m_empty->url(Login::Owner));
     QStringList arguments{"replicas", "--database", database};
     if (json)

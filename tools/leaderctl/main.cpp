@@ -67,7 +67,7 @@ Commands:
   replicas  [--json]                 the replicas that could take over (leader_replicas_status):
                                      holder, host, pid, version, roles, started, last seen on
                                      the database clock, alive or gone (not seen for 35 s)
-  migrate   [--demo]                 apply the lease migrations (0174 to 0178), and with
+  migrate   [--demo]                 apply the lease migrations (0174 to 0179), and with
                                      --demo the demo domain (1001, 1002); a no-op when up to date
   workload  [--rate N/s] [--count N] [--duration S]
                                      create demo tenants, each with a subscription falling due, a
