@@ -13,6 +13,12 @@
 
 namespace leader::console {
 
+namespace {
+
+constexpr int FitColumnsRows = 50;
+
+} // namespace
+
 EventLogPane::EventLogPane(EventLogModel *model, QWidget *parent)
     : QWidget(parent)
     , m_filter(new EventLogFilter(this))
@@ -33,7 +39,11 @@ EventLogPane::EventLogPane(EventLogModel *model, QWidget *parent)
     QTableView *view = makeTableView(QStringLiteral("eventView"), m_filter);
     view->setWordWrap(false);
     layout->addWidget(view);
+    // The columns fit their headers (the time's names its zone) and the first rows; a long log
+    // is not re-measured on every row, and the operator's own widths then stay.
     connect(m_filter, &QAbstractItemModel::rowsInserted, view, [view] {
+        if (view->model()->rowCount() <= FitColumnsRows)
+            view->resizeColumnsToContents();
         if (view->verticalScrollBar()->value() >= view->verticalScrollBar()->maximum() - 2)
             QTimer::singleShot(0, view, &QTableView::scrollToBottom);
     });
