@@ -183,10 +183,12 @@ void printReport(std::ostream &out, const RunResults &results, const ReportConte
             for (const TrialResult &trial : fault.trials)
                 heldAtHeal += trial.lockHeldAtHeal.value_or(false) ? 1 : 0;
             stale += (stale.empty() ? "" : "; ") + std::string(faultName(fault.fault))
-                     + " accepted (no fence) " + std::to_string(fault.staleAccepted())
-                     + ", victim's claims after it ran again "
-                     + std::to_string(fault.victimClaimsAfterResume()) + ", no takeover "
-                     + std::to_string(fault.withoutTakeover()) + "/"
+                     + " accepted (no fence) " + std::to_string(fault.staleAccepted());
+            // Only a stopped, frozen or cut-off victim runs again; a dead one does not.
+            if (fault.fault != Fault::SigKill && fault.fault != Fault::SigTerm)
+                stale += ", victim's claims after it ran again "
+                         + std::to_string(fault.victimClaimsAfterResume());
+            stale += ", no takeover " + std::to_string(fault.withoutTakeover()) + "/"
                      + std::to_string(fault.trials.size());
             if (fault.fault == Fault::Sever)
                 stale += ", lock still held at the heal " + std::to_string(heldAtHeal) + "/"
@@ -203,20 +205,22 @@ void printReport(std::ostream &out, const RunResults &results, const ReportConte
     out << "server keepalives: " << results.serverKeepalives << "\n";
 
     std::string audit;
-    if (results.audit) {
+    if (results.design == Design::Advisory) {
+        audit = "auditor: not run (the advisory claims do no domain work)";
+    } else if (results.audit) {
         std::size_t failing = 0;
         for (const auto &invariant : results.audit->invariants)
             failing += invariant.holds ? 0 : 1;
         audit = "auditor: " + std::to_string(results.audit->invariants.size()) + " invariants, "
                 + (failing == 0 ? std::string("all hold") : std::to_string(failing) + " fail");
     } else {
-        audit = results.design == Design::Advisory ? "auditor: not run (no domain work)"
-                                                   : "auditor: not run";
+        audit = "auditor: not run";
     }
-    audit += "; duplicate invoices "
-             + (results.duplicateInvoices ? std::to_string(*results.duplicateInvoices) : "?")
-             + "; double charges "
-             + (results.doubleCharges ? std::to_string(*results.doubleCharges) : "?");
+    if (results.design == Design::Lease)
+        audit += "; duplicate invoices "
+                 + (results.duplicateInvoices ? std::to_string(*results.duplicateInvoices) : "?")
+                 + "; double charges "
+                 + (results.doubleCharges ? std::to_string(*results.doubleCharges) : "?");
     out << audit << "\n";
     if (results.audit) {
         for (const auto &invariant : results.audit->invariants) {
