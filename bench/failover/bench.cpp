@@ -189,6 +189,12 @@ RunResults FailoverBench::run()
     setUp();
     m_results.completed = runTrials();
     stopReplicas();
+    m_results.overlappingTicks = scalar("overlapping ticks", R"sql(
+WITH ticks AS (SELECT token, min(claimed_at) AS first, max(claimed_at) AS last
+                 FROM claim_log WHERE role = 'billing' GROUP BY token)
+SELECT count(DISTINCT later.token)
+  FROM ticks earlier JOIN ticks later ON later.token > earlier.token AND later.first < earlier.last
+)sql");
     if (m_options.design == Design::Lease) {
         drainOtherRoles();
         auditDatabase();

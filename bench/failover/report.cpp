@@ -143,6 +143,11 @@ void printComparison(std::ostream &out, const RunResults &lease, const RunResult
                            : std::string("\u2014"))
             << " | |\n";
     }
+    const auto overlapping = [](const RunResults &run) {
+        return run.overlappingTicks ? std::to_string(*run.overlappingTicks) : std::string("?");
+    };
+    out << "| whole run | ticks begun before an earlier tick's last claim | " << overlapping(lease)
+        << " | " << overlapping(advisory) << " | |\n";
 }
 
 void printReport(std::ostream &out, const RunResults &results, const ReportContext &context)
@@ -203,6 +208,8 @@ void printReport(std::ostream &out, const RunResults &results, const ReportConte
     }
     out << "stale claims after resume: " << (stale.empty() ? "no trials" : stale) << "\n";
     out << "server keepalives: " << results.serverKeepalives << "\n";
+    out << "billing ticks that began before an earlier tick's last claim (two leaders at once): "
+        << (results.overlappingTicks ? std::to_string(*results.overlappingTicks) : "?") << "\n";
 
     std::string audit;
     if (results.design == Design::Advisory) {
@@ -394,6 +401,8 @@ void writeJson(const std::filesystem::path &file, const RunResults &results,
     json.value(results.duplicateInvoices);
     json.key("double_charges");
     json.value(results.doubleCharges);
+    json.key("overlapping_ticks");
+    json.value(results.overlappingTicks);
     json.key("failures").beginArray();
     for (const std::string &failure : results.failures)
         json.value(failure);

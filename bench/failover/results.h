@@ -87,6 +87,9 @@ struct RunResults
     std::optional<leader::demo::AuditReport> audit;
     std::optional<std::int64_t> duplicateInvoices;
     std::optional<std::int64_t> doubleCharges;
+    // Billing ticks (claim_log tokens) whose first claim came before an earlier tick's last one:
+    // two leaders claiming at once, whichever design let them.
+    std::optional<std::int64_t> overlappingTicks;
     std::vector<std::string> failures; // every failed correctness check, one line each
     std::vector<std::string> notes;    // what is worth knowing but not a failure
     bool completed = false;            // every trial ran (false: the run was cut short)
