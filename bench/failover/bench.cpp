@@ -850,6 +850,12 @@ TrialResult FailoverBench::runAdvisoryTrial(Fault fault, int number)
         trial.successorToken = successor->tick;
         trial.successorAcquiredAt = successor->lockedAt();
         trial.metrics["fault_to_running"] = successor->claimedAt - trial.faultAt;
+        // Behind a transaction pooler a second try-lock can land on the holder's own backend.
+        if (successor->lockedAt() < trial.faultAt)
+            trial.notes.push_back("tick " + std::to_string(successor->tick) + " of "
+                                  + trial.successor + " began "
+                                  + seconds(trial.faultAt - successor->lockedAt())
+                                  + " before the fault: two leaders at once");
         if (fault == Fault::SigTerm) {
             const std::optional<ReplicaEvent> released = m_events.waitFor(
                     [&](const ReplicaEvent &event) {

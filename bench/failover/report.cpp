@@ -134,6 +134,28 @@ void printComparison(std::ostream &out, const RunResults &lease, const RunResult
             << count(ofLease, [](const FaultResults &f) { return f.withoutTakeover(); }) << " | "
             << count(ofAdvisory, [](const FaultResults &f) { return f.withoutTakeover(); })
             << " | |\n";
+        if (fault == Fault::SigStop || fault == Fault::Freeze || fault == Fault::Sever) {
+            out << "| " << name << " | the victim once it ran again | "
+                << (ofLease ? "gave its tick up "
+                                      + count(ofLease,
+                                              [](const FaultResults &f) {
+                                                  return f.abandonedByClient();
+                                              })
+                            : std::string("\u2014"))
+                << " | "
+                << (ofAdvisory ? "went on claiming: "
+                                         + std::to_string(ofAdvisory->victimClaimsAfterResume())
+                                         + " claims"
+                               : std::string("\u2014"))
+                << " | |\n";
+        }
+        if (fault == Fault::Sever && ofAdvisory) {
+            std::int64_t held = 0;
+            for (const TrialResult &trial : ofAdvisory->trials)
+                held += trial.lockHeldAtHeal.value_or(false) ? 1 : 0;
+            out << "| sever | lock still held at the heal (pg_locks) | \u2014 | " << held << "/"
+                << ofAdvisory->trials.size() << " | |\n";
+        }
         out << "| " << name << " | stale claims accepted (lease: refused by the fence) | "
             << (ofLease ? std::to_string(ofLease->staleAccepted()) + " (refused "
                                   + std::to_string(ofLease->staleRefused()) + ")"

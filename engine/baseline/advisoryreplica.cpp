@@ -143,8 +143,10 @@ void AdvisoryReplica::tick(const replica::RoleProfile &profile, std::int64_t num
         const auto left
                 = profile.minTick
                   - std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started);
-        if (left <= std::chrono::milliseconds::zero()
-            || !sleepFor(std::min(left, RepeatEvery), stop) || left <= RepeatEvery)
+        // As the lease replica's tick: done once min_tick has passed, else a pause and again.
+        if (left <= std::chrono::milliseconds::zero())
+            return;
+        if (!sleepFor(std::min(left, RepeatEvery), stop) || left <= RepeatEvery)
             return;
     }
 }
