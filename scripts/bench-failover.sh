@@ -4,16 +4,22 @@
 # straight to Postgres (every fault, fast wake on) and through PgBouncer (SIGTERM and pause, where
 # the wake path differs), prints the tables and leaves the JSON in the results directory.
 #   bash scripts/bench-failover.sh [--quick] [--trials N] [--replicas K] [--results DIR]
+#                                  [--design lease|advisory|both]
+# --design both (or advisory) also measures the session advisory lock ADR-114 replaced, straight
+# to Postgres in the same run, and shows it through PgBouncer with one SIGKILL trial: the lock
+# strands on a pooled server connection, so nobody takes billing over (failover-bench --help).
 # Inside scripts/test.sh (servers already up, LEADER_TEST_* set) it reuses the ci build and servers.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
 results=$root/build/bench-results
+design=lease
 args=()
 while (($#)); do
     case $1 in
     --results) results=$2; shift 2 ;;
+    --design) design=$2; shift 2 ;;
     *) args+=("$1"); shift ;;
     esac
 done
@@ -47,8 +53,18 @@ owner=$(login lt_owner "$LEADER_TEST_PG_PORT")
 
 "$bench" --database "$owner" --replica-binary "$replica" \
     --replica-database "$(login lt_app "$LEADER_TEST_PG_PORT")" \
-    --label direct --json "$results/failover-direct.json" "${args[@]}"
-"$bench" --database "$owner" --replica-binary "$replica" \
-    --replica-database "$(login lt_app "$LEADER_TEST_BOUNCER_PORT")" \
-    --faults sigterm,pause --label pgbouncer --json "$results/failover-pgbouncer.json" "${args[@]}"
+    --label direct --design "$design" --json "$results/failover-direct.json" "${args[@]}"
+if [[ $design != advisory ]]; then
+    "$bench" --database "$owner" --replica-binary "$replica" \
+        --replica-database "$(login lt_app "$LEADER_TEST_BOUNCER_PORT")" \
+        --faults sigterm,pause --label pgbouncer --json "$results/failover-pgbouncer.json" \
+        "${args[@]}"
+fi
+if [[ $design != lease ]]; then
+    # Not a measurement: what the old gate does behind a transaction pooler, in one trial.
+    "$bench" --database "$owner" --replica-binary "$replica" \
+        --replica-database "$(login lt_app "$LEADER_TEST_BOUNCER_PORT")" \
+        --design advisory --faults sigkill --trials 1 --label pgbouncer-advisory \
+        --json "$results/failover-pgbouncer-advisory.json"
+fi
 echo "bench-failover: results in $results"

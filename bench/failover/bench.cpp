@@ -1,5 +1,6 @@
 #include "bench.h"
 
+#include "baseline/advisorygate.h"
 #include "demo/auditor.h"
 #include "demo/demoschema.h"
 #include "demo/workload.h"
@@ -68,6 +69,67 @@ SELECT (SELECT count(*) FROM claim_log
        (SELECT count(*) FROM fence_refusals WHERE role = $1 AND token = $2)
 )sql";
 
+// The advisory design's claims, read from the log its replicas write unfenced: the latest one,
+// and the first tick newer than the victim's with its first claim.
+constexpr std::string_view LatestClaimSql = R"sql(
+SELECT token, item, extract(epoch FROM claimed_at)::float8,
+       extract(epoch FROM clock_timestamp())::float8
+  FROM claim_log
+ WHERE role = $1
+ ORDER BY id DESC
+ LIMIT 1
+)sql";
+constexpr std::string_view NextTickSql = R"sql(
+SELECT token, min(item), extract(epoch FROM min(claimed_at))::float8
+  FROM claim_log
+ WHERE role = $1 AND token > $2
+ GROUP BY token
+ ORDER BY token
+ LIMIT 1
+)sql";
+// The victim's claims judged (their now()) after the successor took the lock, and after the
+// victim ran again; $3 or $4 NULL when there is no such instant.
+constexpr std::string_view AdvisoryStaleSql = R"sql(
+SELECT (SELECT count(*) FROM claim_log
+         WHERE role = $1 AND token = $2 AND fenced_at > to_timestamp($3::float8)),
+       (SELECT count(*) FROM claim_log
+         WHERE role = $1 AND token = $2 AND fenced_at > to_timestamp($4::float8))
+)sql";
+// A bigint key shows as classid (high half), objid (low half) and objsubid 1.
+constexpr std::string_view AdvisoryLockHeldSql = R"sql(
+SELECT count(*) FROM pg_locks
+ WHERE locktype = 'advisory' AND granted AND objsubid = 1
+   AND classid = ($1::bigint >> 32)::oid AND objid = ($1::bigint & 4294967295)::oid
+)sql";
+constexpr std::string_view AdvisoryPrefix = "advisory ";
+// A holder that claimed this recently is still in its tick (a claim every ~0.6 s).
+constexpr double ClaimingWithin = 2.0;
+// Under the advisory gate a stopped or cut-off victim keeps its lock and ends its tick itself,
+// up to min_tick after it began, once it runs again.
+constexpr auto AdvisoryVictimEndDeadline = 40s;
+
+std::int64_t advisoryKey()
+{
+    return leader::baseline::advisoryKey(Role).value();
+}
+
+// The pid in a holder id hostname:pid:8hex, read from the right: a host name is not ours to parse.
+std::optional<int> pidInHolderId(const std::string &holder)
+{
+    const std::size_t last = holder.rfind(':');
+    if (last == std::string::npos || last == 0)
+        return std::nullopt;
+    const std::size_t before = holder.rfind(':', last - 1);
+    const std::size_t start = before == std::string::npos ? 0 : before + 1;
+    int pid = 0;
+    const char *first = holder.data() + start;
+    const char *end = holder.data() + last;
+    const auto [stop, error] = std::from_chars(first, end, pid);
+    if (error != std::errc() || stop != end || pid <= 0)
+        return std::nullopt;
+    return pid;
+}
+
 bool isEndOfTick(const ReplicaEvent &event)
 {
     return event.event == "released" || event.event == "release_failed";
@@ -82,21 +144,12 @@ void progress(const std::string &line)
 
 std::optional<int> LeaseRow::holderPid() const
 {
-    if (!holder)
-        return std::nullopt;
-    // hostname:pid:8hex, read from the right: a host name is not ours to parse.
-    const std::size_t last = holder->rfind(':');
-    if (last == std::string::npos || last == 0)
-        return std::nullopt;
-    const std::size_t before = holder->rfind(':', last - 1);
-    const std::size_t start = before == std::string::npos ? 0 : before + 1;
-    int pid = 0;
-    const char *first = holder->data() + start;
-    const char *end = holder->data() + last;
-    const auto [stop, error] = std::from_chars(first, end, pid);
-    if (error != std::errc() || stop != end || pid <= 0)
-        return std::nullopt;
-    return pid;
+    return holder ? pidInHolderId(*holder) : std::nullopt;
+}
+
+std::optional<int> AdvisoryClaim::holderPid() const
+{
+    return pidInHolderId(holder);
 }
 
 FailoverBench::FailoverBench(const Options &options, std::filesystem::path workDirectory)
@@ -111,6 +164,7 @@ FailoverBench::FailoverBench(const Options &options, std::filesystem::path workD
                       .roles = Role,
                       .configFile = m_directory / "replica.conf",
                       .directory = m_directory,
+                      .gate = options.design == Design::Advisory ? "advisory" : "",
                       .redact = [this](std::string text) { return redact(std::move(text)); },
               },
               options.replicas, m_events)
@@ -131,11 +185,23 @@ RunResults FailoverBench::run()
     m_results.startedAt = formatTimestamp(std::chrono::duration<double>(now).count());
     m_results.system = systemDescription();
     m_results.processors = processorCount();
+    m_results.design = m_options.design;
     setUp();
     m_results.completed = runTrials();
     stopReplicas();
-    drainOtherRoles();
-    auditDatabase();
+    m_results.overlappingTicks = scalar("overlapping ticks", R"sql(
+WITH ticks AS (SELECT token, min(claimed_at) AS first, max(claimed_at) AS last
+                 FROM claim_log WHERE role = 'billing' GROUP BY token)
+SELECT count(DISTINCT later.token)
+  FROM ticks earlier JOIN ticks later ON later.token > earlier.token AND later.first < earlier.last
+)sql");
+    if (m_options.design == Design::Lease) {
+        drainOtherRoles();
+        auditDatabase();
+    } else {
+        m_results.notes.push_back("advisory design: its claims are claim_log rows only, no "
+                                  "domain work, so no drain and no audit");
+    }
     const auto end = std::chrono::system_clock::now().time_since_epoch();
     m_results.finishedAt = formatTimestamp(std::chrono::duration<double>(end).count());
     return m_results;
@@ -143,10 +209,21 @@ RunResults FailoverBench::run()
 
 bool FailoverBench::runTrials()
 {
+    const bool advisory = m_options.design == Design::Advisory;
     for (const Fault fault : m_options.faults) {
+        if (advisory && fault == Fault::Pause) {
+            m_results.faults.push_back({.fault = fault,
+                                        .notExpressible
+                                        = "no pause exists under the advisory gate: nothing in the "
+                                          "database stops a role, and leader_pause writes "
+                                          "leader_leases, which the gate never reads"});
+            progress("failover-bench: pause: not expressible under the advisory gate");
+            continue;
+        }
         m_results.faults.push_back({.fault = fault});
         for (int number = 1; number <= m_options.trials; ++number) {
-            TrialResult trial = runTrial(fault, number);
+            TrialResult trial
+                    = advisory ? runAdvisoryTrial(fault, number) : runTrial(fault, number);
             // Without a holder mid-tick there is nothing left to measure: stop, audit, report.
             const bool stuck = trial.victim.empty();
             m_results.faults.back().trials.push_back(std::move(trial));
@@ -168,8 +245,18 @@ void FailoverBench::setUp()
     for (const int version : applied)
         progress("failover-bench: applied migration " + std::to_string(version));
     leader::demo::requireDemoSchema(m_db);
+    m_results.serverKeepalives = std::string(m_db.exec("keepalives", R"sql(
+SELECT string_agg(name || ' = ' || setting || coalesce(' ' || unit, ''), ', ' ORDER BY name)
+  FROM pg_settings
+ WHERE name IN ('tcp_keepalives_idle', 'tcp_keepalives_interval', 'tcp_keepalives_count',
+                'tcp_user_timeout')
+)sql",
+                                                       {}, StatementTimeout)
+                                                     .text(0, 0));
 
     waitForForeignLeasesToExpire();
+    if (m_options.design == Design::Advisory)
+        waitForAdvisoryLockToBeFree();
     progress("failover-bench: resetting the lease rows and emptying the demo tables of "
              + m_db.target());
     // Every column a tick, a pause or a cooldown leaves behind; the CHECKs allow all of them NULL.
@@ -183,7 +270,9 @@ void FailoverBench::setUp()
               "TRUNCATE tenants, claim_log, external_effects, fence_refusals RESTART IDENTITY "
               "CASCADE",
               {}, 30s);
-    createWork();
+    // The advisory replicas' claims touch no subscription: due work would only be left undone.
+    if (m_options.design == Design::Lease)
+        createWork();
     writeConfig();
 
     progress("failover-bench: starting " + std::to_string(m_replicas.size()) + " replicas ("
@@ -584,9 +673,10 @@ TrialResult FailoverBench::runTrial(Fault fault, int number)
     std::string line = name + ": victim " + trial.victim + " token "
                        + std::to_string(trial.victimToken) + " at " + seconds(trial.tickAgeAtFault);
     if (successor) {
-        const std::string metric = std::string(metricsFor(fault).front().key);
+        const MetricInfo &first = metricsFor(fault, m_options.design).front();
+        const std::string metric = std::string(first.key);
         line += " \u2192 " + trial.successor + " token " + std::to_string(trial.successorToken)
-                + ", " + std::string(metricsFor(fault).front().label) + " "
+                + ", " + std::string(first.label) + " "
                 + (trial.metrics.count(metric) ? seconds(trial.metrics.at(metric)) : "n/a")
                 + ", fault \u2192 running " + seconds(trial.metrics.at("fault_to_running"));
     } else {
@@ -594,6 +684,267 @@ TrialResult FailoverBench::runTrial(Fault fault, int number)
     }
     if (trial.staleRefused > 0)
         line += ", refused by fence " + std::to_string(trial.staleRefused);
+    progress(line);
+    return trial;
+}
+
+AdvisoryClaim FailoverBench::readAdvisoryClaim()
+{
+    const leader::pg::Result result
+            = m_db.exec("latest claim", LatestClaimSql, {Role}, StatementTimeout);
+    AdvisoryClaim claim;
+    if (result.rows() == 0) {
+        claim.now = databaseClock();
+        return claim;
+    }
+    claim.tick = result.toInt64(0, 0);
+    const std::string_view item = result.text(0, 1);
+    claim.holder = std::string(
+            item.substr(item.rfind(AdvisoryPrefix, 0) == 0 ? AdvisoryPrefix.size() : 0));
+    claim.claimedAt = result.toDouble(0, 2);
+    claim.now = result.toDouble(0, 3);
+    return claim;
+}
+
+bool FailoverBench::advisoryLockHeld()
+{
+    return m_db.exec("advisory lock held", AdvisoryLockHeldSql, {advisoryKey()}, StatementTimeout)
+                   .toInt64(0, 0)
+           > 0;
+}
+
+void FailoverBench::waitForAdvisoryLockToBeFree()
+{
+    // A session left by an earlier run would win every tick we measure.
+    const auto deadline = Clock::now() + 15s;
+    while (advisoryLockHeld()) {
+        if (Clock::now() >= deadline)
+            throw std::runtime_error("the billing advisory lock " + std::to_string(advisoryKey())
+                                     + " is held by a session of this server (pg_locks); stop "
+                                       "the advisory replicas running against it first");
+        sleepFor(500ms);
+    }
+}
+
+TrialResult FailoverBench::runAdvisoryTrial(Fault fault, int number)
+{
+    const std::string name = std::string(faultName(fault)) + " " + std::to_string(number) + "/"
+                             + std::to_string(m_options.trials);
+    ensureReplicasRunning("before " + name);
+    TrialResult trial{.number = number};
+    trial.targetTickAge = std::uniform_real_distribution<double>(MinTickAge, MaxTickAge)(m_random);
+
+    // 1. Mid-tick: one of our replicas is claiming in a tick whose lock it took the target age ago.
+    AdvisoryClaim held;
+    int victimSlot = -1;
+    std::string lastSeen = "no claim";
+    for (const auto deadline = Clock::now() + MidTickDeadline;;) {
+        const AdvisoryClaim claim = readAdvisoryClaim();
+        if (claim.tick != 0 && claim.now - claim.claimedAt < ClaimingWithin) {
+            lastSeen = "last claim by " + claim.holder + ", tick " + std::to_string(claim.tick);
+            const std::optional<int> pid = claim.holderPid();
+            const std::optional<int> slot = pid ? m_replicas.slotOfPid(*pid) : std::nullopt;
+            const double age = claim.now - claim.lockedAt();
+            if (slot && age >= trial.targetTickAge && age < trial.targetTickAge + 1.0) {
+                held = claim;
+                victimSlot = *slot;
+                break;
+            }
+        }
+        if (Clock::now() >= deadline) {
+            fail(trial, name + ": no replica of ours was claiming mid-tick within "
+                                + std::to_string(MidTickDeadline.count()) + " s (" + lastSeen
+                                + "); the run stops here");
+            progress(trial.failures.back());
+            return trial;
+        }
+        sleepFor(PollEvery);
+    }
+    ReplicaProcess &victim = m_replicas.process(victimSlot);
+    trial.victim = m_replicas.id(victimSlot);
+    trial.victimToken = held.tick;
+    const int victimPid = victim.pid();
+    const std::size_t mark = m_events.size();
+
+    // 2. The fault instant on the database clock, read just before the fault is injected.
+    trial.faultAt = databaseClock();
+    trial.tickAgeAtFault = trial.faultAt - held.lockedAt();
+    const Clock::time_point injectedAt = Clock::now();
+    std::optional<Clock::time_point> resumeAt;
+    std::optional<ExitStatus> sigtermExit;
+    switch (fault) {
+    case Fault::SigKill:
+        victim.kill();
+        break;
+    case Fault::SigTerm:
+        victim.terminate();
+        sigtermExit = victim.waitForExit(SigtermExitBound);
+        break;
+    case Fault::SigStop:
+        victim.freeze();
+        resumeAt = injectedAt + std::chrono::seconds(m_options.stopSeconds);
+        break;
+    case Fault::Freeze:
+        resumeAt = injectedAt
+                   + injectThroughControl(trial, victimSlot, "freeze", m_options.stopSeconds);
+        break;
+    case Fault::Sever:
+        resumeAt = injectedAt
+                   + injectThroughControl(trial, victimSlot, "sever", m_options.severSeconds);
+        break;
+    case Fault::Pause:
+        throw std::logic_error("pause has no advisory trial");
+    }
+
+    // 3. Poll claim_log until a newer tick has claimed. Nothing ends the victim's session but the
+    // victim or the server, so the trial is capped at TakeoverDeadline; past it, no takeover.
+    std::optional<double> resumedAt; // database clock, once the victim runs again
+    bool resumed = false;
+    const auto resumeVictim = [&] {
+        resumed = true;
+        if (fault == Fault::SigStop) {
+            victim.resume();
+        } else {
+            if (fault == Fault::Sever)
+                trial.lockHeldAtHeal = advisoryLockHeld();
+            try {
+                const std::string reply
+                        = sendControl(m_replicas.controlSocket(victimSlot), "heal", 2s);
+                if (reply.rfind("ok", 0) != 0)
+                    trial.notes.push_back("heal answered: " + redact(reply));
+            } catch (const std::exception &error) {
+                trial.notes.push_back(std::string("heal failed: ") + error.what());
+            }
+        }
+        resumedAt = databaseClock();
+    };
+    std::optional<AdvisoryClaim> successor;
+    for (const auto deadline = injectedAt + TakeoverDeadline;;) {
+        if (resumeAt && !resumed && Clock::now() >= *resumeAt)
+            resumeVictim();
+        const leader::pg::Result next
+                = m_db.exec("next tick", NextTickSql, {Role, trial.victimToken}, StatementTimeout);
+        if (next.rows() == 1) {
+            AdvisoryClaim claim{.tick = next.toInt64(0, 0),
+                                .holder = std::string(next.text(0, 1)),
+                                .claimedAt = next.toDouble(0, 2)};
+            if (claim.holder.rfind(AdvisoryPrefix, 0) == 0)
+                claim.holder.erase(0, AdvisoryPrefix.size());
+            const std::optional<int> pid = claim.holderPid();
+            if (const std::optional<int> slot = pid ? m_replicas.slotOfPid(*pid) : std::nullopt) {
+                successor = claim;
+                trial.successor = m_replicas.id(*slot);
+                if (*slot == victimSlot)
+                    trial.notes.push_back("the victim itself took the next tick first");
+                break;
+            }
+        }
+        if (Clock::now() >= deadline)
+            break;
+        sleepFor(PollEvery);
+    }
+
+    // 4. The measurements, all on the database clock.
+    if (successor) {
+        trial.tookOver = true;
+        trial.successorToken = successor->tick;
+        trial.successorAcquiredAt = successor->lockedAt();
+        trial.metrics["fault_to_running"] = successor->claimedAt - trial.faultAt;
+        // Behind a transaction pooler a second try-lock can land on the holder's own backend.
+        if (successor->lockedAt() < trial.faultAt)
+            trial.notes.push_back("tick " + std::to_string(successor->tick) + " of "
+                                  + trial.successor + " began "
+                                  + seconds(trial.faultAt - successor->lockedAt())
+                                  + " before the fault: two leaders at once");
+        if (fault == Fault::SigTerm) {
+            const std::optional<ReplicaEvent> released = m_events.waitFor(
+                    [&](const ReplicaEvent &event) {
+                        return event.pid == victimPid && event.event == "released"
+                               && event.role == Role && event.token == trial.victimToken;
+                    },
+                    Clock::now() + SigtermExitBound, mark);
+            if (released && released->dbTimeEpoch)
+                trial.metrics["release_to_acquired"]
+                        = successor->lockedAt() - *released->dbTimeEpoch;
+            else
+                trial.notes.push_back("no released line with db_time from the victim; unlock "
+                                      "\u2192 lock acquired not measured");
+        } else {
+            trial.metrics["fault_to_acquired"] = successor->lockedAt() - trial.faultAt;
+        }
+    } else {
+        // The finding, not a failure: the old gate had nothing that would fail over here.
+        trial.notes.push_back("no other replica took the lock within "
+                              + std::to_string(TakeoverDeadline.count()) + " s of the fault");
+    }
+
+    // 5. Let the victim run again (or end), then count what it claimed.
+    if (resumeAt && !resumed) {
+        sleepFor(std::chrono::duration_cast<std::chrono::milliseconds>(
+                std::max(*resumeAt - Clock::now(), Clock::duration::zero())));
+        resumeVictim();
+    }
+    if (fault == Fault::SigTerm) {
+        std::optional<ExitStatus> exit = sigtermExit;
+        if (!exit) {
+            fail(trial, name + ": " + trial.victim + " did not exit within 3 s of SIGTERM");
+            exit = victim.waitForExit(10s);
+            if (!exit) {
+                victim.kill();
+                exit = victim.waitForExit(5s);
+            }
+        } else if (!exit->clean()) {
+            fail(trial, name + ": " + trial.victim + " ended with " + exit->describe()
+                                + " after SIGTERM, not exit code 0");
+        }
+        if (exit)
+            trial.metrics["sigterm_to_exit"]
+                    = std::chrono::duration<double>(exit->observedAt - injectedAt).count();
+    } else if (fault == Fault::SigKill) {
+        victim.waitForExit(5s);
+    } else if (!m_events.waitFor(
+                       [&](const ReplicaEvent &event) {
+                           return event.pid == victimPid && isEndOfTick(event) && event.role == Role
+                                  && event.token == trial.victimToken;
+                       },
+                       Clock::now() + AdvisoryVictimEndDeadline, mark)) {
+        trial.notes.push_back("the victim reported no end of tick " + std::to_string(held.tick)
+                              + " within " + std::to_string(AdvisoryVictimEndDeadline.count())
+                              + " s of running again");
+    }
+    // No fence: every claim the victim made after the successor took the lock was accepted.
+    const leader::pg::Param successorFrom
+            = successor ? leader::pg::Param(epochParam(successor->lockedAt()))
+                        : leader::pg::Param(nullptr);
+    const leader::pg::Param resumedFrom
+            = resumedAt ? leader::pg::Param(epochParam(*resumedAt)) : leader::pg::Param(nullptr);
+    const leader::pg::Result stale
+            = m_db.exec("stale claims", AdvisoryStaleSql,
+                        {Role, trial.victimToken, successorFrom, resumedFrom}, StatementTimeout);
+    if (successor)
+        trial.staleAccepted = stale.toInt64(0, 0);
+    if (resumedAt)
+        trial.victimClaimsAfterResume = stale.toInt64(0, 1);
+
+    // 6. Back to K replicas: a killed or stopped victim comes back under the same id.
+    if (fault == Fault::SigKill || fault == Fault::SigTerm)
+        m_replicas.start(victimSlot);
+
+    std::string line = name + ": victim " + trial.victim + " tick " + std::to_string(held.tick)
+                       + " at " + seconds(trial.tickAgeAtFault);
+    if (successor)
+        line += " \u2192 " + trial.successor + " tick " + std::to_string(trial.successorToken)
+                + ", fault \u2192 running " + seconds(trial.metrics.at("fault_to_running"));
+    else
+        line += ": no takeover within " + std::to_string(TakeoverDeadline.count()) + " s";
+    if (trial.lockHeldAtHeal)
+        line += std::string(", lock ") + (*trial.lockHeldAtHeal ? "still held" : "free")
+                + " at the heal";
+    if (trial.victimClaimsAfterResume)
+        line += ", victim claims after it ran again "
+                + std::to_string(*trial.victimClaimsAfterResume);
+    if (trial.staleAccepted && *trial.staleAccepted > 0)
+        line += ", accepted stale claims " + std::to_string(*trial.staleAccepted);
     progress(line);
     return trial;
 }

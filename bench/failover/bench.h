@@ -30,6 +30,19 @@ struct LeaseRow
     std::optional<int> holderPid() const;
 };
 
+// The advisory design's latest claim: the tick it belongs to (its number, the lock's epoch
+// milliseconds on the database clock) and who made it; times are database-clock seconds.
+struct AdvisoryClaim
+{
+    std::int64_t tick = 0; // 0: no claim yet
+    std::string holder;    // the claim's item without its "advisory " prefix
+    double claimedAt = 0;
+    double now = 0;
+
+    double lockedAt() const { return static_cast<double>(tick) / 1000.0; }
+    std::optional<int> holderPid() const;
+};
+
 // One run: setup (migrate, reset, due billing work, K replicas), every fault's trials, the stop,
 // the drain of the work billing emitted for the other roles, and the audit. Correctness failures
 // are collected in the results; anything else that stops the run is thrown.
@@ -46,6 +59,10 @@ private:
     void createWork();
     void writeConfig() const;
     TrialResult runTrial(Fault fault, int number);
+    // The advisory design's trial: the same mid-tick aim and faults, measured from claim_log.
+    TrialResult runAdvisoryTrial(Fault fault, int number);
+    void waitForAdvisoryLockToBeFree();
+    bool advisoryLockHeld();
     // Sends "VERB SECONDS" to the victim's control socket; returns how long the fault lasts.
     std::chrono::seconds injectThroughControl(const TrialResult &trial, int victimSlot,
                                               const std::string &verb, int seconds);
@@ -56,6 +73,7 @@ private:
     void auditDatabase();
 
     LeaseRow readLease();
+    AdvisoryClaim readAdvisoryClaim();
     double databaseClock();
     std::optional<double> firstClaim(std::int64_t token);
     std::int64_t scalar(const char *statement, const char *sql);

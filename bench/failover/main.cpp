@@ -9,7 +9,9 @@
 #include "report.h"
 
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 namespace {
 
@@ -70,30 +72,55 @@ void keepOnlyWithLogs(const std::filesystem::path &directory)
     std::filesystem::remove_all(directory, error);
 }
 
+// Each design of --design in turn, on the same servers; with both, the table of the two.
 int run(Options options, const std::string &argv0, std::filesystem::path &workDirectory)
 {
     options.replicaBinary = findReplicaBinary(options, argv0);
-    workDirectory = makePrivateDirectory("failover-bench");
-    RunResults results;
-    {
-        // Destroyed before the report: every replica is stopped by then, on any path out.
-        FailoverBench bench(options, workDirectory);
-        results = bench.run();
+    const std::string command = reproduceCommand(options, argv0);
+    std::vector<RunResults> runs;
+    bool failed = false;
+    for (const Design design : options.designs) {
+        Options one = options;
+        one.design = design;
+        one.jsonFile = jsonFileFor(options, design);
+        workDirectory = makePrivateDirectory("failover-bench");
+        RunResults results;
+        {
+            // Destroyed before the report: every replica is stopped by then, on any path out.
+            FailoverBench bench(one, workDirectory);
+            results = bench.run();
+        }
+        const ReportContext context{
+                .options = one,
+                .target = leader::pg::describeTarget(one.replicaUrl()),
+                .command = command,
+                .logDirectory = workDirectory,
+        };
+        printReport(std::cout, results, context);
+        writeJson(one.jsonFile, results, context);
+        std::cout << "results: " << one.jsonFile.string() << std::endl;
+        if (!results.failures.empty()) {
+            failed = true;
+        } else {
+            std::error_code ignored;
+            std::filesystem::remove_all(workDirectory, ignored);
+        }
+        workDirectory.clear();
+        runs.push_back(std::move(results));
     }
-    const ReportContext context{
-            .options = options,
-            .target = leader::pg::describeTarget(options.replicaUrl()),
-            .command = reproduceCommand(options, argv0),
-            .logDirectory = workDirectory,
-    };
-    printReport(std::cout, results, context);
-    writeJson(options.jsonFile, results, context);
-    std::cout << "results: " << options.jsonFile.string() << std::endl;
-    if (!results.failures.empty())
-        return CheckFailed;
-    std::error_code ignored;
-    std::filesystem::remove_all(workDirectory, ignored);
-    return Ok;
+    if (runs.size() == 2) {
+        std::filesystem::path table = options.jsonFile;
+        table.replace_extension();
+        table += "-comparison.md";
+        std::ostringstream markdown;
+        printComparison(markdown, runs[0], runs[1]);
+        std::cout << "\nboth designs, same servers, same run:\n" << markdown.str();
+        std::ofstream file(table, std::ios::trunc);
+        if (!(file << markdown.str()) || !file.flush())
+            throw std::runtime_error("cannot write " + table.string());
+        std::cout << "table: " << table.string() << std::endl;
+    }
+    return failed ? CheckFailed : Ok;
 }
 
 } // namespace

@@ -90,6 +90,14 @@ Options:
   --json FILE              results file (default failover-results.json)
   --label TEXT             free text for the table and the JSON, e.g. direct or pgbouncer
   --seed N                 seed for the tick ages at which faults land (default: random)
+  --design D               lease (default), advisory or both. advisory runs the replicas with
+                           --gate advisory: the session advisory lock ADR-114 replaced, each tick
+                           logging unfenced claims in claim_log; pause cannot be expressed there
+                           and is reported so; no domain work, so no drain and no audit. both
+                           runs lease, then advisory, on the same servers, writes FILE-lease.json
+                           and FILE-advisory.json for --json FILE, and prints one table of both
+                           with the ratios. Stale claims fail only a lease run: with no fence,
+                           an advisory run counts them
   --help
 
 Exit codes: 0 the run finished and every correctness check held (speed is reported, not
@@ -131,7 +139,8 @@ Options parseOptions(int argc, char **argv)
                                                  "--trials",          "--faults",
                                                  "--stop-seconds",    "--sever-seconds",
                                                  "--replica-binary",  "--json",
-                                                 "--label",           "--seed"};
+                                                 "--label",           "--seed",
+                                                 "--design"};
     Options options;
     std::string databaseUrl;
     bool quick = false;
@@ -191,6 +200,15 @@ Options parseOptions(int argc, char **argv)
             options.label = value;
         } else if (arg == "--seed") {
             seed = wholeNumber<std::uint64_t>(arg, value, 0);
+        } else if (arg == "--design") {
+            if (value == "lease")
+                options.designs = {Design::Lease};
+            else if (value == "advisory")
+                options.designs = {Design::Advisory};
+            else if (value == "both")
+                options.designs = {Design::Lease, Design::Advisory};
+            else
+                throw UsageError("--design is lease, advisory or both, not '" + value + "'");
         }
     }
     if (quick && trialsGiven)
@@ -199,7 +217,24 @@ Options parseOptions(int argc, char **argv)
         options.trials = 2;
     options.databaseUrl = leader::pg::databaseUrlFrom(databaseUrl);
     options.seed = seed ? *seed : std::random_device()();
+    options.design = options.designs.front();
     return options;
+}
+
+std::string_view designName(Design design)
+{
+    return design == Design::Lease ? "lease" : "advisory";
+}
+
+std::filesystem::path jsonFileFor(const Options &options, Design design)
+{
+    if (options.designs.size() == 1)
+        return options.jsonFile;
+    std::filesystem::path file = options.jsonFile;
+    const std::string extension = file.has_extension() ? file.extension().string() : ".json";
+    file.replace_extension();
+    file += "-" + std::string(designName(design)) + extension;
+    return file;
 }
 
 std::string reproduceCommand(const Options &options, const std::string &program)
@@ -231,6 +266,7 @@ std::string reproduceCommand(const Options &options, const std::string &program)
     add("--json", options.jsonFile.string());
     if (!options.label.empty())
         add("--label", options.label);
+    add("--design", options.designs.size() > 1 ? "both" : std::string(designName(options.design)));
     add("--seed", std::to_string(options.seed));
     std::string command;
     for (const std::string &word : words)

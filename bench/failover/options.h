@@ -15,6 +15,12 @@ enum class Fault { SigKill, SigTerm, SigStop, Freeze, Sever, Pause };
 std::string_view faultName(Fault fault);
 std::optional<Fault> faultFromName(std::string_view name);
 
+// How the replicas gate each tick: ADR-114's lease, or the session advisory lock it replaced
+// (leader-replica --gate advisory), measured beside it.
+enum class Design { Lease, Advisory };
+
+std::string_view designName(Design design);
+
 class UsageError final : public std::runtime_error
 {
 public:
@@ -35,6 +41,10 @@ struct Options
     std::filesystem::path replicaBinary; // empty: found next to this binary, then in PATH
     std::filesystem::path jsonFile = "failover-results.json";
     std::string label;
+    // --design: lease, advisory, or both, one after the other on the same servers.
+    std::vector<Design> designs{Design::Lease};
+    // The design this run measures (one of designs).
+    Design design = Design::Lease;
     // Picks each trial's tick age at the fault; printed so a run's fault instants can be repeated.
     std::uint64_t seed = 0;
     bool help = false;
@@ -47,6 +57,10 @@ struct Options
 
 // Throws UsageError. A seed is drawn when --seed is not given.
 Options parseOptions(int argc, char **argv);
+
+// The JSON file of one design's run: --json itself for one design; FILE-lease.json and
+// FILE-advisory.json (FILE without its extension) for both.
+std::filesystem::path jsonFileFor(const Options &options, Design design);
 
 extern const char *const HelpText;
 

@@ -40,6 +40,8 @@ std::vector<std::string> ReplicaSet::arguments(const Slot &slot) const
         argv.insert(argv.end(), {"--database", m_setup.databaseUrl});
     if (!m_setup.listenDatabaseUrl.empty())
         argv.insert(argv.end(), {"--listen-database", m_setup.listenDatabaseUrl});
+    if (!m_setup.gate.empty())
+        argv.insert(argv.end(), {"--gate", m_setup.gate});
     // No --metrics-port: nothing here reads /metrics, and K replicas would need K ports. The
     // control socket is needed by the sever fault, and routes the replica through its link proxy.
     argv.insert(argv.end(),

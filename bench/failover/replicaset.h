@@ -32,6 +32,7 @@ struct ReplicaSetup
     std::filesystem::path configFile;
     std::filesystem::path directory;                // logs, stdout copies and control sockets
     std::string idPrefix = "r";                     // ids are r1, r2, ...
+    std::string gate;                               // for --gate; empty: not passed (lease)
     std::function<std::string(std::string)> redact; // removes passwords from log lines
 };
 

@@ -20,6 +20,9 @@ struct ReportContext
 // The table and the verdict lines, for stdout.
 void printReport(std::ostream &out, const RunResults &results, const ReportContext &context);
 
+// One Markdown table of both designs' runs, fault by fault and metric by metric, with the ratios.
+void printComparison(std::ostream &out, const RunResults &lease, const RunResults &advisory);
+
 // Every sample, the summary, the machine and the settings. Throws std::runtime_error when the
 // file cannot be written.
 void writeJson(const std::filesystem::path &file, const RunResults &results,

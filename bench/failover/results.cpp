@@ -5,7 +5,7 @@
 
 namespace failoverbench {
 
-const std::vector<MetricInfo> &metricsFor(Fault fault)
+const std::vector<MetricInfo> &metricsFor(Fault fault, Design design)
 {
     static const MetricInfo heartbeatToAcquired{
             "last_heartbeat_to_acquired", "last heartbeat \u2192 acquired", MetricClock::Database};
@@ -23,6 +23,20 @@ const std::vector<MetricInfo> &metricsFor(Fault fault)
              MetricClock::ReplicaWallVsDatabase},
             {"unpause_to_running", "unpause \u2192 running", MetricClock::Database}};
     static const std::vector<MetricInfo> dead{heartbeatToAcquired, faultToRunning};
+    // No heartbeat and no pause under the advisory gate: a successor's tick starts with its
+    // pg_try_advisory_lock, read from the tick's number (the lock's clock_timestamp()).
+    static const MetricInfo faultToLocked{"fault_to_acquired", "fault → lock acquired",
+                                          MetricClock::Database};
+    static const std::vector<MetricInfo> advisoryDead{faultToLocked, faultToRunning};
+    static const std::vector<MetricInfo> advisorySigterm{
+            {"release_to_acquired", "unlock → lock acquired", MetricClock::Database},
+            faultToRunning,
+            {"sigterm_to_exit", "SIGTERM → exit", MetricClock::Monotonic}};
+    static const std::vector<MetricInfo> none;
+    if (design == Design::Advisory)
+        return fault == Fault::SigTerm ? advisorySigterm
+               : fault == Fault::Pause ? none
+                                       : advisoryDead;
     switch (fault) {
     case Fault::SigTerm:
         return sigterm;
@@ -66,6 +80,20 @@ std::int64_t FaultResults::abandonedByClient() const
 {
     return std::count_if(trials.begin(), trials.end(),
                          [](const TrialResult &trial) { return trial.abandonedByClient; });
+}
+
+std::int64_t FaultResults::withoutTakeover() const
+{
+    return std::count_if(trials.begin(), trials.end(),
+                         [](const TrialResult &trial) { return !trial.tookOver; });
+}
+
+std::int64_t FaultResults::victimClaimsAfterResume() const
+{
+    return std::accumulate(trials.begin(), trials.end(), std::int64_t{0},
+                           [](std::int64_t sum, const TrialResult &trial) {
+                               return sum + trial.victimClaimsAfterResume.value_or(0);
+                           });
 }
 
 } // namespace failoverbench

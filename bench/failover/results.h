@@ -24,8 +24,8 @@ struct MetricInfo
     MetricClock clock;
 };
 
-// The metrics a fault's trials produce, in table order.
-const std::vector<MetricInfo> &metricsFor(Fault fault);
+// The metrics a fault's trials produce under a design, in table order.
+const std::vector<MetricInfo> &metricsFor(Fault fault, Design design);
 
 struct TrialResult
 {
@@ -45,6 +45,12 @@ struct TrialResult
     // The resumed victim's own client gave the tick up (AbandonAfter) before sending anything
     // more: its "lost" line said heartbeat_timeout.
     bool abandonedByClient = false;
+    // Advisory design: claims the victim logged under its own tick after it ran again (resumed,
+    // thawed, healed), accepted since nothing fences them; nullopt when it did not run again.
+    std::optional<std::int64_t> victimClaimsAfterResume;
+    // Advisory design, sever: whether the victim's session still held the lock (pg_locks) when
+    // the link healed; nullopt for other faults.
+    std::optional<bool> lockHeldAtHeal;
     std::vector<std::string> notes;
     std::vector<std::string> failures; // correctness checks this trial failed
 };
@@ -53,15 +59,23 @@ struct FaultResults
 {
     Fault fault;
     std::vector<TrialResult> trials;
+    // Empty when the fault ran; else why the design cannot express it (no trials then).
+    std::string notExpressible;
 
     std::vector<double> samples(std::string_view metric) const;
     std::int64_t staleAccepted() const;
     std::int64_t staleRefused() const;
     std::int64_t abandonedByClient() const;
+    std::int64_t withoutTakeover() const;
+    std::int64_t victimClaimsAfterResume() const;
 };
 
 struct RunResults
 {
+    Design design = Design::Lease;
+    // The server's tcp_keepalives_idle, _interval, _count and tcp_user_timeout as a TCP session
+    // sees them: what bounds how long an advisory lock outlives a silent holder.
+    std::string serverKeepalives;
     std::string startedAt;
     std::string finishedAt;
     std::string system;
@@ -73,6 +87,9 @@ struct RunResults
     std::optional<leader::demo::AuditReport> audit;
     std::optional<std::int64_t> duplicateInvoices;
     std::optional<std::int64_t> doubleCharges;
+    // Billing ticks (claim_log tokens) whose first claim came before an earlier tick's last one:
+    // two leaders claiming at once, whichever design let them.
+    std::optional<std::int64_t> overlappingTicks;
     std::vector<std::string> failures; // every failed correctness check, one line each
     std::vector<std::string> notes;    // what is worth knowing but not a failure
     bool completed = false;            // every trial ran (false: the run was cut short)

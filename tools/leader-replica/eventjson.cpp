@@ -24,13 +24,24 @@ void EventWriter::line(const std::string &fields, std::chrono::system_clock::tim
 void EventWriter::started(const replica::Replica &replica, const std::string &database,
                           std::optional<int> metricsPort, const std::string &controlPath)
 {
-    std::string roles;
+    std::vector<std::string> roles;
     for (const replica::RoleProfile &profile : replica.roles())
-        roles += (roles.empty() ? "" : ",") + log::jsonQuoted(profile.role);
+        roles.push_back(profile.role);
+    started(roles, replica.fastWake(), database, metricsPort, controlPath, "lease");
+}
+
+void EventWriter::started(const std::vector<std::string> &roleNames, bool fastWake,
+                          const std::string &database, std::optional<int> metricsPort,
+                          const std::string &controlPath, const std::string &gate)
+{
+    std::string roles;
+    for (const std::string &role : roleNames)
+        roles += (roles.empty() ? "" : ",") + log::jsonQuoted(role);
     std::string fields = ",\"event\":\"started\",\"holder\":" + log::jsonQuoted(m_holder)
                          + ",\"pid\":" + std::to_string(leader::platform::processId())
                          + ",\"roles\":[" + roles + "],\"database\":" + log::jsonQuoted(database)
-                         + ",\"fast_wake\":" + (replica.fastWake() ? "true" : "false");
+                         + ",\"fast_wake\":" + (fastWake ? "true" : "false")
+                         + ",\"gate\":" + log::jsonQuoted(gate);
     if (metricsPort)
         fields += ",\"metrics_port\":" + std::to_string(*metricsPort);
     if (!controlPath.empty())

@@ -7,6 +7,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace leader::replica {
 class Replica;
@@ -24,6 +25,10 @@ public:
     // database: where the replica connects, every server of a multi-host URL, no password.
     void started(const replica::Replica &replica, const std::string &database,
                  std::optional<int> metricsPort, const std::string &controlPath);
+    // gate: "lease" or "advisory" (leader-replica --gate).
+    void started(const std::vector<std::string> &roles, bool fastWake, const std::string &database,
+                 std::optional<int> metricsPort, const std::string &controlPath,
+                 const std::string &gate);
     void transition(const lease::TransitionEvent &event);
     void fault(const std::string &command);
     void stopped(const std::string &signal);

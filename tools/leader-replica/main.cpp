@@ -2,6 +2,7 @@
 // /metrics, a local control socket for fault injection, one JSON line per transition on stdout.
 // SIGTERM or SIGINT cancels the running ticks, releases them as interrupted and exits 0.
 
+#include "baseline/advisoryreplica.h"
 #include "eventjson.h"
 #include "lease/roles.h"
 #include "log/log.h"
@@ -18,9 +19,11 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <httplib.h>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -65,6 +68,13 @@ Options:
                           through its fault switchboard:
                             sever SECONDS | heal | slow MS | freeze SECONDS | kill |
                             panic ROLE STEP | stop | status
+  --gate lease|advisory   how each tick is gated (default lease). advisory is the design ADR-114
+                          replaced, for the failover benchmark's baseline only: per role a pinned
+                          session taking pg_try_advisory_lock(7654000N) each role interval, and
+                          each tick logging unfenced claims in claim_log (min_tick and
+                          item_latency shape it; no domain rows are touched), then
+                          pg_advisory_unlock. No lease rows, no fence, no pause; not with
+                          --metrics-port or --listen-database
   --help, --version
 
 Events (stdout): {"ts":"…Z","replica":…,"holder":…,"role":…,"event":…,"token":…} with event
@@ -97,8 +107,8 @@ struct Arguments
 Arguments parse(int argc, char **argv)
 {
     static const std::vector<std::string> valued{
-            "--database", "--listen-database", "--roles",   "--id",
-            "--config",   "--metrics-port",    "--control", "--metrics-address"};
+            "--database",     "--listen-database", "--roles",           "--id",  "--config",
+            "--metrics-port", "--control",         "--metrics-address", "--gate"};
     Arguments arguments;
     for (int i = 1; i < argc; ++i) {
         std::string arg = argv[i];
@@ -178,13 +188,12 @@ std::vector<leader::replica::RoleProfile> profilesFrom(const Arguments &argument
 }
 
 // Turns one control command into a switchboard action; returns the reply line.
-std::string control(leader::replica::Replica &replica, leader::tools::EventWriter &out,
+std::string control(leader::faults::Switchboard &faults, leader::tools::EventWriter &out,
                     const std::string &command)
 {
     std::istringstream words(command);
     std::string verb;
     words >> verb;
-    leader::faults::Switchboard &faults = *replica.faults();
     // The command's number in milliseconds; unit is how many milliseconds one of it is.
     const auto number = [&](const char *what, double unit) {
         std::string word;
@@ -232,6 +241,10 @@ std::string control(leader::replica::Replica &replica, leader::tools::EventWrite
     return "ok " + faults.describe();
 }
 
+void stopOnSignal(const std::string &id, leader::tools::EventWriter &out,
+                  const std::function<void()> &stopEverything);
+int runAdvisory(const Arguments &arguments, const std::string &url, const std::string &id);
+
 int run(const Arguments &arguments)
 {
     const std::string url = leader::pg::databaseUrlFrom(arguments.option("--database"));
@@ -246,6 +259,12 @@ int run(const Arguments &arguments)
         throw UsageError("--control needs a --database naming one server: the fault link proxy "
                          "fronts one, and would keep this replica from following a failover to "
                          "the others");
+    const std::string gate
+            = arguments.options.contains("--gate") ? arguments.option("--gate") : "lease";
+    if (gate == "advisory")
+        return runAdvisory(arguments, url, id);
+    if (gate != "lease")
+        throw UsageError("--gate is lease or advisory, not \"" + gate + "\"");
     std::optional<int> metricsPort;
     if (arguments.options.contains("--metrics-port"))
         metricsPort = parsePort(arguments.option("--metrics-port"));
@@ -284,8 +303,9 @@ int run(const Arguments &arguments)
     std::unique_ptr<leader::platform::ControlServer> controlServer;
     if (!controlPath.empty()) {
         controlServer = std::make_unique<leader::platform::ControlServer>(
-                controlPath,
-                [&](const std::string &command) { return control(replica, out, command); });
+                controlPath, [&](const std::string &command) {
+                    return control(*replica.faults(), out, command);
+                });
         try {
             controlServer->start();
         } catch (const std::exception &error) {
@@ -311,6 +331,21 @@ int run(const Arguments &arguments)
         metricsThread = std::thread([&metrics] { metrics.listen_after_bind(); });
     out.started(replica, leader::pg::describeTarget(url), metricsPort, controlPath);
 
+    stopOnSignal(id, out, [&] {
+        if (controlServer)
+            controlServer->stop();
+        replica.stop();
+        metrics.stop();
+        if (metricsThread.joinable())
+            metricsThread.join();
+    });
+    return Ok;
+}
+
+// Waits for SIGTERM or SIGINT, then runs stopEverything and says so on stdout.
+void stopOnSignal(const std::string &id, leader::tools::EventWriter &out,
+                  const std::function<void()> &stopEverything)
+{
     const std::string signal = leader::platform::waitForTermination();
     leader::log::write(leader::log::Level::Info, "replica", "stopping",
                        "replica=" + id + " signal=" + signal);
@@ -330,12 +365,7 @@ int run(const Arguments &arguments)
         std::cout.flush();
         ::_exit(Ok);
     });
-    if (controlServer)
-        controlServer->stop();
-    replica.stop();
-    metrics.stop();
-    if (metricsThread.joinable())
-        metricsThread.join();
+    stopEverything();
     const bool cancelsDone = leader::pg::CancelRequests::instance().waitUntilIdle(exitBy);
     out.stopped(signal);
     if (!cancelsDone) {
@@ -351,6 +381,59 @@ int run(const Arguments &arguments)
     }
     stopChanged.notify_all();
     watchdog.join();
+}
+
+// The baseline of the failover benchmark (--gate advisory): the same control socket and events,
+// no lease runtime, no metrics, no fast wake.
+int runAdvisory(const Arguments &arguments, const std::string &url, const std::string &id)
+{
+    for (const char *option : {"--metrics-port", "--metrics-address", "--listen-database"})
+        if (arguments.options.contains(option))
+            throw UsageError(std::string(option) + " is not for --gate advisory");
+    const std::string controlPath = arguments.option("--control");
+    std::vector<leader::replica::RoleProfile> roles = profilesFrom(arguments);
+    leader::baseline::AdvisoryReplicaOptions options;
+    options.id = id;
+    options.database.url = url;
+    options.roles = std::move(roles);
+    options.faults = !controlPath.empty();
+    std::unique_ptr<leader::tools::EventWriter> out;
+    leader::baseline::AdvisoryReplica replica(
+            std::move(options),
+            [&out](const leader::lease::TransitionEvent &event) { out->transition(event); });
+    out = std::make_unique<leader::tools::EventWriter>(std::cout, id, replica.holderId());
+    std::unique_ptr<leader::platform::ControlServer> controlServer;
+    if (!controlPath.empty()) {
+        controlServer = std::make_unique<leader::platform::ControlServer>(
+                controlPath, [&](const std::string &command) {
+                    return control(*replica.faults(), *out, command);
+                });
+        try {
+            controlServer->start();
+        } catch (const std::exception &error) {
+            std::cerr << "leader-replica: cannot open the control socket: " << error.what() << "\n";
+            return Failed;
+        }
+    }
+    try {
+        replica.start();
+    } catch (const leader::schema::SchemaError &error) {
+        std::cerr << "leader-replica: " << leader::pg::redactSecrets(error.what(), url) << "\n";
+        return SchemaProblem;
+    } catch (const leader::pg::Error &error) {
+        std::cerr << "leader-replica: " << leader::pg::explain(error) << "\n";
+        return error.isTransport() ? Unreachable : Failed;
+    }
+    std::vector<std::string> roleNames;
+    for (const leader::replica::RoleProfile &profile : replica.roles())
+        roleNames.push_back(profile.role);
+    out->started(roleNames, false, leader::pg::describeTarget(url), std::nullopt, controlPath,
+                 "advisory");
+    stopOnSignal(id, *out, [&] {
+        if (controlServer)
+            controlServer->stop();
+        replica.stop();
+    });
     return Ok;
 }
 
