@@ -105,8 +105,9 @@ QString axisFormat(HistoryWindow window)
 
 constexpr double CurvePenWidth = 1.5;
 // A segment at most this wide (px) and this many times steeper than wide is drawn as part of its
-// pixel columns' extents; the zigzag of a day of min/max buckets is all such segments.
-constexpr double DenseWidth = 2.0;
+// pixel columns' extents: most of the zigzag of a day of min/max buckets. Wider, a steep ramp (a
+// paused role's age) would show as steps, so it stays an antialiased line.
+constexpr double DenseWidth = 1.0;
 constexpr double DenseSteepness = 3.0;
 // How near (px) the cursor has to be to a curve for its tooltip.
 constexpr double HoverDistance = 3.0;
