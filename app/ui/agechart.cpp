@@ -154,7 +154,6 @@ public:
         return int(m_curves.size()) - 1;
     }
     Curve &curve(int index) { return m_curves[index]; }
-    const Curve &curve(int index) const { return m_curves[index]; }
     void setHoverHandler(HoverHandler handler) { m_hover = std::move(handler); }
 
     void setTimeRange(double minX, double maxX)
