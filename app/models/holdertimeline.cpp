@@ -69,6 +69,7 @@ void HolderTimeline::append(const StatusSnapshot &snapshot, const QList<HolderCh
             Span &open = spanBySeq(state.openSeq);
             if (held && status.holderId == open.holderId && status.token == open.token) {
                 open.to = now;
+                state.endsMs.back() = nowMs;
                 state.lastSeenMs = nowMs;
                 state.lastHeartbeatMs = heartbeatMs;
                 emitSpanChanged(state.openSeq, ToColumn, DurationColumn);
@@ -107,6 +108,7 @@ void HolderTimeline::append(const StatusSnapshot &snapshot, const QList<HolderCh
         m_spans.push_back(std::move(span));
         const qint64 seq = m_firstSeq + row;
         state.seqs.push_back(seq);
+        state.endsMs.push_back(m_spans.back().to.toMSecsSinceEpoch());
         state.openSeq = seq;
         state.lastSeenMs = nowMs;
         state.lastHeartbeatMs = heartbeatMs;
@@ -136,6 +138,7 @@ void HolderTimeline::closeOpenSpan(RoleState &state, const RoleStatus &status)
         endMs = std::clamp(state.lastHeartbeatMs, fromMs, std::max(fromMs, state.lastSeenMs));
     }
     span.to = QDateTime::fromMSecsSinceEpoch(std::max(endMs, fromMs), Qt::UTC);
+    state.endsMs.back() = std::max(endMs, fromMs); // the open span is the role's last
     span.open = false;
     const qint64 seq = state.openSeq;
     state.openSeq = -1;
@@ -166,8 +169,10 @@ void HolderTimeline::prune(qint64 latestMs)
     m_spans.erase(m_spans.begin(), m_spans.begin() + qsizetype(count));
     m_firstSeq += qint64(count);
     for (RoleState &state : m_roles) {
-        while (!state.seqs.empty() && state.seqs.front() < m_firstSeq)
+        while (!state.seqs.empty() && state.seqs.front() < m_firstSeq) {
             state.seqs.pop_front();
+            state.endsMs.pop_front();
+        }
     }
     endRemoveRows();
 }

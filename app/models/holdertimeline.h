@@ -122,6 +122,8 @@ private:
     struct RoleState
     {
         std::deque<qint64> seqs; // the role's spans, as sequence numbers, oldest first
+        // Each of those spans' to, in msecs: forEachSpan() searches these, not QDateTimes.
+        std::deque<qint64> endsMs;
         qint64 openSeq = -1;
         qint64 lastHeartbeatMs = 0;
         qint64 lastSeenMs = 0;
@@ -150,26 +152,33 @@ void HolderTimeline::forEachSpan(const QString &role, const QDateTime &from, con
     const auto it = m_roles.constFind(role);
     if (it == m_roles.cend())
         return;
-    const auto endsBefore = [this](qint64 seq, qint64 t) {
-        return spanBySeq(seq).to.toMSecsSinceEpoch() < t;
-    };
+    const std::deque<qint64> &ends = it->endsMs;
+    const qint64 toMs = to.toMSecsSinceEpoch();
     // A role's spans follow each other in time, so their ends are sorted.
-    auto seqIt = std::lower_bound(it->seqs.cbegin(), it->seqs.cend(), from.toMSecsSinceEpoch(),
-                                  endsBefore);
-    while (seqIt != it->seqs.cend()) {
-        const Span &span = spanBySeq(*seqIt);
-        if (span.from > to)
+    auto endIt = std::lower_bound(ends.cbegin(), ends.cend(), from.toMSecsSinceEpoch());
+    while (endIt != ends.cend()) {
+        const Span &span = spanBySeq(it->seqs[size_t(endIt - ends.cbegin())]);
+        if (span.from.toMSecsSinceEpoch() > toMs)
             break;
         visit(span);
-        ++seqIt;
+        const qint64 endMs = *endIt;
+        ++endIt;
         if (resolutionMs <= 0)
             continue;
         // Skip the spans that end within resolutionMs of this one, but keep the last of them:
-        // it is the one a visible gap after them starts from.
-        const auto next = std::lower_bound(seqIt, it->seqs.cend(),
-                                           span.to.toMSecsSinceEpoch() + resolutionMs, endsBefore);
-        if (next - seqIt > 1)
-            seqIt = next - 1;
+        // it is the one a visible gap after them starts from. They are a few dozen at most for
+        // a pixel of a day: gallop to them rather than search the rest of the day.
+        const qint64 skipTo = endMs + resolutionMs;
+        auto low = endIt;
+        qsizetype step = 1;
+        while (ends.cend() - low > step && *(low + step) < skipTo) {
+            low += step;
+            step *= 2;
+        }
+        const auto high = ends.cend() - low > step ? low + step + 1 : ends.cend();
+        const auto next = std::lower_bound(low, high, skipTo);
+        if (next - endIt > 1)
+            endIt = next - 1;
     }
 }
 

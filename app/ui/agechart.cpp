@@ -8,10 +8,13 @@
 #include <QCursor>
 #include <QDateTimeAxis>
 #include <QEvent>
+#include <QGraphicsItem>
+#include <QGraphicsSceneHoverEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QPainter>
 #include <QScatterSeries>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -19,6 +22,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <limits>
+#include <vector>
 
 namespace leader::console {
 
@@ -97,7 +103,228 @@ QString axisFormat(HistoryWindow window)
                                                 : QStringLiteral("HH:mm");
 }
 
+constexpr double CurvePenWidth = 1.5;
+// A segment at most this wide (px) and this many times steeper than wide is drawn as part of its
+// pixel columns' extents: most of the zigzag of a day of min/max buckets. Wider, a steep ramp (a
+// paused role's age) would show as steps, so it stays an antialiased line.
+constexpr double DenseWidth = 1.0;
+constexpr double DenseSteepness = 3.0;
+// How near (px) the cursor has to be to a curve for its tooltip.
+constexpr double HoverDistance = 3.0;
+
+double distanceToSegment(const QPointF &p, const QPointF &a, const QPointF &b)
+{
+    const QPointF ab = b - a;
+    const double length2 = QPointF::dotProduct(ab, ab);
+    const double t
+            = length2 > 0 ? std::clamp(QPointF::dotProduct(p - a, ab) / length2, 0.0, 1.0) : 0.0;
+    const QPointF d = p - (a + t * ab);
+    return std::hypot(d.x(), d.y());
+}
+
 } // namespace
+
+// The roles' curves, drawn into the chart in place of QLineSeries. Qt Charts strokes every segment
+// of a line series twice per change (its hover shape, then the antialiased line) and the time axis
+// moves on every poll, which with a day of min/max buckets for five roles was most of a frame. Here
+// a narrow steep segment, as the dense zigzag of buckets is made of, becomes part of the extents of
+// the pixel columns it crosses: per column the minimum and the maximum of everything crossing it,
+// so a spike inside one column is still drawn to its top. A vertical run has no jaggies, so these
+// are filled without antialiasing; every other segment is an antialiased line, as before.
+class AgeCurves final : public QGraphicsItem
+{
+public:
+    struct Curve
+    {
+        QString role;
+        QList<QPointF> points; // x: the time axis' (shifted) msecs since epoch, y: age in seconds
+        QPen pen;
+    };
+    using HoverHandler = std::function<void(const QString &role, const QPointF &value, bool state)>;
+
+    explicit AgeCurves(QGraphicsItem *parent)
+        : QGraphicsItem(parent)
+    {
+        setAcceptHoverEvents(true);
+    }
+
+    int addCurve(const QString &role)
+    {
+        m_curves.append(Curve{role, {}, QPen()});
+        return int(m_curves.size()) - 1;
+    }
+    Curve &curve(int index) { return m_curves[index]; }
+    void setHoverHandler(HoverHandler handler) { m_hover = std::move(handler); }
+
+    void setTimeRange(double minX, double maxX)
+    {
+        m_minX = minX;
+        m_maxX = maxX;
+        update();
+    }
+    void setAgeRange(double minY, double maxY)
+    {
+        m_minY = minY;
+        m_maxY = maxY;
+        update();
+    }
+    void setPlotArea(const QRectF &area)
+    {
+        prepareGeometryChange();
+        m_plot = area;
+    }
+    QRectF plotArea() const { return m_plot; }
+
+    QPointF toPixel(const QPointF &value) const
+    {
+        const double sx = m_maxX > m_minX ? m_plot.width() / (m_maxX - m_minX) : 0.0;
+        const double sy = m_maxY > m_minY ? m_plot.height() / (m_maxY - m_minY) : 0.0;
+        return {m_plot.left() + (value.x() - m_minX) * sx,
+                m_plot.bottom() - (value.y() - m_minY) * sy};
+    }
+    QPointF toValue(const QPointF &pixel) const
+    {
+        const double w = std::max(1.0, m_plot.width());
+        const double h = std::max(1.0, m_plot.height());
+        return {m_minX + (pixel.x() - m_plot.left()) / w * (m_maxX - m_minX),
+                m_minY + (m_plot.bottom() - pixel.y()) / h * (m_maxY - m_minY)};
+    }
+
+    QRectF boundingRect() const override { return m_plot; }
+    QPainterPath shape() const override
+    {
+        QPainterPath path;
+        path.addRect(m_plot);
+        return path;
+    }
+
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *) override
+    {
+        if (m_plot.isEmpty())
+            return;
+        painter->save();
+        painter->setClipRect(m_plot);
+        for (const Curve &curve : std::as_const(m_curves))
+            paintCurve(painter, curve);
+        painter->restore();
+    }
+
+protected:
+    void hoverMoveEvent(QGraphicsSceneHoverEvent *event) override { hoverAt(event->pos()); }
+    void hoverLeaveEvent(QGraphicsSceneHoverEvent *) override
+    {
+        if (!m_hovered.isEmpty() && m_hover)
+            m_hover(m_hovered, {}, false);
+        m_hovered.clear();
+    }
+
+private:
+    void hoverAt(const QPointF &pos)
+    {
+        const QString role = curveNear(pos);
+        if (!m_hover || (role.isEmpty() && m_hovered.isEmpty()))
+            return;
+        if (role.isEmpty())
+            m_hover(m_hovered, {}, false);
+        else
+            m_hover(role, toValue(pos), true); // the cursor's value, as QLineSeries::hovered gives
+        m_hovered = role;
+    }
+
+    // The topmost curve within HoverDistance of pixel, or empty.
+    QString curveNear(const QPointF &pixel) const
+    {
+        const double msPerPixel = (m_maxX - m_minX) / std::max(1.0, m_plot.width());
+        const double from = toValue(pixel).x() - (HoverDistance + 1) * msPerPixel;
+        const double to = toValue(pixel).x() + (HoverDistance + 1) * msPerPixel;
+        for (auto curve = m_curves.crbegin(); curve != m_curves.crend(); ++curve) {
+            const QList<QPointF> &points = curve->points;
+            auto it = std::lower_bound(points.cbegin(), points.cend(), from,
+                                       [](const QPointF &p, double x) { return p.x() < x; });
+            if (it != points.cbegin())
+                --it;
+            for (; it + 1 < points.cend() && it->x() <= to; ++it) {
+                if (distanceToSegment(pixel, toPixel(*it), toPixel(*(it + 1))) <= HoverDistance)
+                    return curve->role;
+            }
+        }
+        return {};
+    }
+
+    void paintCurve(QPainter *painter, const Curve &curve)
+    {
+        const QList<QPointF> &points = curve.points;
+        if (points.size() < 2)
+            return; // a line needs two points, as in QLineSeries
+        const double half = curve.pen.widthF() / 2.0;
+        m_firstColumn = int(std::floor(m_plot.left() - half)) - 1;
+        const auto columns = size_t(std::ceil(m_plot.width() + 2 * half)) + 3;
+        m_low.assign(columns, std::numeric_limits<double>::infinity());
+        m_high.assign(columns, -std::numeric_limits<double>::infinity());
+        m_lines.clear();
+        QPointF a = toPixel(points.first());
+        for (qsizetype i = 1; i < points.size(); ++i) {
+            const QPointF b = toPixel(points.at(i));
+            const double dx = b.x() - a.x();
+            if (dx <= DenseWidth && std::abs(b.y() - a.y()) >= DenseSteepness * dx)
+                addToColumns(a, b, half);
+            else
+                m_lines.append(QLineF(a, b));
+            a = b;
+        }
+        painter->setRenderHint(QPainter::Antialiasing, true);
+        painter->setPen(curve.pen);
+        painter->drawLines(m_lines);
+        painter->setRenderHint(QPainter::Antialiasing, false);
+        const QColor color = curve.pen.color();
+        for (size_t c = 0; c < columns; ++c) {
+            if (m_low[c] > m_high[c])
+                continue;
+            // The rows whose centres the extent covers, at least one.
+            const int top = int(std::ceil(m_low[c] - 0.5));
+            const int bottom = std::max(top, int(std::floor(m_high[c] - 0.5)));
+            painter->fillRect(QRect(m_firstColumn + int(c), top, 1, bottom - top + 1), color);
+        }
+    }
+
+    // Widens the extents of the columns a (left) to b crosses, the pen's width included.
+    void addToColumns(const QPointF &a, const QPointF &b, double half)
+    {
+        const double dx = b.x() - a.x();
+        const auto yAt = [&](double x) {
+            return dx > 1e-9 ? a.y() + (b.y() - a.y()) * (x - a.x()) / dx : a.y();
+        };
+        const int first = int(std::ceil(a.x() - half - 0.5));
+        const int last = int(std::floor(b.x() + half - 0.5));
+        for (int column = first; column <= last; ++column) {
+            const auto index = size_t(column - m_firstColumn);
+            if (column < m_firstColumn || index >= m_low.size())
+                continue;
+            double y0 = yAt(std::clamp(double(column), a.x(), b.x()));
+            double y1 = yAt(std::clamp(double(column + 1), a.x(), b.x()));
+            if (dx <= 1e-9) {
+                y0 = a.y();
+                y1 = b.y();
+            }
+            m_low[index] = std::min(m_low[index], std::min(y0, y1) - half);
+            m_high[index] = std::max(m_high[index], std::max(y0, y1) + half);
+        }
+    }
+
+    QList<Curve> m_curves;
+    QRectF m_plot;
+    double m_minX = 0;
+    double m_maxX = 1;
+    double m_minY = 0;
+    double m_maxY = 1;
+    HoverHandler m_hover;
+    QString m_hovered;
+    // Scratch for paintCurve(), kept so a frame allocates nothing.
+    int m_firstColumn = 0;
+    std::vector<double> m_low;
+    std::vector<double> m_high;
+    QList<QLineF> m_lines;
+};
 
 AgeChart::AgeChart(QWidget *parent)
     : QWidget(parent)
@@ -122,8 +349,25 @@ AgeChart::AgeChart(QWidget *parent)
     m_chart->addAxis(m_timeAxis, Qt::AlignBottom);
     m_ageAxis = new QValueAxis(m_chart);
     m_ageAxis->setTitleText(tr("last tick age (s)"));
-    setAgeAxisTop(1);
     m_chart->addAxis(m_ageAxis, Qt::AlignLeft);
+
+    m_curves = new AgeCurves(m_chart);
+    // Where Qt Charts puts its series (ChartPresenter::SeriesZValue): above the grid, below the
+    // legend; created before the marker and threshold series, so stacked beneath them.
+    m_curves->setZValue(4);
+    m_curves->setHoverHandler([this](const QString &role, const QPointF &point, bool state) {
+        showCurveTip(role, point, state);
+    });
+    connect(m_timeAxis, &QDateTimeAxis::rangeChanged, this,
+            [this](const QDateTime &min, const QDateTime &max) {
+                m_curves->setTimeRange(double(min.toMSecsSinceEpoch()),
+                                       double(max.toMSecsSinceEpoch()));
+            });
+    connect(m_ageAxis, &QValueAxis::rangeChanged, this,
+            [this](qreal min, qreal max) { m_curves->setAgeRange(min, max); });
+    connect(m_chart, &QChart::plotAreaChanged, this,
+            [this](const QRectF &area) { m_curves->setPlotArea(area); });
+    setAgeAxisTop(1);
 
     for (int kind = 0; kind < MarkerKindCount; ++kind) {
         auto *series = new QScatterSeries(m_chart);
@@ -204,28 +448,12 @@ AgeChart::RoleSeries &AgeChart::seriesFor(const QString &role)
         return *it;
     RoleSeries entry;
     entry.color = roleColors().at(m_roleOrder.size() % roleColors().size());
-    entry.line = new QLineSeries(m_chart);
-    entry.line->setName(role);
-    entry.line->setPen(QPen(entry.color, 1.5));
-    // Qt Charts draws scatter series above line series whatever the order they were added in.
-    m_chart->addSeries(entry.line);
-    entry.line->attachAxis(m_timeAxis);
-    entry.line->attachAxis(m_ageAxis);
-    connect(entry.line, &QLineSeries::hovered, this,
-            [this, role](const QPointF &point, bool state) {
-                if (!state) {
-                    QToolTip::hideText();
-                    return;
-                }
-                const QDateTime time
-                        = QDateTime::fromMSecsSinceEpoch(qint64(point.x()) - m_shiftMs, Qt::UTC);
-                QToolTip::showText(QCursor::pos(),
-                                   tr("%1: %2 s at %3")
-                                           .arg(role)
-                                           .arg(point.y(), 0, 'f', 1)
-                                           .arg(TimeRule::clock(time, zone())),
-                                   this);
-            });
+    entry.legend = new QLineSeries(m_chart);
+    entry.legend->setName(role);
+    m_chart->addSeries(entry.legend);
+    entry.legend->attachAxis(m_timeAxis);
+    entry.legend->attachAxis(m_ageAxis);
+    entry.index = m_curves->addCurve(role);
     entry.threshold = new QLineSeries(m_chart);
     entry.threshold->setName(tr("%1 threshold").arg(role));
     m_chart->addSeries(entry.threshold);
@@ -261,9 +489,10 @@ void AgeChart::refresh()
     };
     if (!m_history || m_history->isEmpty()) {
         for (RoleSeries &entry : m_series) {
-            entry.line->clear();
+            m_curves->curve(entry.index).points.clear();
             entry.threshold->clear();
         }
+        m_curves->update();
         for (MarkerSeries &markers : m_markerSeries) {
             markers.series->clear();
             markers.markers.clear();
@@ -285,17 +514,20 @@ void AgeChart::refresh()
             top = std::max(top, p.y());
             p.rx() += double(m_shiftMs);
         }
-        entry.line->replace(points);
+        m_curves->curve(entry.index).points = std::move(points);
     }
+    m_curves->update();
     const double dataTop = top;
     for (const QString &role : m_history->roles()) {
         RoleSeries &entry = seriesFor(role);
         const auto threshold = m_thresholds.constFind(role);
         if (threshold != m_thresholds.cend() && *threshold <= dataTop * 1.5) {
             top = std::max(top, *threshold);
-            entry.threshold->replace(
-                    {QPointF(double(shifted(start).toMSecsSinceEpoch()), *threshold),
-                     QPointF(double(shifted(end).toMSecsSinceEpoch()), *threshold)});
+            const QList<QPointF> line{
+                    QPointF(double(shifted(start).toMSecsSinceEpoch()), *threshold),
+                    QPointF(double(shifted(end).toMSecsSinceEpoch()), *threshold)};
+            if (entry.threshold->points() != line)
+                entry.threshold->replace(line);
         } else if (entry.threshold->count() > 0) {
             entry.threshold->clear();
         }
@@ -310,8 +542,11 @@ void AgeChart::refresh()
                 QPointF(double(shifted(marker.time).toMSecsSinceEpoch()), marker.ageSeconds));
         m_markerSeries[kind].markers.append(marker);
     }
-    for (int kind = 0; kind < MarkerKindCount; ++kind)
-        m_markerSeries[kind].series->replace(markerPoints[kind]);
+    // Markers keep their times: most polls change none, and a replace() relayouts the series.
+    for (int kind = 0; kind < MarkerKindCount; ++kind) {
+        if (m_markerSeries[kind].series->points() != markerPoints[kind])
+            m_markerSeries[kind].series->replace(markerPoints[kind]);
+    }
 
     m_timeAxis->setRange(shifted(start), shifted(end));
     setAgeAxisTop(niceCeiling(top * 1.05));
@@ -349,6 +584,21 @@ void AgeChart::showMarkerTip(int kind, const QPointF &point, bool state)
         QToolTip::showText(QCursor::pos(), nearest->describe(zone()), this);
 }
 
+void AgeChart::showCurveTip(const QString &role, const QPointF &point, bool state)
+{
+    if (!state) {
+        QToolTip::hideText();
+        return;
+    }
+    const QDateTime time = QDateTime::fromMSecsSinceEpoch(qint64(point.x()) - m_shiftMs, Qt::UTC);
+    QToolTip::showText(QCursor::pos(),
+                       tr("%1: %2 s at %3")
+                               .arg(role)
+                               .arg(point.y(), 0, 'f', 1)
+                               .arg(TimeRule::clock(time, zone())),
+                       this);
+}
+
 void AgeChart::applyTheme()
 {
     // Follow the application palette: a dark window colour means a dark chart.
@@ -360,7 +610,8 @@ void AgeChart::applyTheme()
     // setTheme() recolours every series; put the role and marker colours back.
     for (const RoleSeries &entry : std::as_const(m_series)) {
         const QColor color = dark ? entry.color.lighter(120) : entry.color;
-        entry.line->setPen(QPen(color, 1.5));
+        entry.legend->setPen(QPen(color, CurvePenWidth));
+        m_curves->curve(entry.index).pen = QPen(color, CurvePenWidth);
         QPen thresholdPen(color, 1.0, Qt::DashLine);
         entry.threshold->setPen(thresholdPen);
     }
@@ -369,6 +620,7 @@ void AgeChart::applyTheme()
         series->setColor(markerColor(Kind(kind), palette()));
         series->setBorderColor(dark ? QColor(Qt::white) : QColor(Qt::black));
     }
+    m_curves->update();
 }
 
 void AgeChart::changeEvent(QEvent *event)
@@ -386,7 +638,23 @@ QStringList AgeChart::roles() const
 int AgeChart::pointCount(const QString &role) const
 {
     const auto it = m_series.constFind(role);
-    return it == m_series.cend() ? 0 : int(it->line->count());
+    return it == m_series.cend() ? 0 : int(m_curves->curve(it->index).points.size());
+}
+
+QRectF AgeChart::plotArea() const
+{
+    const QRectF inScene = m_curves->mapRectToScene(m_curves->plotArea());
+    return QRectF(m_view->viewport()->mapTo(this, m_view->mapFromScene(inScene.topLeft())),
+                  inScene.size());
+}
+
+QPointF AgeChart::pixelFor(const QDateTime &time, double ageSeconds) const
+{
+    const QPointF inScene = m_curves->mapToScene(
+            m_curves->toPixel(QPointF(double(time.toMSecsSinceEpoch() + m_shiftMs), ageSeconds)));
+    const QPoint inView = m_view->mapFromScene(inScene);
+    return m_view->viewport()->mapTo(this, inView)
+           + (inScene - m_view->mapToScene(inView)); // keep the fraction mapFromScene rounds away
 }
 
 int AgeChart::markerCount(TickHistory::Marker::Kind kind) const

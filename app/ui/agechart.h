@@ -22,9 +22,12 @@ QT_END_NAMESPACE
 
 namespace leader::console {
 
+class AgeCurves;
+
 // Each role's last_tick_age over a window of database time, with pause, unpause and takeover
 // markers and optional per-role thresholds. The only class that knows Qt Charts (deprecated from
-// Qt 6.10): moving to Qt Graphs touches this file and agechart.cpp, nothing else.
+// Qt 6.10): moving to Qt Graphs touches this file and agechart.cpp (which also holds AgeCurves, the
+// item that draws the roles' curves inside the chart), nothing else.
 class AgeChart final : public QWidget
 {
     Q_OBJECT
@@ -66,6 +69,10 @@ public:
     QString timeAxisTitle() const;
     // The label the time axis draws at time.
     QString timeAxisLabel(const QDateTime &time) const;
+    // Where the curves are drawn and the pixel a (time, age) lands on, in this widget as grab()
+    // draws it: a test can look for a curve there.
+    QRectF plotArea() const;
+    QPointF pixelFor(const QDateTime &time, double ageSeconds) const;
 
 signals:
     void windowChanged(leader::console::HistoryWindow window);
@@ -77,9 +84,11 @@ private:
     void setAgeAxisTop(double top); // from niceCeiling()
     struct RoleSeries
     {
-        QLineSeries *line = nullptr;
+        // Empty: it gives the role its legend entry; AgeCurves draws the role's points.
+        QLineSeries *legend = nullptr;
         QLineSeries *threshold = nullptr;
         QColor color;
+        int index = 0; // in AgeCurves
     };
     struct MarkerSeries
     {
@@ -90,6 +99,7 @@ private:
     RoleSeries &seriesFor(const QString &role);
     void applyTheme();
     void showMarkerTip(int kind, const QPointF &point, bool state);
+    void showCurveTip(const QString &role, const QPointF &point, bool state);
     TimeZoneMode zone() const { return m_timeRule.zone(); }
     void timeRuleChanged();
 
@@ -108,6 +118,7 @@ private:
     QChart *m_chart = nullptr;
     QDateTimeAxis *m_timeAxis = nullptr;
     QValueAxis *m_ageAxis = nullptr;
+    AgeCurves *m_curves = nullptr; // owned by m_chart
     QStringList m_roleOrder;
     QHash<QString, RoleSeries> m_series;
     QList<MarkerSeries> m_markerSeries; // indexed by Marker::Kind

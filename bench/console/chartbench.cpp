@@ -11,6 +11,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
@@ -151,7 +152,12 @@ int main(int argc, char **argv)
     const QCommandLineOption jsonOption(QStringLiteral("json"),
                                         QStringLiteral("Also write the figures to FILE as JSON."),
                                         QStringLiteral("file"));
-    parser.addOptions({iterationsOption, maxPointsOption, hoursOption, jsonOption});
+    const QCommandLineOption saveOption(
+            QStringLiteral("save-images"),
+            QStringLiteral("Also save the chart and the timeline of each window, as drawn before "
+                           "the timing, as PNGs into DIR: to look at what is timed."),
+            QStringLiteral("dir"));
+    parser.addOptions({iterationsOption, maxPointsOption, hoursOption, jsonOption, saveOption});
     parser.process(app);
     const int iterations = std::max(1, parser.value(iterationsOption).toInt());
     const int maxPoints = std::max(2, parser.value(maxPointsOption).toInt());
@@ -200,6 +206,12 @@ int main(int argc, char **argv)
          {HistoryWindow::FiveMinutes, HistoryWindow::OneHour, HistoryWindow::Day}) {
         chart.setWindow(window);
         timelineView.setWindow(window);
+        if (parser.isSet(saveOption)) {
+            const QString name = historyWindowName(window).remove(QLatin1Char(' '));
+            const QDir dir(parser.value(saveOption));
+            chart.grab().save(dir.filePath(QStringLiteral("chart-%1.png").arg(name)));
+            timelineView.grab().save(dir.filePath(QStringLiteral("timeline-%1.png").arg(name)));
+        }
         struct Case
         {
             const char *name;

@@ -125,6 +125,7 @@ private slots:
     void ageAxisLabelsAreDistinct();
     void emptyHistory();
     void followsPalette();
+    void spikeInsideOnePixelColumnIsDrawn();
 
 private:
     TickHistory m_history;
@@ -312,6 +313,64 @@ void TstAgeChart::followsPalette()
     light.setColor(QPalette::Window, QColor(0xf0, 0xf0, 0xf0));
     chart.setPalette(light);
     QCOMPARE(view->chart()->theme(), QChart::ChartThemeLight);
+}
+
+// The chart draws each pixel column's extent, not every segment: a one-sample spike among
+// neighbours in the same column must still be drawn to its top. (Checked once: with each column
+// keeping the last segment crossing it instead of the extremes of all of them, this test fails.)
+void TstAgeChart::spikeInsideOnePixelColumnIsDrawn()
+{
+    constexpr int Samples = 1200; // 5 min of polls 250 ms apart: several in every pixel column
+    constexpr int StepMs = 250;
+    constexpr int SpikeAt = 600;
+    constexpr double Spike = 40.0;
+    TickHistory history;
+    for (int s = 0; s < Samples; ++s) {
+        StatusSnapshot snapshot;
+        snapshot.databaseTime = Base.addMSecs(qint64(s) * StepMs);
+        RoleStatus status;
+        status.role = QStringLiteral("billing");
+        status.state = leader::console::RoleState::Free;
+        // A zigzag between 1 and 3 s, as a day of min/max buckets draws, and one spike in it.
+        status.lastTickAgeSeconds = s == SpikeAt ? Spike : 1.0 + 2.0 * (s % 2);
+        snapshot.roles.append(status);
+        history.append(snapshot);
+    }
+    AgeChart chart;
+    chart.setMaxPoints(10 * Samples); // every sample reaches the chart: only its columns decimate
+    chart.resize(240, 300);
+    chart.setHistory(&history);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    chart.refresh();
+    QCOMPARE(chart.pointCount(QStringLiteral("billing")), Samples);
+    QVERIFY2(chart.plotArea().width() * 4 < Samples,
+             qPrintable(QStringLiteral("plot %1 px wide: too few samples per column")
+                                .arg(chart.plotArea().width())));
+
+    const QImage image = chart.grab().toImage();
+    const QDateTime spikeTime = Base.addMSecs(qint64(SpikeAt) * StepMs);
+    const QPointF top = chart.pixelFor(spikeTime, Spike);
+    const QPointF nearTop = chart.pixelFor(spikeTime, Spike * 0.9);
+    const QColor billing(0x1f, 0x77, 0xb4); // the first role's colour on the light theme
+    const auto isBilling = [&](const QColor &c) {
+        return std::abs(c.red() - billing.red()) + std::abs(c.green() - billing.green())
+                       + std::abs(c.blue() - billing.blue())
+               < 60;
+    };
+    bool drawn = false;
+    for (int x = int(top.x()) - 1; x <= int(top.x()) + 1 && !drawn; ++x) {
+        for (int y = int(top.y()) - 1; y <= int(nearTop.y()) && !drawn; ++y)
+            drawn = isBilling(image.pixelColor(x, y));
+    }
+    QVERIFY2(drawn, qPrintable(QStringLiteral("no billing pixel at x %1 between y %2 and %3")
+                                       .arg(top.x())
+                                       .arg(top.y())
+                                       .arg(nearTop.y())));
+    // The rest of the line stays under 3 s: nothing is drawn that high a few columns away.
+    const QPointF aside = chart.pixelFor(spikeTime.addSecs(-30), Spike);
+    for (int y = int(aside.y()) - 1; y <= int(nearTop.y()); ++y)
+        QVERIFY(!isBilling(image.pixelColor(int(aside.x()), y)));
 }
 
 QTEST_MAIN(TstAgeChart)
