@@ -2,8 +2,8 @@
 # The test command: installs what is missing, builds with the ci preset (-Werror), checks the
 # formatting, starts PostgreSQL and PgBouncer on loopback, runs every suite (the database suites
 # twice: direct and through PgBouncer), cross-builds for Windows and runs the platform test under
-# Wine, runs the failover and chaos benchmarks' quick modes, opens the console under Xvfb, builds
-# the .deb and the AppDir and proves each, and stops the servers, also on failure.
+# Wine, runs the failover, chaos and scale benchmarks' quick modes, opens the console under Xvfb,
+# builds the .deb and the AppDir and proves each, and stops the servers, also on failure.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -25,7 +25,8 @@ report() {
     fi
 }
 windows=
-trap 'report; [[ -z $windows ]] || kill "$windows" 2>/dev/null; scripts/test-servers.sh stop "$servers"; rm -rf "$servers"' EXIT
+failover=
+trap 'report; for job in $windows $failover; do kill "$job" 2>/dev/null; done; scripts/test-servers.sh stop "$servers"; rm -rf "$servers"' EXIT
 scripts/test-servers.sh start "$servers"
 # shellcheck source=/dev/null
 source "$servers/env"
@@ -35,20 +36,34 @@ ctest --preset ci -j "$(nproc)" --timeout 900 "$@"
 # Its figures are printed, not judged; it fails only on correctness (the auditor, a stale claim
 # accepted, a takeover that never came).
 if (($# == 0)); then
-    scripts/bench-failover.sh --quick --results "$servers/bench"
     # The Windows cross build (MinGW-w64): engine/ and tools/ compiled for Windows, and the
-    # platform seam's test run under Wine in a Wine prefix of its own. It shares nothing with the
-    # chaos soak, which mostly waits on its faults, so it runs beside it: about a minute saved.
+    # platform seam's test run under Wine in a Wine prefix of its own. The failover benchmark's
+    # quick mode (real leader-replica processes on the test servers, every fault, a few trials;
+    # figures printed, not judged; it fails only on correctness: the auditor, a stale claim
+    # accepted, a takeover that never came) and the chaos soak's quick mode (its own servers,
+    # restarted, crashed and failed over under real replicas and the workload; fails only on
+    # correctness) mostly wait on their faults, so the three run side by side: minutes saved.
     scripts/windows-cross.sh >"$servers/windows-cross.log" 2>&1 &
     windows=$!
-    # The chaos soak's quick mode (about five minutes): its own servers, restarted, crashed and
-    # failed over under real replicas and the workload; fails only on correctness.
-    scripts/bench-chaos.sh --quick --results "$servers/bench"
+    scripts/bench-failover.sh --quick --results "$servers/bench" >"$servers/failover.log" 2>&1 &
+    failover=$!
+    chaos_status=0
+    scripts/bench-chaos.sh --quick --results "$servers/bench" || chaos_status=$?
+    failover_status=0
+    wait "$failover" || failover_status=$?
+    failover=
+    cat "$servers/failover.log"
     windows_status=0
     wait "$windows" || windows_status=$?
     windows=
     cat "$servers/windows-cross.log"
+    ((chaos_status == 0)) || { echo "test: the chaos soak failed" >&2; exit 1; }
+    ((failover_status == 0)) || { echo "test: the failover benchmark failed" >&2; exit 1; }
     ((windows_status == 0)) || { echo "test: the Windows cross build failed" >&2; exit 1; }
+    # The scale benchmark's quick mode: 10 and 100 replicas x 5 roles through PgBouncer on
+    # servers of its own; it loads both cores, so it runs alone. Fails only on correctness (a
+    # role led by two holders, a takeover that never came).
+    scripts/bench-scale.sh --quick --results "$servers/bench"
     # The console as a person sees it: a real X window (xcb under Xvfb, not offscreen) on the
     # embedded demo, with a replica killed, saved by the app's own screenshot option.
     scripts/console-smoke.sh build/ci/app/leader-console "$servers/console"

@@ -49,6 +49,13 @@ void FailoverModel::timeRuleChanged()
     emit dataChanged(index(0, Gap), index(last, Gap), {Qt::ToolTipRole});
 }
 
+std::optional<double> FailoverModel::afterFault(const Failover &row)
+{
+    if (!row.faultAt.isValid() || !row.acquiredAt.isValid())
+        return std::nullopt;
+    return std::max<qint64>(0, row.faultAt.msecsTo(row.acquiredAt)) / 1000.0;
+}
+
 QString FailoverModel::formatGap(double seconds)
 {
     return QString::number(seconds, 'f', 2) + QStringLiteral(" s");
@@ -95,6 +102,8 @@ QVariant FailoverModel::data(const QModelIndex &index, int role) const
             return formatGap(row.gapSeconds);
         case Bound:
             return boundText(row);
+        case AfterFault:
+            return afterFault(row) ? formatGap(*afterFault(row)) : QString();
         case LastHeartbeat:
             return released ? tr("released %1").arg(clockText(row.releasedAt))
                             : clockText(row.lastHeartbeatAt);
@@ -116,6 +125,8 @@ QVariant FailoverModel::data(const QModelIndex &index, int role) const
             return row.gapSeconds;
         case Bound:
             return row.withinBound();
+        case AfterFault:
+            return afterFault(row) ? QVariant(*afterFault(row)) : QVariant();
         case LastHeartbeat:
             return released ? row.releasedAt : row.lastHeartbeatAt;
         case Acquired:
@@ -134,6 +145,11 @@ QVariant FailoverModel::data(const QModelIndex &index, int role) const
                     .arg(row.successorToken);
         case Gap:
             return gapToolTip(row);
+        case AfterFault:
+            return afterFault(row) ? tr("From the fault, %1, to the successor's acquired_at "
+                                        "(database clock)")
+                                             .arg(fullText(row.faultAt))
+                                   : QString();
         case LastHeartbeat:
             return released ? tr("Released at %1 (database clock)").arg(fullText(row.releasedAt))
                             : tr("The victim's last expires_at minus the lease TTL: %1 "
@@ -211,6 +227,8 @@ QVariant FailoverModel::headerData(int section, Qt::Orientation orientation, int
         return tr("Gap");
     case Bound:
         return tr("Bound");
+    case AfterFault:
+        return tr("After fault");
     case LastHeartbeat:
         return TimeRule::header(tr("Last heartbeat"), zone());
     case Acquired:

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <optional>
+
 #include "core/demotypes.h"
 #include "core/timerule.h"
 
@@ -26,6 +28,7 @@ public:
         Successor,
         Gap,
         Bound,
+        AfterFault,
         LastHeartbeat,
         Acquired,
         ColumnCount
@@ -47,6 +50,9 @@ public:
     const Failover &failover(int row) const { return m_rows.at(row); }
 
     static QString formatGap(double seconds);           // "9.81 s"
+    // Seconds from the fault to the successor's acquired_at; none when the fault's instant is
+    // not known (a takeover the polls found, not one of the demo's faults).
+    static std::optional<double> afterFault(const Failover &row);
     static QString boundText(const Failover &failover); // "≤ 15 s ✓" or "missed"
 
     // Times in the rule's zone, named in the headers; null: local time. Not owned.

@@ -14,9 +14,10 @@ TakeoversPane::TakeoversPane(FailoverModel *model, QWidget *parent)
     : QWidget(parent)
 {
     auto *note = new QLabel(
-            tr("Each takeover (a new holder after the previous lease expired unreleased, not a "
-               "normal hand-over). Gap: the previous holder's last heartbeat (its last expiry "
-               "minus the 10 s lease) to the successor's acquired_at, on the database clock. "
+            tr("Each takeover: a new holder after the previous one died (its database session "
+               "ended) or its lease expired unreleased, not a normal hand-over. Gap: the previous "
+               "holder's last heartbeat (its last expiry minus the 10 s lease) to the successor's "
+               "acquired_at; After fault: from the fault itself; both on the database clock. "
                "ADR-114 bound: acquirable ≤ 10 s, running elsewhere ≤ 15 s after the last "
                "heartbeat. The instants are in the tooltips."));
     note->setWordWrap(true);
