@@ -22,9 +22,9 @@ while (($#)); do
 done
 mkdir -p "$results"
 
+# Inside scripts/test.sh (LEADER_TEST_ADMIN_URL set) it reuses the ci build, never its servers.
 if [[ -n ${LEADER_TEST_ADMIN_URL:-} ]]; then
     build=$root/build/ci
-    cmake --build --preset ci --target scale-bench scale-host
 else
     scripts/setup-deps.sh
     cmake --preset release >/dev/null
