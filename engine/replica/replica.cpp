@@ -49,10 +49,13 @@ Replica::Replica(ReplicaOptions options)
         for (const auto &[id, subscriber] : m_subscribers)
             subscriber(tagged);
     });
+    if (m_options.poll == scheduler::PollMode::ReadFirst)
+        m_board = std::make_unique<scheduler::LeaseBoard>(m_manager->pool());
     for (const RoleProfile &profile : m_options.roles)
         m_runners.push_back(std::make_unique<scheduler::RoleRunner>(
                 *m_manager,
-                scheduler::RoleSchedule{profile.role, profile.interval, workFor(profile)}));
+                scheduler::RoleSchedule{profile.role, profile.interval, workFor(profile)},
+                m_board.get()));
 }
 
 Replica::~Replica()

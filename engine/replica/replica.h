@@ -8,6 +8,7 @@
 #include "metrics/registry.h"
 #include "pg/conninfo.h"
 #include "profile.h"
+#include "scheduler/rolerunner.h"
 
 #include <atomic>
 #include <memory>
@@ -22,10 +23,6 @@ class DeathWatch;
 class WakeListener;
 } // namespace leader::lease
 
-namespace leader::scheduler {
-class RoleRunner;
-}
-
 namespace leader::replica {
 
 class Registrar;
@@ -39,6 +36,8 @@ struct ReplicaOptions
     pg::ConnectOptions listen;
     std::vector<RoleProfile> roles = demoProfile();
     bool fastWake = true;
+    // How idle runners poll (docs/benchmarks/scale.md measures both).
+    scheduler::PollMode poll = scheduler::PollMode::ReadFirst;
     // Route every connection through the fault switchboard (the gate and a link proxy).
     bool faults = false;
     // How often the replica refreshes its row of leader_replicas; shorter only in tests.
@@ -107,6 +106,7 @@ private:
     metrics::Registry m_registry;
     metrics::LeaseMetrics m_metrics;
     std::unique_ptr<lease::Manager> m_manager;
+    std::unique_ptr<scheduler::LeaseBoard> m_board; // ReadFirst: the runners' shared reading
     std::vector<std::unique_ptr<scheduler::RoleRunner>> m_runners;
     std::unique_ptr<lease::WakeListener> m_listener;
     std::unique_ptr<lease::DeathWatch> m_deathWatch;

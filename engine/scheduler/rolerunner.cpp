@@ -17,6 +17,10 @@ constexpr auto MinPoll = 20ms;
 // The row's instants are on the database clock and the wait on this host's monotonic clock; a
 // little margin makes sure now() has passed the instant when ACQUIRE runs.
 constexpr auto ClockMargin = 5ms;
+// ReadFirst: a runner whose role is due by its reading reads again before it locks the row, but
+// uses a reading another runner of its replica took this recently: runners that wake together
+// send one statement.
+constexpr auto ShareReadingWithin = 100ms;
 
 constexpr std::string_view UntilAcquirableSql = R"sql(
 SELECT paused_at IS NOT NULL AND paused_until IS NULL,
@@ -31,10 +35,14 @@ SELECT paused_at IS NOT NULL AND paused_until IS NULL,
 
 } // namespace
 
-RoleRunner::RoleRunner(lease::Manager &manager, RoleSchedule schedule)
+RoleRunner::RoleRunner(lease::Manager &manager, RoleSchedule schedule, LeaseBoard *board)
     : m_manager(manager)
     , m_schedule(std::move(schedule))
-{}
+    , m_board(board)
+{
+    if (m_board)
+        m_board->add(m_schedule.role, m_schedule.interval);
+}
 
 RoleRunner::~RoleRunner()
 {
@@ -66,11 +74,22 @@ void RoleRunner::wake()
     m_wake.notify_all();
 }
 
-void RoleRunner::waitFor(std::chrono::milliseconds duration)
+bool RoleRunner::stopping()
+{
+    {
+        const std::lock_guard lock(m_mutex);
+        if (m_stopping)
+            return true;
+    }
+    return m_manager.isShuttingDown();
+}
+
+bool RoleRunner::waitUntil(Clock::time_point deadline)
 {
     std::unique_lock lock(m_mutex);
-    m_wake.wait_for(lock, duration, [this] { return m_stopping || m_woken; });
+    const bool woken = m_wake.wait_until(lock, deadline, [this] { return m_stopping || m_woken; });
     m_woken = false;
+    return woken;
 }
 
 std::chrono::milliseconds RoleRunner::untilAcquirable(pg::Connection &connection,
@@ -90,38 +109,88 @@ std::chrono::milliseconds RoleRunner::untilAcquirable(pg::Connection &connection
     return std::clamp<std::chrono::milliseconds>(wait, MinPoll, lease::MaxPoll);
 }
 
+void RoleRunner::leadOnce(const std::string &context)
+{
+    ++m_polls;
+    // Whether the work ran: a statement error in it is the work's own error return, handled by
+    // lead(), so a pg::Error reaching here is ACQUIRE's.
+    bool led = false;
+    const lease::Work work = [this, &led](lease::TickContext &tick) {
+        led = true;
+        m_schedule.work(tick);
+    };
+    try {
+        m_manager.lead(m_schedule.role, m_schedule.interval, work);
+    } catch (const pg::Error &error) {
+        log::write(log::Level::Warning, "scheduler", "acquire failed; polling again",
+                   context + " error=\"" + pg::explain(error) + "\"");
+    } catch (const std::exception &error) {
+        log::write(log::Level::Error, "scheduler", "tick panicked; released",
+                   context + " error=\"" + error.what() + "\"");
+    } catch (...) {
+        log::write(log::Level::Error, "scheduler", "tick panicked; released", context);
+    }
+    if (led)
+        ++m_ticksLed;
+}
+
+bool RoleRunner::awaitAcquirable(const std::string &context, Clock::time_point earliest)
+{
+    // The first reading is taken after the last ACQUIRE (or RELEASE) returned: one from before
+    // it would not know what that statement changed.
+    Clock::time_point takenFrom = Clock::now();
+    for (;;) {
+        if (stopping())
+            return false;
+        Clock::time_point takenAt;
+        Clock::time_point tryAt;
+        Clock::time_point readAgainAt;
+        bool unread = false;
+        try {
+            const LeaseBoard::Reading reading = m_board->read(m_schedule.role, takenFrom);
+            takenAt = reading.takenAt;
+            tryAt = std::max(reading.acquirableAt, earliest);
+            readAgainAt = reading.takenAt + lease::MaxPoll;
+        } catch (const pg::Error &error) {
+            log::write(log::Level::Warning, "scheduler", "cannot read the role's row",
+                       context + " error=\"" + pg::explain(error) + "\"");
+            // As AcquireFirst does after a failed read: ACQUIRE after MaxPoll.
+            tryAt = readAgainAt = Clock::now() + lease::MaxPoll;
+            unread = true;
+        }
+        if (tryAt <= Clock::now())
+            return true;
+        if (waitUntil(std::min(tryAt, readAgainAt)))
+            return !stopping(); // a wake: ACQUIRE at once, as AcquireFirst does
+        if (unread)
+            return true;
+        if (Clock::now() >= tryAt) {
+            // Due by the reading: read again, before locking the row.
+            takenFrom = Clock::now() - ShareReadingWithin;
+        } else {
+            // The reading is MaxPoll old: any later one will do, another runner's of this replica
+            // too. Its next read is then MaxPoll after that one, so the runners of a replica
+            // that are waiting fall in with each other and share one read a MaxPoll.
+            takenFrom = takenAt + Clock::duration(1);
+        }
+    }
+}
+
 void RoleRunner::loop()
 {
     const std::string context = "role=" + m_schedule.role;
+    Clock::time_point earliest = Clock::now();
     for (;;) {
-        {
-            const std::lock_guard lock(m_mutex);
-            if (m_stopping)
-                return;
-        }
-        if (m_manager.isShuttingDown())
+        if (stopping())
             return;
-        ++m_polls;
-        // Whether the work ran: a statement error in it is the work's own error return, handled
-        // by lead(), so a pg::Error reaching here is ACQUIRE's.
-        bool led = false;
-        const lease::Work work = [this, &led](lease::TickContext &tick) {
-            led = true;
-            m_schedule.work(tick);
-        };
-        try {
-            m_manager.lead(m_schedule.role, m_schedule.interval, work);
-        } catch (const pg::Error &error) {
-            log::write(log::Level::Warning, "scheduler", "acquire failed; polling again",
-                       context + " error=\"" + pg::explain(error) + "\"");
-        } catch (const std::exception &error) {
-            log::write(log::Level::Error, "scheduler", "tick panicked; released",
-                       context + " error=\"" + error.what() + "\"");
-        } catch (...) {
-            log::write(log::Level::Error, "scheduler", "tick panicked; released", context);
+        if (m_board) {
+            if (!awaitAcquirable(context, earliest))
+                return;
+            leadOnce(context);
+            earliest = Clock::now() + MinPoll;
+            continue;
         }
-        if (led)
-            ++m_ticksLed;
+        leadOnce(context);
         std::chrono::milliseconds wait = lease::MaxPoll;
         try {
             pg::ConnectionPool::Lease connection = m_manager.pool().take();
@@ -130,7 +199,7 @@ void RoleRunner::loop()
             log::write(log::Level::Warning, "scheduler", "cannot read the role's row",
                        context + " error=\"" + pg::explain(error) + "\"");
         }
-        waitFor(wait);
+        waitUntil(Clock::now() + wait);
     }
 }
 

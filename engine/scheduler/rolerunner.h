@@ -1,6 +1,7 @@
 #pragma once
 
 #include "lease/manager.h"
+#include "leaseboard.h"
 
 #include <atomic>
 #include <chrono>
@@ -10,6 +11,16 @@
 #include <thread>
 
 namespace leader::scheduler {
+
+// How an idle runner learns when to try its role again.
+enum class PollMode {
+    // ACQUIRE at every wake (it locks the row, also when it refuses), then read the row for the
+    // wait: two statements a wake.
+    AcquireFirst,
+    // Read first: one plain SELECT for all of a replica's roles (LeaseBoard), shared by the runners
+    // that wake together, and ACQUIRE only when the reading says the role is acquirable.
+    ReadFirst,
+};
 
 struct RoleSchedule
 {
@@ -21,11 +32,15 @@ struct RoleSchedule
 // One role's loop on one replica: ACQUIRE, lead the tick, and after a refused ACQUIRE sleep until
 // the earliest moment the role could next be acquirable — read from its row on the database
 // clock (expiry, not_before, last tick end + interval; a pause polls) and capped at MaxPoll — so
-// a contender takes over at expiry rather than up to MaxPoll later.
+// a contender takes over at expiry rather than up to MaxPoll later. With a board (PollMode::
+// ReadFirst) the row is read before ACQUIRE instead of after it, and ACQUIRE is sent only when
+// the reading says the role is acquirable; a wake() still ACQUIREs at once, unread.
 class RoleRunner final
 {
 public:
-    RoleRunner(lease::Manager &manager, RoleSchedule schedule);
+    // board: nullptr polls AcquireFirst; else the replica's board, shared by its runners, which
+    // must outlive this runner.
+    RoleRunner(lease::Manager &manager, RoleSchedule schedule, LeaseBoard *board = nullptr);
     ~RoleRunner();
     RoleRunner(const RoleRunner &) = delete;
     RoleRunner &operator=(const RoleRunner &) = delete;
@@ -47,11 +62,20 @@ public:
                                                      std::chrono::milliseconds interval);
 
 private:
+    using Clock = std::chrono::steady_clock;
+
     void loop();
-    void waitFor(std::chrono::milliseconds duration);
+    void leadOnce(const std::string &context);
+    // ReadFirst: returns once the role should be tried (a reading says it is acquirable, no
+    // sooner than earliest, or a wake), false when stopping.
+    bool awaitAcquirable(const std::string &context, Clock::time_point earliest);
+    bool stopping();
+    // Returns whether wake() or stop() ended the wait.
+    bool waitUntil(Clock::time_point deadline);
 
     lease::Manager &m_manager;
     const RoleSchedule m_schedule;
+    LeaseBoard *const m_board;
     std::thread m_thread;
     std::mutex m_mutex;
     std::condition_variable m_wake;

@@ -56,6 +56,21 @@ struct Replica
     Manager manager;
 };
 
+// The runner tests run in both poll modes: a board shared by a replica's runners reads first.
+void pollModes()
+{
+    QTest::addColumn<bool>("readFirst");
+    QTest::newRow("acquire-first") << false;
+    QTest::newRow("read-first") << true;
+}
+
+std::unique_ptr<leader::scheduler::LeaseBoard> boardFor(Replica &replica, bool readFirst)
+{
+    if (!readFirst)
+        return nullptr;
+    return std::make_unique<leader::scheduler::LeaseBoard>(replica.manager.pool());
+}
+
 double seconds(std::chrono::steady_clock::duration duration)
 {
     return std::chrono::duration<double>(duration).count();
@@ -72,11 +87,14 @@ private slots:
     void init();
 
     void twoManagersContendExactlyOneLeads();
+    void runnersNeverOverlapATick_data() { pollModes(); }
     void runnersNeverOverlapATick();
+    void killedLeaderIsTakenOverWithinTtl_data() { pollModes(); }
     void killedLeaderIsTakenOverWithinTtl();
     void markedLeaderIsTakenBeforeExpiryOnlyOnceDead_data();
     void markedLeaderIsTakenBeforeExpiryOnlyOnceDead();
     void pauseMidTickCancelsWithinOneHeartbeat();
+    void unpauseResumesAtTheNextPoll_data() { pollModes(); }
     void unpauseResumesAtTheNextPoll();
     void cleanShutdownReleasesImmediately();
     void panickedTickIsNotACompletion();
@@ -166,8 +184,11 @@ void TestLeaseManager::runnersNeverOverlapATick()
         --inside;
         ++ticks;
     };
-    leader::scheduler::RoleRunner runnerA(a.manager, {"webhook_delivery", 0ms, work});
-    leader::scheduler::RoleRunner runnerB(b.manager, {"webhook_delivery", 0ms, work});
+    QFETCH(bool, readFirst);
+    const auto boardA = boardFor(a, readFirst);
+    const auto boardB = boardFor(b, readFirst);
+    leader::scheduler::RoleRunner runnerA(a.manager, {"webhook_delivery", 0ms, work}, boardA.get());
+    leader::scheduler::RoleRunner runnerB(b.manager, {"webhook_delivery", 0ms, work}, boardB.get());
     runnerA.start();
     runnerB.start();
     QTRY_VERIFY_WITH_TIMEOUT(ticks.load() >= 20, 30000);
@@ -204,8 +225,13 @@ void TestLeaseManager::killedLeaderIsTakenOverWithinTtl()
                                         + " ms')::text FROM leader_leases WHERE role = 'billing'");
 
     Replica contender(appUrl(), "contender:9:00000009");
-    leader::scheduler::RoleRunner runner(contender.manager, {"billing", 0ms, [](TickContext &) {
-                                                             }});
+    QFETCH(bool, readFirst);
+    const auto board = boardFor(contender, readFirst);
+    leader::scheduler::RoleRunner runner(contender.manager,
+                                         {"billing", 0ms,
+                                          [](TickContext &) {
+                                          }},
+                                         board.get());
     runner.start();
     QTRY_VERIFY_WITH_TIMEOUT(runner.ticksLed() >= 1, 20000);
     const double afterKill = sinceKill.elapsed() / 1000.0;
@@ -352,10 +378,19 @@ void TestLeaseManager::unpauseResumesAtTheNextPoll()
 {
     m_owner->exec("pause", "SELECT leader_pause('dunning', 'op@test', 'drill')", {}, 5s);
     Replica replica(appUrl());
-    leader::scheduler::RoleRunner runner(replica.manager, {"dunning", 0ms, [](TickContext &) {
-                                                           }});
+    QFETCH(bool, readFirst);
+    const auto board = boardFor(replica, readFirst);
+    leader::scheduler::RoleRunner runner(replica.manager,
+                                         {"dunning", 0ms,
+                                          [](TickContext &) {
+                                          }},
+                                         board.get());
     runner.start();
-    QTRY_VERIFY_WITH_TIMEOUT(runner.polls() >= 1, 5000);
+    // Reading first, a paused role is read, never ACQUIREd: give the first reading time to land.
+    if (readFirst)
+        QTest::qWait(500);
+    else
+        QTRY_VERIFY_WITH_TIMEOUT(runner.polls() >= 1, 5000);
     QCOMPARE(runner.ticksLed(), std::uint64_t(0));
 
     QElapsedTimer sinceUnpause;

@@ -1,0 +1,230 @@
+#include "report.h"
+
+#include "jsonwriter.h"
+
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+
+namespace scalebench {
+
+namespace {
+
+std::string fixed(double value, int decimals)
+{
+    char text[48];
+    std::snprintf(text, sizeof text, "%.*f", decimals, value);
+    return text;
+}
+
+std::string percent(double share)
+{
+    return fixed(share * 100.0, 1) + " %";
+}
+
+const Latency &latency(const Phase &phase, StatementKind kind)
+{
+    return phase.latency[static_cast<int>(kind)];
+}
+
+double perSecond(const Phase &phase, StatementKind kind)
+{
+    return phase.perSecond[static_cast<int>(kind)];
+}
+
+std::string p50p99(const Latency &latency)
+{
+    if (latency.count == 0)
+        return "–";
+    return fixed(latency.p50, 2) + " / " + fixed(latency.p99, 2);
+}
+
+double clientTotal(const Phase &phase)
+{
+    double total = 0;
+    for (const double value : phase.perSecond)
+        total += value;
+    return total;
+}
+
+std::string takeoverText(const Run &run)
+{
+    if (run.takeovers.empty())
+        return "no victim";
+    std::string text;
+    for (const Takeover &takeover : run.takeovers) {
+        if (!text.empty())
+            text += "; ";
+        text += takeover.role + " "
+                + (takeover.came ? fixed(takeover.afterKill, 2) + " s (expiry + "
+                                           + fixed(takeover.afterExpiry, 3) + " s)"
+                                 : std::string("never"));
+    }
+    return text;
+}
+
+void phaseRow(std::ostream &out, const Run &run, const Phase &phase)
+{
+    const double replicas = run.replicas;
+    out << "| " << run.mode << " | " << phase.name << " | "
+        << p50p99(latency(phase, StatementKind::Acquire)) << " | "
+        << p50p99(latency(phase, StatementKind::Renew)) << " | "
+        << fixed(phase.bouncerQueriesPerSecond, 1) << " | "
+        << fixed(phase.bouncerQueriesPerSecond / replicas, 3) << " | "
+        << fixed(perSecond(phase, StatementKind::Acquire) / replicas, 3) << " | "
+        << fixed(perSecond(phase, StatementKind::Read) / replicas, 3) << " | "
+        << fixed((perSecond(phase, StatementKind::Renew) + perSecond(phase, StatementKind::Release))
+                         / replicas,
+                 3)
+        << " | " << fixed(perSecond(phase, StatementKind::Registry) / replicas, 3) << " | "
+        << percent(phase.serverCpu) << " | " << percent(phase.bouncerCpu) << " | "
+        << percent(phase.hostsCpu) << " | " << phase.ticksLed << " |\n";
+}
+
+void writeLatency(failoverbench::JsonWriter &json, const Latency &latency)
+{
+    json.beginObject()
+            .field("count", static_cast<std::uint64_t>(latency.count))
+            .field("failed", static_cast<std::uint64_t>(latency.failed))
+            .field("p50_ms", latency.p50)
+            .field("p99_ms", latency.p99)
+            .field("max_ms", latency.max)
+            .endObject();
+}
+
+void writePhase(failoverbench::JsonWriter &json, const Phase &phase, int replicas)
+{
+    json.beginObject()
+            .field("name", phase.name)
+            .field("seconds", phase.seconds)
+            .field("bouncer_queries_per_second", phase.bouncerQueriesPerSecond)
+            .field("bouncer_queries_per_replica_second", phase.bouncerQueriesPerSecond / replicas)
+            .field("server_xacts_per_second", phase.serverXactsPerSecond)
+            .field("client_statements_per_second", clientTotal(phase))
+            .field("server_cpu_cores", phase.serverCpu)
+            .field("bouncer_cpu_cores", phase.bouncerCpu)
+            .field("hosts_cpu_cores", phase.hostsCpu)
+            .field("ticks_led", phase.ticksLed);
+    json.key("statements").beginObject();
+    for (int index = 0; index < StatementKinds; ++index) {
+        json.key(std::string(kindName(static_cast<StatementKind>(index)))).beginObject();
+        json.field("per_second", phase.perSecond[index])
+                .field("per_replica_second", phase.perSecond[index] / replicas);
+        json.key("latency");
+        writeLatency(json, phase.latency[index]);
+        json.endObject();
+    }
+    json.endObject().endObject();
+}
+
+} // namespace
+
+void printReport(std::ostream &out, const Results &results, const std::string &command)
+{
+    out << "\n## scale-bench: " << results.system << ", " << results.processors
+        << " processors; PostgreSQL " << results.serverVersion << ", PgBouncer "
+        << results.bouncerVersion << " (transaction mode, pool 20)\n";
+    std::string last;
+    for (const Run &run : results.runs) {
+        if (std::to_string(run.replicas) != last) {
+            last = std::to_string(run.replicas);
+            out << "\n### " << run.replicas << " replicas × 5 roles (" << run.processes
+                << " host processes)\n\n"
+                << "| poll | phase | ACQUIRE p50 / p99 ms | RENEW p50 / p99 ms | stmt/s | "
+                   "stmt/s per replica | ACQUIRE | read | RENEW+RELEASE | registry | "
+                   "server CPU | PgBouncer CPU | hosts CPU | ticks |\n"
+                << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+        }
+        phaseRow(out, run, run.idle);
+        phaseRow(out, run, run.ticks);
+    }
+    out << "\n### Correctness and takeover\n\n"
+        << "| replicas | poll | ticks checked | double-led | database cross-check | killed host "
+           "| takeover after SIGKILL (database clock) |\n"
+        << "|---|---|---|---|---|---|---|\n";
+    for (const Run &run : results.runs)
+        out << "| " << run.replicas << " | " << run.mode << " | " << run.leadIntervals << " | "
+            << run.doubleLed << " | "
+            << (run.databaseMismatches.empty()
+                        ? std::string("agrees")
+                        : std::to_string(run.databaseMismatches.size()) + " mismatches")
+            << " | " << run.victimReplicas << " replicas | " << takeoverText(run) << " |\n";
+    out << "\n### Growth (ticks phase unless said)\n\n"
+        << "| replicas | poll | idle stmt/s per replica | idle server CPU | ticks stmt/s | "
+           "ticks server CPU | ACQUIRE p99 ms | RENEW p99 ms |\n"
+        << "|---|---|---|---|---|---|---|---|\n";
+    for (const Run &run : results.runs)
+        out << "| " << run.replicas << " | " << run.mode << " | "
+            << fixed(run.idle.bouncerQueriesPerSecond / run.replicas, 3) << " | "
+            << percent(run.idle.serverCpu) << " | " << fixed(run.ticks.bouncerQueriesPerSecond, 1)
+            << " | " << percent(run.ticks.serverCpu) << " | "
+            << fixed(latency(run.ticks, StatementKind::Acquire).p99, 2) << " | "
+            << fixed(latency(run.ticks, StatementKind::Renew).p99, 2) << " |\n";
+    for (const Run &run : results.runs) {
+        for (const std::string &overlap : run.overlaps)
+            out << "double-led (" << run.replicas << ", " << run.mode << "): " << overlap << "\n";
+        for (const std::string &mismatch : run.databaseMismatches)
+            out << "database (" << run.replicas << ", " << run.mode << "): " << mismatch << "\n";
+        for (const std::string &failure : run.failures)
+            out << "FAILED (" << run.replicas << ", " << run.mode << "): " << failure << "\n";
+    }
+    out << "\nreproduce: " << command << "\n";
+}
+
+void writeJson(const std::filesystem::path &file, const Results &results,
+               const std::string &command)
+{
+    std::ofstream out(file, std::ios::trunc);
+    failoverbench::JsonWriter json(out);
+    json.beginObject()
+            .field("benchmark", "scale")
+            .field("started_at", results.startedAt)
+            .field("finished_at", results.finishedAt)
+            .field("system", results.system)
+            .field("processors", results.processors)
+            .field("server_version", results.serverVersion)
+            .field("bouncer_version", results.bouncerVersion)
+            .field("command", command);
+    json.key("runs").beginArray();
+    for (const Run &run : results.runs) {
+        json.beginObject()
+                .field("replicas", run.replicas)
+                .field("poll", run.mode)
+                .field("processes", run.processes);
+        json.key("idle");
+        writePhase(json, run.idle, run.replicas);
+        json.key("ticks");
+        writePhase(json, run.ticks, run.replicas);
+        json.field("victim_pid", run.victimPid).field("victim_replicas", run.victimReplicas);
+        json.key("takeovers").beginArray();
+        for (const Takeover &takeover : run.takeovers)
+            json.beginObject()
+                    .field("role", takeover.role)
+                    .field("victim_token", takeover.victimToken)
+                    .field("came", takeover.came)
+                    .field("new_holder", takeover.newHolder)
+                    .field("after_kill_s", takeover.afterKill)
+                    .field("after_expiry_s", takeover.afterExpiry)
+                    .endObject();
+        json.endArray();
+        json.field("ticks_checked", run.leadIntervals).field("double_led", run.doubleLed);
+        json.key("overlaps").beginArray();
+        for (const std::string &overlap : run.overlaps)
+            json.value(overlap);
+        json.endArray();
+        json.key("database_mismatches").beginArray();
+        for (const std::string &mismatch : run.databaseMismatches)
+            json.value(mismatch);
+        json.endArray();
+        json.key("failures").beginArray();
+        for (const std::string &failure : run.failures)
+            json.value(failure);
+        json.endArray().endObject();
+    }
+    json.endArray().endObject();
+    out << "\n";
+    if (!out)
+        throw std::runtime_error("cannot write " + file.string());
+}
+
+} // namespace scalebench

@@ -1,0 +1,114 @@
+#pragma once
+
+#include "statementclock.h"
+
+#include <array>
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace scalebench {
+
+struct Options
+{
+    std::string databaseUrl;        // the owner, straight to Postgres: migrate, reset, observe
+    std::string replicaDatabaseUrl; // what the replicas use: the app login through PgBouncer
+    std::string bouncerAdminUrl;    // PgBouncer's admin console (database pgbouncer)
+    std::filesystem::path servers;  // the servers' directory: postmaster.pid, pgbouncer.pid
+    std::filesystem::path hostBinary;
+    std::vector<int> replicas{10, 100, 1000};
+    int perProcess = 100;
+    std::vector<std::string> modes{"acquire-first", "read-first"};
+    std::chrono::seconds idleWarmup{12};
+    std::chrono::seconds idleWindow{30};
+    std::chrono::seconds ticksWarmup{12};
+    std::chrono::seconds ticksWindow{30};
+    std::chrono::milliseconds idleInterval{std::chrono::hours(1)};
+    std::chrono::milliseconds idleWork{100};
+    std::chrono::milliseconds tickInterval{1000};
+    std::chrono::milliseconds tickWork{4000};
+    std::chrono::milliseconds spread{10000};
+    bool quick = false;
+    std::filesystem::path jsonFile = "scale.json";
+    std::string launcher; // how the run was started, for the reproduce command
+    bool help = false;
+};
+
+struct Latency
+{
+    std::size_t count = 0;
+    std::size_t failed = 0;
+    double p50 = 0;
+    double p99 = 0;
+    double max = 0;
+};
+
+// One measured window of one phase.
+struct Phase
+{
+    std::string name; // idle / ticks
+    double seconds = 0;
+    // Server-side counts over the window: PgBouncer's SHOW STATS total_query_count for the
+    // benchmark's database (every statement of the replicas and nothing else), and
+    // pg_stat_database's xact_commit + xact_rollback as a cross-check.
+    double bouncerQueriesPerSecond = 0;
+    double serverXactsPerSecond = 0;
+    // Client-side, from the hosts' statement clocks: per kind, statements a second.
+    std::array<double, StatementKinds> perSecond{};
+    std::array<Latency, StatementKinds> latency{};
+    // CPU as a share of one core: utime + stime over the window's wall time.
+    double serverCpu = 0; // the postmaster and all its children
+    double bouncerCpu = 0;
+    double hostsCpu = 0;
+    int ticksLed = 0; // acquired events in the window
+};
+
+struct Takeover
+{
+    std::string role;
+    std::int64_t victimToken = 0;
+    bool came = false;
+    std::string newHolder;
+    double afterKill = 0;   // the new holder's ACQUIRE now() minus clock_timestamp() after SIGKILL
+    double afterExpiry = 0; // the same minus the victim's expires_at: the poll's share
+};
+
+struct Run
+{
+    int replicas = 0;
+    std::string mode;
+    int processes = 0;
+    Phase idle;
+    Phase ticks;
+    int victimPid = 0;
+    int victimReplicas = 0;
+    std::vector<Takeover> takeovers;
+    // Two holders leading one role at once, from the acquired/released events; with the
+    // overlapping pairs described.
+    int doubleLed = 0;
+    std::vector<std::string> overlaps;
+    int leadIntervals = 0;
+    // The cross-check with the database: per role, the row's token at the end is the last token
+    // the events show acquired, and no token was acquired twice.
+    std::vector<std::string> databaseMismatches;
+    std::vector<std::string> failures;
+};
+
+struct Results
+{
+    std::string startedAt;
+    std::string finishedAt;
+    std::string system;
+    unsigned processors = 0;
+    std::string serverVersion;
+    std::string bouncerVersion;
+    std::vector<Run> runs;
+};
+
+// Runs every (replicas, mode) pair: an idle phase and a ticks phase with a takeover, each with its
+// own host processes. Throws on anything that stops the run; correctness failures are in Run.
+Results runAll(const Options &options);
+
+} // namespace scalebench

@@ -1,0 +1,60 @@
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace leader::pg {
+class ConnectionPool;
+}
+
+namespace leader::scheduler {
+
+// When each role of one replica could next be acquired, read from their rows in one plain SELECT
+// (no row lock) for all of them at once. The role runners of a replica share it in the
+// read-first poll mode: a runner sends ACQUIRE, which locks the row, only when a reading says the
+// role is acquirable, and runners that wake together share one reading instead of sending a
+// statement each. Only a hint: ACQUIRE's own WHERE decides, so a stale reading costs a wasted
+// ACQUIRE or a wait of at most MaxPoll, never a second holder. Thread-safe.
+class LeaseBoard final
+{
+public:
+    using Clock = std::chrono::steady_clock;
+
+    explicit LeaseBoard(pg::ConnectionPool &pool);
+    LeaseBoard(const LeaseBoard &) = delete;
+    LeaseBoard &operator=(const LeaseBoard &) = delete;
+
+    // Before the first read: each role's interval enters the due time (last tick end + interval).
+    void add(const std::string &role, std::chrono::milliseconds interval);
+
+    struct Reading
+    {
+        // When the statement was about to be sent: the rows are at least this fresh, and a runner
+        // reads again no later than takenAt + MaxPoll.
+        Clock::time_point takenAt;
+        // The earliest instant the role's row allows an ACQUIRE, on this host's monotonic clock;
+        // a role paused with no end is given takenAt + MaxPoll, so an unpause is seen by polling.
+        Clock::time_point acquirableAt;
+    };
+
+    // The role's answer from a reading taken at or after takenFrom: the last one if it is that
+    // fresh, else a new one. One read is in flight at a time; callers that queue behind it use
+    // its reading when it is fresh enough for them. Throws pg::Error.
+    Reading read(const std::string &role, Clock::time_point takenFrom);
+
+private:
+    std::optional<Reading> cached(const std::string &role, Clock::time_point takenFrom) const;
+
+    pg::ConnectionPool &m_pool;
+    std::mutex m_readMutex; // held while a read is in flight
+    mutable std::mutex m_mutex;
+    std::vector<std::pair<std::string, std::chrono::milliseconds>> m_roles;
+    std::optional<Clock::time_point> m_takenAt;
+    std::map<std::string, Clock::time_point> m_acquirableAt;
+};
+
+} // namespace leader::scheduler
