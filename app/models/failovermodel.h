@@ -1,12 +1,12 @@
 #pragma once
 
-#include <optional>
-
 #include "core/demotypes.h"
 #include "core/timerule.h"
 
 #include <QAbstractTableModel>
 #include <QList>
+
+#include <optional>
 
 namespace leader::console {
 
@@ -49,7 +49,7 @@ public:
     void clear();
     const Failover &failover(int row) const { return m_rows.at(row); }
 
-    static QString formatGap(double seconds);           // "9.81 s"
+    static QString formatGap(double seconds); // "9.81 s"
     // Seconds from the fault to the successor's acquired_at; none when the fault's instant is
     // not known (a takeover the polls found, not one of the demo's faults).
     static std::optional<double> afterFault(const Failover &row);

@@ -179,7 +179,8 @@ public:
             output.line(transitionFields(m_id, event));
         });
         if (options.poll == PollMode::ReadFirst)
-            m_board = std::make_unique<leader::scheduler::LeaseBoard>(m_manager.pool());
+            m_board = std::make_unique<leader::scheduler::LeaseBoard>(m_manager.pool(),
+                                                                      m_manager.holderId());
         const std::chrono::milliseconds work = options.work;
         for (const std::string &role : options.roles)
             m_runners.push_back(std::make_unique<leader::scheduler::RoleRunner>(

@@ -187,8 +187,8 @@ LeadResult Manager::lead(std::string_view role, std::chrono::milliseconds interv
     if (m_metrics)
         m_metrics->acquireRoundTrip(role, Clock::now() - sentAt);
     if (!acquired) {
-        if (heldBy && m_heldElsewhere)
-            m_heldElsewhere(std::string(role), *heldBy);
+        if (heldBy)
+            heldElsewhere(std::string(role), *heldBy);
         return {};
     }
     observeDrift(acquired->now.epochSeconds, sentWall, Wall::now());

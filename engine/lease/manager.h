@@ -76,6 +76,12 @@ public:
     // the replica can wait for that holder's death. Set before the first lead().
     using HeldElsewhere = std::function<void(const std::string &role, const HolderSession &)>;
     void onHeldElsewhere(HeldElsewhere callback) { m_heldElsewhere = std::move(callback); }
+    // The same report from a reading of the row that found it held (a read-first poll).
+    void heldElsewhere(const std::string &role, const HolderSession &holder)
+    {
+        if (m_heldElsewhere)
+            m_heldElsewhere(role, holder);
+    }
 
     // Cancels every running tick as interrupted; later lead() calls acquire nothing.
     void shutdown();

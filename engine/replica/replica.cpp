@@ -50,7 +50,7 @@ Replica::Replica(ReplicaOptions options)
             subscriber(tagged);
     });
     if (m_options.poll == scheduler::PollMode::ReadFirst)
-        m_board = std::make_unique<scheduler::LeaseBoard>(m_manager->pool());
+        m_board = std::make_unique<scheduler::LeaseBoard>(m_manager->pool(), m_manager->holderId());
     for (const RoleProfile &profile : m_options.roles)
         m_runners.push_back(std::make_unique<scheduler::RoleRunner>(
                 *m_manager,

@@ -22,15 +22,20 @@ SELECT s.role,
                                    CASE WHEN l.paused_at IS NOT NULL THEN l.paused_until END,
                                    l.not_before,
                                    l.last_tick_ended_at + s.interval_ms * interval '1 millisecond')
-                          - now()) * 1000
+                          - now()) * 1000,
+       CASE WHEN l.expires_at > now() AND l.holder_id <> $3
+                 AND l.holder_session_incarnation = leader_server_incarnation()
+            THEN l.holder_session END,
+       l.holder_session_incarnation
   FROM unnest($1::text[], $2::bigint[]) AS s(role, interval_ms)
   LEFT JOIN leader_leases l ON l.role = s.role
 )sql";
 
 } // namespace
 
-LeaseBoard::LeaseBoard(pg::ConnectionPool &pool)
+LeaseBoard::LeaseBoard(pg::ConnectionPool &pool, std::string holderId)
     : m_pool(pool)
+    , m_holderId(std::move(holderId))
 {}
 
 void LeaseBoard::add(const std::string &role, std::chrono::milliseconds interval)
@@ -45,8 +50,9 @@ std::optional<LeaseBoard::Reading> LeaseBoard::cached(const std::string &role,
     const std::lock_guard lock(m_mutex);
     if (!m_takenAt || *m_takenAt < takenFrom)
         return std::nullopt;
-    const auto found = m_acquirableAt.find(role);
-    return Reading{*m_takenAt, found == m_acquirableAt.end() ? *m_takenAt : found->second};
+    const auto found = m_readings.find(role);
+    return found == m_readings.end() ? Reading{*m_takenAt, *m_takenAt, std::nullopt}
+                                     : found->second;
 }
 
 LeaseBoard::Reading LeaseBoard::read(const std::string &role, Clock::time_point takenFrom)
@@ -71,26 +77,30 @@ LeaseBoard::Reading LeaseBoard::read(const std::string &role, Clock::time_point 
     intervals += "}";
     const auto takenAt = Clock::now();
     pg::ConnectionPool::Lease connection = m_pool.take();
-    const pg::Result rows = connection->exec("until acquirable (all roles)", ReadSql,
-                                             {roles, intervals}, lease::StatementTimeout);
+    const pg::Result rows
+            = connection->exec("until acquirable (all roles)", ReadSql,
+                               {roles, intervals, m_holderId}, lease::StatementTimeout);
     const auto received = Clock::now();
-    std::map<std::string, Clock::time_point> acquirableAt;
+    std::map<std::string, Reading> readings;
     for (int row = 0; row < rows.rows(); ++row) {
-        Clock::time_point at = received;
+        Reading reading{takenAt, received, std::nullopt};
         if (rows.toBool(row, 1))
-            at = takenAt + lease::MaxPoll;
+            reading.acquirableAt = takenAt + lease::MaxPoll;
         else if (!rows.isNull(row, 2))
-            at = std::max(received, received
-                                            + std::chrono::milliseconds(
-                                                    static_cast<long long>(rows.toDouble(row, 2)))
-                                            + ClockMargin);
-        acquirableAt.emplace(std::string(rows.text(row, 0)), at);
+            reading.acquirableAt
+                    = std::max(received, received
+                                                 + std::chrono::milliseconds(static_cast<long long>(
+                                                         rows.toDouble(row, 2)))
+                                                 + ClockMargin);
+        if (!rows.isNull(row, 3))
+            reading.heldBy = lease::HolderSession{rows.toInt64(row, 3), rows.toInt64(row, 4)};
+        readings.emplace(std::string(rows.text(row, 0)), reading);
     }
     const std::lock_guard lock(m_mutex);
     m_takenAt = takenAt;
-    m_acquirableAt = std::move(acquirableAt);
-    const auto found = m_acquirableAt.find(role);
-    return Reading{takenAt, found == m_acquirableAt.end() ? received : found->second};
+    m_readings = std::move(readings);
+    const auto found = m_readings.find(role);
+    return found == m_readings.end() ? Reading{takenAt, received, std::nullopt} : found->second;
 }
 
 } // namespace leader::scheduler

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "lease/statements.h"
+
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -24,7 +26,8 @@ class LeaseBoard final
 public:
     using Clock = std::chrono::steady_clock;
 
-    explicit LeaseBoard(pg::ConnectionPool &pool);
+    // holderId: this replica's, so that its own leases are not reported as held elsewhere.
+    LeaseBoard(pg::ConnectionPool &pool, std::string holderId);
     LeaseBoard(const LeaseBoard &) = delete;
     LeaseBoard &operator=(const LeaseBoard &) = delete;
 
@@ -39,6 +42,9 @@ public:
         // The earliest instant the role's row allows an ACQUIRE, on this host's monotonic clock;
         // a role paused with no end is given takenAt + MaxPoll, so an unpause is seen by polling.
         Clock::time_point acquirableAt;
+        // Held by another holder with a marker session on this server incarnation (migration
+        // 0179): whose death to wait for.
+        std::optional<lease::HolderSession> heldBy;
     };
 
     // The role's answer from a reading taken at or after takenFrom: the last one if it is that
@@ -50,11 +56,12 @@ private:
     std::optional<Reading> cached(const std::string &role, Clock::time_point takenFrom) const;
 
     pg::ConnectionPool &m_pool;
+    const std::string m_holderId;
     std::mutex m_readMutex; // held while a read is in flight
     mutable std::mutex m_mutex;
     std::vector<std::pair<std::string, std::chrono::milliseconds>> m_roles;
     std::optional<Clock::time_point> m_takenAt;
-    std::map<std::string, Clock::time_point> m_acquirableAt;
+    std::map<std::string, Reading> m_readings; // by role; takenAt as m_takenAt
 };
 
 } // namespace leader::scheduler

@@ -148,6 +148,8 @@ bool RoleRunner::awaitAcquirable(const std::string &context, Clock::time_point e
         bool unread = false;
         try {
             const LeaseBoard::Reading reading = m_board->read(m_schedule.role, takenFrom);
+            if (reading.heldBy)
+                m_manager.heldElsewhere(m_schedule.role, *reading.heldBy);
             takenAt = reading.takenAt;
             tryAt = std::max(reading.acquirableAt, earliest);
             readAgainAt = reading.takenAt + lease::MaxPoll;

@@ -68,7 +68,8 @@ std::unique_ptr<leader::scheduler::LeaseBoard> boardFor(Replica &replica, bool r
 {
     if (!readFirst)
         return nullptr;
-    return std::make_unique<leader::scheduler::LeaseBoard>(replica.manager.pool());
+    return std::make_unique<leader::scheduler::LeaseBoard>(replica.manager.pool(),
+                                                           replica.manager.holderId());
 }
 
 double seconds(std::chrono::steady_clock::duration duration)
