@@ -245,6 +245,44 @@ void stopOnSignal(const std::string &id, leader::tools::EventWriter &out,
                   const std::function<void()> &stopEverything);
 int runAdvisory(const Arguments &arguments, const std::string &url, const std::string &id);
 
+// The control socket at path, none when it is empty, serving the replica's fault switchboard.
+// Returns the exit code, said on stderr, when it cannot be opened.
+std::optional<int> openControl(std::unique_ptr<leader::platform::ControlServer> &server,
+                               const std::string &path, leader::faults::Switchboard *faults,
+                               leader::tools::EventWriter &out)
+{
+    if (path.empty())
+        return std::nullopt;
+    server = std::make_unique<leader::platform::ControlServer>(
+            path,
+            [faults, &out](const std::string &command) { return control(*faults, out, command); });
+    try {
+        server->start();
+    } catch (const std::exception &error) {
+        std::cerr << "leader-replica: cannot open the control socket: " << error.what() << "\n";
+        return Failed;
+    }
+    return std::nullopt;
+}
+
+// Starts a replica of either gate; returns the exit code, said on stderr, when it refused.
+std::optional<int> startOrExitCode(const std::function<void()> &start, const std::string &url)
+{
+    try {
+        start();
+    } catch (const leader::schema::SchemaError &error) {
+        std::cerr << "leader-replica: " << leader::pg::redactSecrets(error.what(), url) << "\n";
+        return SchemaProblem;
+    } catch (const leader::pg::Error &error) {
+        std::cerr << "leader-replica: " << leader::pg::explain(error) << "\n";
+        return error.isTransport() || error.sqlstate() == leader::pg::sqlstate::InvalidPassword
+                               || error.sqlstate() == leader::pg::sqlstate::InvalidAuthorization
+                       ? Unreachable
+                       : Failed;
+    }
+    return std::nullopt;
+}
+
 int run(const Arguments &arguments)
 {
     const std::string url = leader::pg::databaseUrlFrom(arguments.option("--database"));
@@ -301,31 +339,11 @@ int run(const Arguments &arguments)
         }
     }
     std::unique_ptr<leader::platform::ControlServer> controlServer;
-    if (!controlPath.empty()) {
-        controlServer = std::make_unique<leader::platform::ControlServer>(
-                controlPath, [&](const std::string &command) {
-                    return control(*replica.faults(), out, command);
-                });
-        try {
-            controlServer->start();
-        } catch (const std::exception &error) {
-            std::cerr << "leader-replica: cannot open the control socket: " << error.what() << "\n";
-            return Failed;
-        }
-    }
-
-    try {
-        replica.start();
-    } catch (const leader::schema::SchemaError &error) {
-        std::cerr << "leader-replica: " << leader::pg::redactSecrets(error.what(), url) << "\n";
-        return SchemaProblem;
-    } catch (const leader::pg::Error &error) {
-        std::cerr << "leader-replica: " << leader::pg::explain(error) << "\n";
-        return error.isTransport() || error.sqlstate() == leader::pg::sqlstate::InvalidPassword
-                               || error.sqlstate() == leader::pg::sqlstate::InvalidAuthorization
-                       ? Unreachable
-                       : Failed;
-    }
+    if (const std::optional<int> failed
+        = openControl(controlServer, controlPath, replica.faults(), out))
+        return *failed;
+    if (const std::optional<int> failed = startOrExitCode([&] { replica.start(); }, url))
+        return *failed;
     std::thread metricsThread;
     if (metricsPort)
         metricsThread = std::thread([&metrics] { metrics.listen_after_bind(); });
@@ -403,27 +421,11 @@ int runAdvisory(const Arguments &arguments, const std::string &url, const std::s
             [&out](const leader::lease::TransitionEvent &event) { out->transition(event); });
     out = std::make_unique<leader::tools::EventWriter>(std::cout, id, replica.holderId());
     std::unique_ptr<leader::platform::ControlServer> controlServer;
-    if (!controlPath.empty()) {
-        controlServer = std::make_unique<leader::platform::ControlServer>(
-                controlPath, [&](const std::string &command) {
-                    return control(*replica.faults(), *out, command);
-                });
-        try {
-            controlServer->start();
-        } catch (const std::exception &error) {
-            std::cerr << "leader-replica: cannot open the control socket: " << error.what() << "\n";
-            return Failed;
-        }
-    }
-    try {
-        replica.start();
-    } catch (const leader::schema::SchemaError &error) {
-        std::cerr << "leader-replica: " << leader::pg::redactSecrets(error.what(), url) << "\n";
-        return SchemaProblem;
-    } catch (const leader::pg::Error &error) {
-        std::cerr << "leader-replica: " << leader::pg::explain(error) << "\n";
-        return error.isTransport() ? Unreachable : Failed;
-    }
+    if (const std::optional<int> failed
+        = openControl(controlServer, controlPath, replica.faults(), *out))
+        return *failed;
+    if (const std::optional<int> failed = startOrExitCode([&] { replica.start(); }, url))
+        return *failed;
     std::vector<std::string> roleNames;
     for (const leader::replica::RoleProfile &profile : replica.roles())
         roleNames.push_back(profile.role);
