@@ -55,6 +55,7 @@ struct Poll
     double lastTickEndedAt = -1;
     RoleState state = RoleState::Free; // when nobody holds it
     double notBefore = -1;
+    QString tookOver; // leader_status.took_over (migration 0179)
 };
 
 StatusSnapshot snapshotOf(const Poll &poll)
@@ -78,6 +79,7 @@ StatusSnapshot snapshotOf(const Poll &poll)
     }
     if (poll.notBefore >= 0)
         s.notBefore = at(poll.notBefore);
+    s.tookOver = poll.tookOver;
     StatusSnapshot snapshot;
     snapshot.databaseTime = at(poll.at);
     snapshot.receivedAt = snapshot.databaseTime;
@@ -173,6 +175,13 @@ void TstHolderChange::classify_data()
                            {10.0, {}, 0, -1, 0, {}, -1, RoleState::Cooling, 12.0},
                            {12.5, B, 8, 12.2, 9.0, {}, -1, RoleState::Led, 12.0}}
             << 1 << HolderChangeKind::Handover << A << -1.0 << -1.0;
+    // A seen at 1 s with 9 s left (last heartbeat at 0 s); B acquired at 1.6 s, before A's lease
+    // ran out, and the row says why: A's session had ended. Checked: without the took_over test
+    // in HolderChangeTracker::classify this row reads as a handover and fails.
+    QTest::newRow("the previous holder died, taken before its expiry: takeover")
+            << QList<Poll>{{1.0, A, 7, 0.5},
+                           {2.0, B, 8, 1.6, 9.0, {}, -1, RoleState::Led, -1, "session_ended"}}
+            << 1 << HolderChangeKind::Takeover << A << 1.6 << 0.0;
     QTest::newRow("a pause in between")
             << QList<Poll>{{1.0, A, 7, 0.5},
                            {2.0, {}, 0, -1, 0, {}, -1, RoleState::Paused},
@@ -254,6 +263,19 @@ void TstHolderChange::takeoverIsAFailover()
     HolderChange handover = changes.first();
     handover.kind = HolderChangeKind::Handover;
     QVERIFY(!leader::console::takeoverFrom(handover));
+
+    // Taken at the holder's death, before its lease ran out: not an expiry.
+    tracker.clear();
+    const QList<HolderChange> died = feed(
+            tracker,
+            {{1.0, A, 7, 0.5},
+             {2.0, B, 8, 1.6, 9.0, {}, -1, RoleState::Led, -1, QStringLiteral("session_ended")}});
+    QCOMPARE(died.size(), 1);
+    const std::optional<leader::console::Failover> death
+            = leader::console::takeoverFrom(died.first());
+    QVERIFY(death);
+    QCOMPARE(death->fault, QStringLiteral("holder died (database)"));
+    QCOMPARE(death->gapSeconds, 1.6);
 }
 
 void TstHolderChange::eventLogNamesTheKind()
