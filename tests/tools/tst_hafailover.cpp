@@ -541,10 +541,14 @@ void TestHaFailover::followsAPromotion()
     QVERIFY(!replica.find("stopped").has_value());
     QVERIFY(replica.find("acquired", eventsBefore).has_value());
 
-    // The fast-wake listener's session is back, on the new primary.
-    QTRY_COMPARE_WITH_TIMEOUT(valueOnStandby("SELECT count(*) FROM pg_stat_activity WHERE usename "
-                                             "= 'lt_app' AND query = 'LISTEN leader_leases'"),
-                              QStringLiteral("1"), 15'000);
+    // The fast-wake listener's session is back, on the new primary, holding its marker lock
+    // again (migration 0179): its last statement is the marker's, after the LISTEN.
+    QTRY_COMPARE_WITH_TIMEOUT(
+            valueOnStandby("SELECT count(*) FROM pg_stat_activity a JOIN pg_locks l "
+                           "ON l.pid = a.pid AND l.locktype = 'advisory' AND "
+                           "l.granted WHERE a.usename = 'lt_app' AND "
+                           "a.application_name = 'leader wake'"),
+            QStringLiteral("1"), 15'000);
 
     // leaderctl on the same URL answers from the new primary, the only server left.
     const Run status = leaderctl(
