@@ -26,7 +26,8 @@ SELECT s.role,
        CASE WHEN l.expires_at > now() AND l.holder_id <> $3
                  AND l.holder_session_incarnation = leader_server_incarnation()
             THEN l.holder_session END,
-       l.holder_session_incarnation
+       l.holder_session_incarnation,
+       l.last_tick_holder IS NOT DISTINCT FROM $3
   FROM unnest($1::text[], $2::bigint[]) AS s(role, interval_ms)
   LEFT JOIN leader_leases l ON l.role = s.role
 )sql";
@@ -84,14 +85,14 @@ LeaseBoard::Reading LeaseBoard::read(const std::string &role, Clock::time_point 
     std::map<std::string, Reading> readings;
     for (int row = 0; row < rows.rows(); ++row) {
         Reading reading{takenAt, received, std::nullopt};
-        if (rows.toBool(row, 1))
+        if (rows.toBool(row, 1)) {
             reading.acquirableAt = takenAt + lease::MaxPoll;
-        else if (!rows.isNull(row, 2))
-            reading.acquirableAt
-                    = std::max(received, received
-                                                 + std::chrono::milliseconds(static_cast<long long>(
-                                                         rows.toDouble(row, 2)))
-                                                 + ClockMargin);
+        } else if (!rows.isNull(row, 2)) {
+            const auto wait
+                    = std::chrono::milliseconds(static_cast<long long>(rows.toDouble(row, 2)));
+            reading.acquirableAt = std::max(received, received + wait + ClockMargin);
+            reading.spread = wait.count() > 0 && !rows.toBool(row, 5);
+        }
         if (!rows.isNull(row, 3))
             reading.heldBy = lease::HolderSession{rows.toInt64(row, 3), rows.toInt64(row, 4)};
         readings.emplace(std::string(rows.text(row, 0)), reading);

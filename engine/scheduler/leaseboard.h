@@ -45,6 +45,11 @@ public:
         // Held by another holder with a marker session on this server incarnation (migration
         // 0179): whose death to wait for.
         std::optional<lease::HolderSession> heldBy;
+        // acquirableAt is a due instant still to come that every other waiting replica also read,
+        // and this replica did not complete the role's last tick: the runner spreads its wake
+        // past that instant (RoleRunner, DueSpread), while the last tick's holder takes it on
+        // time.
+        bool spread = false;
     };
 
     // The role's answer from a reading taken at or after takenFrom: the last one if it is that

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <random>
 #include <string>
 #include <thread>
 
@@ -34,7 +35,9 @@ struct RoleSchedule
 // clock (expiry, not_before, last tick end + interval; a pause polls) and capped at MaxPoll — so
 // a contender takes over at expiry rather than up to MaxPoll later. With a board (PollMode::
 // ReadFirst) the row is read before ACQUIRE instead of after it, and ACQUIRE is sent only when
-// the reading says the role is acquirable; a wake() still ACQUIREs at once, unread.
+// the reading says the role is acquirable, and a replica that did not complete the role's last
+// tick wakes a random moment (up to DueSpread) past a due instant, so that a fleet does not read
+// together; a wake() still ACQUIREs at once, unread.
 class RoleRunner final
 {
 public:
@@ -83,6 +86,7 @@ private:
     bool m_woken = false;
     std::atomic<std::uint64_t> m_ticksLed = 0;
     std::atomic<std::uint64_t> m_polls = 0;
+    std::minstd_rand m_random{std::random_device{}()}; // the loop's thread only
 };
 
 } // namespace leader::scheduler

@@ -14,6 +14,7 @@
 #include "metrics/leasemetrics.h"
 #include "metrics/registry.h"
 #include "pg/error.h"
+#include "scheduler/leaseboard.h"
 #include "scheduler/rolerunner.h"
 #include "scheduler/stepguard.h"
 #include "testdatabase.h"
@@ -29,6 +30,7 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 using namespace std::chrono_literals;
@@ -91,6 +93,7 @@ private slots:
     void twoManagersContendExactlyOneLeads();
     void runnersNeverOverlapATick_data() { pollModes(); }
     void runnersNeverOverlapATick();
+    void boardSpreadsADueInstantOnlyForOtherReplicas();
     void killedLeaderIsTakenOverWithinTtl_data() { pollModes(); }
     void killedLeaderIsTakenOverWithinTtl();
     void markedLeaderIsTakenBeforeExpiryOnlyOnceDead_data();
@@ -200,6 +203,44 @@ void TestLeaseManager::runnersNeverOverlapATick()
     runnerB.stop();
     QCOMPARE(overlaps.load(), 0);
     QCOMPARE(int(runnerA.ticksLed() + runnerB.ticksLed()), ticks.load());
+}
+
+void TestLeaseManager::boardSpreadsADueInstantOnlyForOtherReplicas()
+{
+    // The read-first runner spreads its wake past a due instant only when the reading says so:
+    // a replica that did not complete the role's last tick does, its holder does not, so a due
+    // tick goes to its last holder on time while a fleet's reads do not arrive together.
+    // Checked: with the board's `last_tick_holder` test removed, the holder's reading is spread
+    // too and this fails.
+    Replica a(appUrl(), "a:1:0000000a");
+    Replica b(appUrl(), "b:2:0000000b");
+    leader::scheduler::LeaseBoard boardA(a.manager.pool(), a.manager.holderId());
+    leader::scheduler::LeaseBoard boardB(b.manager.pool(), b.manager.holderId());
+    for (leader::scheduler::LeaseBoard *board : {&boardA, &boardB}) {
+        board->add("dunning", 1h);
+        board->add("billing", 1h);
+    }
+    const auto fresh = [] {
+        return std::chrono::steady_clock::now();
+    };
+    std::optional<bool> spreadWhileHeld;
+    const LeadResult tick = a.manager.lead("dunning", 1h, [&](TickContext &) {
+        spreadWhileHeld = boardB.read("dunning", fresh()).spread;
+    });
+    QVERIFY(tick.acquired);
+    QCOMPARE(tick.outcome, Outcome::Completed);
+    QCOMPARE(spreadWhileHeld, std::optional<bool>(true)); // held by a until its expiry
+
+    const auto holders = boardA.read("dunning", fresh());
+    QVERIFY(holders.acquirableAt > holders.takenAt + 30min); // due an interval after the tick
+    QVERIFY(!holders.spread);
+    const auto others = boardB.read("dunning", fresh());
+    QVERIFY(others.acquirableAt > others.takenAt + 30min);
+    QVERIFY(others.spread);
+    // No row yet: acquirable now, nothing to spread.
+    const auto unclaimed = boardB.read("billing", fresh());
+    QVERIFY(unclaimed.acquirableAt <= fresh());
+    QVERIFY(!unclaimed.spread);
 }
 
 void TestLeaseManager::killedLeaderIsTakenOverWithinTtl()
