@@ -7,7 +7,7 @@
 #                                  [--design lease|advisory|both]
 # --design both (or advisory) also measures the session advisory lock ADR-114 replaced, straight
 # to Postgres in the same run, and shows it through PgBouncer with one SIGKILL trial: the lock
-# strands on a pooled server connection, so nobody takes billing over (failover-bench --help).
+# strands on a pooled server connection or two replicas both hold it (failover-bench --help).
 # Inside scripts/test.sh (servers already up, LEADER_TEST_* set) it reuses the ci build and servers.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
