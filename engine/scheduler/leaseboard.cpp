@@ -13,8 +13,16 @@ using namespace std::chrono_literals;
 // monotonic clock, so a little margin makes sure now() has passed the instant when ACQUIRE runs.
 constexpr auto ClockMargin = 5ms;
 
+// How wide a due instant is spread per live replica, and at most: a fleet's reads of a role then
+// arrive about two a millisecond, while a handful of replicas still wake within a millisecond or
+// two of the instant. Without it, at 1,000 replicas a thousand reads queued in PgBouncer's pool
+// ahead of the one ACQUIRE that takes the role (docs/benchmarks/scale.md).
+constexpr auto SpreadPerReplica = 500us;
+constexpr auto MaxSpread = 500ms;
+
 // RoleRunner::untilAcquirable's expression for every role of the replica at once; a role without
-// a row (ACQUIRE inserts it) comes back with no row values, that is acquirable now.
+// a row (ACQUIRE inserts it) comes back with no row values, that is acquirable now. When $4 is
+// true it also counts the live replicas (0178's view, which the app may read), for the spread.
 constexpr std::string_view ReadSql = R"sql(
 SELECT s.role,
        l.paused_at IS NOT NULL AND l.paused_until IS NULL,
@@ -27,7 +35,8 @@ SELECT s.role,
                  AND l.holder_session_incarnation = leader_server_incarnation()
             THEN l.holder_session END,
        l.holder_session_incarnation,
-       l.last_tick_holder IS NOT DISTINCT FROM $3
+       CASE WHEN $4::boolean
+            THEN (SELECT count(*) FROM leader_replicas_status WHERE state = 'alive') END
   FROM unnest($1::text[], $2::bigint[]) AS s(role, interval_ms)
   LEFT JOIN leader_leases l ON l.role = s.role
 )sql";
@@ -77,11 +86,18 @@ LeaseBoard::Reading LeaseBoard::read(const std::string &role, Clock::time_point 
     roles += "}";
     intervals += "}";
     const auto takenAt = Clock::now();
+    const bool count = !m_fleetCountedAt || takenAt - *m_fleetCountedAt >= lease::ReplicaSeenEvery;
     pg::ConnectionPool::Lease connection = m_pool.take();
-    const pg::Result rows
-            = connection->exec("until acquirable (all roles)", ReadSql,
-                               {roles, intervals, m_holderId}, lease::StatementTimeout);
+    const pg::Result rows = connection->exec(
+            "until acquirable (all roles)", ReadSql,
+            {roles, intervals, m_holderId, count ? "true" : "false"}, lease::StatementTimeout);
     const auto received = Clock::now();
+    if (count && rows.rows() > 0) {
+        m_fleet = rows.toInt64(0, 5);
+        m_fleetCountedAt = takenAt;
+    }
+    const std::chrono::microseconds spreadWithin = std::min<std::chrono::microseconds>(
+            MaxSpread, std::max<std::int64_t>(m_fleet, 1) * SpreadPerReplica);
     std::map<std::string, Reading> readings;
     for (int row = 0; row < rows.rows(); ++row) {
         Reading reading{takenAt, received, std::nullopt};
@@ -91,7 +107,8 @@ LeaseBoard::Reading LeaseBoard::read(const std::string &role, Clock::time_point 
             const auto wait
                     = std::chrono::milliseconds(static_cast<long long>(rows.toDouble(row, 2)));
             reading.acquirableAt = std::max(received, received + wait + ClockMargin);
-            reading.spread = wait.count() > 0 && !rows.toBool(row, 5);
+            if (wait.count() > 0)
+                reading.spreadWithin = spreadWithin;
         }
         if (!rows.isNull(row, 3))
             reading.heldBy = lease::HolderSession{rows.toInt64(row, 3), rows.toInt64(row, 4)};

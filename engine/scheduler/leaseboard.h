@@ -3,6 +3,7 @@
 #include "lease/statements.h"
 
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -45,11 +46,12 @@ public:
         // Held by another holder with a marker session on this server incarnation (migration
         // 0179): whose death to wait for.
         std::optional<lease::HolderSession> heldBy;
-        // acquirableAt is a due instant still to come that every other waiting replica also read,
-        // and this replica did not complete the role's last tick: the runner spreads its wake
-        // past that instant (RoleRunner, DueSpread), while the last tick's holder takes it on
-        // time.
-        bool spread = false;
+        // When acquirableAt is a due instant still to come, which every replica running the role
+        // read alike: how far past it the runner wakes at random, the same for every replica
+        // (the last tick's holder too, so each tick goes to whichever comes first and roles spread
+        // across replicas), and wider the more replicas are alive (0.5 ms each, at most 500 ms),
+        // so that a fleet's reads do not arrive together. Zero when acquirable now or paused.
+        std::chrono::microseconds spreadWithin{0};
     };
 
     // The role's answer from a reading taken at or after takenFrom: the last one if it is that
@@ -67,6 +69,9 @@ private:
     std::vector<std::pair<std::string, std::chrono::milliseconds>> m_roles;
     std::optional<Clock::time_point> m_takenAt;
     std::map<std::string, Reading> m_readings; // by role; takenAt as m_takenAt
+    // The live replicas at the last count, taken once every ReplicaSeenEvery; under m_readMutex.
+    std::int64_t m_fleet = 0;
+    std::optional<Clock::time_point> m_fleetCountedAt;
 };
 
 } // namespace leader::scheduler

@@ -22,13 +22,6 @@ constexpr auto ClockMargin = 5ms;
 // uses a reading another runner of its replica took this recently: runners that wake together
 // send one statement.
 constexpr auto ShareReadingWithin = 100ms;
-// ReadFirst: how far past a due instant a replica that did not complete the role's last tick may
-// wake, drawn at random per wait. Without it every replica that read the role wakes at that one
-// instant, and at 1,000 replicas their reads queue in the pooler ahead of the ACQUIRE that takes
-// the role (docs/benchmarks/scale.md). The last tick's holder wakes on time and takes it, so a
-// due tick is not late; when that holder is gone, the earliest of N waiting replicas is late by
-// DueSpread / (N + 1) on average. Direct wakes (a NOTIFY, a holder's death) are not spread.
-constexpr auto DueSpread = 500ms;
 
 constexpr std::string_view UntilAcquirableSql = R"sql(
 SELECT paused_at IS NOT NULL AND paused_until IS NULL,
@@ -160,9 +153,10 @@ bool RoleRunner::awaitAcquirable(const std::string &context, Clock::time_point e
                 m_manager.heldElsewhere(m_schedule.role, *reading.heldBy);
             takenAt = reading.takenAt;
             tryAt = std::max(reading.acquirableAt, earliest);
-            if (reading.spread)
-                tryAt += std::chrono::milliseconds(
-                        std::uniform_int_distribution<long long>(0, DueSpread.count())(m_random));
+            // Drawn per wait; a wake (a NOTIFY, a holder's death) is not spread.
+            if (reading.spreadWithin.count() > 0)
+                tryAt += std::chrono::microseconds(std::uniform_int_distribution<long long>(
+                        0, reading.spreadWithin.count())(m_random));
             readAgainAt = reading.takenAt + lease::MaxPoll;
         } catch (const pg::Error &error) {
             log::write(log::Level::Warning, "scheduler", "cannot read the role's row",

@@ -35,9 +35,9 @@ struct RoleSchedule
 // clock (expiry, not_before, last tick end + interval; a pause polls) and capped at MaxPoll — so
 // a contender takes over at expiry rather than up to MaxPoll later. With a board (PollMode::
 // ReadFirst) the row is read before ACQUIRE instead of after it, and ACQUIRE is sent only when
-// the reading says the role is acquirable, and a replica that did not complete the role's last
-// tick wakes a random moment (up to DueSpread) past a due instant, so that a fleet does not read
-// together; a wake() still ACQUIREs at once, unread.
+// the reading says the role is acquirable, and it wakes a random moment past a due instant (up
+// to the reading's spreadWithin), so that a fleet does not read together; a wake() still
+// ACQUIREs at once, unread.
 class RoleRunner final
 {
 public:

@@ -93,7 +93,8 @@ private slots:
     void twoManagersContendExactlyOneLeads();
     void runnersNeverOverlapATick_data() { pollModes(); }
     void runnersNeverOverlapATick();
-    void boardSpreadsADueInstantOnlyForOtherReplicas();
+    void boardSpreadsADueInstantAlikeByTheFleet();
+    void readFirstTicksGoToEitherReplica();
     void killedLeaderIsTakenOverWithinTtl_data() { pollModes(); }
     void killedLeaderIsTakenOverWithinTtl();
     void markedLeaderIsTakenBeforeExpiryOnlyOnceDead_data();
@@ -120,6 +121,8 @@ private slots:
 
 private:
     QString field(const std::string &sql);
+    // Replaces leader_replicas with `count` replicas seen just now: the fleet a board counts.
+    void registerAliveReplicas(int count);
     std::string appUrl() const { return m_db->url(Login::App); }
 
     std::unique_ptr<TestDatabase> m_db;
@@ -136,6 +139,17 @@ void TestLeaseManager::initTestCase()
 void TestLeaseManager::init()
 {
     m_db->resetLeases();
+    registerAliveReplicas(0); // what a failed test registered widens no other test's spreads
+}
+
+void TestLeaseManager::registerAliveReplicas(int count)
+{
+    m_owner->exec("forget replicas", "DELETE FROM leader_replicas", {}, 5s);
+    m_db->connect(Login::App)
+            .exec("replicas seen",
+                  "SELECT leader_replica_seen('host:' || g || ':00000000', 'host', g, 'test', "
+                  "ARRAY['dunning', 'email_outbox']) FROM generate_series(1, $1) AS g",
+                  {count}, 5s);
 }
 
 QString TestLeaseManager::field(const std::string &sql)
@@ -205,13 +219,20 @@ void TestLeaseManager::runnersNeverOverlapATick()
     QCOMPARE(int(runnerA.ticksLed() + runnerB.ticksLed()), ticks.load());
 }
 
-void TestLeaseManager::boardSpreadsADueInstantOnlyForOtherReplicas()
+void TestLeaseManager::boardSpreadsADueInstantAlikeByTheFleet()
 {
-    // The read-first runner spreads its wake past a due instant only when the reading says so:
-    // a replica that did not complete the role's last tick does, its holder does not, so a due
-    // tick goes to its last holder on time while a fleet's reads do not arrive together.
-    // Checked: with the board's `last_tick_holder` test removed, the holder's reading is spread
-    // too and this fails.
+    // The read-first runner wakes a random moment past a due instant, within a width the reading
+    // gives: 0.5 ms per live replica, the same for the replica that completed the last tick as
+    // for the others, so that each tick goes to whichever comes first (roles spread across
+    // replicas) while a fleet's reads do not arrive together. Checked: exempting the last tick's
+    // holder (the board's first version) makes its reading 0 here and this fails, and in the demo
+    // one replica then led every role (tst_demohost).
+    registerAliveReplicas(4);
+    // Gone (not seen for an hour): not counted.
+    m_owner->exec("gone replica",
+                  "INSERT INTO leader_replicas VALUES ('host:9:00000009', 'host', 9, 'test', "
+                  "ARRAY['dunning'], now() - interval '2 hours', now() - interval '1 hour')",
+                  {}, 5s);
     Replica a(appUrl(), "a:1:0000000a");
     Replica b(appUrl(), "b:2:0000000b");
     leader::scheduler::LeaseBoard boardA(a.manager.pool(), a.manager.holderId());
@@ -223,24 +244,68 @@ void TestLeaseManager::boardSpreadsADueInstantOnlyForOtherReplicas()
     const auto fresh = [] {
         return std::chrono::steady_clock::now();
     };
-    std::optional<bool> spreadWhileHeld;
+    std::optional<std::chrono::microseconds> spreadWhileHeld;
     const LeadResult tick = a.manager.lead("dunning", 1h, [&](TickContext &) {
-        spreadWhileHeld = boardB.read("dunning", fresh()).spread;
+        spreadWhileHeld = boardB.read("dunning", fresh()).spreadWithin;
     });
     QVERIFY(tick.acquired);
     QCOMPARE(tick.outcome, Outcome::Completed);
-    QCOMPARE(spreadWhileHeld, std::optional<bool>(true)); // held by a until its expiry
+    // Held by a until its expiry; four replicas alive.
+    QCOMPARE(spreadWhileHeld, std::optional<std::chrono::microseconds>(2ms));
 
     const auto holders = boardA.read("dunning", fresh());
     QVERIFY(holders.acquirableAt > holders.takenAt + 30min); // due an interval after the tick
-    QVERIFY(!holders.spread);
+    QCOMPARE(holders.spreadWithin, std::chrono::microseconds(2ms));
     const auto others = boardB.read("dunning", fresh());
     QVERIFY(others.acquirableAt > others.takenAt + 30min);
-    QVERIFY(others.spread);
+    QCOMPARE(others.spreadWithin, std::chrono::microseconds(2ms));
     // No row yet: acquirable now, nothing to spread.
     const auto unclaimed = boardB.read("billing", fresh());
     QVERIFY(unclaimed.acquirableAt <= fresh());
-    QVERIFY(!unclaimed.spread);
+    QCOMPARE(unclaimed.spreadWithin, std::chrono::microseconds(0));
+    registerAliveReplicas(0);
+}
+
+void TestLeaseManager::readFirstTicksGoToEitherReplica()
+{
+    // Tick-scoped leases spread roles across replicas by construction (ADR-114): a release wakes
+    // the waiting replica (fast wake), which then reads the same due instant as the replica that
+    // completed the tick, and that one has no head start on it, so two read-first runners of an
+    // interval role both lead. 200 replicas alive spread a due instant over 100 ms. Checked:
+    // with the last tick's holder exempt from the spread, the first runner to lead led all 30
+    // ticks and this failed.
+    if (m_db->viaPgBouncer())
+        QSKIP("no LISTEN through the transaction pooler: a waiting replica learns of a release at "
+              "its next read, MaxPoll after the last, so a holder that ticks faster keeps leading");
+    registerAliveReplicas(200);
+    Replica a(appUrl(), "a:1:0000000a");
+    Replica b(appUrl(), "b:2:0000000b");
+    std::atomic<int> ticks = 0;
+    const auto work = [&](TickContext &) {
+        ++ticks;
+    };
+    leader::scheduler::LeaseBoard boardA(a.manager.pool(), a.manager.holderId());
+    leader::scheduler::LeaseBoard boardB(b.manager.pool(), b.manager.holderId());
+    leader::scheduler::RoleRunner runnerA(a.manager, {"email_outbox", 300ms, work}, &boardA);
+    leader::scheduler::RoleRunner runnerB(b.manager, {"email_outbox", 300ms, work}, &boardB);
+    leader::lease::WakeListener wakeA({.url = appUrl()},
+                                      [&](const std::string &) { runnerA.wake(); });
+    leader::lease::WakeListener wakeB({.url = appUrl()},
+                                      [&](const std::string &) { runnerB.wake(); });
+    QVERIFY(wakeA.start());
+    QVERIFY(wakeB.start());
+    runnerA.start();
+    runnerB.start();
+    QTRY_VERIFY_WITH_TIMEOUT(ticks.load() >= 30, 30000);
+    a.manager.shutdown();
+    b.manager.shutdown();
+    runnerA.stop();
+    runnerB.stop();
+    const int byA = int(runnerA.ticksLed());
+    const int byB = int(runnerB.ticksLed());
+    registerAliveReplicas(0);
+    qInfo("read-first ticks: %d by a, %d by b", byA, byB);
+    QVERIFY2(byA >= 4 && byB >= 4, qPrintable(QString::asprintf("%d by a, %d by b", byA, byB)));
 }
 
 void TestLeaseManager::killedLeaderIsTakenOverWithinTtl()
