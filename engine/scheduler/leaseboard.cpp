@@ -13,16 +13,19 @@ using namespace std::chrono_literals;
 // monotonic clock, so a little margin makes sure now() has passed the instant when ACQUIRE runs.
 constexpr auto ClockMargin = 5ms;
 
-// How wide a due instant is spread per live replica, and at most: a fleet's reads of a role then
-// arrive about two a millisecond, while a handful of replicas still wake within a millisecond or
-// two of the instant. Without it, at 1,000 replicas a thousand reads queued in PgBouncer's pool
-// ahead of the one ACQUIRE that takes the role (docs/benchmarks/scale.md).
-constexpr auto SpreadPerReplica = 500us;
-constexpr auto MaxSpread = 500ms;
+// How wide a due instant is spread per live replica that runs the role, and at most: their reads
+// arrive about one every 2 ms, while a handful of replicas still wake within a few milliseconds
+// of the instant. Without it, at 1,000 replicas a thousand reads queued in PgBouncer's pool ahead
+// of the one ACQUIRE that takes the role, and with half a millisecond a replica the reads that
+// fall in one 500 ms burst still outran two cores (docs/benchmarks/scale.md). At most MaxPoll:
+// wider would only move the burst.
+constexpr auto SpreadPerReplica = 2ms;
+constexpr auto MaxSpread = std::chrono::duration_cast<std::chrono::microseconds>(lease::MaxPoll);
 
 // RoleRunner::untilAcquirable's expression for every role of the replica at once; a role without
 // a row (ACQUIRE inserts it) comes back with no row values, that is acquirable now. When $4 is
-// true it also counts the live replicas (0178's view, which the app may read), for the spread.
+// true it also counts the live replicas that run each role (0178's view, which the app may read),
+// for the spread: about 2 ms for five roles at 1,000 replicas, hence not on every read.
 constexpr std::string_view ReadSql = R"sql(
 SELECT s.role,
        l.paused_at IS NOT NULL AND l.paused_until IS NULL,
@@ -36,7 +39,8 @@ SELECT s.role,
             THEN l.holder_session END,
        l.holder_session_incarnation,
        CASE WHEN $4::boolean
-            THEN (SELECT count(*) FROM leader_replicas_status WHERE state = 'alive') END
+            THEN (SELECT count(*) FROM leader_replicas_status r
+                   WHERE r.state = 'alive' AND s.role = ANY(r.roles)) END
   FROM unnest($1::text[], $2::bigint[]) AS s(role, interval_ms)
   LEFT JOIN leader_leases l ON l.role = s.role
 )sql";
@@ -86,18 +90,23 @@ LeaseBoard::Reading LeaseBoard::read(const std::string &role, Clock::time_point 
     roles += "}";
     intervals += "}";
     const auto takenAt = Clock::now();
-    const bool count = !m_fleetCountedAt || takenAt - *m_fleetCountedAt >= lease::ReplicaSeenEvery;
+    // A replica that has just started may see its fleet still starting: it counts again one
+    // registry beat later, for a minute, and once a minute after that.
+    const bool count
+            = !m_fleetCountedAt
+              || takenAt - *m_fleetCountedAt
+                         >= (m_counts < 4 ? lease::ReplicaSeenEvery : 4 * lease::ReplicaSeenEvery);
     pg::ConnectionPool::Lease connection = m_pool.take();
     const pg::Result rows = connection->exec(
             "until acquirable (all roles)", ReadSql,
             {roles, intervals, m_holderId, count ? "true" : "false"}, lease::StatementTimeout);
     const auto received = Clock::now();
-    if (count && rows.rows() > 0) {
-        m_fleet = rows.toInt64(0, 5);
+    if (count) {
+        for (int row = 0; row < rows.rows(); ++row)
+            m_fleet[std::string(rows.text(row, 0))] = rows.toInt64(row, 5);
         m_fleetCountedAt = takenAt;
+        ++m_counts;
     }
-    const std::chrono::microseconds spreadWithin = std::min<std::chrono::microseconds>(
-            MaxSpread, std::max<std::int64_t>(m_fleet, 1) * SpreadPerReplica);
     std::map<std::string, Reading> readings;
     for (int row = 0; row < rows.rows(); ++row) {
         Reading reading{takenAt, received, std::nullopt};
@@ -107,8 +116,12 @@ LeaseBoard::Reading LeaseBoard::read(const std::string &role, Clock::time_point 
             const auto wait
                     = std::chrono::milliseconds(static_cast<long long>(rows.toDouble(row, 2)));
             reading.acquirableAt = std::max(received, received + wait + ClockMargin);
-            if (wait.count() > 0)
-                reading.spreadWithin = spreadWithin;
+            if (wait.count() > 0) {
+                const auto found = m_fleet.find(std::string(rows.text(row, 0)));
+                const std::int64_t fleet = found == m_fleet.end() ? 1 : found->second;
+                reading.spreadWithin = std::min<std::chrono::microseconds>(
+                        MaxSpread, std::max<std::int64_t>(fleet, 1) * SpreadPerReplica);
+            }
         }
         if (!rows.isNull(row, 3))
             reading.heldBy = lease::HolderSession{rows.toInt64(row, 3), rows.toInt64(row, 4)};

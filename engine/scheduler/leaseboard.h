@@ -49,8 +49,9 @@ public:
         // When acquirableAt is a due instant still to come, which every replica running the role
         // read alike: how far past it the runner wakes at random, the same for every replica
         // (the last tick's holder too, so each tick goes to whichever comes first and roles spread
-        // across replicas), and wider the more replicas are alive (0.5 ms each, at most 500 ms),
-        // so that a fleet's reads do not arrive together. Zero when acquirable now or paused.
+        // across replicas), and wider the more live replicas run the role (2 ms each, at most
+        // MaxPoll), so that a fleet's reads do not arrive together. Zero when acquirable now or
+        // paused.
         std::chrono::microseconds spreadWithin{0};
     };
 
@@ -69,9 +70,10 @@ private:
     std::vector<std::pair<std::string, std::chrono::milliseconds>> m_roles;
     std::optional<Clock::time_point> m_takenAt;
     std::map<std::string, Reading> m_readings; // by role; takenAt as m_takenAt
-    // The live replicas at the last count, taken once every ReplicaSeenEvery; under m_readMutex.
-    std::int64_t m_fleet = 0;
+    // By role, the live replicas that run it at the last count; under m_readMutex.
+    std::map<std::string, std::int64_t> m_fleet;
     std::optional<Clock::time_point> m_fleetCountedAt;
+    int m_counts = 0;
 };
 
 } // namespace leader::scheduler
