@@ -69,6 +69,7 @@ void HolderTimeline::append(const StatusSnapshot &snapshot, const QList<HolderCh
             Span &open = spanBySeq(state.openSeq);
             if (held && status.holderId == open.holderId && status.token == open.token) {
                 open.to = now;
+                open.toMs = nowMs;
                 state.endsMs.back() = nowMs;
                 state.lastSeenMs = nowMs;
                 state.lastHeartbeatMs = heartbeatMs;
@@ -84,17 +85,22 @@ void HolderTimeline::append(const StatusSnapshot &snapshot, const QList<HolderCh
 
         Span span;
         span.role = m_roleOrder.at(m_roleOrder.indexOf(status.role)); // shares the string
-        span.holderId = status.holderId;
+        // One string per holder id, shared by all its spans: the view compares them by pointer.
+        // A bound, for a console left open across years of restarts: a fresh table only costs
+        // the view a text comparison for the ids interned before it.
+        if (m_holderIds.size() >= MaxInternedHolders)
+            m_holderIds.clear();
+        span.holderId = *m_holderIds.insert(status.holderId);
         span.token = status.token;
         span.from = status.acquiredAt.isValid() ? status.acquiredAt.toUTC() : now;
         span.to = std::max(span.from, now);
+        span.fromMs = span.from.toMSecsSinceEpoch();
+        span.toMs = span.to.toMSecsSinceEpoch();
         span.open = true;
         if (!state.seqs.empty()) {
             const Span &previous = spanBySeq(state.seqs.back());
             span.gapBeforeSeconds = std::max(0.0, previous.to.msecsTo(span.from) / 1000.0);
             span.previousHolderId = previous.holderId;
-            if (previous.holderId == span.holderId)
-                span.holderId = previous.holderId; // one shared string per holder, not per span
         }
         for (const HolderChange &change : changes) {
             if (change.role == status.role) {
@@ -108,7 +114,7 @@ void HolderTimeline::append(const StatusSnapshot &snapshot, const QList<HolderCh
         m_spans.push_back(std::move(span));
         const qint64 seq = m_firstSeq + row;
         state.seqs.push_back(seq);
-        state.endsMs.push_back(m_spans.back().to.toMSecsSinceEpoch());
+        state.endsMs.push_back(m_spans.back().toMs);
         state.openSeq = seq;
         state.lastSeenMs = nowMs;
         state.lastHeartbeatMs = heartbeatMs;
@@ -123,7 +129,7 @@ void HolderTimeline::append(const StatusSnapshot &snapshot, const QList<HolderCh
 void HolderTimeline::closeOpenSpan(RoleState &state, const RoleStatus &status)
 {
     Span &span = spanBySeq(state.openSeq);
-    const qint64 fromMs = span.from.toMSecsSinceEpoch();
+    const qint64 fromMs = span.fromMs;
     qint64 endMs = state.lastSeenMs;
     const qint64 endedMs
             = status.lastTickEndedAt.isValid() ? status.lastTickEndedAt.toMSecsSinceEpoch() : -1;
@@ -137,8 +143,9 @@ void HolderTimeline::closeOpenSpan(RoleState &state, const RoleStatus &status)
         // It stopped without finishing: it died, froze or lost the lease at its last heartbeat.
         endMs = std::clamp(state.lastHeartbeatMs, fromMs, std::max(fromMs, state.lastSeenMs));
     }
-    span.to = QDateTime::fromMSecsSinceEpoch(std::max(endMs, fromMs), Qt::UTC);
-    state.endsMs.back() = std::max(endMs, fromMs); // the open span is the role's last
+    span.toMs = std::max(endMs, fromMs);
+    span.to = QDateTime::fromMSecsSinceEpoch(span.toMs, Qt::UTC);
+    state.endsMs.back() = span.toMs; // the open span is the role's last
     span.open = false;
     const qint64 seq = state.openSeq;
     state.openSeq = -1;
@@ -186,6 +193,7 @@ void HolderTimeline::clear()
     m_roles.clear();
     m_latestMs.reset();
     m_holderNames.clear();
+    m_holderIds.clear();
     endResetModel();
     emit updated();
 }

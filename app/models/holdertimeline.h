@@ -8,6 +8,7 @@
 #include <QDateTime>
 #include <QHash>
 #include <QList>
+#include <QSet>
 #include <QString>
 #include <QStringList>
 
@@ -53,6 +54,9 @@ public:
         // While open: the last poll that saw it. Once closed: where the holder stopped, i.e. the
         // tick's end if it finished it, the pause, else its last heartbeat (expires_at - TTL).
         QDateTime to;
+        // from and to in msecs since the epoch, for painting a day of spans without converting.
+        qint64 fromMs = 0;
+        qint64 toMs = 0;
         bool open = true;
         // From the previous span's end of the same role; nullopt for a role's first span.
         std::optional<double> gapBeforeSeconds;
@@ -143,6 +147,8 @@ private:
     std::optional<qint64> m_latestMs;
     TimeRuleBinding m_timeRule;
     QHash<QString, QString> m_holderNames;
+    static constexpr qsizetype MaxInternedHolders = 4096;
+    QSet<QString> m_holderIds; // the spans' holder ids, interned
 };
 
 template<typename Visit>
@@ -158,7 +164,7 @@ void HolderTimeline::forEachSpan(const QString &role, const QDateTime &from, con
     auto endIt = std::lower_bound(ends.cbegin(), ends.cend(), from.toMSecsSinceEpoch());
     while (endIt != ends.cend()) {
         const Span &span = spanBySeq(it->seqs[size_t(endIt - ends.cbegin())]);
-        if (span.from.toMSecsSinceEpoch() > toMs)
+        if (span.fromMs > toMs)
             break;
         visit(span);
         const qint64 endMs = *endIt;

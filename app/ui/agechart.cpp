@@ -607,6 +607,11 @@ void AgeChart::applyTheme()
     if (m_chart->theme() != theme)
         m_chart->setTheme(theme);
     m_chart->setAnimationOptions(QChart::NoAnimation);
+    // The themes paint the background as a gradient in a rounded rectangle: every pixel of the
+    // chart blended on every frame. A plain fill in the palette's base colour, as the holder
+    // timeline beside it has, is a memory fill.
+    m_chart->setBackgroundBrush(palette().color(QPalette::Base));
+    m_chart->setBackgroundRoundness(0);
     // setTheme() recolours every series; put the role and marker colours back.
     for (const RoleSeries &entry : std::as_const(m_series)) {
         const QColor color = dark ? entry.color.lighter(120) : entry.color;

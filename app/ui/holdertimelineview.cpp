@@ -6,6 +6,7 @@
 #include <QPaintEvent>
 #include <QPainter>
 #include <QToolTip>
+#include <QVarLengthArray>
 
 #include <algorithm>
 #include <array>
@@ -172,6 +173,13 @@ void HolderTimelineView::paintEvent(QPaintEvent *)
 
     const QStringList roles = m_model->roles();
     QStringList shownHolders; // in the window, for the legend
+    struct SeenHolder
+    {
+        const QChar *data; // an interned holder id's text
+        QColor color;
+    };
+    constexpr qsizetype MaxSeenHolders = 32;
+    QVarLengthArray<SeenHolder, MaxSeenHolders> seen;
     for (int lane = 0; lane < roles.size(); ++lane) {
         const int top = layout.lanes.top() + lane * (layout.laneHeight + LaneGap);
         if (top > layout.lanes.bottom())
@@ -186,8 +194,8 @@ void HolderTimelineView::paintEvent(QPaintEvent *)
         // spans, and a pixel shows one of them whatever we do. Same-colour neighbours merge.
         const qint64 startMs = layout.start.toMSecsSinceEpoch();
         const double pxPerMs = layout.lanes.width() / double(historyWindowMs(m_window));
-        const auto xOf = [&](const QDateTime &t) {
-            return layout.lanes.left() + double(t.toMSecsSinceEpoch() - startMs) * pxPerMs;
+        const auto xOf = [&](qint64 ms) {
+            return layout.lanes.left() + double(ms - startMs) * pxPerMs;
         };
         QRectF pending;
         QColor pendingColor;
@@ -196,7 +204,7 @@ void HolderTimelineView::paintEvent(QPaintEvent *)
                 painter.fillRect(pending, pendingColor);
             pending = QRectF();
         };
-        QString lastHolder;
+        const QChar *lastHolder = nullptr;
         QColor lastColor;
         double previousTo = 0;
         double lastLabelRight = -1;
@@ -213,13 +221,25 @@ void HolderTimelineView::paintEvent(QPaintEvent *)
         m_model->forEachSpan(
                 roles.at(lane), layout.start, layout.end,
                 [&](const HolderTimeline::Span &span) {
-                    const double x0 = std::max(xOf(span.from), double(laneRect.left()));
-                    const double x1 = std::min(xOf(span.to), double(laneRect.right()));
-                    if (span.holderId != lastHolder) {
-                        lastHolder = span.holderId;
-                        lastColor = holderColor(span.holderId);
-                        if (!shownHolders.contains(lastHolder))
-                            shownHolders.append(lastHolder);
+                    const double x0 = std::max(xOf(span.fromMs), double(laneRect.left()));
+                    const double x1 = std::min(xOf(span.toMs), double(laneRect.right()));
+                    // The model interns holder ids, so a visit compares a pointer; the text
+                    // only for a holder not seen yet in this paint.
+                    const QChar *holder = span.holderId.constData();
+                    if (holder != lastHolder) {
+                        lastHolder = holder;
+                        const auto known = std::find_if(
+                                seen.cbegin(), seen.cend(),
+                                [holder](const SeenHolder &s) { return s.data == holder; });
+                        if (known != seen.cend()) {
+                            lastColor = known->color;
+                        } else {
+                            lastColor = holderColor(span.holderId);
+                            if (!shownHolders.contains(span.holderId))
+                                shownHolders.append(span.holderId);
+                            if (seen.size() < MaxSeenHolders)
+                                seen.append({holder, lastColor});
+                        }
                     }
                     if (!pending.isNull() && x0 < std::floor(pending.right()) + 1.0) {
                         // Inside the pixel already painted: extend it, keep its colour.
