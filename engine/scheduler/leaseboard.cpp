@@ -21,6 +21,14 @@ constexpr auto ClockMargin = 5ms;
 // wider would only move the burst.
 constexpr auto SpreadPerReplica = 2ms;
 constexpr auto MaxSpread = std::chrono::duration_cast<std::chrono::microseconds>(lease::MaxPoll);
+// A replica that has just started may see its fleet still starting: it counts again one registry
+// beat later for its first minute, and once a minute after that.
+constexpr int EarlyFleetCounts = 4;
+constexpr auto FleetCountEvery = EarlyFleetCounts * lease::ReplicaSeenEvery;
+// How much sooner than MaxPoll a waiting runner may read again: never later, so that an unpause is
+// still seen within MaxPoll.
+constexpr auto MaxPollJitter
+        = std::chrono::duration_cast<std::chrono::microseconds>(lease::MaxPoll) / 10;
 
 // RoleRunner::untilAcquirable's expression for every role of the replica at once; a role without
 // a row (ACQUIRE inserts it) comes back with no row values, that is acquirable now. When $4 is
@@ -62,11 +70,10 @@ std::optional<LeaseBoard::Reading> LeaseBoard::cached(const std::string &role,
                                                       Clock::time_point takenFrom) const
 {
     const std::lock_guard lock(m_mutex);
-    if (!m_takenAt || *m_takenAt < takenFrom)
+    if (!m_unlisted || m_unlisted->takenAt < takenFrom)
         return std::nullopt;
     const auto found = m_readings.find(role);
-    return found == m_readings.end() ? Reading{*m_takenAt, *m_takenAt, std::nullopt}
-                                     : found->second;
+    return found == m_readings.end() ? *m_unlisted : found->second;
 }
 
 LeaseBoard::Reading LeaseBoard::read(const std::string &role, Clock::time_point takenFrom)
@@ -90,26 +97,27 @@ LeaseBoard::Reading LeaseBoard::read(const std::string &role, Clock::time_point 
     roles += "}";
     intervals += "}";
     const auto takenAt = Clock::now();
-    // A replica that has just started may see its fleet still starting: it counts again one
-    // registry beat later, for a minute, and once a minute after that.
-    const bool count
-            = !m_fleetCountedAt
-              || takenAt - *m_fleetCountedAt
-                         >= (m_counts < 4 ? lease::ReplicaSeenEvery : 4 * lease::ReplicaSeenEvery);
+    const bool count = !m_fleetCountedAt
+                       || takenAt - *m_fleetCountedAt >= (m_counts < EarlyFleetCounts
+                                                                  ? lease::ReplicaSeenEvery
+                                                                  : FleetCountEvery);
     pg::ConnectionPool::Lease connection = m_pool.take();
     const pg::Result rows = connection->exec(
             "until acquirable (all roles)", ReadSql,
             {roles, intervals, m_holderId, count ? "true" : "false"}, lease::StatementTimeout);
     const auto received = Clock::now();
-    if (count) {
-        for (int row = 0; row < rows.rows(); ++row)
-            m_fleet[std::string(rows.text(row, 0))] = rows.toInt64(row, 5);
-        m_fleetCountedAt = takenAt;
-        ++m_counts;
-    }
+    // One draw for the whole reading, so that the replica's runners still read together.
+    const auto readAgainAt = takenAt + lease::MaxPoll
+                             - std::chrono::microseconds(std::uniform_int_distribution<long long>(
+                                     0, MaxPollJitter.count())(m_random));
+    // A role without a row: acquirable now (ACQUIRE inserts it).
+    const Reading unlisted{takenAt, readAgainAt, received};
     std::map<std::string, Reading> readings;
     for (int row = 0; row < rows.rows(); ++row) {
-        Reading reading{takenAt, received, std::nullopt};
+        std::string name(rows.text(row, 0));
+        if (count)
+            m_fleet[name] = rows.toInt64(row, 5);
+        Reading reading = unlisted;
         if (rows.toBool(row, 1)) {
             reading.acquirableAt = takenAt + lease::MaxPoll;
         } else if (!rows.isNull(row, 2)) {
@@ -117,21 +125,26 @@ LeaseBoard::Reading LeaseBoard::read(const std::string &role, Clock::time_point 
                     = std::chrono::milliseconds(static_cast<long long>(rows.toDouble(row, 2)));
             reading.acquirableAt = std::max(received, received + wait + ClockMargin);
             if (wait.count() > 0) {
-                const auto found = m_fleet.find(std::string(rows.text(row, 0)));
-                const std::int64_t fleet = found == m_fleet.end() ? 1 : found->second;
-                reading.spreadWithin = std::min<std::chrono::microseconds>(
-                        MaxSpread, std::max<std::int64_t>(fleet, 1) * SpreadPerReplica);
+                const auto found = m_fleet.find(name);
+                const std::int64_t fleet
+                        = found == m_fleet.end() ? 1 : std::max<std::int64_t>(found->second, 1);
+                reading.spreadWithin
+                        = std::min<std::chrono::microseconds>(MaxSpread, fleet * SpreadPerReplica);
             }
         }
         if (!rows.isNull(row, 3))
             reading.heldBy = lease::HolderSession{rows.toInt64(row, 3), rows.toInt64(row, 4)};
-        readings.emplace(std::string(rows.text(row, 0)), reading);
+        readings.emplace(std::move(name), reading);
+    }
+    if (count) {
+        m_fleetCountedAt = takenAt;
+        ++m_counts;
     }
     const std::lock_guard lock(m_mutex);
-    m_takenAt = takenAt;
+    m_unlisted = unlisted;
     m_readings = std::move(readings);
     const auto found = m_readings.find(role);
-    return found == m_readings.end() ? Reading{takenAt, received, std::nullopt} : found->second;
+    return found == m_readings.end() ? unlisted : found->second;
 }
 
 } // namespace leader::scheduler

@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -37,9 +38,15 @@ public:
 
     struct Reading
     {
-        // When the statement was about to be sent: the rows are at least this fresh, and a runner
-        // reads again no later than takenAt + MaxPoll.
+        // When the statement was about to be sent: the rows are at least this fresh.
         Clock::time_point takenAt;
+        // When a runner still waiting reads again: MaxPoll after takenAt less a random share of
+        // up to a tenth of it, drawn once per reading (the replica's runners keep reading
+        // together). Without it, a replica whose ACQUIRE lost read again exactly MaxPoll later,
+        // and where a role's cycle is near MaxPoll that fell just past its next due instant,
+        // unspread: the losers of each tick came back together as the next tick's contenders,
+        // more of them every cycle (docs/benchmarks/scale.md).
+        Clock::time_point readAgainAt;
         // The earliest instant the role's row allows an ACQUIRE, on this host's monotonic clock;
         // a role paused with no end is given takenAt + MaxPoll, so an unpause is seen by polling.
         Clock::time_point acquirableAt;
@@ -68,12 +75,14 @@ private:
     std::mutex m_readMutex; // held while a read is in flight
     mutable std::mutex m_mutex;
     std::vector<std::pair<std::string, std::chrono::milliseconds>> m_roles;
-    std::optional<Clock::time_point> m_takenAt;
-    std::map<std::string, Reading> m_readings; // by role; takenAt as m_takenAt
+    // The last reading's answer for a role it has no row for; its takenAt is every reading's.
+    std::optional<Reading> m_unlisted;
+    std::map<std::string, Reading> m_readings; // by role
     // By role, the live replicas that run it at the last count; under m_readMutex.
     std::map<std::string, std::int64_t> m_fleet;
     std::optional<Clock::time_point> m_fleetCountedAt;
     int m_counts = 0;
+    std::minstd_rand m_random{std::random_device{}()}; // under m_readMutex
 };
 
 } // namespace leader::scheduler

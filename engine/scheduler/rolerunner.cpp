@@ -157,7 +157,7 @@ bool RoleRunner::awaitAcquirable(const std::string &context, Clock::time_point e
             if (reading.spreadWithin.count() > 0)
                 tryAt += std::chrono::microseconds(std::uniform_int_distribution<long long>(
                         0, reading.spreadWithin.count())(m_random));
-            readAgainAt = reading.takenAt + lease::MaxPoll;
+            readAgainAt = reading.readAgainAt;
         } catch (const pg::Error &error) {
             log::write(log::Level::Warning, "scheduler", "cannot read the role's row",
                        context + " error=\"" + pg::explain(error) + "\"");
@@ -175,9 +175,9 @@ bool RoleRunner::awaitAcquirable(const std::string &context, Clock::time_point e
             // Due by the reading: read again, before locking the row.
             takenFrom = Clock::now() - ShareReadingWithin;
         } else {
-            // The reading is MaxPoll old: any later one will do, another runner's of this replica
-            // too. Its next read is then MaxPoll after that one, so the runners of a replica
-            // that are waiting fall in with each other and share one read a MaxPoll.
+            // The reading is due for renewal: any later one will do, another runner's of this
+            // replica too. Its next read is then at that one's readAgainAt, so the runners of a
+            // replica that are waiting fall in with each other and share one read a MaxPoll.
             takenFrom = takenAt + Clock::duration(1);
         }
     }
