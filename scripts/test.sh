@@ -8,13 +8,19 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
+# Where the run's time goes (CI has 30 minutes on two cores): seconds since the start, a line a
+# stage.
+stage() { echo "test: $1 done at $SECONDS s"; }
+
 scripts/setup-deps.sh
+stage "installing"
 # setup-deps generated de_DE.UTF-8, so a locale test that finds it missing fails instead of
 # skipping.
 export LEADER_TEST_LOCALES=required
 cmake --preset ci >/dev/null
 cmake --build --preset ci -j "$(nproc)"
 cmake --build --preset ci --target format-check
+stage "the build"
 
 servers=$(mktemp -d /tmp/leader-test-servers.XXXXXX)
 export LEADER_TEST_REPORT=$servers/measurements.txt
@@ -32,6 +38,7 @@ scripts/test-servers.sh start "$servers"
 source "$servers/env"
 
 ctest --preset ci -j "$(nproc)" --timeout 900 "$@"
+stage "ctest"
 # The failover benchmark's quick mode: real leader-replica processes, every fault, a few trials.
 # Its figures are printed, not judged; it fails only on correctness (the auditor, a stale claim
 # accepted, a takeover that never came).
@@ -60,16 +67,20 @@ if (($# == 0)); then
     ((chaos_status == 0)) || { echo "test: the chaos soak failed" >&2; exit 1; }
     ((failover_status == 0)) || { echo "test: the failover benchmark failed" >&2; exit 1; }
     ((windows_status == 0)) || { echo "test: the Windows cross build failed" >&2; exit 1; }
+    stage "the chaos soak, the failover quick mode and the Windows build"
     # The scale benchmark's quick mode: 10 and 100 replicas x 5 roles through PgBouncer on
     # servers of its own; it loads both cores, so it runs alone. Fails only on correctness (a
     # role led by two holders, a takeover that never came).
     scripts/bench-scale.sh --quick --results "$servers/bench"
+    stage "the scale quick mode"
     # The console as a person sees it: a real X window (xcb under Xvfb, not offscreen) on the
     # embedded demo, with a replica killed, saved by the app's own screenshot option.
     scripts/console-smoke.sh build/ci/app/leader-console "$servers/console"
+    stage "the console smoke test"
     # The .deb from this build; installed and run (then removed) where the tests run as root, as
     # in CI, never on a developer's own machine.
     LEADER_DEB_INSTALL_CHECK=$((EUID == 0 ? 1 : 0)) scripts/package-deb.sh build/ci "$servers/deb"
+    stage "the .deb"
     # The AppDir from this build, run from a copy inside a chroot that has no PostgreSQL and no Qt
     # (root only: chroot and mknod), up to the five roles ticking on its bundled server.
     packaging/appimage/build-appdir.sh build/ci "$servers/appimage"
@@ -78,4 +89,5 @@ if (($# == 0)); then
     else
         echo "test: AppDir chroot run skipped: it needs root (CI runs as root)"
     fi
+    stage "the AppDir"
 fi
