@@ -22,6 +22,15 @@
  *                  takes: the amendment's assumption broken
  *   -DNO_TOKEN_CHECK  leaves the "token issued twice" assertion out, so that the search goes on
  *                  to the double fence the duplicate token leads to
+ *   -DMARKERS      the takeover at process death (migration 0179): each replica's marker session
+ *                  holds an advisory lock for the life of its process; ACQUIRE and RENEW record
+ *                  its key and the server's incarnation when they find it held, and ACQUIRE takes
+ *                  a held, unexpired row early when that lock is free on the same incarnation. A
+ *                  marker may also end while its process lives (pg_terminate_backend, a reset
+ *                  socket), MARKER_LOSSES times, and is then reconnected under a new key. Not with
+ *                  LITERAL: the ADR's statements have no marker
+ *   -DNO_INCARNATION  with MARKERS, leaves the incarnation test out of ACQUIRE's early take, so
+ *                  that the search finds the live holder a restart or a promotion would hand over
  *
  * Time. The unit is one second, so the constants keep their ratios exactly: TTL 10, heartbeat 3,
  * abandon 6, statement timeout 2 (engine/lease/constants.h). A clock process ticks at any moment,
@@ -47,8 +56,8 @@
  *
  * Properties, each an assertion on a ghost flag named for what went wrong: tokenIssuedTwice,
  * twoReplicasPassTheFence, pausedRoleClaimed, deadHoldersRoleNotAcquirable,
- * interruptedTickNotDue, cooldownNotWaited; with -DLIVENESS, the LTL property
- * deadHoldersRoleIsTaken, for pan -a -f (weak fairness).
+ * interruptedTickNotDue, cooldownNotWaited; with -DMARKERS, liveHolderTakenEarly; with
+ * -DLIVENESS, the LTL property deadHoldersRoleIsTaken, for pan -a -f (weak fairness).
  */
 
 #ifndef NREP
@@ -65,6 +74,12 @@
 #endif
 #ifndef LIT_TOKENS
 #define LIT_TOKENS 4
+#endif
+#ifndef MARKER_LOSSES
+#define MARKER_LOSSES 1      /* markers ended while their process lives, in a run */
+#endif
+#if defined(MARKERS) && defined(LITERAL)
+#error "MARKERS models this project's statements: not with LITERAL"
 #endif
 
 #define TTL 10
@@ -110,6 +125,17 @@ short expIn = FLOOR;         /* expires_at - now() */
 short endAge = END_CAP;      /* now() - last_tick_ended_at */
 short nbIn = FLOOR;          /* not_before - now() */
 bit   paused;
+#ifdef MARKERS
+/* holder_session and holder_session_incarnation. A key names one session of one replica (its
+ * backend pid is part of it, so a reconnected marker has a new key); the model keeps whose it is
+ * (0 is NULL) and whether it is that replica's latest marker session, not the key itself. The
+ * incarnation is the server's (leader_server_incarnation()), counted by promotions. */
+byte  hsRep;
+bit   hsLatest;
+byte  hsInc;
+bit   hsLost;                /* ghost: it names a session that ended while its process lived */
+byte  inc;                   /* the live server's incarnation */
+#endif
 
 /* The standby. Streaming replication applies the primary's commits in order, so what a standby
  * has is the state after some earlier commit. The model cuts replication at any moment (the
@@ -128,6 +154,12 @@ short sbExpIn = FLOOR;
 short sbEndAge = END_CAP;
 short sbNbIn = FLOOR;
 bit   sbPaused;
+#ifdef MARKERS
+byte  sbHsRep;
+bit   sbHsLatest;
+byte  sbHsInc;
+bit   sbHsLost;
+#endif
 
 byte  failovers;             /* promotions so far, counted only against a bound */
 byte  pauses;                /* the operator's pauses so far, likewise */
@@ -147,6 +179,10 @@ byte  phase[NREP + 1];
 byte  tok[NREP + 1];         /* the token of the tick (an id; the value in LITERAL); 0 is none */
 byte  ackAge[NREP + 1];      /* since the send of the last acknowledged ACQUIRE or RENEW */
 byte  endedAgo[NREP + 1];    /* since the work returned, up to IV */
+#ifdef MARKERS
+bit   mkUp[NREP + 1];        /* its latest marker session is connected and holds its lock */
+byte  mkLosses;              /* markers ended while their process lived, so far */
+#endif
 
 /* Ghosts for the properties. */
 #ifdef LITERAL
@@ -163,6 +199,9 @@ bit   pausedRoleClaimed;
 bit   deadHoldersRoleNotAcquirable;
 bit   interruptedTickNotDue;
 bit   cooldownNotWaited;
+#ifdef MARKERS
+bit   liveHolderTakenEarly;
+#endif
 
 #ifdef LITERAL
 #define TOKEN token
@@ -211,6 +250,27 @@ inline normalize()
 #define CAN_CLAIM(i) (!down && phase[i] == HOLD && ackAge[i] <= ABANDON + STMT - 1)
 #define PASSES(i) (CAN_CLAIM(i) && FENCE(tok[i]))
 
+#ifdef MARKERS
+/* pg_try_advisory_xact_lock_shared(holder_session) is granted: no session holds that key. */
+#define MARKER_FREE (hsRep != 0 && !(hsLatest && mkUp[hsRep]))
+#ifdef NO_INCARNATION
+#define EARLY (!paused && expIn > 0 && DUE && MARKER_FREE)
+#else
+#define EARLY (!paused && expIn > 0 && DUE && hsInc == inc && MARKER_FREE)
+#endif
+/* ACQUIRE and RENEW record the caller's marker key only when its lock is found held. */
+inline recordMarker(i)
+{
+    if
+    :: mkUp[i] -> hsRep = i; hsLatest = 1; hsInc = inc
+    :: else -> hsRep = 0; hsLatest = 0; hsInc = 0
+    fi;
+    hsLost = 0
+}
+#else
+#define EARLY false
+#endif
+
 /* ACQUIRE (AcquireSql, its ON CONFLICT DO UPDATE branch: the row always exists here). */
 inline acquire(i, won)
 {
@@ -221,7 +281,15 @@ inline acquire(i, won)
         tokenIssuedTwice = (token <= maxIssued);
         maxIssued = MAX(maxIssued, token);
 #else
-    :: ACQUIRABLE ->
+    :: ACQUIRABLE || EARLY ->
+#ifdef MARKERS
+        /* Early, a live holder may be taken only for a marker that ended while its process
+         * lived and the server stayed up; its next RENEW or claim then finds the token moved. A
+         * restart or a promotion ends every marker, and says nothing of the processes. */
+        liveHolderTakenEarly = (expIn > 0 && phase[holder] != DEAD && phase[holder] != GONE
+                                && !hsLost);
+        assert(!liveHolderTakenEarly);
+#endif
         /* greatest(holder_token + 1, epoch ms of now()): now() wins unless the row's token was
          * issued at this instant or later (a server clock behind the one that issued it). */
         if
@@ -240,6 +308,9 @@ inline acquire(i, won)
         assert(!cooldownNotWaited);
         holder = i;
         expIn = TTL;
+#ifdef MARKERS
+        recordMarker(i);
+#endif
         won = 1
     :: else -> won = 0
     fi
@@ -255,6 +326,9 @@ inline renew(i, t, renewed)
     :: TOKEN == t && holder == i ->
 #endif
         expIn = TTL;
+#ifdef MARKERS
+        recordMarker(i);
+#endif
         renewed = 1
     :: else -> renewed = 0
     fi
@@ -284,6 +358,9 @@ inline release(i, t, outcome, sinceEnd, matched)
 #endif
         holder = 0;
         expIn = FLOOR;
+#ifdef MARKERS
+        hsRep = 0; hsLatest = 0; hsInc = 0; hsLost = 0;
+#endif
         if
         :: outcome == COMPLETED -> endAge = 0
         :: else -> skip
@@ -431,7 +508,15 @@ released:
 
 gone:
 dead:
-    atomic { tok[i] = 0; normalize(); ackAge[i] = 0; endedAgo[i] = 0 }
+    /* The process has ended: the kernel closes its sockets and Postgres ends its sessions, the
+     * marker's among them, and with it the marker's lock (a moment later: until then ACQUIRE
+     * finds the lock held and waits for the expiry, as before). */
+    atomic {
+        tok[i] = 0; normalize(); ackAge[i] = 0; endedAgo[i] = 0;
+#ifdef MARKERS
+        mkUp[i] = 0
+#endif
+    }
 }
 
 /* The operator: leader_pause, later leader_unpause, again and again, while the database is up;
@@ -477,6 +562,9 @@ active proctype failover()
         sbTokId = tokId; sbTokAge = tokAge; sbTokSeq = tokSeq;
 #endif
         sbHolder = holder; sbExpIn = expIn; sbEndAge = endAge; sbNbIn = nbIn; sbPaused = paused;
+#ifdef MARKERS
+        sbHsRep = hsRep; sbHsLatest = hsLatest; sbHsInc = hsInc; sbHsLost = hsLost;
+#endif
         cut = 1; cutFor = 0; normalize() }
     :: atomic {
         cut ->
@@ -488,6 +576,15 @@ active proctype failover()
 #endif
         holder = sbHolder; paused = sbPaused; expIn = sbExpIn; endAge = sbEndAge; nbIn = sbNbIn;
         sbHolder = 0; sbExpIn = FLOOR; sbEndAge = END_CAP; sbNbIn = FLOOR; sbPaused = 0;
+#ifdef MARKERS
+        /* Every session ends with the old primary, the markers' too; their locks are gone. */
+        hsRep = sbHsRep; hsLatest = sbHsLatest; hsInc = sbHsInc; hsLost = sbHsLost;
+        sbHsRep = 0; sbHsLatest = 0; sbHsInc = 0; sbHsLost = 0;
+        mkUp[1] = 0; mkUp[2] = 0;
+#if NREP >= 3
+        mkUp[3] = 0;
+#endif
+#endif
         /* The cooldown ghost speaks of one server's clock; it is not claimed across a failover,
          * which may have lost the RELEASE that set it. */
         coolLeft = 0;
@@ -504,9 +601,56 @@ active proctype failover()
         SHIFT_AGE(tokAge, d, AGE_CAP); SHIFT_AGE(maxAge, d, AGE_CAP);
 #endif
         SHIFT_REMAINING(expIn, d); SHIFT_AGE(endAge, d, END_CAP); SHIFT_REMAINING(nbIn, d);
+#ifdef MARKERS
+        inc++;             /* a new server's life: another postmaster start */
+#endif
         down = 0; downFor = 0; d = 0; failovers = (FAILOVERS < 255 -> failovers + 1 : 0) }
     od
 }
+
+#ifdef MARKERS
+/* The markers' sessions, beside their processes: one may end while its process lives (the
+ * listener's backend terminated, its socket reset), and a live process whose marker is gone
+ * connects a new one, under a new key, at any later moment (WakeListener reconnects at once; the
+ * model allows any delay). A replica that never connects one is a replica through a pooler. */
+#define LOSE(r) \
+    :: atomic { \
+        !down && mkLosses < MARKER_LOSSES && mkUp[r] && phase[r] != DEAD && phase[r] != GONE -> \
+        mkUp[r] = 0; mkLosses++; \
+        if \
+        :: hsRep == r && hsLatest -> hsLost = 1 \
+        :: else -> skip \
+        fi; \
+        if \
+        :: sbHsRep == r && sbHsLatest -> sbHsLost = 1 \
+        :: else -> skip \
+        fi }
+#define RECONNECT(r) \
+    :: atomic { \
+        !down && !mkUp[r] && phase[r] != DEAD && phase[r] != GONE -> \
+        mkUp[r] = 1; \
+        if \
+        :: hsRep == r -> hsLatest = 0 \
+        :: else -> skip \
+        fi; \
+        if \
+        :: sbHsRep == r -> sbHsLatest = 0 \
+        :: else -> skip \
+        fi }
+active proctype markers()
+{
+    do
+    LOSE(1)
+    LOSE(2)
+    RECONNECT(1)
+    RECONNECT(2)
+#if NREP >= 3
+    LOSE(3)
+    RECONNECT(3)
+#endif
+    od
+}
+#endif
 
 /* The invariants, checked in every state: a monitor can only step when one is broken. */
 active proctype fences()
