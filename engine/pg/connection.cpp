@@ -198,8 +198,21 @@ std::optional<Connection::ConnectFailure> Connection::openServer(const std::stri
     }
     PQsetnonblocking(m_conn.get(), 1);
     // libpq prints notices to stderr by default; a NOTICE is never an error the engine acts on.
-    PQsetNoticeProcessor(
-            m_conn.get(), [](void *, const char *) {}, nullptr);
+    // But an idle session's unasked ErrorResponse reaches the receiver too, as a notice, and a
+    // FATAL one is the server saying why it is about to close the session.
+    if (!m_endingByServer)
+        m_endingByServer = std::make_unique<bool>();
+    *m_endingByServer = false;
+    PQsetNoticeReceiver(
+            m_conn.get(),
+            [](void *ending, const PGresult *notice) {
+                const char *severity = PQresultErrorField(notice, PG_DIAG_SEVERITY_NONLOCALIZED);
+                if (severity
+                    && (std::string_view(severity) == "FATAL"
+                        || std::string_view(severity) == "PANIC"))
+                    *static_cast<bool *>(ending) = true;
+            },
+            m_endingByServer.get());
     return std::nullopt;
 }
 
@@ -219,15 +232,24 @@ void Connection::execScript(std::string_view statement, std::string_view sql,
 void Connection::closeIfEndedByServer()
 {
     // An idle session has nothing to read unless the server said something unasked: a notice, a
-    // notification, or the error it sends before it closes the session (then end of file). A few
-    // reads take it all; what libpq still calls CONNECTION_OK after them is alive.
+    // notification, or the FATAL error it sends before it closes the session (then end of file).
+    // A few reads take it all. The end of file may come later than the error: the server drops
+    // the session from pg_stat_activity before it closes the socket, and a busy machine may run
+    // the client between the two (tst_leasemanager's terminated backends failed so under
+    // ctest -j3). So the error alone ends the session here: parsing the input (PQisBusy, idle)
+    // hands it to the notice receiver. What is still open after that is alive.
     constexpr int MaxReads = 8;
     for (int read = 0; read < MaxReads && isOpen(); ++read) {
         if (platform::waitSocket(PQsocket(m_conn.get()), platform::WaitFor::Read,
                                  std::chrono::milliseconds::zero())
             != platform::WaitResult::Ready)
             return;
-        if (!PQconsumeInput(m_conn.get()) || PQstatus(m_conn.get()) == CONNECTION_BAD)
+        if (!PQconsumeInput(m_conn.get()) || PQstatus(m_conn.get()) == CONNECTION_BAD) {
+            close();
+            return;
+        }
+        PQisBusy(m_conn.get());
+        if (*m_endingByServer)
             close();
     }
 }

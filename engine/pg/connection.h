@@ -124,6 +124,11 @@ private:
         void operator()(pg_conn *conn) const;
     };
     ConnectOptions m_options;
+    // Set by the session's notice receiver when the server sent a FATAL error unasked: it is
+    // ending the session, though its end of file may not have arrived. On the heap so that its
+    // address, the receiver's argument, survives a move of this object; declared before m_conn so
+    // that it outlives the session.
+    std::unique_ptr<bool> m_endingByServer;
     std::unique_ptr<pg_conn, Deleter> m_conn;
     std::size_t m_lastServer = 0; // of a multi-host URL: the one tried first next time
 };
