@@ -78,7 +78,10 @@ struct Takeover
     std::optional<Time> lastHeartbeatAt; // none after a clean stop (released instead)
     std::optional<Time> releasedAt;      // after a clean stop
     Time acquiredAt;
-    double gapSeconds = 0; // acquiredAt minus lastHeartbeatAt (or releasedAt)
+    // acquiredAt minus lastHeartbeatAt (or releasedAt), at least 0: ACQUIRE's now() is its
+    // transaction's start, so one that waited on the row lock for the RELEASE is stamped a few
+    // milliseconds before it.
+    double gapSeconds = 0;
 };
 
 } // namespace leader::demo

@@ -241,7 +241,7 @@ void TakeoverWatch::report(Watched &watched, std::int64_t token, const std::stri
     } else {
         takeover.lastHeartbeatAt = fromEpoch(from);
     }
-    takeover.gapSeconds = acquiredAt - from;
+    takeover.gapSeconds = std::max(0.0, acquiredAt - from);
     if (m_callbacks.measured)
         m_callbacks.measured(takeover);
 }

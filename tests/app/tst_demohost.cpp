@@ -9,6 +9,7 @@
 #include <QThread>
 
 #include <filesystem>
+#include <optional>
 #include <set>
 
 using namespace leader::console;
@@ -150,11 +151,17 @@ void tst_DemoHost::stopTheBillingLeaderIsTakenOver()
     QMetaObject::invokeMethod(m_host, [host = m_host, victim] {
         host->inject({.replica = victim, .kind = FaultKind::Stop});
     });
-    QTRY_VERIFY_WITH_TIMEOUT(!recorder.m_failovers.isEmpty(), 15000);
-    const Failover stopped = recorder.m_failovers.first();
+    // The victim may lead an outbox role too, whose failover can come first.
+    const auto billingFailover = [&]() -> std::optional<Failover> {
+        for (const Failover &failover : std::as_const(recorder.m_failovers))
+            if (failover.role == QLatin1String("billing"))
+                return failover;
+        return std::nullopt;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(billingFailover().has_value(), 15000);
+    const Failover stopped = *billingFailover();
     qInfo("billing after a clean stop: %s -> %s, gap %.2f s", qPrintable(stopped.victim),
           qPrintable(stopped.successor), stopped.gapSeconds);
-    QCOMPARE(stopped.role, QStringLiteral("billing"));
     QCOMPARE(stopped.fault, QStringLiteral("stop ") + victim);
     QCOMPARE(stopped.victim, victim);
     QCOMPARE(stopped.victimHolder, oldHolder);
@@ -163,7 +170,11 @@ void tst_DemoHost::stopTheBillingLeaderIsTakenOver()
     QVERIFY(stopped.successorToken > stopped.victimToken);
     QVERIFY(stopped.releasedAt.isValid());
     QVERIFY(!stopped.lastHeartbeatAt.isValid());
-    QVERIFY(stopped.faultAt.isValid() && stopped.acquiredAt >= stopped.releasedAt);
+    // ACQUIRE's now() is its transaction's start: one that queued on the row lock behind the
+    // RELEASE is stamped before it, by as long as it waited (at most its 2 s deadline; a few ms
+    // when two cores are busy). The gap counts from the release, never below 0.
+    QVERIFY(stopped.faultAt.isValid());
+    QVERIFY(stopped.acquiredAt >= stopped.releasedAt.addMSecs(-2000));
     QVERIFY2(stopped.gapSeconds >= 0 && stopped.gapSeconds < 6,
              qPrintable(QString::number(stopped.gapSeconds)));
     const auto victimState = [&]() -> std::optional<ReplicaState> {
