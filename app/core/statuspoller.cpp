@@ -47,6 +47,7 @@ RoleStatus roleStatus(const monitor::RoleRow &row)
     status.pausedUntil = utcFromEpoch(row.pausedUntil);
     status.pauseRemainingSeconds = row.pauseRemainingSeconds;
     status.tookOver = qtext(row.tookOver);
+    status.earlyTake = row.earlyTake;
     return status;
 }
 

@@ -45,6 +45,9 @@ struct RoleStatus
     // How the led row was taken (migration 0179): "expired", "session_ended" (its previous
     // holder's process died), or empty for a free row and on an older schema.
     QString tookOver;
+    // Whether the role is taken at its holder's death or only at its expiry (migration 0180's
+    // early_take); nullopt on an older schema.
+    std::optional<bool> earlyTake;
 
     friend bool operator==(const RoleStatus &, const RoleStatus &) = default;
 };

@@ -2,6 +2,7 @@
 
 #include <QLabel>
 #include <QStatusBar>
+#include <QStringList>
 
 namespace leader::console {
 
@@ -11,6 +12,7 @@ SessionStatusBar::SessionStatusBar(QStatusBar *bar)
     , m_connection(new QLabel(tr("Not connected")))
     , m_latency(new QLabel)
     , m_drift(new QLabel)
+    , m_earlyTake(new QLabel)
 {
     m_connection->setObjectName(QStringLiteral("connectionLabel"));
     m_latency->setObjectName(QStringLiteral("latencyLabel"));
@@ -18,7 +20,14 @@ SessionStatusBar::SessionStatusBar(QStatusBar *bar)
     m_drift->setObjectName(QStringLiteral("driftLabel"));
     m_drift->setToolTip(tr("The database clock minus this workstation's. Ages and expiries are "
                            "computed on the database clock, so drift does not skew them."));
+    m_earlyTake->setObjectName(QStringLiteral("earlyTakeLabel"));
+    m_earlyTake->setToolTip(tr(
+            "The takeover at a holder's death (leader_leases.early_take): on, a role whose "
+            "holder's process died runs elsewhere about 0.2 s later; off, only once its lease "
+            "expired (10 s after its last heartbeat). leaderctl early-take on|off switches it."));
+    m_earlyTake->hide(); // until a schema with the switch answers
     bar->addWidget(m_connection, 1);
+    bar->addPermanentWidget(m_earlyTake);
     bar->addPermanentWidget(m_latency);
     bar->addPermanentWidget(m_drift);
 }
@@ -61,6 +70,20 @@ void SessionStatusBar::showSnapshot(const StatusSnapshot &snapshot)
     m_drift->setText(tr("db clock %1%2 ms")
                              .arg(snapshot.clockDriftMs >= 0 ? QStringLiteral("+") : QString())
                              .arg(snapshot.clockDriftMs, 0, 'f', 0));
+    QStringList off;
+    bool known = false;
+    for (const RoleStatus &role : snapshot.roles) {
+        known = known || role.earlyTake.has_value();
+        if (role.earlyTake == false)
+            off << role.role;
+    }
+    m_earlyTake->setVisible(known);
+    if (off.isEmpty())
+        m_earlyTake->setText(tr("early take on"));
+    else if (off.size() == snapshot.roles.size())
+        m_earlyTake->setText(tr("early take off"));
+    else
+        m_earlyTake->setText(tr("early take off: %1").arg(off.join(QStringLiteral(", "))));
 }
 
 void SessionStatusBar::showPollProblem(const QString &message)

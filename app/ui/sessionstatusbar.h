@@ -9,9 +9,10 @@ class QStatusBar;
 
 namespace leader::console {
 
-// The status bar's lasting part: what the connection is doing (or the demo's current step), the
-// last poll's round trip and the database clock's drift; and, from the same facts, why the rows
-// shown are not live. Transient messages stay the status bar's own (showMessage).
+// The status bar's lasting part: what the connection is doing (or the demo's current step), whether
+// the early take is on, the last poll's round trip and the database clock's drift; and, from the
+// same facts, why the rows shown are not live. Transient messages stay the status bar's own
+// (showMessage).
 class SessionStatusBar final : public QObject
 {
     Q_OBJECT
@@ -35,6 +36,7 @@ private:
     QLabel *m_connection;
     QLabel *m_latency;
     QLabel *m_drift;
+    QLabel *m_earlyTake; // hidden on a schema without migration 0180
     ConnectionState m_state = ConnectionState::Disconnected;
     QString m_lastProblem; // since the last rows
 };

@@ -66,6 +66,7 @@ private:
         Flow toUpstream;
         Flow toClient;
         bool dead = false;
+        Clock::time_point lastMoved = Clock::now(); // a byte either way, for the idle cut
     };
 
     std::optional<Control> takeControl();
@@ -109,6 +110,17 @@ void LinkProxy::Pump::run()
             accept(control->severed);
         for (std::size_t i = 0; i < polled; ++i)
             transfer(*m_links[i], m_items[2 + 2 * i], m_items[3 + 2 * i], control->latency);
+        if (control->idleCut > 0ms && !control->severed) {
+            const auto now = Clock::now();
+            for (const auto &link : m_links) {
+                if (!link->dead && now - link->lastMoved >= control->idleCut) {
+                    // Both sockets close when the link goes: FIN to each side, as HAProxy's
+                    // timeout does.
+                    link->dead = true;
+                    ++m_proxy.m_idleCuts;
+                }
+            }
+        }
     }
 }
 
@@ -177,6 +189,9 @@ void LinkProxy::Pump::pollLinks(const Control &control)
     // max() is "nothing to wake for": GCC 12 reports a std::optional here as maybe-uninitialized.
     Clock::time_point wakeAt
             = control.severed && control.healAt ? *control.healAt : Clock::time_point::max();
+    if (control.idleCut > 0ms && !control.severed)
+        for (const auto &link : m_links)
+            wakeAt = std::min(wakeAt, link->lastMoved + control.idleCut);
     const auto wakeForDue = [&wakeAt, now](const Flow &flow) {
         if (!flow.chunks.empty() && flow.chunks.front().due > now)
             wakeAt = std::min(wakeAt, flow.chunks.front().due);
@@ -246,6 +261,7 @@ void LinkProxy::Pump::receive(Link &link, const platform::Socket &from, Flow &fl
                 {.bytes = std::vector<char>(m_buffer.begin(), m_buffer.begin() + result.bytes),
                  .due = Clock::now() + latency});
         flow.held += result.bytes;
+        link.lastMoved = Clock::now();
         break;
     case platform::Transfer::Closed:
         flow.ended = true;
@@ -273,6 +289,7 @@ void LinkProxy::Pump::deliver(Link &link, const platform::Socket &to, Flow &flow
         chunk.sent += result.bytes;
         flow.held -= result.bytes;
         tally += result.bytes;
+        link.lastMoved = now;
         if (chunk.sent == chunk.bytes.size())
             flow.chunks.pop_front();
     }
@@ -427,6 +444,11 @@ void LinkProxy::dropAll()
     change([](Control &control) { ++control.drops; });
 }
 
+void LinkProxy::cutIdle(std::chrono::milliseconds idle)
+{
+    change([idle](Control &control) { control.idleCut = std::max(idle, 0ms); });
+}
+
 LinkMode LinkProxy::mode() const
 {
     const std::lock_guard lock(m_mutex);
@@ -446,7 +468,8 @@ LinkCounters LinkProxy::counters() const
     return {.bytesToUpstream = m_bytesToUpstream,
             .bytesToClient = m_bytesToClient,
             .connectionsAccepted = m_connectionsAccepted,
-            .connectionsOpen = m_connectionsOpen};
+            .connectionsOpen = m_connectionsOpen,
+            .idleCuts = m_idleCuts};
 }
 
 } // namespace leader::faults

@@ -22,6 +22,7 @@ struct LinkCounters
     std::uint64_t bytesToClient = 0;
     std::uint64_t connectionsAccepted = 0;
     std::uint64_t connectionsOpen = 0;
+    std::uint64_t idleCuts = 0; // connections closed by cutIdle()
 };
 
 // A TCP proxy from 127.0.0.1 to upstream host:port that breaks the link the way a network does,
@@ -70,6 +71,10 @@ public:
     // Closes every proxied connection at once, both sides, as a killed process's sockets close
     // (FIN, or RST where data is unread); the mode is unchanged and new connections are accepted.
     void dropAll();
+    // Closes a connection, both sides, once no byte has moved either way for idle, as a proxy with
+    // an idle timeout does (HAProxy's timeout client / timeout server); 0 ms: never. Independent of
+    // the other modes; a severed link is not cut.
+    void cutIdle(std::chrono::milliseconds idle);
 
     LinkMode mode() const;
     std::chrono::milliseconds latency() const;
@@ -84,6 +89,7 @@ private:
         bool severed = false;
         std::optional<Clock::time_point> healAt;
         std::chrono::milliseconds latency{0};
+        std::chrono::milliseconds idleCut{0};
         std::uint64_t drops = 0;
         bool stopping = false;
     };
@@ -109,6 +115,7 @@ private:
     std::atomic<std::uint64_t> m_bytesToClient = 0;
     std::atomic<std::uint64_t> m_connectionsAccepted = 0;
     std::atomic<std::uint64_t> m_connectionsOpen = 0;
+    std::atomic<std::uint64_t> m_idleCuts = 0;
 };
 
 } // namespace leader::faults

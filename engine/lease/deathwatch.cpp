@@ -6,6 +6,7 @@
 #include "pg/error.h"
 
 #include <algorithm>
+#include <condition_variable>
 #include <vector>
 
 namespace leader::lease {
@@ -156,6 +157,15 @@ void DeathWatch::run(Watch &watch, std::stop_token stop)
         roles = watch.roles;
     }
     if (!died || stop.stop_requested())
+        return;
+    // A live holder whose marker ended (an idle timeout, a reaper, a proxy's cut) repairs its row
+    // within MarkerRepairWithin, or stops its tick: the grace gives it that time, and the ACQUIRE
+    // after it tests the marker the row names then (amendment 2026-12-05).
+    std::mutex mutex;
+    std::condition_variable_any graceOver;
+    std::unique_lock lock(mutex);
+    if (graceOver.wait_for(lock, stop, EarlyTakeGrace, [] { return false; })
+        || stop.stop_requested())
         return;
     log::write(log::Level::Info, "lease", "a holder's session ended; taking its roles now",
                "session=" + std::to_string(watch.holder.key));

@@ -18,11 +18,12 @@ namespace leader::lease {
 // A contender's side of the takeover at process death (migration 0179, amendment 2026-12-04).
 // For each live holder that kept one of this replica's roles, one direct session waits for a
 // shared lock on the holder's marker key; the server grants it the moment the holder's marker
-// session ends, and the watch then wakes the roles it was seen holding, whose ACQUIRE takes them
-// before their expiry. Nothing polls: a waiting session costs the server one idle backend. A
-// watch on another server incarnation than the marker's ends at once (its lock would be granted
-// for nothing); one whose session fails ends too, and the next ACQUIRE that finds the holder
-// alive starts it again. At most maxWatches at once: the one whose holder was seen least
+// session ends, and the watch then waits EarlyTakeGrace (a live holder repairs its row within it)
+// and wakes the roles it was seen holding, whose ACQUIRE takes them before their expiry if the
+// marker the row names then is free. Nothing polls: a waiting session costs the server one idle
+// backend. A watch on another server incarnation than the marker's ends at once (its lock would be
+// granted for nothing); one whose session fails ends too, and the next ACQUIRE that finds the
+// holder alive starts it again. At most maxWatches at once: the one whose holder was seen least
 // recently makes room.
 class DeathWatch final
 {

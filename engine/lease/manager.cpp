@@ -22,6 +22,11 @@ using Wall = std::chrono::system_clock;
 // retry, not the tick.
 constexpr auto FirstRenewRetry = 100ms;
 constexpr auto MaxRenewRetry = 1s;
+// While a row names a marker that ended, a failed RENEW is retried this soon: the repair has
+// MarkerRepairWithin in all.
+constexpr auto RepairRetry = 10ms;
+// How often a statement held by the marker gate looks again.
+constexpr auto MarkerGateCheck = 5ms;
 // A failed RELEASE is retried this often (see releaseTick).
 constexpr auto ReleaseRetryEvery = 250ms;
 
@@ -67,11 +72,25 @@ Manager::Manager(ManagerOptions options)
     , m_heartbeatPool(
               withDefaultName(options.heartbeat.url.empty() ? options.database : options.heartbeat,
                               "leader heartbeat"))
-{}
+{
+    m_marker.onChange([this] {
+        wakeHeartbeats(std::nullopt);
+        const std::lock_guard lock(m_ticksMutex);
+        m_markerChanged.notify_all();
+    });
+    m_repairs = std::jthread([this](std::stop_token stop) { watchRepairs(std::move(stop)); });
+}
 
 Manager::~Manager()
 {
     shutdown();
+    m_marker.onChange({});
+    {
+        const std::lock_guard lock(m_ticksMutex);
+        m_repairs.request_stop();
+        m_markerChanged.notify_all();
+    }
+    m_repairs.join();
 }
 
 void Manager::shutdown()
@@ -98,6 +117,8 @@ public:
     {
         const std::lock_guard lock(m_manager.m_ticksMutex);
         m_manager.m_ticks.emplace(&m_context, &beat);
+        // The row may name a marker that ended while its ACQUIRE was in flight.
+        m_manager.m_markerChanged.notify_all();
     }
     ~Registration()
     {
@@ -131,16 +152,50 @@ void Manager::wakeHeartbeats(std::optional<std::string_view> role)
     }
 }
 
-std::optional<std::int64_t> Manager::session() const
+void Manager::markerGate(const TickContext &context) const
 {
-    const std::int64_t key = m_session.load();
-    return key == 0 ? std::nullopt : std::optional<std::int64_t>(key);
+    // Bounded like the statement itself: a listener that cannot look (a starved thread) delays a
+    // statement, it does not hang the tick.
+    const auto giveUpAt = Clock::now() + StatementTimeout;
+    for (;;) {
+        context.throwIfCancelled();
+        const auto now = Clock::now();
+        if (m_marker.mayStart(context.marker(), now))
+            return;
+        if (now >= giveUpAt)
+            throw pg::Error(pg::ErrorKind::NotStarted, {}, "tick statement",
+                            "not sent: the marker session its lease names was not seen alive");
+        context.sleepFor(MarkerGateCheck);
+    }
 }
 
-void Manager::setSession(std::optional<std::int64_t> key)
+void Manager::watchRepairs(std::stop_token stop)
 {
-    m_session.store(key.value_or(0));
-    wakeHeartbeats(std::nullopt);
+    std::unique_lock lock(m_ticksMutex);
+    while (!stop.stop_requested()) {
+        std::optional<Clock::time_point> next;
+        for (const auto &[context, beat] : m_ticks) {
+            const std::optional<Clock::time_point> repairBy = m_marker.repairBy(context->marker());
+            if (!repairBy)
+                continue;
+            if (Clock::now() < *repairBy) {
+                next = next ? std::min(*next, *repairBy) : *repairBy;
+                continue;
+            }
+            // Not repaired in time: the tick stops before any contender's grace ends. Its RELEASE
+            // (lost) follows when its work has returned.
+            if (cancelUnlessReturned(*context, *beat, "marker_lost"))
+                log::write(log::Level::Warning, "lease",
+                           "marker session ended and the lease could not be repaired in time; "
+                           "the tick stops",
+                           "role=" + context->role() + " token=" + std::to_string(context->token())
+                                   + " session=" + std::to_string(context->marker()));
+        }
+        if (next)
+            m_markerChanged.wait_until(lock, *next);
+        else
+            m_markerChanged.wait(lock);
+    }
 }
 
 std::optional<std::chrono::milliseconds> Manager::clockDrift() const
@@ -183,7 +238,7 @@ LeadResult Manager::lead(std::string_view role, std::chrono::milliseconds interv
     const auto sentWall = Wall::now();
     std::optional<HolderSession> heldBy;
     const std::optional<Acquired> acquired
-            = acquire(*connection, role, m_holderId, interval, session(), &heldBy);
+            = acquire(*connection, role, m_holderId, interval, m_marker.key(), &heldBy);
     if (m_metrics)
         m_metrics->acquireRoundTrip(role, Clock::now() - sentAt);
     if (!acquired) {
@@ -204,7 +259,11 @@ LeadResult Manager::lead(std::string_view role, std::chrono::milliseconds interv
                                     context, {}, reason);
                         });
     publish(EventKind::Acquired, context, {}, {}, {}, acquired->now.text);
+    context.setMarker(acquired->session);
+    context.setStatementGate([this](const TickContext &tick) { markerGate(tick); });
     Beat beat;
+    // A marker that ended while the ACQUIRE was in flight is repaired by the first RENEW, at once.
+    beat.now = m_marker.repairBy(acquired->session).has_value();
     const Registration registration(*this, context, beat);
     if (m_shuttingDown.load()) // a shutdown that ran between the check above and the insert
         context.cancel(CancelCause::Shutdown);
@@ -329,10 +388,10 @@ void Manager::releaseTick(pg::Connection &connection, const TickContext &context
     }
 }
 
-bool Manager::cancelUnlessReturned(const TickContext &context, Beat &beat)
+bool Manager::cancelUnlessReturned(const TickContext &context, Beat &beat, std::string reason)
 {
     const std::lock_guard lock(beat.mutex);
-    return !beat.stop && context.cancel(CancelCause::LeaseLost);
+    return !beat.stop && context.cancel(CancelCause::LeaseLost, std::move(reason));
 }
 
 void Manager::heartbeat(TickContext &context, Beat &beat)
@@ -355,14 +414,14 @@ void Manager::heartbeat(TickContext &context, Beat &beat)
         const auto sent = Clock::now();
         const auto sentWall = Wall::now();
         if (sent >= abandon) {
-            if (cancelUnlessReturned(context, beat))
-                context.setLossReason("heartbeat_timeout");
+            cancelUnlessReturned(context, beat, "heartbeat_timeout");
             return;
         }
+        const std::optional<std::int64_t> key = m_marker.key();
         try {
-            const std::optional<DatabaseNow> renewed
+            const std::optional<Renewed> renewed
                     = renew(*connection, context.role(), context.token(), m_holderId,
-                            {.startBy = abandon}, session());
+                            {.startBy = abandon}, key);
             if (m_metrics)
                 m_metrics->renewRoundTrip(context.role(), Clock::now() - sent);
             if (!renewed) {
@@ -371,15 +430,30 @@ void Manager::heartbeat(TickContext &context, Beat &beat)
                     context.setLossReason(lossReasonAfterEmptyRenew(*connection, context));
                 return;
             }
+            // The row names this holder's key or none; anything else was written by someone who
+            // is not this holder, and the tick stops at once.
+            if (renewed->session != 0 && renewed->session != key.value_or(0)) {
+                if (cancelUnlessReturned(context, beat))
+                    context.setLossReason("marker_lost");
+                return;
+            }
+            context.setMarker(renewed->session);
+            {
+                // The watch on repairs learns that this row no longer names an ended key.
+                const std::lock_guard lock(m_ticksMutex);
+                m_markerChanged.notify_all();
+            }
             context.acknowledged(sent);
-            observeDrift(renewed->epochSeconds, sentWall, Wall::now());
+            observeDrift(renewed->now.epochSeconds, sentWall, Wall::now());
             nextBeat = sent + HeartbeatEvery;
             retryAfter = FirstRenewRetry;
             missed = false;
+            // A marker that changed while this RENEW was in flight is renewed in at once.
+            if (m_marker.key() != key)
+                nextBeat = Clock::now();
         } catch (const pg::Error &error) {
             if (error.notStarted() && Clock::now() >= abandon) {
-                if (cancelUnlessReturned(context, beat))
-                    context.setLossReason("heartbeat_timeout");
+                cancelUnlessReturned(context, beat, "heartbeat_timeout");
                 return;
             }
             // A missed beat, not a loss: retried soon on a fresh connection while the abandon is
@@ -388,7 +462,8 @@ void Manager::heartbeat(TickContext &context, Beat &beat)
                 publish(EventKind::LateBeat, context, {}, {}, pg::explain(error));
             missed = true;
             connection->close();
-            nextBeat = std::min(Clock::now() + retryAfter, abandon);
+            const bool repairing = m_marker.repairBy(context.marker()).has_value();
+            nextBeat = std::min(Clock::now() + (repairing ? RepairRetry : retryAfter), abandon);
             retryAfter = std::min<std::chrono::milliseconds>(retryAfter * 2, MaxRenewRetry);
         }
     }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "events.h"
+#include "markerstate.h"
 #include "pg/conninfo.h"
 #include "pg/pool.h"
 #include "statements.h"
@@ -15,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 
 namespace leader::metrics {
 class LeaseMetrics;
@@ -65,13 +67,14 @@ public:
     // rather than at its next beat, and so learns of a loss at once. Only a hint.
     void renewNow(std::string_view role);
 
-    // This process's marker session (migration 0179): the key its session holds, recorded by
-    // every ACQUIRE and RENEW that finds it held; none through a pooler. A new key is renewed
-    // into every running lease at once (see setSession).
-    std::optional<std::int64_t> session() const;
-    // The marker session changed (reconnected, or gone): every running tick renews now, so that
-    // its row names the live session again, or learns that it was taken meanwhile.
-    void setSession(std::optional<std::int64_t> key);
+    // This process's marker session (migrations 0179 and 0180): its listener reports the
+    // session's life here. Every ACQUIRE and RENEW records the connected, proven key (when the
+    // statement finds it held and the role's early take is on); none through a pooler. Each
+    // change renews every running tick at once, so that its row names the live session again,
+    // names none, or learns that it was taken meanwhile. A tick whose row names a key that ended
+    // is cancelled (reason marker_lost) unless a RENEW repaired the row within MarkerRepairWithin
+    // (amendment 2026-12-05).
+    MarkerState &marker() { return m_marker; }
     // Called by lead() on its own thread when a live holder with a marker kept the role, so that
     // the replica can wait for that holder's death. Set before the first lead().
     using HeldElsewhere = std::function<void(const std::string &role, const HolderSession &)>;
@@ -109,7 +112,13 @@ private:
     void wakeHeartbeats(std::optional<std::string_view> role);
     void heartbeat(TickContext &context, Beat &beat);
     // The heartbeat's verdicts; neither cancels a tick whose work has already returned.
-    static bool cancelUnlessReturned(const TickContext &context, Beat &beat);
+    // A reason known now is reported with the cancel; without one, setLossReason follows.
+    static bool cancelUnlessReturned(const TickContext &context, Beat &beat,
+                                     std::string reason = {});
+    // TickContext's statement gate: waits while the row names a marker not proven alive.
+    void markerGate(const TickContext &context) const;
+    // Cancels the ticks whose row still names an ended marker past its repair deadline.
+    void watchRepairs(std::stop_token stop);
     std::string lossReasonAfterEmptyRenew(pg::Connection &connection, const TickContext &context);
     void releaseTick(pg::Connection &connection, const TickContext &context, Outcome outcome,
                      const std::string &lossReason, std::chrono::steady_clock::time_point ended);
@@ -128,12 +137,14 @@ private:
     std::atomic<bool> m_shuttingDown = false;
     std::atomic<long long> m_driftMs = 0;
     std::atomic<bool> m_driftKnown = false;
-    std::atomic<std::int64_t> m_session = 0; // 0: none (a key is never 0)
+    MarkerState m_marker;
     HeldElsewhere m_heldElsewhere;
 
     std::mutex m_ticksMutex;
     std::map<const TickContext *, Beat *> m_ticks;
-    std::condition_variable m_shutdownWake; // with m_ticksMutex
+    std::condition_variable m_shutdownWake;  // with m_ticksMutex
+    std::condition_variable m_markerChanged; // with m_ticksMutex: wakes watchRepairs
+    std::jthread m_repairs;                  // last: started once the rest is built
 };
 
 } // namespace leader::lease

@@ -3,6 +3,8 @@
 #include "constants.h"
 #include "pg/connection.h"
 
+#include <charconv>
+
 namespace leader::lease {
 
 namespace {
@@ -14,11 +16,15 @@ namespace {
 // none: the claim clears it, and migration 0177's trigger logs the expiry at paused_until.
 //
 // A held row whose holder's marker lock nobody holds any more, on the incarnation it was seen
-// held on, is taken before its expiry (amendment 2026-12-04): a shared try-lock is granted only
-// when no session holds the key exclusively. This holder's own key ($5) is recorded only when
-// the same test finds it held. Without a claim, the second branch names the live holder's marker
-// so that the caller can wait for its death (DeathWatch). took_over says which of the three
-// ways the row was found, for the console to tell a takeover from a hand-over.
+// held on, is taken before its expiry (amendment 2026-12-04) while the role's early take is on
+// (migration 0180): a shared try-lock is granted only when no session holds the key exclusively.
+// The marker tested is the one the row names now: a holder that repaired its marker within the
+// contender's grace (amendment 2026-12-05) names a new, held key, or none. This holder's own key
+// ($5) is recorded only when the same test finds it held and the early take is on, and then
+// announced, so that contenders wait for its end from this instant on. Without a claim, the second
+// branch names the live holder's marker so that the caller can wait for its death (DeathWatch).
+// took_over says which of the three ways the row was found, for the console to tell a takeover
+// from a hand-over.
 constexpr std::string_view AcquireSql = R"sql(
 WITH claimed AS (
 INSERT INTO leader_leases AS l (role, holder_token, holder_id, acquired_at, expires_at,
@@ -33,40 +39,48 @@ ON CONFLICT (role) DO UPDATE
        acquired_at = now(),
        expires_at = now() + $4::bigint * interval '1 millisecond',
        paused_at = NULL, paused_by = NULL, pause_reason = NULL, paused_until = NULL,
-       holder_session = EXCLUDED.holder_session,
+       holder_session = CASE WHEN l.early_take THEN EXCLUDED.holder_session END,
        holder_session_incarnation = EXCLUDED.holder_session_incarnation,
        took_over = CASE WHEN l.holder_id IS NULL THEN NULL
                         WHEN l.expires_at <= now() THEN 'expired'
                         ELSE 'session_ended' END
  WHERE (l.paused_at IS NULL OR l.paused_until <= now())
    AND (l.expires_at IS NULL OR l.expires_at <= now()
-        OR (l.holder_session IS NOT NULL
+        OR (l.early_take
+            AND l.holder_session IS NOT NULL
             AND l.holder_session_incarnation = leader_server_incarnation()
             AND pg_try_advisory_xact_lock_shared(l.holder_session)))
    AND (l.last_tick_ended_at IS NULL
         OR l.last_tick_ended_at <= now() - $3::bigint * interval '1 millisecond')
    AND (l.not_before IS NULL OR l.not_before <= now())
-RETURNING l.holder_token, now() AS now, extract(epoch FROM now()) AS epoch
+RETURNING l.role, l.holder_token, l.holder_session, l.holder_session_incarnation,
+          now() AS now, extract(epoch FROM now()) AS epoch
 )
-SELECT true, holder_token, now, epoch, NULL::bigint, NULL::bigint FROM claimed
+SELECT true, holder_token, now, epoch, holder_session, NULL::bigint,
+       CASE WHEN holder_session IS NOT NULL
+            THEN pg_notify('leader_leases', format('held %s %s %s', role, holder_session,
+                                                   holder_session_incarnation)) END
+  FROM claimed
 UNION ALL
-SELECT false, NULL, NULL, NULL, l.holder_session, l.holder_session_incarnation
+SELECT false, NULL, NULL, NULL, l.holder_session, l.holder_session_incarnation, NULL
   FROM leader_leases l
  WHERE l.role = $1 AND NOT EXISTS (SELECT FROM claimed)
-   AND l.holder_id <> $2 AND l.expires_at > now()
+   AND l.holder_id <> $2 AND l.expires_at > now() AND l.early_take
    AND l.holder_session_incarnation = leader_server_incarnation()
 )sql";
 
 // Proves the holder id as well as the token: a token is this holder's only if both match.
-// The marker as ACQUIRE records it: $5 only while its lock is found held.
+// The marker as ACQUIRE records it: $5 only while its lock is found held and the early take is on;
+// a NULL $5 un-names the marker. The marker recorded is returned: the holder protects its tick
+// only while its row names one.
 constexpr std::string_view RenewSql = R"sql(
 UPDATE leader_leases
    SET expires_at = now() + $4::bigint * interval '1 millisecond',
-       holder_session = CASE WHEN NOT pg_try_advisory_xact_lock_shared($5::bigint)
+       holder_session = CASE WHEN early_take AND NOT pg_try_advisory_xact_lock_shared($5::bigint)
                              THEN $5::bigint END,
        holder_session_incarnation = leader_server_incarnation()
  WHERE role = $1 AND holder_token = $2 AND holder_id = $3
-RETURNING now(), extract(epoch FROM now())
+RETURNING now(), extract(epoch FROM now()), holder_session
 )sql";
 
 // $3 is the outcome; $4 the role's interval; $5 the cap on a lost tick's cooldown; $6 how long
@@ -108,6 +122,27 @@ pg::Param sessionParam(std::optional<std::int64_t> session)
 
 } // namespace
 
+std::optional<HeldAnnouncement> parseHeldAnnouncement(std::string_view payload)
+{
+    constexpr std::string_view Prefix = "held ";
+    if (!payload.starts_with(Prefix))
+        return std::nullopt;
+    payload.remove_prefix(Prefix.size());
+    const auto space = payload.find(' ');
+    if (space == std::string_view::npos || space == 0)
+        return std::nullopt;
+    HeldAnnouncement held{std::string(payload.substr(0, space)), {}};
+    const char *next = payload.data() + space + 1;
+    const char *const end = payload.data() + payload.size();
+    auto parsed = std::from_chars(next, end, held.holder.key);
+    if (parsed.ec != std::errc() || parsed.ptr == end || *parsed.ptr != ' ')
+        return std::nullopt;
+    parsed = std::from_chars(parsed.ptr + 1, end, held.holder.incarnation);
+    if (parsed.ec != std::errc() || parsed.ptr != end)
+        return std::nullopt;
+    return held;
+}
+
 std::string_view outcomeName(Outcome outcome)
 {
     switch (outcome) {
@@ -142,20 +177,21 @@ std::optional<Acquired> acquire(pg::Connection &connection, std::string_view rol
         return std::nullopt;
     }
     return Acquired{result.toInt64(0, 1),
-                    DatabaseNow{std::string(result.text(0, 2)), result.toDouble(0, 3)}};
+                    DatabaseNow{std::string(result.text(0, 2)), result.toDouble(0, 3)},
+                    result.isNull(0, 4) ? 0 : result.toInt64(0, 4)};
 }
 
-std::optional<DatabaseNow> renew(pg::Connection &connection, std::string_view role,
-                                 std::int64_t token, std::string_view holderId,
-                                 const pg::StatementWindow &window,
-                                 std::optional<std::int64_t> session)
+std::optional<Renewed> renew(pg::Connection &connection, std::string_view role, std::int64_t token,
+                             std::string_view holderId, const pg::StatementWindow &window,
+                             std::optional<std::int64_t> session)
 {
     const pg::Result result = connection.exec(
             "renew", RenewSql, {role, token, holderId, LeaseTTL.count(), sessionParam(session)},
             StatementTimeout, window);
     if (result.rows() == 0)
         return std::nullopt;
-    return DatabaseNow{std::string(result.text(0, 0)), result.toDouble(0, 1)};
+    return Renewed{DatabaseNow{std::string(result.text(0, 0)), result.toDouble(0, 1)},
+                   result.isNull(0, 2) ? 0 : result.toInt64(0, 2)};
 }
 
 std::optional<DatabaseNow> release(pg::Connection &connection, const Release &tick)

@@ -25,6 +25,16 @@ struct Acquired
 {
     std::int64_t token = 0;
     DatabaseNow now;
+    // The marker the row names from now on: the caller's key when the statement found its lock
+    // held and the role's early take is on (migration 0180), else 0 (the lease ends at its expiry
+    // only, and the holder has no marker to keep).
+    std::int64_t session = 0;
+};
+
+struct Renewed
+{
+    DatabaseNow now;
+    std::int64_t session = 0; // as Acquired::session
 };
 
 // A holder's marker session (migration 0179): the advisory lock key its session holds for the
@@ -36,6 +46,16 @@ struct HolderSession
     std::int64_t incarnation = 0;
 };
 
+// What ACQUIRE announces on the leader_leases channel when it records a marker ("held ROLE KEY
+// INCARNATION"), so that every contender can wait for that marker's end from the instant the tick
+// began; other payloads on the channel are a role's name.
+struct HeldAnnouncement
+{
+    std::string role;
+    HolderSession holder;
+};
+std::optional<HeldAnnouncement> parseHeldAnnouncement(std::string_view payload);
+
 enum class Outcome {
     Completed,   // work returned: stamps last_tick_ended_at and last_tick_holder
     Interrupted, // a shutdown cancelled the tick: no stamp, no added wait
@@ -46,21 +66,24 @@ enum class Outcome {
 std::string_view outcomeName(Outcome outcome);
 
 // 1 row: this holder leads the role for this tick. nullopt: not due, held, paused or cooling.
-// session: this holder's marker key, recorded only if the statement finds it held. A held row
-// whose marker nobody holds any more is taken before its expiry. heldBy, when given, is set to
-// the marker of the live holder that kept the role (when it has one).
+// session: this holder's marker key, recorded only if the statement finds it held and the role's
+// early take is on; a recorded marker is announced on the leader_leases channel ("held ROLE KEY
+// INCARNATION"), so that contenders can wait for its end at once. A held row whose marker nobody
+// holds any more is taken before its expiry (the caller waits EarlyTakeGrace after it saw the
+// marker end). heldBy, when given, is set to the marker of the live holder that kept the role
+// (when it has one and the early take is on).
 std::optional<Acquired> acquire(pg::Connection &connection, std::string_view role,
                                 std::string_view holderId, std::chrono::milliseconds interval,
                                 std::optional<std::int64_t> session = std::nullopt,
                                 std::optional<HolderSession> *heldBy = nullptr);
 
-// The database's now() when the lease was extended; nullopt is definite loss (taken over,
-// released or paused). A thrown pg::Error is a missed beat, not a loss. session as for acquire:
-// the marker the row names from now on (none when the lock is not found held).
-std::optional<DatabaseNow> renew(pg::Connection &connection, std::string_view role,
-                                 std::int64_t token, std::string_view holderId,
-                                 const pg::StatementWindow &window = {},
-                                 std::optional<std::int64_t> session = std::nullopt);
+// The database's now() when the lease was extended, and the marker the row names from now on;
+// nullopt is definite loss (taken over, released or paused). A thrown pg::Error is a missed beat,
+// not a loss. session as for acquire: none un-names the marker, so that the lease ends at its
+// expiry only.
+std::optional<Renewed> renew(pg::Connection &connection, std::string_view role, std::int64_t token,
+                             std::string_view holderId, const pg::StatementWindow &window = {},
+                             std::optional<std::int64_t> session = std::nullopt);
 
 // What RELEASE needs to know of the tick it ends.
 struct Release

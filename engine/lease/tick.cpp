@@ -66,8 +66,19 @@ pg::Result TickContext::exec(std::string_view statement, std::string_view sql,
     const Clock::time_point abandon = abandonAt();
     try {
         return m_connection.exec(statement, sql, params, timeout,
-                                 {.startBy = abandon, .endBy = abandon + StatementTimeout});
+                                 {.startBy = abandon,
+                                  .endBy = abandon + StatementTimeout,
+                                  .beforeSend =
+                                          [this] {
+                                              throwIfCancelled();
+                                              if (m_gate)
+                                                  m_gate(*this);
+                                          },
+                                  .cancel = m_stopStatement.get_token()});
     } catch (const pg::Error &error) {
+        // Cancelled mid-statement: the tick's cancel, not the statement's error, ends it.
+        if (isCancelled() && error.sqlstate() == pg::sqlstate::QueryCanceled)
+            throwIfCancelled();
         if (!error.notStarted() || Clock::now() < abandon)
             throw;
         cancel(CancelCause::LeaseLost, "heartbeat_timeout");
@@ -107,6 +118,12 @@ bool TickContext::cancel(CancelCause cause, std::string reason) const
         m_reason = reason;
     }
     m_cancelled.notify_all();
+    // The statement in flight is cancelled on the server too, so the work ends at once; but not
+    // after the abandon, whose statement ends by its own deadline before the lease can expire:
+    // its link is likely dead, and PgBouncer 1.18 crashes on a cancel request that reaches it
+    // late, together with its client's end (seen with a severed link).
+    if (reason != "heartbeat_timeout")
+        m_stopStatement.request_stop();
     if (cause == CancelCause::LeaseLost && !reason.empty() && m_onLost)
         m_onLost(reason);
     return true;

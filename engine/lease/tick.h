@@ -9,6 +9,7 @@
 #include <functional>
 #include <mutex>
 #include <stdexcept>
+#include <stop_token>
 #include <string>
 #include <string_view>
 
@@ -37,8 +38,9 @@ public:
 
 // What one tick's work sees: its role, its token (only through fence()), its cancellation, and
 // the one connection every statement of the tick goes through. Once cancelled, no statement of
-// the tick starts; nor does any after AbandonAfter has passed since the last acknowledged beat,
-// even if the heartbeat thread has not woken yet.
+// the tick starts, and the one in flight is cancelled on the server; nor does any start after
+// AbandonAfter has passed since the last acknowledged beat, even if the heartbeat thread has not
+// woken yet, nor while the marker its row names is not proven alive (the marker gate).
 class TickContext final
 {
 public:
@@ -47,6 +49,9 @@ public:
     // Called once a lost lease's reason is known (with the cancel, or later by setLossReason),
     // outside any lock, by the thread that supplied it.
     using LostCallback = std::function<void(const std::string &reason)>;
+    // Called just before each statement of the tick is sent, after any fault gate and reconnect:
+    // returns when it may start, throws when it must not (TickCancelled, pg::Error).
+    using StatementGate = std::function<void(const TickContext &)>;
 
     TickContext(std::string role, std::int64_t token, std::string holderId,
                 std::chrono::milliseconds interval, pg::Connection &connection,
@@ -85,6 +90,11 @@ public:
     // reason, read from the row afterwards, follows through setLossReason.
     bool cancel(CancelCause cause, std::string reason = {}) const;
     void setLossReason(std::string reason) const;
+    // The marker session key the row names, as the last ACQUIRE or RENEW recorded it; 0: none.
+    std::int64_t marker() const { return m_marker.load(); }
+    void setMarker(std::int64_t key) { m_marker.store(key); }
+    // Set by the manager before the work runs.
+    void setStatementGate(StatementGate gate) { m_gate = std::move(gate); }
 
 private:
     const std::string m_role;
@@ -94,6 +104,10 @@ private:
     pg::Connection &m_connection;
     std::atomic<Clock::rep> m_lastAck;
     const LostCallback m_onLost;
+    std::atomic<std::int64_t> m_marker = 0;
+    StatementGate m_gate;
+    // Requested with the cancel: the statement in flight is cancelled on the server.
+    mutable std::stop_source m_stopStatement;
 
     mutable std::mutex m_mutex;
     mutable std::condition_variable m_cancelled;

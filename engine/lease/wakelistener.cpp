@@ -1,5 +1,6 @@
 #include "wakelistener.h"
 
+#include "constants.h"
 #include "log/log.h"
 #include "pg/connection.h"
 #include "pg/error.h"
@@ -8,6 +9,7 @@
 
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <memory>
 
 namespace leader::lease {
@@ -18,6 +20,7 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
 constexpr auto ListenTimeout = 2s;
+// After a reconnect that failed; the first one, right after the session ended, is at once.
 constexpr auto ReconnectAfter = 1s;
 // How often the loop looks at the stop flag while no notification comes: a stop, and so a
 // killed replica's marker session closing, waits for it at most this long.
@@ -56,14 +59,16 @@ bool waitForInput(pg::Connection &connection, std::chrono::milliseconds timeout)
 } // namespace
 
 WakeListener::WakeListener(pg::ConnectOptions session, Callback callback, std::string holderId,
-                           SessionCallback onSession)
+                           MarkerState *marker)
     : m_session(std::move(session))
     , m_callback(std::move(callback))
     , m_holderId(std::move(holderId))
-    , m_onSession(std::move(onSession))
+    , m_marker(m_holderId.empty() ? nullptr : marker)
     , m_probe("probe:" + makeHolderId())
 {
-    m_session.applicationName = "leader wake";
+    // A DBA's reaper can tell the marker from the sessions it may end (docs/runbook.md); the
+    // server truncates the name to 63 bytes.
+    m_session.applicationName = m_marker ? "leader marker " + m_holderId : "leader wake";
 }
 
 std::int64_t WakeListener::sessionKeyPrefix(std::string_view holderId)
@@ -79,27 +84,39 @@ std::int64_t WakeListener::sessionKeyPrefix(std::string_view holderId)
 
 void WakeListener::takeMarker(pg::Connection &connection)
 {
-    if (m_holderId.empty())
+    m_key = 0;
+    if (!m_marker)
         return;
     try {
+        // Any login may set these for its own session. Without the idle timeouts at 0 the server
+        // would end an idle marker (PostgreSQL 14's idle_session_timeout); with the keepalives
+        // it ends a silent one only after MarkerSilenceEnds, when a holder that cannot renew has
+        // long stopped.
         const pg::Result row = connection.exec(
                 "marker",
-                "SELECT k, pg_advisory_lock(k) FROM (SELECT ($1::bigint << 32) | pg_backend_pid() "
-                "AS k) AS s",
-                {sessionKeyPrefix(m_holderId)}, ListenTimeout);
-        reportSession(row.toInt64(0, 0));
+                "SELECT k, pg_advisory_lock(k), leader_server_incarnation(), "
+                "set_config('idle_session_timeout', '0', false), "
+                "set_config('idle_in_transaction_session_timeout', '0', false), "
+                "set_config('tcp_keepalives_idle', $2, false), "
+                "set_config('tcp_keepalives_interval', $3, false), "
+                "set_config('tcp_keepalives_count', $4, false), "
+                "set_config('tcp_user_timeout', $5, false) "
+                "FROM (SELECT ($1::bigint << 32) | pg_backend_pid() AS k) AS s",
+                {sessionKeyPrefix(m_holderId), std::to_string(MarkerKeepalivesIdle.count()),
+                 std::to_string(MarkerKeepalivesInterval.count()),
+                 std::to_string(MarkerKeepalivesCount),
+                 std::to_string(
+                         std::chrono::duration_cast<std::chrono::milliseconds>(MarkerSilenceEnds)
+                                 .count())},
+                ListenTimeout);
+        m_key = row.toInt64(0, 0);
+        m_incarnation = row.toInt64(0, 2);
+        m_marker->connected(m_key);
     } catch (const pg::Error &error) {
         log::write(log::Level::Warning, "lease",
                    "no marker session; a death of this process is seen at its leases' expiry",
                    "error=\"" + pg::explain(error) + "\"");
-        reportSession(std::nullopt);
     }
-}
-
-void WakeListener::reportSession(std::optional<std::int64_t> key)
-{
-    if (m_onSession)
-        m_onSession(key);
 }
 
 WakeListener::~WakeListener()
@@ -110,6 +127,8 @@ WakeListener::~WakeListener()
 bool WakeListener::start(std::chrono::milliseconds probeTimeout)
 {
     stop();
+    m_stopSource = std::stop_source();
+    m_session.stop = m_stopSource.get_token();
     auto session = std::make_unique<pg::Connection>(m_session);
     try {
         session->exec("listen", "LISTEN leader_leases", {}, ListenTimeout);
@@ -145,6 +164,7 @@ bool WakeListener::start(std::chrono::milliseconds probeTimeout)
 void WakeListener::stop()
 {
     m_stopping.store(true);
+    m_stopSource.request_stop(); // a reconnect in progress gives up
     if (m_thread.joinable())
         m_thread.join();
     // Closing the session releases the marker lock, as a process death would.
@@ -153,32 +173,124 @@ void WakeListener::stop()
     m_listening.store(false);
 }
 
+bool WakeListener::connect()
+{
+    try {
+        m_connection->exec("listen", "LISTEN leader_leases", {}, ListenTimeout);
+    } catch (const pg::Error &) {
+        // A session that answered with an error is open but not listening: start over.
+        m_connection->close();
+        return false;
+    }
+    takeMarker(*m_connection);
+    return true;
+}
+
+void WakeListener::sessionEnded(const std::string &sqlstate)
+{
+    const std::int64_t ended = m_key;
+    const std::int64_t incarnation = m_incarnation;
+    m_key = 0;
+    m_connection->close();
+    if (!m_marker || ended == 0) {
+        connect();
+        return;
+    }
+    m_marker->ended(ended, Clock::now());
+    log::write(log::Level::Info, "lease", "marker session ended; repairing",
+               "session=" + std::to_string(ended)
+                       + (sqlstate.empty() ? std::string() : " sqlstate=" + sqlstate));
+    // A server that is going away says so (a shutdown, a crash restart: 57P01, 57P02) and then
+    // refuses new sessions; pg_terminate_backend also says 57P01, but its server takes the new
+    // session at once. So the reconnect, tried now, tells the two apart.
+    const bool serverSaidEnding = sqlstate == "57P01" || sqlstate == "57P02" || sqlstate == "57P03";
+    const bool reconnected = connect();
+    if ((reconnected && m_key != 0 && m_incarnation != incarnation)
+        || (!reconnected && serverSaidEnding))
+        m_marker->serverEnding(ended);
+}
+
 void WakeListener::loop()
 {
+    // Whether a ping is in flight, and when it was sent.
+    bool pinging = false;
+    Clock::time_point pingSent;
+    auto nextPing = Clock::now() + MarkerPingEvery;
+    bool unproven = false;
     while (!m_stopping.load()) {
         if (!m_connection->isOpen()) {
-            try {
-                m_connection->exec("listen", "LISTEN leader_leases", {}, ListenTimeout);
-                takeMarker(*m_connection);
-            } catch (const pg::Error &) {
-                // A session that answered with an error is open but not listening: start over.
-                m_connection->close();
+            if (!connect()) {
                 // Polling covers the gap until the session is back.
                 const auto retryAt = Clock::now() + ReconnectAfter;
                 while (!m_stopping.load() && Clock::now() < retryAt)
                     std::this_thread::sleep_for(WakeCheck);
                 continue;
             }
+            pinging = false;
+            nextPing = Clock::now() + MarkerPingEvery;
+            unproven = false;
         }
-        if (!waitForInput(*m_connection, WakeCheck)
-            || PQstatus(m_connection->handle()) == CONNECTION_BAD) {
-            // The session is gone with its lock: the leases stop naming it at their next RENEW,
-            // which the new session's key triggers at once.
-            m_connection->close();
-            reportSession(std::nullopt);
+        PGconn *conn = m_connection->handle();
+        if (m_key != 0 && !pinging && Clock::now() >= nextPing) {
+            // An empty query: the server answers without parsing or planning anything.
+            if (!PQsendQuery(conn, "") || PQflush(conn) < 0) {
+                sessionEnded({});
+                continue;
+            }
+            pinging = true;
+            pingSent = Clock::now();
+        }
+        // No end of file had arrived by this instant if the wait and the reads below find none.
+        const auto lookedAt = Clock::now();
+        const auto wait
+                = m_key == 0 || pinging
+                          ? WakeCheck
+                          : std::clamp(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                               nextPing - lookedAt),
+                                       0ms, std::chrono::milliseconds(WakeCheck));
+        const bool readable = waitForInput(*m_connection, wait);
+        // The ping's answer, or the error the server ended the session with under it.
+        std::string failed;
+        while (pinging && !PQisBusy(conn)) {
+            PGresult *result = PQgetResult(conn);
+            if (!result) {
+                if (PQstatus(conn) == CONNECTION_BAD)
+                    break;
+                nextPing = pingSent + MarkerPingEvery;
+                pinging = false;
+                if (unproven) {
+                    unproven = false;
+                    m_marker->proven(true);
+                }
+                break;
+            }
+            // An ERROR (a DBA's pg_cancel_backend) leaves the session as it was; a FATAL ends it.
+            const char *severity = PQresultErrorField(result, PG_DIAG_SEVERITY_NONLOCALIZED);
+            if (failed.empty() && severity
+                && (std::string_view(severity) == "FATAL"
+                    || std::string_view(severity) == "PANIC")) {
+                const char *state = PQresultErrorField(result, PG_DIAG_SQLSTATE);
+                failed = state ? state : "?";
+            }
+            PQclear(result);
+        }
+        // Also parses what came unasked: a FATAL error reaches the connection's notice receiver.
+        drain(*m_connection, m_probe, m_callback);
+        if (!readable || !failed.empty() || !m_connection->serverEndedWith().empty()
+            || PQstatus(conn) == CONNECTION_BAD) {
+            sessionEnded(failed.empty() || failed == "?" ? m_connection->serverEndedWith()
+                                                         : failed);
             continue;
         }
-        drain(*m_connection, m_probe, m_callback);
+        if (pinging && !unproven && Clock::now() - pingSent >= MarkerUnprovenAfter) {
+            unproven = true;
+            log::write(log::Level::Warning, "lease",
+                       "marker session silent; its leases end at their expiry until it answers",
+                       "session=" + std::to_string(m_key));
+            m_marker->proven(false);
+        }
+        if (m_marker && m_key != 0)
+            m_marker->alive(lookedAt);
     }
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "markerstate.h"
 #include "pg/conninfo.h"
 
 #include <atomic>
@@ -8,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -26,22 +28,27 @@ namespace leader::lease {
 // and, when none arrives, says so once and leaves the runtime polling. Correctness never depends
 // on a notification.
 //
-// The same session is the process's marker (migration 0179, amendment 2026-12-04): once delivery
-// is proved, so that the session is known to be a real one and not a pooler's, it takes a session
-// advisory lock on a key of its own (the holder id's hash and its backend pid) and keeps it for as
-// long as it lives. The lease rows this process holds name that key; when the process dies, the
-// kernel closes the socket, Postgres ends the backend and the lock goes with it. A session lost
-// while the process lives is noticed at once: the key is reported gone, then the new one.
+// The same session is the process's marker (migration 0179, amendments 2026-12-04 and 2026-12-05):
+// once delivery is proved, so that the session is known to be a real one and not a pooler's, it
+// takes a session advisory lock on a key of its own (the holder id's hash and its backend pid) and
+// keeps it for as long as it lives, and reports its life to the MarkerState. It protects itself
+// from what ends idle sessions: it turns off the server's idle timeouts for itself, asks for TCP
+// keepalives that outlast a holder that cannot renew (MarkerSilenceEnds), names itself
+// "leader marker HOLDER" in application_name (for a DBA's reaper to leave alone), and sends an
+// empty query every MarkerPingEvery, so that a proxy cutting idle connections never sees it idle.
+// A ping unanswered for MarkerUnprovenAfter makes the marker unproven (the session is kept); an
+// end of the session (end of file, a FATAL error) is reported at once, and a new session with a
+// new key follows at once. Whether the server's own life ended with it (it said it was shutting
+// down and refused the new session, or the new session found another incarnation) is reported
+// too: a row naming such a key needs no repair.
 class WakeListener final
 {
 public:
-    using Callback = std::function<void(const std::string &role)>;
-    // The marker key, or none while the session is down; called on the listener's thread.
-    using SessionCallback = std::function<void(std::optional<std::int64_t> key)>;
+    using Callback = std::function<void(const std::string &payload)>;
 
-    // An empty holderId: no marker.
+    // An empty holderId or no marker: no marker, only the fast wake.
     WakeListener(pg::ConnectOptions session, Callback callback, std::string holderId = {},
-                 SessionCallback onSession = {});
+                 MarkerState *marker = nullptr);
     ~WakeListener();
     WakeListener(const WakeListener &) = delete;
     WakeListener &operator=(const WakeListener &) = delete;
@@ -56,16 +63,22 @@ public:
 
 private:
     void loop();
+    // LISTEN and the marker on a new session; false when the server could not be reached.
+    bool connect();
     // Takes the marker lock on the session and reports its key; a failure only leaves no marker.
     void takeMarker(pg::Connection &connection);
-    void reportSession(std::optional<std::int64_t> key);
+    // The session ended: reports it, reconnects at once and says whether the server's life ended.
+    void sessionEnded(const std::string &sqlstate);
 
     pg::ConnectOptions m_session;
     Callback m_callback;
     std::string m_holderId;
-    SessionCallback m_onSession;
+    MarkerState *m_marker;
     std::string m_probe;
     std::unique_ptr<pg::Connection> m_connection; // the LISTEN session, used by the thread only
+    std::int64_t m_key = 0;                       // the marker the session holds; 0: none
+    std::int64_t m_incarnation = 0;               // the server's, when the marker was taken
+    std::stop_source m_stopSource;
     std::atomic<bool> m_listening = false;
     std::atomic<bool> m_stopping = false;
     std::thread m_thread;

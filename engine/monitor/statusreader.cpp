@@ -30,8 +30,10 @@ constexpr auto PollColumns
           " extract(epoch FROM observed_at)::float8";
 constexpr auto PollEndColumns
         = ", extract(epoch FROM paused_until)::float8, pause_remaining_seconds::float8";
-// How a led role's row was taken (migration 0179), after those.
+// How a led role's row was taken (migration 0179), after those; then the early take's switch
+// (migration 0180).
 constexpr auto PollTakeoverColumn = ", took_over";
+constexpr auto PollEarlyTakeColumn = ", early_take";
 constexpr auto PollFrom = " FROM leader_status ORDER BY role";
 
 // to_regclass/to_regprocedure return NULL instead of failing, so one statement tells a missing
@@ -49,7 +51,9 @@ constexpr auto AccessSql
           " AND to_regprocedure('leader_pause(text,text,text,timestamptz)') IS NOT NULL"
           " AND to_regprocedure('leader_unpause(text,text,text)') IS NOT NULL,"
           " EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('leader_status')"
-          " AND attname = 'took_over' AND NOT attisdropped)";
+          " AND attname = 'took_over' AND NOT attisdropped),"
+          " EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('leader_status')"
+          " AND attname = 'early_take' AND NOT attisdropped)";
 
 constexpr auto MigrateHint = "run `leaderctl migrate --database URL` as the database owner";
 constexpr auto NeedsPauseEnds = "read-only: pausing from this console needs lease migration 0177"
@@ -165,6 +169,7 @@ Outcome<Access> StatusReader::open()
         }
         m_pauseEnds = row.toBool(0, 6);
         m_takeovers = m_pauseEnds && row.toBool(0, 7);
+        m_earlyTake = m_takeovers && row.toBool(0, 8);
         Access access{user, row.toBool(0, 4), row.toBool(0, 5), {}, {}, m_pauseEnds};
         std::string missing;
         if (!access.canPause)
@@ -224,7 +229,8 @@ Outcome<StatusRows> StatusReader::poll()
 {
     try {
         const std::string sql = std::string(PollColumns) + (m_pauseEnds ? PollEndColumns : "")
-                                + (m_takeovers ? PollTakeoverColumn : "") + PollFrom;
+                                + (m_takeovers ? PollTakeoverColumn : "")
+                                + (m_earlyTake ? PollEarlyTakeColumn : "") + PollFrom;
         const pg::Result result = m_connection->exec("poll", sql, {}, m_statementTimeout);
         StatusRows rows;
         for (int row = 0; row < result.rows(); ++row) {
@@ -250,11 +256,18 @@ Outcome<StatusRows> StatusReader::poll()
             }
             if (m_takeovers)
                 role.tookOver = std::string(result.text(row, 17));
+            if (m_earlyTake)
+                role.earlyTake = result.toBool(row, 18);
             rows.roles.push_back(std::move(role));
         }
         return rows;
     } catch (const pg::Error &error) {
-        // 0179 rolled back under a connected console: the view lost took_over, the polls go on.
+        // 0180 or 0179 rolled back under a connected console: the view lost early_take or
+        // took_over, the polls go on without them.
+        if (m_earlyTake && error.sqlstate() == pg::sqlstate::UndefinedColumn) {
+            m_earlyTake = false;
+            return poll();
+        }
         if (m_takeovers && error.sqlstate() == pg::sqlstate::UndefinedColumn) {
             m_takeovers = false;
             return poll();

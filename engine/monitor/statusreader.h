@@ -47,6 +47,9 @@ struct RoleRow
     // "session_ended" when taken before it because the old holder's session had ended; empty
     // when the row was free (a hand-over), and on an older schema.
     std::string tookOver;
+    // Whether the role may be taken at its holder's death (migration 0180's early_take); nullopt on
+    // an older schema.
+    std::optional<bool> earlyTake;
 };
 
 struct StatusRows
@@ -151,6 +154,7 @@ private:
     std::unique_ptr<pg::Connection> m_connection;
     bool m_pauseEnds = false; // found by open(): picks the poll's columns and allows writes
     bool m_takeovers = false; // found by open(): leader_status has took_over
+    bool m_earlyTake = false; // and early_take
 };
 
 } // namespace leader::monitor

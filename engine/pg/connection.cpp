@@ -201,16 +201,19 @@ std::optional<Connection::ConnectFailure> Connection::openServer(const std::stri
     // But an idle session's unasked ErrorResponse reaches the receiver too, as a notice, and a
     // FATAL one is the server saying why it is about to close the session.
     if (!m_endingByServer)
-        m_endingByServer = std::make_unique<bool>();
-    *m_endingByServer = false;
+        m_endingByServer = std::make_unique<ServerEnding>();
+    *m_endingByServer = ServerEnding();
     PQsetNoticeReceiver(
             m_conn.get(),
             [](void *ending, const PGresult *notice) {
                 const char *severity = PQresultErrorField(notice, PG_DIAG_SEVERITY_NONLOCALIZED);
                 if (severity
                     && (std::string_view(severity) == "FATAL"
-                        || std::string_view(severity) == "PANIC"))
-                    *static_cast<bool *>(ending) = true;
+                        || std::string_view(severity) == "PANIC")) {
+                    auto *said = static_cast<ServerEnding *>(ending);
+                    said->ending = true;
+                    said->sqlstate = field(notice, PG_DIAG_SQLSTATE);
+                }
             },
             m_endingByServer.get());
     return std::nullopt;
@@ -249,7 +252,7 @@ void Connection::closeIfEndedByServer()
             return;
         }
         PQisBusy(m_conn.get());
-        if (*m_endingByServer)
+        if (m_endingByServer->ending)
             close();
     }
 }
@@ -267,6 +270,8 @@ Result Connection::run(std::string_view statement, std::string_view sql,
     if (window.endBy)
         deadline = std::min(deadline, *window.endBy);
     const auto checkStart = [&] {
+        if (window.beforeSend)
+            window.beforeSend();
         if (window.startBy && Clock::now() >= *window.startBy)
             throw Error(ErrorKind::NotStarted, {}, std::string(statement),
                         "not sent: its start deadline had passed");
@@ -314,6 +319,7 @@ Result Connection::run(std::string_view statement, std::string_view sql,
     // to answer, and the cancel must have been delivered before the connection serves again, so a
     // late cancel can never hit the next statement.
     bool cancelRequested = false;
+    bool cancelledByCaller = false;
     std::shared_ptr<const std::atomic<bool>> cancelDelivered;
     std::optional<std::pair<std::string, std::string>> serverError; // SQLSTATE, message
     Result last;
@@ -321,10 +327,15 @@ Result Connection::run(std::string_view statement, std::string_view sql,
         while (PQisBusy(conn)) {
             auto remaining = remainingUntil(deadline);
             if (remaining > 0ms) {
-                const auto waited = waitSocket(platform::WaitFor::Read, remaining, statement);
+                const auto waited = waitSocket(platform::WaitFor::Read, remaining, statement,
+                                               cancelRequested ? std::stop_token() : window.cancel);
                 if (waited == platform::WaitResult::Failed)
                     failTransport(statement, "waiting for the server failed", false);
                 remaining = remainingUntil(deadline);
+            }
+            if (!cancelRequested && window.cancel.stop_requested()) {
+                cancelledByCaller = true;
+                remaining = 0ms;
             }
             if (remaining <= 0ms) {
                 if (cancelRequested)
@@ -361,6 +372,9 @@ Result Connection::run(std::string_view statement, std::string_view sql,
     if (endsSession(serverError->first))
         close();
     const bool cancelled = cancelRequested && serverError->first == sqlstate::QueryCanceled;
+    if (cancelled && cancelledByCaller)
+        throw Error(ErrorKind::Definite, serverError->first, std::string(statement),
+                    "cancelled by its caller", false);
     throw Error(ErrorKind::Definite, serverError->first, std::string(statement),
                 cancelled ? "exceeded its " + std::to_string(timeout.count())
                                     + " ms deadline and was cancelled"
@@ -370,16 +384,22 @@ Result Connection::run(std::string_view statement, std::string_view sql,
 
 platform::WaitResult Connection::waitSocket(platform::WaitFor direction,
                                             std::chrono::milliseconds timeout,
-                                            std::string_view statement)
+                                            std::string_view statement,
+                                            const std::stop_token &cancel)
 {
     const auto deadline = Clock::now() + timeout;
+    const std::chrono::milliseconds slice
+            = cancel.stop_possible() ? StatementCancelCheck : StopCheckEvery;
     for (;;) {
         if (m_options.stop.stop_requested())
             failTransport(statement, "abandoned: its caller is stopping", false);
+        if (cancel.stop_requested())
+            return platform::WaitResult::TimedOut;
         const auto remaining = remainingUntil(deadline);
-        const bool last = !m_options.stop.stop_possible() || remaining <= StopCheckEvery;
-        const platform::WaitResult result = platform::waitSocket(PQsocket(m_conn.get()), direction,
-                                                                 last ? remaining : StopCheckEvery);
+        const bool last = (!m_options.stop.stop_possible() && !cancel.stop_possible())
+                          || remaining <= slice;
+        const platform::WaitResult result
+                = platform::waitSocket(PQsocket(m_conn.get()), direction, last ? remaining : slice);
         if (result != platform::WaitResult::TimedOut || last)
             return result;
     }
@@ -410,6 +430,12 @@ std::string Connection::user() const
 int Connection::serverVersion() const
 {
     return isOpen() ? PQserverVersion(m_conn.get()) : 0;
+}
+
+std::string Connection::serverEndedWith() const
+{
+    return m_endingByServer && m_endingByServer->ending ? m_endingByServer->sqlstate
+                                                        : std::string();
 }
 
 bool Connection::inTransaction() const

@@ -7,10 +7,12 @@
 #include <chrono>
 #include <concepts>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <optional>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <string_view>
 
@@ -51,7 +53,17 @@ struct StatementWindow
 {
     std::optional<std::chrono::steady_clock::time_point> startBy;
     std::optional<std::chrono::steady_clock::time_point> endBy;
+    // Called after the fault gate and after any reconnect, just before the statement is sent: it
+    // may wait, and it throws to keep the statement from starting (a lease holder's tick that was
+    // cancelled meanwhile, or whose marker is being repaired).
+    std::function<void()> beforeSend;
+    // Once requested, a statement in flight is cancelled on the server as at its deadline (checked
+    // every StatementCancelCheck), and fails with SQLSTATE 57014.
+    std::stop_token cancel;
 };
+
+// How often a statement in flight looks at StatementWindow::cancel.
+inline constexpr std::chrono::milliseconds StatementCancelCheck{10};
 
 // A libpq connection that sends every statement through the asynchronous API under a client-side
 // deadline, cancels it when the deadline passes, and uses unnamed statements only, so it works
@@ -97,6 +109,10 @@ public:
     std::string user() const;   // the session's login role
     int serverVersion() const;  // e.g. 150018
     bool inTransaction() const;
+    // The SQLSTATE of the FATAL error the server sent unasked since this session was opened (it
+    // was ending the session: 57P01 a shutdown or pg_terminate_backend, 57P05 an idle timeout,
+    // ...); empty when none came. Read before the next statement reconnects.
+    std::string serverEndedWith() const;
     pg_conn *handle() const { return m_conn.get(); }
 
 private:
@@ -113,7 +129,7 @@ private:
     // platform::waitSocket on this connection's socket, in slices that look at the stop token;
     // throws a transport error for statement once stop is requested.
     platform::WaitResult waitSocket(platform::WaitFor direction, std::chrono::milliseconds timeout,
-                                    std::string_view statement);
+                                    std::string_view statement, const std::stop_token &cancel = {});
     Result run(std::string_view statement, std::string_view sql, std::span<const Param> params,
                bool script, std::chrono::milliseconds timeout, const StatementWindow &window);
     [[noreturn]] void failTransport(std::string_view statement, const std::string &what,
@@ -128,7 +144,12 @@ private:
     // ending the session, though its end of file may not have arrived. On the heap so that its
     // address, the receiver's argument, survives a move of this object; declared before m_conn so
     // that it outlives the session.
-    std::unique_ptr<bool> m_endingByServer;
+    struct ServerEnding
+    {
+        bool ending = false;
+        std::string sqlstate;
+    };
+    std::unique_ptr<ServerEnding> m_endingByServer;
     std::unique_ptr<pg_conn, Deleter> m_conn;
     std::size_t m_lastServer = 0; // of a multi-host URL: the one tried first next time
 };

@@ -22,6 +22,26 @@ std::string_view trimmed(std::string_view text)
     return text.substr(first, last - first + 1);
 }
 
+// Takes the next line off text, without its comment and surrounding blanks.
+std::string_view nextLine(std::string_view &text)
+{
+    const auto newline = text.find('\n');
+    std::string_view line = text.substr(0, newline);
+    text = newline == std::string_view::npos ? std::string_view() : text.substr(newline + 1);
+    if (const auto hash = line.find('#'); hash != std::string_view::npos)
+        line = line.substr(0, hash);
+    return trimmed(line);
+}
+
+constexpr std::string_view EarlyTakeKey = "early_take";
+
+// A line that sets the replica as a whole rather than a role: "early_take = off".
+bool isReplicaSetting(std::string_view line)
+{
+    const auto equals = line.find('=');
+    return equals != std::string_view::npos && trimmed(line.substr(0, equals)) == EarlyTakeKey;
+}
+
 } // namespace
 
 std::vector<RoleProfile> demoProfile()
@@ -65,13 +85,8 @@ std::vector<RoleProfile> parseProfile(std::string_view text, std::vector<RolePro
     int lineNumber = 0;
     while (!text.empty()) {
         ++lineNumber;
-        const auto newline = text.find('\n');
-        std::string_view line = text.substr(0, newline);
-        text = newline == std::string_view::npos ? std::string_view() : text.substr(newline + 1);
-        if (const auto hash = line.find('#'); hash != std::string_view::npos)
-            line = line.substr(0, hash);
-        line = trimmed(line);
-        if (line.empty())
+        const std::string_view line = nextLine(text);
+        if (line.empty() || isReplicaSetting(line))
             continue;
         const std::string where = "line " + std::to_string(lineNumber) + ": ";
         const auto equals = line.find('=');
@@ -113,6 +128,24 @@ std::vector<RoleProfile> parseProfile(std::string_view text, std::vector<RolePro
         }
     }
     return base;
+}
+
+std::optional<bool> parseEarlyTake(std::string_view text)
+{
+    std::optional<bool> earlyTake;
+    int lineNumber = 0;
+    while (!text.empty()) {
+        ++lineNumber;
+        const std::string_view line = nextLine(text);
+        if (!isReplicaSetting(line))
+            continue;
+        const std::string_view value = trimmed(line.substr(line.find('=') + 1));
+        if (value != "on" && value != "off")
+            throw ProfileError("line " + std::to_string(lineNumber) + ": \"" + std::string(value)
+                               + "\" is not a valid early_take; write on or off");
+        earlyTake = value == "on";
+    }
+    return earlyTake;
 }
 
 std::vector<RoleProfile> selectRoles(const std::vector<RoleProfile> &profiles,

@@ -3,6 +3,7 @@
 #include "roles/role.h"
 
 #include <chrono>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -37,6 +38,11 @@ std::vector<RoleProfile> demoProfile();
 // min_tick, item_latency (durations: 500ms, 3s, 2m, 1h) and batch (a positive integer). Throws
 // ProfileError.
 std::vector<RoleProfile> parseProfile(std::string_view text, std::vector<RoleProfile> base);
+
+// The replica-wide line of a profile file, "early_take = on" or "off" (ReplicaOptions::earlyTake);
+// nullopt when the file has none, the last one when it has several. parseProfile skips it. Throws
+// ProfileError for another value.
+std::optional<bool> parseEarlyTake(std::string_view text);
 
 // "500ms", "3s", "2m", "1h", at most a year; throws std::invalid_argument.
 std::chrono::milliseconds parseDuration(std::string_view text);

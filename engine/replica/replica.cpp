@@ -114,6 +114,7 @@ void Replica::start()
         schema::requireLeaseSchema(*connection);
         schema::requireReplicaRegistry(*connection);
         schema::requireHolderSession(*connection);
+        schema::requireEarlyTakeSwitch(*connection);
         demo::requireDemoSchema(*connection);
     }
     lease::ReplicaInfo registered{.holderId = holderId(),
@@ -132,16 +133,11 @@ void Replica::start()
         listen = named(listen, m_options.id);
         listen.applicationName += " listen";
         m_listener = std::make_unique<lease::WakeListener>(
-                listen,
-                [this](const std::string &role) {
-                    wakeRunners({role});
-                    m_manager->renewNow(role);
-                },
-                holderId(),
-                [this](std::optional<std::int64_t> key) { m_manager->setSession(key); });
+                listen, [this](const std::string &payload) { notified(payload); },
+                m_options.earlyTake ? holderId() : std::string(), &m_manager->marker());
         // The death watch needs the same kind of session: where LISTEN is delivered, a session
         // is a real one and can wait on a lock.
-        if (m_listener->start()) {
+        if (m_listener->start() && m_options.earlyTake) {
             m_deathWatch = std::make_unique<lease::DeathWatch>(
                     listen, [this](const std::set<std::string> &roles) { wakeRunners(roles); });
             m_manager->onHeldElsewhere(
@@ -184,6 +180,23 @@ void Replica::kill()
     if (m_switchboard)
         m_switchboard->kill();
     stop();
+}
+
+void Replica::notified(const std::string &payload)
+{
+    if (const std::optional<lease::HeldAnnouncement> held = lease::parseHeldAnnouncement(payload)) {
+        // Another holder's tick began: wait for its marker's end now, not at the next reading.
+        const bool own
+                = held->holder.key >> 32 == lease::WakeListener::sessionKeyPrefix(holderId());
+        const bool runs = std::any_of(m_runners.begin(), m_runners.end(), [&](const auto &runner) {
+            return runner->schedule().role == held->role;
+        });
+        if (m_deathWatch && !own && runs)
+            m_deathWatch->watch(held->holder, held->role);
+        return;
+    }
+    wakeRunners({payload});
+    m_manager->renewNow(payload);
 }
 
 void Replica::wakeRunners(const std::set<std::string> &roles)

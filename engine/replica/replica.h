@@ -36,6 +36,11 @@ struct ReplicaOptions
     pg::ConnectOptions listen;
     std::vector<RoleProfile> roles = demoProfile();
     bool fastWake = true;
+    // The takeover at process death (amendments 2026-12-04 and 2026-12-05): this replica's rows
+    // name its marker session, so that a contender takes them at its death, and it waits for the
+    // death of the holders it sees. false: neither, so its roles follow the TTL path exactly, as
+    // with a role's early_take off in the database (migration 0180).
+    bool earlyTake = true;
     // How idle runners poll (docs/benchmarks/scale.md measures both).
     scheduler::PollMode poll = scheduler::PollMode::ReadFirst;
     // Route every connection through the fault switchboard (the gate and a link proxy).
@@ -63,7 +68,7 @@ public:
     Replica(const Replica &) = delete;
     Replica &operator=(const Replica &) = delete;
 
-    // Checks the schema (schema::SchemaError naming the missing migration, 0178 included; pg::Error
+    // Checks the schema (schema::SchemaError naming the missing migration, 0180 included; pg::Error
     // for an unreachable or refusing database), then starts the registry beat, the listener and the
     // runners. Once only.
     void start();
@@ -80,6 +85,7 @@ public:
     const std::string &holderId() const;
     const std::vector<RoleProfile> &roles() const { return m_options.roles; }
     bool fastWake() const; // notifications proved to arrive
+    bool earlyTake() const { return m_options.earlyTake; }
     // Only with ReplicaOptions::faults; nullptr otherwise.
     faults::Switchboard *faults() { return m_switchboard.get(); }
 
@@ -96,6 +102,8 @@ public:
 private:
     lease::Work workFor(const RoleProfile &profile);
     void wakeRunners(const std::set<std::string> &roles);
+    // A notification on leader_leases, on the listener's thread.
+    void notified(const std::string &payload);
 
     ReplicaOptions m_options;
     std::unique_ptr<faults::Switchboard> m_switchboard;

@@ -228,4 +228,17 @@ void requireHolderSession(pg::Connection &connection)
                             "at process death); apply it with: leaderctl migrate --database URL");
 }
 
+void requireEarlyTakeSwitch(pg::Connection &connection)
+{
+    const pg::Result result = connection.exec(
+            "check early take switch",
+            "SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = "
+            "to_regclass('leader_leases') AND attname = 'early_take' AND NOT attisdropped)",
+            {}, QueryTimeout);
+    if (!result.toBool(0, 0))
+        throw SchemaError("the database " + connection.target()
+                          + " lacks lease migration 0180 (leader_leases.early_take, the early "
+                            "take's off switch); apply it with: leaderctl migrate --database URL");
+}
+
 } // namespace leader::schema

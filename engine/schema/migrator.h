@@ -59,5 +59,8 @@ void requireReplicaRegistry(pg::Connection &connection);
 // Checks that migration 0179 is in place: a replica's ACQUIRE and RENEW name its marker session
 // (holder_session), so a replica refuses a schema without it. Readers and leaderctl do not need it.
 void requireHolderSession(pg::Connection &connection);
+// Checks that migration 0180 is in place: a replica's ACQUIRE and RENEW read each role's
+// early_take switch.
+void requireEarlyTakeSwitch(pg::Connection &connection);
 
 } // namespace leader::schema

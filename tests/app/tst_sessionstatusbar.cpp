@@ -1,6 +1,6 @@
-// The status bar's connection line, latency and drift, and the stale banner's reason drawn from
-// the same facts: the connection's own line while it is not up, else the last poll error, else
-// the poll's silence.
+// The status bar's connection line, early take, latency and drift, and the stale banner's reason
+// drawn from the same facts: the connection's own line while it is not up, else the last poll
+// error, else the poll's silence.
 
 #include "ui/sessionstatusbar.h"
 
@@ -112,6 +112,42 @@ private Q_SLOTS:
         status.showSnapshot(snapshot);
         QCOMPARE(label(bar, "latencyLabel"), latency);
         QCOMPARE(label(bar, "driftLabel"), drift);
+    }
+
+    void earlyTake_data()
+    {
+        QTest::addColumn<QList<int>>("switches"); // per role: 1 on, 0 off, -1 unknown (old schema)
+        QTest::addColumn<bool>("shown");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("on everywhere") << QList<int>{1, 1, 1, 1, 1} << true << "early take on";
+        QTest::newRow("off everywhere") << QList<int>{0, 0, 0, 0, 0} << true << "early take off";
+        QTest::newRow("off for two")
+                << QList<int>{0, 1, 0, 1, 1} << true << "early take off: r0, r2";
+        QTest::newRow("a schema without the switch")
+                << QList<int>{-1, -1, -1, -1, -1} << false << "";
+    }
+
+    void earlyTake()
+    {
+        QFETCH(QList<int>, switches);
+        QFETCH(bool, shown);
+        QFETCH(QString, text);
+        QStatusBar bar;
+        bar.show();
+        SessionStatusBar status(&bar);
+        StatusSnapshot snapshot;
+        for (qsizetype i = 0; i < switches.size(); ++i) {
+            RoleStatus role;
+            role.role = QStringLiteral("r%1").arg(i);
+            if (switches[i] >= 0)
+                role.earlyTake = switches[i] == 1;
+            snapshot.roles << role;
+        }
+        status.showSnapshot(snapshot);
+        const QLabel *label = bar.findChild<QLabel *>(QStringLiteral("earlyTakeLabel"));
+        QCOMPARE(label->isVisible(), shown);
+        if (shown)
+            QCOMPARE(label->text(), text);
     }
 };
 

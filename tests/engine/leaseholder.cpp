@@ -26,8 +26,8 @@ int main(int argc, char **argv)
     if (argc == 4) {
         listener = std::make_unique<leader::lease::WakeListener>(
                 leader::pg::ConnectOptions{.url = argv[3]}, nullptr, manager.holderId(),
-                [&manager](std::optional<std::int64_t> key) { manager.setSession(key); });
-        if (!listener->start() || !manager.session()) {
+                &manager.marker());
+        if (!listener->start() || !manager.marker().key()) {
             std::cerr << "leaseholder: no marker session on " << argv[3] << "\n";
             return 1;
         }

@@ -1,6 +1,7 @@
 // The compiled-in lease constants of ADR-114 and the margin the heartbeat relies on.
 
 #include "lease/constants.h"
+#include "pg/connection.h"
 
 #include <QtTest>
 
@@ -13,6 +14,8 @@ class TestLeaseConstants final : public QObject
 private slots:
     void values();
     void abandonLeavesAStatementOfMarginBeforeExpiry();
+    void markerRepairEndsBeforeTheGrace();
+    void markerOutlivesAHolderThatCannotRenew();
 };
 
 void TestLeaseConstants::values()
@@ -23,6 +26,9 @@ void TestLeaseConstants::values()
     QCOMPARE(AbandonAfter, 6s);
     QCOMPARE(MaxPoll, 5s);
     QCOMPARE(LostCooldownCap, 60s);
+    QCOMPARE(EarlyTakeGrace, 200ms);
+    QCOMPARE(MarkerRepairWithin, 100ms);
+    QCOMPARE(MarkerPingEvery, 1s);
 }
 
 void TestLeaseConstants::abandonLeavesAStatementOfMarginBeforeExpiry()
@@ -34,6 +40,29 @@ void TestLeaseConstants::abandonLeavesAStatementOfMarginBeforeExpiry()
     // before the abandon to retry it on a fresh connection: one missed beat is not yet a loss.
     // (Two full beat periods do not fit: the next regular beat would be due at the abandon.)
     QVERIFY(HeartbeatEvery + StatementTimeout < AbandonAfter);
+}
+
+void TestLeaseConstants::markerRepairEndsBeforeTheGrace()
+{
+    // A holder that sees its marker end repairs it (or cancels its tick) within
+    // MarkerRepairWithin, and the cancel reaches its statement in flight within
+    // StatementCancelCheck; a contender granted the marker's lock waits EarlyTakeGrace. What is
+    // left between the two covers seeing the end of file and the cancel's round trip.
+    QVERIFY(MarkerRepairWithin + leader::pg::StatementCancelCheck + 50ms <= EarlyTakeGrace);
+    // A listener that looks every 50 ms keeps its proof of life fresh without a wait.
+    QVERIFY(MarkerFreshFor >= 3 * 50ms);
+}
+
+void TestLeaseConstants::markerOutlivesAHolderThatCannotRenew()
+{
+    // Cut off, a holder stops within AbandonAfter + StatementTimeout of its last beat; the server
+    // ends its silent marker session only MarkerSilenceEnds after the last ping it received, which
+    // may be a ping's gap before the cut. So the marker outlives the holder's work.
+    QVERIFY(MarkerSilenceEnds - MarkerPingEvery > AbandonAfter + StatementTimeout);
+    // A ping that goes unanswered makes the marker unproven long before then.
+    QVERIFY(MarkerPingEvery + MarkerUnprovenAfter < AbandonAfter);
+    // The ping keeps a proxy that cuts connections idle for 2 s from cutting the marker.
+    QVERIFY(MarkerPingEvery < 2s);
 }
 
 QTEST_GUILESS_MAIN(TestLeaseConstants)

@@ -1,7 +1,8 @@
 // leader::faults::LinkProxy between leader::pg::Connection and a real Postgres: pass-through of
 // small and large traffic, a sever that looks like a blackhole (the client's deadline fires, no
 // reset), held bytes and idle connections surviving a timed sever, connects during a sever, added
-// latency, dropping every connection, restarting on the same port, and an upstream that refuses.
+// latency, dropping every connection, cutting idle ones, restarting on the same port, and an
+// upstream that refuses.
 // Always straight to Postgres: the proxy stands in for the network, not for the pooler.
 
 #include "faults/linkproxy.h"
@@ -65,6 +66,7 @@ private slots:
     void heldStatementIsDeliveredOnHeal();
     void slowDelaysBothDirections();
     void dropAllBreaksEveryConnection();
+    void cutIdleClosesOnlyWhatIdles();
     void restartsOnTheSamePort();
     void refusedUpstreamClosesTheClient();
 
@@ -251,6 +253,33 @@ void TestLinkProxy::dropAllBreaksEveryConnection()
         QCOMPARE(qs(connection->exec("reconnected", "SELECT 1", {}, Short).text(0, 0)),
                  QStringLiteral("1"));
     QCOMPARE(m_proxy->counters().connectionsAccepted, accepted + 2);
+}
+
+// The idle cut, as HAProxy's timeout client: a session silent for the cut's length is closed, both
+// sides (its backend ends), while one that talks more often than that lives on.
+void TestLinkProxy::cutIdleClosesOnlyWhatIdles()
+{
+    Connection silent = proxied();
+    Connection chatty = proxied();
+    const std::int64_t silentPid = backendPid(silent);
+    const std::int64_t chattyPid = backendPid(chatty);
+    m_proxy->cutIdle(600ms);
+    QElapsedTimer talking;
+    talking.start();
+    while (talking.elapsed() < 1500) {
+        QCOMPARE(backendPid(chatty), chattyPid);
+        QTest::qWait(200);
+    }
+    QCOMPARE(m_proxy->counters().idleCuts, std::uint64_t(1));
+    Connection direct = m_db->connectDirect(Login::App);
+    QTRY_COMPARE_WITH_TIMEOUT(
+            qs(direct.exec("backend gone", "SELECT count(*) FROM pg_stat_activity WHERE pid = $1",
+                           {silentPid}, Short)
+                       .text(0, 0)),
+            QStringLiteral("0"), 5000);
+    // The silent one finds its session closed and reconnects: a new backend.
+    QVERIFY(backendPid(silent) != silentPid);
+    m_proxy->cutIdle(0ms);
 }
 
 void TestLinkProxy::restartsOnTheSamePort()

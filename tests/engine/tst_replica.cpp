@@ -3,9 +3,11 @@
 // clean stop and an injected panic — against a real Postgres and again through PgBouncer in
 // transaction mode.
 
+#include "faults/linkproxy.h"
 #include "lease/constants.h"
 #include "loopbackport.h"
 #include "measurement.h"
+#include "pg/conninfo.h"
 #include "pg/error.h"
 #include "replica/profile.h"
 #include "replica/replica.h"
@@ -140,11 +142,16 @@ private slots:
     void startRefusesAMissingSchema_data();
     void startRefusesAMissingSchema();
     void startReportsAnUnreachableDatabase();
+    void killedLeaderWithoutAMarkerIsTakenOverAtExpiry_data();
     void killedLeaderWithoutAMarkerIsTakenOverAtExpiry();
     void killedLeaderIsTakenOverAtOnce();
     void cutOffLeaderIsTakenOnlyAtExpiry_data();
     void cutOffLeaderIsTakenOnlyAtExpiry();
-    void markerLostWhileAliveIsTakenAndFenced();
+    void terminatedMarkerIsRepairedAndTheTickCompletes();
+    void idleSessionTimeoutTakesNoLiveHolder_data();
+    void idleSessionTimeoutTakesNoLiveHolder();
+    void idleCuttingProxyNeverCutsTheMarker();
+    void holderThatCannotRepairStopsBeforeItIsTaken();
     void stopMidTickReleasesAsInterrupted();
     void armedPanicFailsTheNextTickOnce();
 
@@ -152,6 +159,11 @@ private:
     QString field(const std::string &sql);
     ReplicaOptions optionsFor(const std::string &id, std::vector<RoleProfile> roles,
                               bool fastWake = true) const;
+    // The billing row's marker key as the database has it; empty while it names none.
+    QString billingMarker()
+    {
+        return field("SELECT holder_session FROM leader_leases WHERE role = 'billing'");
+    }
     // The billing lease's expiry and its holder's last heartbeat, as the database prints them.
     QString billingExpiry()
     {
@@ -448,25 +460,48 @@ void TestReplica::startReportsAnUnreachableDatabase()
     QVERIFY(!replica.isRunning());
 }
 
+void TestReplica::killedLeaderWithoutAMarkerIsTakenOverAtExpiry_data()
+{
+    QTest::addColumn<QString>("without");
+    QTest::newRow("no listener (a pooler without --listen-database)") << "listener";
+    QTest::newRow("early take off in the database (early_take)") << "switch";
+    QTest::newRow("early take off on the holder (--early-take off)") << "holder setting";
+    QTest::newRow("early take off on the contender (--early-take off)") << "contender setting";
+}
+
 // A replica killed mid-tick (a process death) says nothing more and leaves the row held; with no
-// marker session (no listener, as behind a pooler without --listen-database) the other replica's
-// runner, sleeping until the row's expiry, takes the role over then and not before. Checked: with
-// the m_killed test removed from the replica's event forwarding, the dead replica's
-// release_failed reaches the subscriber and this fails.
+// marker session (no listener, as behind a pooler without --listen-database), or with the early
+// take switched off (migration 0180's early_take, or the replicas' own setting), the other
+// replica's runner, sleeping until the row's expiry, takes the role over then and not before.
+// Checked: with the m_killed test removed from the replica's event forwarding, the dead replica's
+// release_failed reaches the subscriber and this fails; with `l.early_take` removed from ACQUIRE's
+// early branch the switch row fails (taken within a second); with Replica::start taking the marker
+// whatever ReplicaOptions::earlyTake says the holder's row fails, and with it starting the death
+// watch whatever the setting says the contender's row fails.
 void TestReplica::killedLeaderWithoutAMarkerIsTakenOverAtExpiry()
 {
+    QFETCH(QString, without);
     const std::vector<RoleProfile> roles = billing("billing.interval = 1s\nbilling.min_tick = 12s");
+    if (without == "switch")
+        m_owner->exec("switch off", "UPDATE leader_leases SET early_take = false", {}, 5s);
+    const auto restore = qScopeGuard([this] {
+        m_owner->exec("switch on", "UPDATE leader_leases SET early_take = true", {}, 5s);
+    });
+    // a starts first and leads; b, started once it does, is the contender.
+    ReplicaOptions optionsA = optionsFor("a", roles, without != "listener");
+    ReplicaOptions optionsB = optionsFor("b", roles, without != "listener");
+    optionsA.earlyTake = without != "holder setting";
+    optionsB.earlyTake = without != "contender setting";
     Events events;
-    Replica a(optionsFor("a", roles, false));
-    Replica b(optionsFor("b", roles, false));
+    Replica a(std::move(optionsA));
+    Replica b(std::move(optionsB));
     events.attach(a);
     events.attach(b);
     a.start();
+    QTRY_VERIFY_WITH_TIMEOUT(events.count(EventKind::Acquired, "a") >= 1, 10000);
     b.start();
-    QTRY_VERIFY_WITH_TIMEOUT(events.count(EventKind::Acquired) >= 1, 10000);
-    const bool aLeads = events.of(EventKind::Acquired).front().replica == "a";
-    Replica &victim = aLeads ? a : b;
-    Replica &other = aLeads ? b : a;
+    Replica &victim = a;
+    Replica &other = b;
     // Kill right after a RENEW landed, so the takeover is measured from a heartbeat.
     QTRY_COMPARE_WITH_TIMEOUT(field("SELECT expires_at - acquired_at > interval '10 s' "
                                     "FROM leader_leases WHERE role = 'billing'"),
@@ -594,12 +629,177 @@ void TestReplica::cutOffLeaderIsTakenOnlyAtExpiry()
     victim.stop();
 }
 
-// The holder's marker session ends while its process lives (a reset socket, pg_terminate_backend)
-// at a moment it cannot renew: the other replica takes the role before the lease's expiry, the
-// holder's listener takes a new marker at once, and once the holder can reach the database again
-// the fence refuses its claims and its tick ends lost. No claim is accepted under its token after
-// the takeover.
-void TestReplica::markerLostWhileAliveIsTakenAndFenced()
+// The holder's marker session ends while it runs (pg_terminate_backend, as a DBA's reaper does):
+// the holder repairs its row at once, a RENEW naming its new marker, so the other replica, whose
+// death watch was granted the old marker's lock, finds the new one held after its grace and leaves
+// the role alone. The tick completes with the same token. Checked: without the RENEW the marker's
+// change triggers (MarkerState::onChange waking no heartbeat), the holder cannot repair in time
+// and stops its tick (marker_lost), the row is released and taken ~1.1 s later, and this fails.
+void TestReplica::terminatedMarkerIsRepairedAndTheTickCompletes()
+{
+    const std::vector<RoleProfile> roles = billing("billing.interval = 1s\nbilling.min_tick = 8s");
+    Events events;
+    Replica a(optionsFor("a", roles));
+    Replica b(optionsFor("b", roles));
+    events.attach(a);
+    events.attach(b);
+    a.start();
+    b.start();
+    QTRY_VERIFY_WITH_TIMEOUT(events.count(EventKind::Acquired) >= 1, 10000);
+    const ReplicaEvent first = events.of(EventKind::Acquired).front();
+    Replica &holder = first.replica == "a" ? a : b;
+    Replica &other = &holder == &a ? b : a;
+    QTRY_VERIFY_WITH_TIMEOUT(!billingMarker().isEmpty(), 6000);
+    // The other replica waits on the marker from the holder's ACQUIRE on (its announcement).
+    QTRY_VERIFY_WITH_TIMEOUT(field(WaitingWatches) == QStringLiteral("1"), 3000);
+    const QString oldMarker = billingMarker();
+
+    Connection reaper = m_db->connectDirect(Login::App);
+    QElapsedTimer sinceTermination;
+    QVERIFY(reaper.exec("terminate marker",
+                        "SELECT pg_terminate_backend((holder_session & 4294967295)::int) "
+                        "FROM leader_leases WHERE role = 'billing'",
+                        {}, 5s)
+                    .toBool(0, 0));
+    sinceTermination.start();
+    // Polled as closely as a statement allows, for the figure.
+    QString named;
+    while ((named = billingMarker()) == oldMarker && sinceTermination.elapsed() < 2000)
+        ;
+    const qint64 unnamedAfter = sinceTermination.elapsed();
+    QTRY_VERIFY_WITH_TIMEOUT(!billingMarker().isEmpty() && billingMarker() != oldMarker, 2000);
+    const qint64 repairedAfter = sinceTermination.elapsed();
+    leader::test::reportMeasurement(QString::asprintf(
+            "marker terminated mid-tick: the row no longer names it %lld ms later, names the "
+            "holder's new marker by %lld ms (grace %lld ms)",
+            static_cast<long long>(unnamedAfter), static_cast<long long>(repairedAfter),
+            static_cast<long long>(leader::lease::EarlyTakeGrace.count())));
+    QVERIFY2(unnamedAfter < leader::lease::EarlyTakeGrace.count(),
+             qPrintable(QString::number(unnamedAfter)));
+    QVERIFY2(repairedAfter < 1000, qPrintable(QString::number(repairedAfter)));
+
+    QTRY_VERIFY_WITH_TIMEOUT(events.count(EventKind::Released, holder.id()) >= 1, 15000);
+    const ReplicaEvent released = events.of(EventKind::Released, holder.id()).front();
+    QCOMPARE(released.transition.token, first.transition.token);
+    QCOMPARE(released.transition.outcome, std::string("completed"));
+    QCOMPARE(events.count(EventKind::Lost), 0);
+    // Nobody else led the role during the tick.
+    for (const ReplicaEvent &acquired : events.of(EventKind::Acquired, other.id()))
+        QVERIFY(acquired.transition.monotonic > released.transition.monotonic);
+    other.stop();
+    holder.stop();
+}
+
+void TestReplica::idleSessionTimeoutTakesNoLiveHolder_data()
+{
+    QTest::addColumn<QString>("timeout");
+    QTest::newRow("2 s") << "2s";
+    QTest::newRow("300 ms, shorter than the marker's ping") << "300ms";
+}
+
+// The server ends idle sessions (PostgreSQL 14's idle_session_timeout, set on the database as a
+// DBA would). The marker session turns it off for itself, so no live holder is taken early: every
+// tick of 6 s completes, and each holder keeps its marker. The pooled connections the server ends
+// meanwhile are reopened by the next statement. Checked: without the marker's set_config of
+// idle_session_timeout the 300 ms row fails (the marker ends between pings and its key changes);
+// at 2 s the ping alone keeps the marker from idling.
+void TestReplica::idleSessionTimeoutTakesNoLiveHolder()
+{
+    QFETCH(QString, timeout);
+    if (m_owner->serverVersion() < 140000)
+        QSKIP("idle_session_timeout is PostgreSQL 14's");
+    const std::string database = field("SELECT current_database()").toStdString();
+    Connection admin = m_db->connectDirect(Login::Owner);
+    admin.exec("idle timeout",
+               "ALTER DATABASE " + database + " SET idle_session_timeout = '"
+                       + timeout.toStdString() + "'",
+               {}, 5s);
+    const auto restore = qScopeGuard([&admin, &database] {
+        admin.exec("idle timeout", "ALTER DATABASE " + database + " RESET idle_session_timeout", {},
+                   5s);
+    });
+    const std::vector<RoleProfile> roles = billing("billing.interval = 1s\nbilling.min_tick = 6s");
+    Events events;
+    Replica a(optionsFor("a", roles));
+    Replica b(optionsFor("b", roles));
+    events.attach(a);
+    events.attach(b);
+    a.start();
+    b.start();
+    QTRY_VERIFY_WITH_TIMEOUT(events.count(EventKind::Acquired) >= 1, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(!billingMarker().isEmpty(), 6000);
+    const QString marker = billingMarker();
+    QTRY_VERIFY_WITH_TIMEOUT(events.count(EventKind::Released) >= 2, 20000);
+    QCOMPARE(events.count(EventKind::Lost), 0);
+    for (const QString &outcome : events.outcomes())
+        QCOMPARE(outcome, QStringLiteral("completed"));
+    // The marker lived through it: the first holder's key is still the one its rows name.
+    // Seen as the app login, which sees its own sessions whole: the marker names itself.
+    Connection app = m_db->connectDirect(Login::App);
+    QCOMPARE(QString::fromStdString(std::string(
+                     app.exec("marker",
+                              "SELECT count(*) FROM pg_stat_activity WHERE pid = ($1::bigint "
+                              "& 4294967295)::int AND application_name LIKE 'leader "
+                              "marker %'",
+                              {marker.toStdString()}, 5s)
+                             .text(0, 0))),
+             QStringLiteral("1"));
+    QCOMPARE(field("SELECT count(*) FROM leader_leases WHERE took_over = 'session_ended'"),
+             QStringLiteral("0"));
+    a.stop();
+    b.stop();
+}
+
+// A proxy in front of the database cuts connections idle for 2 s (HAProxy's timeout client): the
+// marker's ping every second keeps it from ever seeing the marker idle, so the marker, and with it
+// the holder's tick, lives. Checked: with the ping removed (MarkerPingEvery never reached) the
+// proxy cuts the marker 2 s into the tick and its key changes.
+void TestReplica::idleCuttingProxyNeverCutsTheMarker()
+{
+    const leader::pg::Endpoint server = leader::pg::endpointOf(m_db->directUrl(Login::App));
+    if (server.unixSocket)
+        QSKIP("the proxy needs a TCP server");
+    leader::faults::LinkProxy proxy(server.host, server.port);
+    const int port = proxy.start();
+    proxy.cutIdle(2s);
+    const std::vector<RoleProfile> roles = billing("billing.interval = 1s\nbilling.min_tick = 8s");
+    const auto throughProxy = [&](const std::string &id) {
+        ReplicaOptions options = optionsFor(id, roles);
+        options.listen.url
+                = leader::pg::throughAddress(m_db->directUrl(Login::App), "127.0.0.1", port);
+        return options;
+    };
+    Events events;
+    Replica a(throughProxy("a"));
+    Replica b(throughProxy("b"));
+    events.attach(a);
+    events.attach(b);
+    a.start();
+    b.start();
+    QVERIFY(a.fastWake() && b.fastWake());
+    QTRY_VERIFY_WITH_TIMEOUT(!billingMarker().isEmpty(), 10000);
+    const QString marker = billingMarker();
+    QTRY_VERIFY_WITH_TIMEOUT(events.count(EventKind::Released) >= 1, 15000);
+    QCOMPARE(events.outcomes().front(), QStringLiteral("completed"));
+    QCOMPARE(events.count(EventKind::Lost), 0);
+    // Its session is the one that began the tick, 8 s and four idle cuts' worth ago.
+    QCOMPARE(field("SELECT count(*) FROM pg_stat_activity WHERE pid = (" + marker.toStdString()
+                   + " & 4294967295)::int"),
+             QStringLiteral("1"));
+    // The proxy does cut what idles: the other replica's death watch, which waits in silence.
+    QVERIFY(proxy.counters().idleCuts >= 1);
+    a.stop();
+    b.stop();
+}
+
+// The holder's marker session ends while the holder cannot renew (every statement blocked: the
+// fault switchboard's freeze, which leaves its listener running). It cannot repair its row, so it
+// stops its tick (marker_lost) within MarkerRepairWithin of seeing the end, before the other
+// replica's grace ends and it takes the role, early. Once the holder can reach the database again
+// no statement of its tick is sent; no claim is accepted under its token after the takeover.
+// Checked: without the repair watch (Manager::watchRepairs cancelling nothing) the holder's loss
+// comes only with its RENEW after the heal, after the takeover, and this fails.
+void TestReplica::holderThatCannotRepairStopsBeforeItIsTaken()
 {
     const std::vector<RoleProfile> roles = billing("billing.interval = 1s\nbilling.min_tick = 20s");
     Events events;
@@ -619,8 +819,6 @@ void TestReplica::markerLostWhileAliveIsTakenAndFenced()
                               QStringLiteral("t"), 6000);
     QTRY_VERIFY_WITH_TIMEOUT(field(WaitingWatches) == QStringLiteral("1"), 8000);
     const QString expiry = billingExpiry();
-    const QString oldSession
-            = field("SELECT holder_session FROM leader_leases WHERE role = 'billing'");
 
     holder.faults()->freeze(6s);
     Connection killer = m_db->connectDirect(Login::App);
@@ -630,27 +828,34 @@ void TestReplica::markerLostWhileAliveIsTakenAndFenced()
                         {}, 5s)
                     .toBool(0, 0));
     QTRY_VERIFY_WITH_TIMEOUT(events.count(EventKind::Acquired, other.id()) >= 1, 3000);
-    QCOMPARE(field("SELECT acquired_at < '" + expiry.toStdString()
-                   + "'::timestamptz FROM leader_leases WHERE role = 'billing'"),
-             QStringLiteral("t"));
+    QCOMPARE(field("SELECT (acquired_at < '" + expiry.toStdString()
+                   + "'::timestamptz) || ' ' || took_over FROM leader_leases WHERE role = "
+                     "'billing'"),
+             QStringLiteral("true session_ended"));
     const std::string takenAt
             = field("SELECT acquired_at::text FROM leader_leases WHERE role = 'billing'")
                       .toStdString();
+    // The holder stopped first.
+    QCOMPARE(events.count(EventKind::Lost, holder.id()), 1);
+    const ReplicaEvent stopped = events.of(EventKind::Lost, holder.id()).front();
+    QCOMPARE(stopped.transition.reason, std::string("marker_lost"));
+    const double ahead
+            = seconds(events.of(EventKind::Acquired, other.id()).front().transition.monotonic
+                      - stopped.transition.monotonic);
+    leader::test::reportMeasurement(QString::asprintf(
+            "marker ended, holder unable to repair: it stopped %.3f s before the takeover", ahead));
+    QVERIFY2(ahead > 0, qPrintable(QString::number(ahead)));
 
     holder.faults()->heal();
     QTRY_VERIFY_WITH_TIMEOUT(events.outcomes(holder.id()).contains("lost"), 10000);
     const ReplicaEvent lost = events.of(EventKind::Released, holder.id()).front();
     QCOMPARE(lost.transition.token, first.transition.token);
-    QCOMPARE(lost.transition.reason, std::string("taken_over"));
-    QCOMPARE(field("SELECT count(*) FROM claim_log WHERE role = 'billing' AND token = "
-                   + std::to_string(first.transition.token) + " AND fenced_at > '" + takenAt
-                   + "'::timestamptz"),
-             QStringLiteral("0"));
-    // The holder named its new marker session at once: the killed one is not it.
-    QTRY_VERIFY_WITH_TIMEOUT(field("SELECT count(*) FROM pg_stat_activity WHERE pid = ("
-                                   + oldSession.toStdString() + " & 4294967295)::int")
-                                     == QStringLiteral("0"),
-                             3000);
+    QCOMPARE(lost.transition.reason, std::string("marker_lost"));
+    for (const char *table : {"claim_log WHERE fenced_at", "fence_refusals WHERE refused_at"})
+        QCOMPARE(field(std::string("SELECT count(*) FROM ") + table + " > '" + takenAt
+                       + "'::timestamptz AND role = 'billing' AND token = "
+                       + std::to_string(first.transition.token)),
+                 QStringLiteral("0"));
     QVERIFY(holder.fastWake());
     other.stop();
     holder.stop();

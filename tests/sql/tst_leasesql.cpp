@@ -117,6 +117,14 @@ private slots:
     void heldRowIsTakenEarlyOnlyOnceItsSessionEnded();
     void sessionOfAnotherIncarnationIsNotTakenEarly();
     void schemaCheckNamesAMissing0179();
+    void recordedMarkerIsReturned();
+    void heldRowIsNotTakenEarlyWithTheSwitchOff();
+    void repairedRowIsNotTakenEarly_data();
+    void repairedRowIsNotTakenEarly();
+    void acquireAnnouncesTheMarkerItRecords();
+    void heldAnnouncementParses_data();
+    void heldAnnouncementParses();
+    void schemaCheckNamesAMissing0180();
 
 private:
     // Moves the role's clock-derived columns as if time had passed, as the owner.
@@ -676,10 +684,10 @@ void TestLeaseSql::reapplyReseedsAboveEveryToken()
             highest, scalar(*m_app, "SELECT max(holder_token) FROM leader_leases").toLongLong());
 
     leader::schema::Migrator migrator(*m_owner);
-    QCOMPARE(migrator.rollbackTo(174), (std::vector<int>{179, 178, 177, 176, 175, 174}));
+    QCOMPARE(migrator.rollbackTo(174), (std::vector<int>{180, 179, 178, 177, 176, 175, 174}));
     QCOMPARE(scalar(*m_owner, "SELECT to_regclass('leader_leases') IS NULL"), QStringLiteral("t"));
     QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}),
-             (std::vector<int>{174, 175, 176, 177, 178, 179}));
+             (std::vector<int>{174, 175, 176, 177, 178, 179, 180}));
     QVERIFY(migrator.migrate({leader::schema::MigrationSet::Lease}).empty());
 
     QCOMPARE(scalar(*m_app, "SELECT count(*) FROM leader_leases WHERE holder_token > "
@@ -692,7 +700,7 @@ void TestLeaseSql::schemaCheckNamesAMissing0176()
     // Without 0176 nothing would wake a holder on pause: this build's engine no longer sends the
     // NOTIFY itself, so a replica and leaderctl refuse such a schema.
     leader::schema::Migrator migrator(*m_owner);
-    QCOMPARE(migrator.rollbackTo(176), (std::vector<int>{179, 178, 177, 176}));
+    QCOMPARE(migrator.rollbackTo(176), (std::vector<int>{180, 179, 178, 177, 176}));
     try {
         leader::schema::requireLeaseSchema(*m_app);
         QFAIL("a schema without 0176 was accepted");
@@ -701,7 +709,7 @@ void TestLeaseSql::schemaCheckNamesAMissing0176()
                  error.what());
     }
     QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}),
-             (std::vector<int>{176, 177, 178, 179}));
+             (std::vector<int>{176, 177, 178, 179, 180}));
     leader::schema::requireLeaseSchema(*m_app);
 }
 
@@ -710,7 +718,7 @@ void TestLeaseSql::schemaCheckNamesAMissing0177()
     // This build's ACQUIRE clears an expired pause's paused_until: without 0177 it fails on the
     // missing column, so a replica and leaderctl refuse the schema up front instead.
     leader::schema::Migrator migrator(*m_owner);
-    QCOMPARE(migrator.rollbackTo(177), (std::vector<int>{179, 178, 177}));
+    QCOMPARE(migrator.rollbackTo(177), (std::vector<int>{180, 179, 178, 177}));
     try {
         leader::schema::requireLeaseSchema(*m_app);
         QFAIL("a schema without 0177 was accepted");
@@ -719,7 +727,7 @@ void TestLeaseSql::schemaCheckNamesAMissing0177()
                  error.what());
     }
     QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}),
-             (std::vector<int>{177, 178, 179}));
+             (std::vector<int>{177, 178, 179, 180}));
     leader::schema::requireLeaseSchema(*m_app);
 }
 
@@ -847,7 +855,7 @@ void TestLeaseSql::schemaCheckNamesAMissing0179()
     // This build's ACQUIRE records the marker: a replica refuses a schema without it, leaderctl
     // and the console's reads do not need it.
     leader::schema::Migrator migrator(*m_owner);
-    QCOMPARE(migrator.rollbackTo(179), (std::vector<int>{179}));
+    QCOMPARE(migrator.rollbackTo(179), (std::vector<int>{180, 179}));
     leader::schema::requireLeaseSchema(*m_app);
     try {
         leader::schema::requireHolderSession(*m_app);
@@ -856,8 +864,170 @@ void TestLeaseSql::schemaCheckNamesAMissing0179()
         QVERIFY2(QString::fromUtf8(error.what()).contains("lacks lease migration 0179"),
                  error.what());
     }
-    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}), (std::vector<int>{179}));
+    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}), (std::vector<int>{179, 180}));
     leader::schema::requireHolderSession(*m_app);
+}
+
+// ACQUIRE and RENEW return the marker they recorded: the holder protects its tick only while its
+// row names one (amendment 2026-12-05), and a RENEW with none un-names it.
+void TestLeaseSql::recordedMarkerIsReturned()
+{
+    Marker marker = holdMarker(*m_db);
+    const auto acquired = leader::lease::acquire(*m_app, "billing", Me, 0ms, marker.key);
+    QVERIFY(acquired);
+    QCOMPARE(acquired->session, marker.key);
+    auto renewed = leader::lease::renew(*m_app, "billing", acquired->token, Me, {}, std::nullopt);
+    QVERIFY(renewed);
+    QCOMPARE(renewed->session, std::int64_t(0));
+    renewed = leader::lease::renew(*m_app, "billing", acquired->token, Me, {}, marker.key);
+    QVERIFY(renewed);
+    QCOMPARE(renewed->session, marker.key);
+    // With the role's early take off, nothing is recorded however held the key is.
+    ownerExec("UPDATE leader_leases SET early_take = false WHERE role = 'billing'");
+    renewed = leader::lease::renew(*m_app, "billing", acquired->token, Me, {}, marker.key);
+    QVERIFY(renewed);
+    QCOMPARE(renewed->session, std::int64_t(0));
+    QVERIFY(release(acquired->token, Outcome::Completed, 0ms));
+    const auto again = leader::lease::acquire(*m_app, "billing", Me, 0ms, marker.key);
+    QVERIFY(again);
+    QCOMPARE(again->session, std::int64_t(0));
+    ownerExec("UPDATE leader_leases SET early_take = true");
+}
+
+// The operator's switch (migration 0180): with a role's early take off, its row is taken at its
+// expiry only, however dead the holder's marker, and no contender is told a marker to wait on.
+// Checked: without `l.early_take` in ACQUIRE's early branch the refused ACQUIRE takes the row and
+// this fails.
+void TestLeaseSql::heldRowIsNotTakenEarlyWithTheSwitchOff()
+{
+    std::optional<Marker> marker = holdMarker(*m_db);
+    const std::int64_t key = marker->key;
+    QVERIFY(leader::lease::acquire(*m_app, "billing", "a:1:00000001", 0ms, key));
+    // Flipped while the role is held: the row still names the marker, as recorded before.
+    ownerExec("UPDATE leader_leases SET early_take = false WHERE role = 'billing'");
+    const auto restore
+            = qScopeGuard([this] { ownerExec("UPDATE leader_leases SET early_take = true"); });
+    QCOMPARE(scalar(*m_app, "SELECT holder_session FROM leader_leases WHERE role = 'billing'"),
+             QString::number(key));
+    marker.reset();
+    QTRY_VERIFY_WITH_TIMEOUT(!keyHeld(*m_app, key), 5000);
+    std::optional<leader::lease::HolderSession> heldBy;
+    QVERIFY(!leader::lease::acquire(*m_app, "billing", "b:2:00000002", 0ms, std::nullopt, &heldBy));
+    QVERIFY2(!heldBy.has_value(), "a marker was offered to wait on with the early take off");
+    QCOMPARE(scalar(*m_app, "SELECT holder_id FROM leader_leases WHERE role = 'billing'"),
+             QStringLiteral("a:1:00000001"));
+    QCOMPARE(scalar(*m_app, "SELECT early_take FROM leader_status WHERE role = 'billing'"),
+             QStringLiteral("f"));
+    // At its expiry the TTL path takes it, as always.
+    ownerExec("UPDATE leader_leases SET expires_at = now() - interval '1 ms' WHERE role = "
+              "'billing'");
+    QVERIFY(leader::lease::acquire(*m_app, "billing", "b:2:00000002", 0ms));
+    QCOMPARE(scalar(*m_app, "SELECT took_over FROM leader_leases WHERE role = 'billing'"),
+             QStringLiteral("expired"));
+}
+
+void TestLeaseSql::repairedRowIsNotTakenEarly_data()
+{
+    QTest::addColumn<bool>("rekeyed");
+    QTest::newRow("a new marker named") << true;
+    QTest::newRow("no marker named") << false;
+}
+
+// A live holder whose marker session ended repairs its row within the contender's grace: a RENEW
+// naming its new marker, or none. The early ACQUIRE after the grace tests the marker the row names
+// then, so the row stays the holder's (amendment 2026-12-05).
+void TestLeaseSql::repairedRowIsNotTakenEarly()
+{
+    QFETCH(bool, rekeyed);
+    std::optional<Marker> marker = holdMarker(*m_db);
+    const std::int64_t key = marker->key;
+    const auto acquired = leader::lease::acquire(*m_app, "billing", "a:1:00000001", 0ms, key);
+    QVERIFY(acquired);
+    marker.reset();
+    QTRY_VERIFY_WITH_TIMEOUT(!keyHeld(*m_app, key), 5000);
+    Marker repaired = holdMarker(*m_db);
+    const auto renewed = leader::lease::renew(
+            *m_app, "billing", acquired->token, "a:1:00000001", {},
+            rekeyed ? std::optional<std::int64_t>(repaired.key) : std::nullopt);
+    QVERIFY(renewed);
+    QCOMPARE(renewed->session, rekeyed ? repaired.key : 0);
+    std::optional<leader::lease::HolderSession> heldBy;
+    QVERIFY(!leader::lease::acquire(*m_app, "billing", "b:2:00000002", 0ms, std::nullopt, &heldBy));
+    QCOMPARE(heldBy.has_value(), rekeyed);
+    if (rekeyed)
+        QCOMPARE(heldBy->key, repaired.key);
+    QCOMPARE(scalar(*m_app, "SELECT holder_id FROM leader_leases WHERE role = 'billing'"),
+             QStringLiteral("a:1:00000001"));
+}
+
+// A recorded marker is announced at the ACQUIRE, so that contenders wait for its end from the
+// tick's first instant; an ACQUIRE that records none says nothing. LISTEN needs a session of its
+// own: straight to Postgres on both routes.
+void TestLeaseSql::acquireAnnouncesTheMarkerItRecords()
+{
+    Connection listener = m_db->connectDirect(Login::App);
+    listener.exec("listen", "LISTEN leader_leases", {}, Short);
+    const auto announced = [&listener]() -> std::vector<std::string> {
+        std::vector<std::string> payloads;
+        // The notification is sent at commit; a statement on the listening session delivers it.
+        listener.exec("poll", "SELECT 1", {}, Short);
+        while (PGnotify *notify = PQnotifies(listener.handle())) {
+            payloads.emplace_back(notify->extra);
+            PQfreemem(notify);
+        }
+        return payloads;
+    };
+    Marker marker = holdMarker(*m_db);
+    const auto acquired = leader::lease::acquire(*m_app, "billing", Me, 0ms, marker.key);
+    QVERIFY(acquired);
+    const std::vector<std::string> payloads = announced();
+    QCOMPARE(payloads.size(), std::size_t(1));
+    const auto held = leader::lease::parseHeldAnnouncement(payloads.front());
+    QVERIFY(held);
+    QCOMPARE(held->role, std::string("billing"));
+    QCOMPARE(held->holder.key, marker.key);
+    QCOMPARE(held->holder.incarnation, incarnation(*m_app));
+    QVERIFY(leader::lease::acquire(*m_app, "dunning", Me, 0ms, std::nullopt));
+    QVERIFY(announced().empty());
+}
+
+void TestLeaseSql::heldAnnouncementParses_data()
+{
+    QTest::addColumn<QString>("payload");
+    QTest::addColumn<bool>("valid");
+    QTest::newRow("announcement") << "held billing 30064771075 1733390000123456" << true;
+    QTest::newRow("negative incarnation") << "held dunning 30064771075 -17" << true;
+    QTest::newRow("a role's name") << "billing" << false;
+    QTest::newRow("no key") << "held billing" << false;
+    QTest::newRow("no incarnation") << "held billing 30064771075" << false;
+    QTest::newRow("trailing text") << "held billing 1 2 3" << false;
+    QTest::newRow("not a number") << "held billing x1 2" << false;
+    QTest::newRow("empty role") << "held  1 2" << false;
+}
+
+void TestLeaseSql::heldAnnouncementParses()
+{
+    QFETCH(QString, payload);
+    QFETCH(bool, valid);
+    QCOMPARE(leader::lease::parseHeldAnnouncement(payload.toStdString()).has_value(), valid);
+}
+
+void TestLeaseSql::schemaCheckNamesAMissing0180()
+{
+    // This build's ACQUIRE and RENEW read the early take's switch: a replica refuses a schema
+    // without it.
+    leader::schema::Migrator migrator(*m_owner);
+    QCOMPARE(migrator.rollbackTo(180), (std::vector<int>{180}));
+    leader::schema::requireHolderSession(*m_app);
+    try {
+        leader::schema::requireEarlyTakeSwitch(*m_app);
+        QFAIL("a schema without 0180 was accepted for a replica");
+    } catch (const leader::schema::SchemaError &error) {
+        QVERIFY2(QString::fromUtf8(error.what()).contains("lacks lease migration 0180"),
+                 error.what());
+    }
+    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}), (std::vector<int>{180}));
+    leader::schema::requireEarlyTakeSwitch(*m_app);
 }
 
 QTEST_GUILESS_MAIN(TestLeaseSql)

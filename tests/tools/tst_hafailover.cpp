@@ -542,12 +542,12 @@ void TestHaFailover::followsAPromotion()
     QVERIFY(replica.find("acquired", eventsBefore).has_value());
 
     // The fast-wake listener's session is back, on the new primary, holding its marker lock
-    // again (migration 0179): its last statement is the marker's, after the LISTEN.
+    // again (migration 0179), named as the marker (amendment 2026-12-05).
     QTRY_COMPARE_WITH_TIMEOUT(
             valueOnStandby("SELECT count(*) FROM pg_stat_activity a JOIN pg_locks l "
                            "ON l.pid = a.pid AND l.locktype = 'advisory' AND "
                            "l.granted WHERE a.usename = 'lt_app' AND "
-                           "a.application_name = 'leader wake'"),
+                           "a.application_name LIKE 'leader marker %'"),
             QStringLiteral("1"), 15'000);
 
     // leaderctl on the same URL answers from the new primary, the only server left.

@@ -100,6 +100,7 @@ private slots:
     void pauseAndUnpause_data();
     void pauseAndUnpause();
     void severalRolesTimedPauseAndHistory();
+    void earlyTakeSwitch();
     void replicasListsAliveAndGone();
     void replicasOnAnOlderSchema_data();
     void replicasOnAnOlderSchema();
@@ -194,13 +195,15 @@ void TestLeaderctl::migrateAppliesTheLeaseMigrationsOnce()
     const qsizetype at0177 = first.out.indexOf("applied migration 0177 pause_log");
     const qsizetype at0178 = first.out.indexOf("applied migration 0178 leader_replicas");
     const qsizetype at0179 = first.out.indexOf("applied migration 0179 holder_session");
+    const qsizetype at0180 = first.out.indexOf("applied migration 0180 early_take_switch");
     QVERIFY2(at0174 >= 0 && at0175 > at0174 && at0176 > at0175 && at0177 > at0176 && at0178 > at0177
-                     && at0179 > at0178,
+                     && at0179 > at0178 && at0180 > at0179,
              qPrintable(first.out));
     const QString applied = appliedMigrations();
     QVERIFY2(applied.startsWith("174 at ") && applied.contains(", 175 at ")
                      && applied.contains(", 176 at ") && applied.contains(", 177 at ")
-                     && applied.contains(", 178 at ") && applied.contains(", 179 at "),
+                     && applied.contains(", 178 at ") && applied.contains(", 179 at ")
+                     && applied.contains(", 180 at "),
              qPrintable(applied));
 
     const Run second = leaderctl({"migrate", "--database", url(Login::Owner)});
@@ -287,6 +290,7 @@ void TestLeaderctl::statusJson()
         QVERIFY(role.contains("last_tick_age_s") && role.value("last_tick_age_s").isNull());
         QVERIFY(role.contains("holder_id") && role.value("holder_id").isNull());
         QVERIFY(role.value("holder_token").isDouble());
+        QCOMPARE(role.value("early_take").toBool(false), true);
     }
 }
 
@@ -423,6 +427,44 @@ void TestLeaderctl::severalRolesTimedPauseAndHistory()
 
 // Two replicas registered through the app's function, one of them last seen 40 s ago (a kill):
 // the table and the JSON say alive and gone as the view decides, on the monitor's login.
+// The early take's switch (migration 0180) without a deploy: all roles or the ones named, in one
+// statement, shown by status as a column and in --json as a boolean.
+void TestLeaderctl::earlyTakeSwitch()
+{
+    ensureMigrated();
+    const auto restore = qScopeGuard([this] {
+        leaderctl({"early-take", "on", "--database", url(Login::Owner)});
+    });
+    const Run off = leaderctl({"early-take", "off", "billing", "--database", url(Login::Owner)});
+    QVERIFY2(off.finished && off.exitCode == 0, qPrintable(off.describe()));
+    QCOMPARE(off.out, QStringLiteral("leaderctl: billing: early take off; its leases end at their "
+                                     "expiry from now on\n"));
+    const Run table = leaderctl({"status", "--database", url(Login::Monitor)});
+    QVERIFY2(table.finished && table.exitCode == 0, qPrintable(table.describe()));
+    const QStringList lines = table.out.split(u'\n');
+    QVERIFY2(lines.first().contains("EARLY TAKE"), qPrintable(table.out));
+    for (const QString &line : lines) {
+        if (line.startsWith("billing "))
+            QVERIFY2(line.trimmed().endsWith(" off"), qPrintable(line));
+        else if (line.startsWith("dunning "))
+            QVERIFY2(line.trimmed().endsWith(" on"), qPrintable(line));
+    }
+    const QJsonArray roles = statusRoles();
+    if (QTest::currentTestFailed())
+        return;
+    for (const QJsonValue &value : roles)
+        QCOMPARE(value.toObject().value("early_take").toBool(),
+                 value.toObject().value("role").toString() != "billing");
+
+    const Run again = leaderctl({"early-take", "off", "--database", url(Login::Owner)});
+    QVERIFY2(again.finished && again.exitCode == 0, qPrintable(again.describe()));
+    QCOMPARE(again.out.count(u'\n'), 5);
+    QVERIFY2(again.out.contains("billing: early take off (it was already)"), qPrintable(again.out));
+    const Run on = leaderctl({"early-take", "on", "all", "--database", url(Login::Owner)});
+    QVERIFY2(on.finished && on.exitCode == 0, qPrintable(on.describe()));
+    QVERIFY2(on.out.contains("leaderctl: webhook_delivery: early take on\n"), qPrintable(on.out));
+}
+
 void TestLeaderctl::replicasListsAliveAndGone()
 {
     ensureMigrated();
@@ -513,7 +555,7 @@ void TestLeaderctl::replicasOnAnOlderSchema()
     leader::schema::Migrator migrator(owner);
     const auto restore
             = qScopeGuard([&migrator] { migrator.migrate({leader::schema::MigrationSet::Lease}); });
-    QCOMPARE(migrator.rollbackTo(178), (std::vector<int>{179, 178}));
+    QCOMPARE(migrator.rollbackTo(178), (std::vector<int>{180, 179, 178}));
     const QString database = withLeaseSchema ? url(Login::Monitor) : qs(m_empty->url(Login::Owner));
     QStringList arguments{"replicas", "--database", database};
     if (json)
@@ -591,6 +633,18 @@ void TestLeaderctl::badInput_data()
     QTest::newRow("unpause an unknown role")
             << QStringList{"unpause", "accounting", "--database", url(Login::App)} << QStringList()
             << 2 << QStringList{"unknown role 'accounting'"};
+    QTest::newRow("early-take without on or off")
+            << QStringList{"early-take", "billing", "--database", url(Login::Owner)}
+            << QStringList() << 2 << QStringList{"early-take takes on or off"};
+    QTest::newRow("early-take for an unknown role")
+            << QStringList{"early-take", "off", "accounting", "--database", url(Login::Owner)}
+            << QStringList() << 2 << QStringList{"unknown role 'accounting'"};
+    QTest::newRow("early-take as the monitor login")
+            << QStringList{"early-take", "off", "--database", url(Login::Monitor)} << QStringList()
+            << 1 << QStringList{"permission denied", "42501"};
+    QTest::newRow("early-take without the schema")
+            << QStringList{"early-take", "off", "--database", qs(m_empty->url(Login::Owner))}
+            << QStringList() << 3 << QStringList{"lacks lease migration 0174", "leaderctl migrate"};
     QTest::newRow("pause without a role")
             << QStringList{"pause", "--reason", "x", "--database", url(Login::App)} << QStringList()
             << 2 << QStringList{"pause takes one or more roles"};

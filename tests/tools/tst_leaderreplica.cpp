@@ -3,8 +3,10 @@
 // with the documented exit code and never a password; a running replica writes one JSON event per
 // line, serves /metrics, obeys its control socket, releases on SIGTERM and not on a kill.
 
+#include "lease/constants.h"
 #include "lease/manager.h"
 #include "loopbackport.h"
+#include "measurement.h"
 #include "pg/connection.h"
 #include "platform/control.h"
 #include "platform/process.h"
@@ -168,6 +170,9 @@ private slots:
     void runsReportsAndObeysItsControlSocket();
     void sigtermMidTickReleasesAndExits();
     void killedProcessLeavesTheRowHeld();
+    void stoppedHolderWhoseMarkerEndsStartsNothingAfter();
+    void earlyTakeOffIsTheTtlPath_data();
+    void earlyTakeOffIsTheTtlPath();
     void registersAgesAndLeavesOnACleanStop();
     void aPortInUseFailsBeforeLeadingAnything();
 
@@ -269,6 +274,14 @@ void TestLeaderReplica::badInput_data()
     QTest::newRow("a bad --config line")
             << QStringList{"--database", app, "--config", badConfig} << QStringList() << 2
             << QStringList{badConfig + ", line 3: ", "\"soon\" is not a valid min_tick"};
+    QTest::newRow("--early-take maybe")
+            << QStringList{"--database", app, "--early-take", "maybe"} << QStringList() << 2
+            << QStringList{"--early-take is on or off, not \"maybe\""};
+    QTest::newRow("a bad early_take line")
+            << QStringList{"--database", app, "--config",
+                           configFile("bad-early.conf", "early_take = sometimes\n")}
+            << QStringList() << 2
+            << QStringList{"bad-early.conf, line 1: ", "\"sometimes\" is not a valid early_take"};
     QTest::newRow("a missing --config file")
             << QStringList{"--database", app, "--config", m_dir.filePath("absent.conf")}
             << QStringList() << 2 << QStringList{"cannot read --config", "absent.conf"};
@@ -494,6 +507,129 @@ void TestLeaderReplica::killedProcessLeavesTheRowHeld()
                   "last_seen = last_seen - interval '36 s' WHERE holder_id = $1",
                   {holder.toStdString()}, 5s);
     QCOMPARE(field(registered), QStringLiteral("gone"));
+}
+
+// The exception the amendment of 2026-12-05 states: a holder whose threads are all stopped
+// (SIGSTOP) when its marker session ends cannot repair its row, so the other replica takes the
+// role early, after its grace. Once resumed, the stopped holder starts no statement of its tick:
+// its statements wait for the listener to look at the marker, and the repair then finds the row
+// taken. No claim of the old token, accepted or refused, reaches the database after the takeover.
+// Both replicas LISTEN straight to Postgres (--listen-database), also behind PgBouncer. Checked:
+// with the marker gate (Manager::markerGate) returning at once, the resumed billing run sends
+// GetDueBilling, whose fence refuses it, and the fence_refusals count fails this.
+void TestLeaderReplica::stoppedHolderWhoseMarkerEndsStartsNothingAfter()
+{
+    const QString config
+            = configFile("long.conf", "billing.interval = 1s\nbilling.min_tick = 20s\n");
+    const QString direct = qs(m_db->directUrl(Login::App));
+    const auto start = [&](const QString &id) {
+        return std::make_unique<ReplicaProcess>(
+                QStringList{"--database", url(Login::App), "--listen-database", direct, "--config",
+                            config, "--roles", "billing", "--id", id});
+    };
+    std::unique_ptr<ReplicaProcess> first = start("r1");
+    QTRY_VERIFY_WITH_TIMEOUT(first->find("acquired", {{"role", "billing"}}).has_value(), 10000);
+    std::unique_ptr<ReplicaProcess> second = start("r2");
+    QTRY_VERIFY_WITH_TIMEOUT(second->find("started").has_value(), 10000);
+    QCOMPARE(second->find("started")->value("early_take").toBool(), true);
+    const QJsonObject acquired = *first->find("acquired");
+    const qint64 token = acquired.value("token").toInteger();
+    QTRY_VERIFY_WITH_TIMEOUT(!field("SELECT holder_session FROM leader_leases WHERE role = "
+                                    "'billing'")
+                                      .isEmpty(),
+                             6000);
+    // The second replica waits on the marker (the holder's ACQUIRE announced it, or its reading).
+    QTRY_COMPARE_WITH_TIMEOUT(
+            field("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND "
+                  "database = (SELECT oid FROM pg_database WHERE datname = current_database())"),
+            QStringLiteral("1"), 8000);
+    // Right after a beat, so that the abandon (6 s later) is not what stops the resumed work.
+    QTRY_COMPARE_WITH_TIMEOUT(field("SELECT expires_at - now() > interval '9.5 s' FROM "
+                                    "leader_leases WHERE role = 'billing'"),
+                              QStringLiteral("t"), 5000);
+    const pid_t pid = pid_t(first->process().processId());
+    QCOMPARE(::kill(pid, SIGSTOP), 0);
+    const auto resume = qScopeGuard([pid] { ::kill(pid, SIGCONT); });
+    leader::pg::Connection reaper = m_db->connectDirect(Login::App);
+    const leader::pg::Result terminated = reaper.exec(
+            "terminate marker",
+            "SELECT pg_terminate_backend((holder_session & 4294967295)::int), now()::text "
+            "FROM leader_leases WHERE role = 'billing'",
+            {}, 5s);
+    QVERIFY(terminated.toBool(0, 0));
+    const std::string terminatedAt(terminated.text(0, 1));
+    QTRY_VERIFY_WITH_TIMEOUT(second->find("acquired", {{"role", "billing"}}).has_value(), 3000);
+    QCOMPARE(field("SELECT took_over FROM leader_leases WHERE role = 'billing'"),
+             QStringLiteral("session_ended"));
+    const std::string takenAt
+            = field("SELECT acquired_at::text FROM leader_leases WHERE role = 'billing'")
+                      .toStdString();
+    const double afterTermination = field("SELECT extract(epoch FROM '" + takenAt
+                                          + "'::timestamptz - '" + terminatedAt + "'::timestamptz)")
+                                            .toDouble();
+    leader::test::reportMeasurement(QString::asprintf(
+            "stopped holder's marker terminated: taken %.3f s later (grace %lld ms)",
+            afterTermination, static_cast<long long>(leader::lease::EarlyTakeGrace.count())));
+    QVERIFY2(afterTermination >= leader::lease::EarlyTakeGrace.count() / 1000.0 - 0.01,
+             qPrintable(QString::number(afterTermination)));
+    // Stopped well past the grace, well before the abandon.
+    QTest::qWait(1000);
+    QCOMPARE(::kill(pid, SIGCONT), 0);
+    QTRY_VERIFY_WITH_TIMEOUT(first->find("released", {{"role", "billing"}}).has_value(), 10000);
+    QCOMPARE(first->find("released")->value("outcome").toString(), QStringLiteral("lost"));
+    QCOMPARE(first->find("released")->value("token").toInteger(), token);
+    for (const char *table : {"claim_log WHERE fenced_at", "fence_refusals WHERE refused_at"})
+        QCOMPARE(
+                field(std::string("SELECT count(*) FROM ") + table + " >= '" + takenAt
+                      + "'::timestamptz AND role = 'billing' AND token = " + std::to_string(token)),
+                QStringLiteral("0"));
+}
+
+void TestLeaderReplica::earlyTakeOffIsTheTtlPath_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QString>("config");
+    QTest::newRow("--early-take off") << QStringList{"--early-take", "off"} << QString();
+    QTest::newRow("early_take = off in --config") << QStringList() << "early_take = off\n";
+}
+
+// Switched off on the replica, a killed holder's row is left to its expiry, straight to Postgres
+// too: the replica names no marker session on its rows. Checked: with ReplicaOptions::earlyTake
+// ignored by Replica::start, the row is taken within a second and this fails.
+void TestLeaderReplica::earlyTakeOffIsTheTtlPath()
+{
+    QFETCH(QStringList, arguments);
+    QFETCH(QString, config);
+    const QString profile
+            = configFile("off.conf", config + "billing.interval = 1s\nbilling.min_tick = 20s\n");
+    const QString socket = m_dir.filePath("off.sock");
+    ReplicaProcess replica(QStringList{"--database", url(Login::App), "--listen-database",
+                                       qs(m_db->directUrl(Login::App)), "--config", profile,
+                                       "--roles", "billing", "--id", "off", "--control", socket}
+                           + arguments);
+    QTRY_VERIFY_WITH_TIMEOUT(replica.find("acquired", {{"role", "billing"}}).has_value(), 10000);
+    QCOMPARE(replica.find("started")->value("early_take").toBool(), false);
+    QTRY_COMPARE_WITH_TIMEOUT(field("SELECT expires_at - acquired_at > interval '10 s' FROM "
+                                    "leader_leases WHERE role = 'billing'"),
+                              QStringLiteral("t"), 6000);
+    QCOMPARE(field("SELECT holder_session IS NULL FROM leader_leases WHERE role = 'billing'"),
+             QStringLiteral("t"));
+    try {
+        control(socket, "kill");
+    } catch (const std::runtime_error &) {
+    }
+    QVERIFY(replica.process().waitForFinished(5000));
+    // Tried for a while: with a marker the row would be taken once the server ended the dead
+    // process's session, within milliseconds.
+    leader::lease::Manager contender({.database = {.url = m_db->url(Login::App)}});
+    QElapsedTimer tried;
+    tried.start();
+    while (tried.elapsed() < 1500) {
+        QVERIFY(!contender.lead("billing", 1s, [](leader::lease::TickContext &) {}).acquired);
+        QTest::qWait(100);
+    }
+    QCOMPARE(field("SELECT expires_at > now() FROM leader_leases WHERE role = 'billing'"),
+             QStringLiteral("t"));
 }
 
 // The replica registry as an operator sees it: the row appears at the start with what identifies

@@ -27,10 +27,11 @@ void EventWriter::started(const replica::Replica &replica, const std::string &da
     std::vector<std::string> roles;
     for (const replica::RoleProfile &profile : replica.roles())
         roles.push_back(profile.role);
-    started(roles, replica.fastWake(), database, metricsPort, controlPath, "lease");
+    started(roles, replica.fastWake(), replica.fastWake() && replica.earlyTake(), database,
+            metricsPort, controlPath, "lease");
 }
 
-void EventWriter::started(const std::vector<std::string> &roleNames, bool fastWake,
+void EventWriter::started(const std::vector<std::string> &roleNames, bool fastWake, bool earlyTake,
                           const std::string &database, std::optional<int> metricsPort,
                           const std::string &controlPath, const std::string &gate)
 {
@@ -40,8 +41,8 @@ void EventWriter::started(const std::vector<std::string> &roleNames, bool fastWa
     std::string fields = ",\"event\":\"started\",\"holder\":" + log::jsonQuoted(m_holder)
                          + ",\"pid\":" + std::to_string(leader::platform::processId())
                          + ",\"roles\":[" + roles + "],\"database\":" + log::jsonQuoted(database)
-                         + ",\"fast_wake\":" + (fastWake ? "true" : "false")
-                         + ",\"gate\":" + log::jsonQuoted(gate);
+                         + ",\"fast_wake\":" + (fastWake ? "true" : "false") + ",\"early_take\":"
+                         + (earlyTake ? "true" : "false") + ",\"gate\":" + log::jsonQuoted(gate);
     if (metricsPort)
         fields += ",\"metrics_port\":" + std::to_string(*metricsPort);
     if (!controlPath.empty())

@@ -25,10 +25,11 @@ public:
     // database: where the replica connects, every server of a multi-host URL, no password.
     void started(const replica::Replica &replica, const std::string &database,
                  std::optional<int> metricsPort, const std::string &controlPath);
-    // gate: "lease" or "advisory" (leader-replica --gate).
-    void started(const std::vector<std::string> &roles, bool fastWake, const std::string &database,
-                 std::optional<int> metricsPort, const std::string &controlPath,
-                 const std::string &gate);
+    // gate: "lease" or "advisory" (leader-replica --gate); earlyTake: whether its leases name a
+    // marker session (fast wake and --early-take on).
+    void started(const std::vector<std::string> &roles, bool fastWake, bool earlyTake,
+                 const std::string &database, std::optional<int> metricsPort,
+                 const std::string &controlPath, const std::string &gate);
     void transition(const lease::TransitionEvent &event);
     void fault(const std::string &command);
     void stopped(const std::string &signal);

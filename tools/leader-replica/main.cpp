@@ -60,7 +60,13 @@ Options:
   --config FILE           role intervals and simulated work, lines of role.key = value with keys
                           interval, min_tick, item_latency (500ms, 3s, 2m, 1h) and batch; without
                           it the demo profile: a billing tick of about 30 s each minute, outbox
-                          ticks of about 1 s
+                          ticks of about 1 s. A line early_take = on|off sets --early-take
+  --early-take on|off     on (default): straight to Postgres (or with --listen-database) this
+                          replica's leases name its marker session, so a contender takes them
+                          about 0.2 s after its process dies, and it takes those of the dead
+                          holders it sees; off: neither, every lease ends at its expiry (the TTL
+                          path). Wins over the --config line; the database's per-role switch,
+                          leader_leases.early_take, also turns it off
   --metrics-port N        serve Prometheus text on http://ADDRESS:N/metrics
   --metrics-address ADDR  the address to serve it on (default 0.0.0.0)
   --control PATH          a Unix socket (on Windows a named pipe named after PATH) taking one
@@ -107,8 +113,8 @@ struct Arguments
 Arguments parse(int argc, char **argv)
 {
     static const std::vector<std::string> valued{
-            "--database",     "--listen-database", "--roles",           "--id",  "--config",
-            "--metrics-port", "--control",         "--metrics-address", "--gate"};
+            "--database",     "--listen-database", "--roles",           "--id",   "--config",
+            "--metrics-port", "--control",         "--metrics-address", "--gate", "--early-take"};
     Arguments arguments;
     for (int i = 1; i < argc; ++i) {
         std::string arg = argv[i];
@@ -160,19 +166,44 @@ int parsePort(const std::string &text)
     return port;
 }
 
+// The --config file's text; empty without one.
+std::string configText(const Arguments &arguments)
+{
+    const std::string path = arguments.option("--config");
+    if (path.empty())
+        return {};
+    std::ifstream file(path);
+    if (!file)
+        throw UsageError("cannot read --config " + path + ": no such file or not readable");
+    std::stringstream text;
+    text << file.rdbuf();
+    return text.str();
+}
+
+// --early-take, else the --config line, else on.
+bool earlyTakeFrom(const Arguments &arguments)
+{
+    if (arguments.options.contains("--early-take")) {
+        const std::string value = arguments.option("--early-take");
+        if (value != "on" && value != "off")
+            throw UsageError("--early-take is on or off, not \"" + value + "\"");
+        return value == "on";
+    }
+    try {
+        return leader::replica::parseEarlyTake(configText(arguments)).value_or(true);
+    } catch (const leader::replica::ProfileError &error) {
+        throw UsageError(arguments.option("--config") + ", " + error.what());
+    }
+}
+
 std::vector<leader::replica::RoleProfile> profilesFrom(const Arguments &arguments)
 {
     std::vector<leader::replica::RoleProfile> profiles = leader::replica::demoProfile();
-    if (const std::string path = arguments.option("--config"); !path.empty()) {
-        std::ifstream file(path);
-        if (!file)
-            throw UsageError("cannot read --config " + path + ": no such file or not readable");
-        std::stringstream text;
-        text << file.rdbuf();
+    if (const std::string text = configText(arguments); !text.empty()) {
         try {
-            profiles = leader::replica::parseProfile(text.str(), profiles);
+            profiles = leader::replica::parseProfile(text, profiles);
         } catch (const leader::replica::ProfileError &error) {
-            throw UsageError(path + ", " + error.what());
+            throw UsageError(arguments.option("--config") + ", " + error.what());
         }
     }
     std::vector<std::string> roles(leader::lease::Roles.begin(), leader::lease::Roles.end());
@@ -316,6 +347,7 @@ int run(const Arguments &arguments)
     options.listen.url = arguments.option("--listen-database");
     options.roles = std::move(roles);
     options.faults = !controlPath.empty();
+    options.earlyTake = earlyTakeFrom(arguments);
     leader::replica::Replica replica(std::move(options));
     leader::tools::EventWriter out(std::cout, id, replica.holderId());
     replica.subscribe([&out](const leader::replica::ReplicaEvent &event) {
@@ -405,7 +437,8 @@ void stopOnSignal(const std::string &id, leader::tools::EventWriter &out,
 // no lease runtime, no metrics, no fast wake.
 int runAdvisory(const Arguments &arguments, const std::string &url, const std::string &id)
 {
-    for (const char *option : {"--metrics-port", "--metrics-address", "--listen-database"})
+    for (const char *option :
+         {"--metrics-port", "--metrics-address", "--listen-database", "--early-take"})
         if (arguments.options.contains(option))
             throw UsageError(std::string(option) + " is not for --gate advisory");
     const std::string controlPath = arguments.option("--control");
@@ -429,8 +462,8 @@ int runAdvisory(const Arguments &arguments, const std::string &url, const std::s
     std::vector<std::string> roleNames;
     for (const leader::replica::RoleProfile &profile : replica.roles())
         roleNames.push_back(profile.role);
-    out->started(roleNames, false, leader::pg::describeTarget(url), std::nullopt, controlPath,
-                 "advisory");
+    out->started(roleNames, false, false, leader::pg::describeTarget(url), std::nullopt,
+                 controlPath, "advisory");
     stopOnSignal(id, *out, [&] {
         if (controlServer)
             controlServer->stop();

@@ -5,6 +5,7 @@
 #include "demo/demorunner.h"
 #include "demo/demoschema.h"
 #include "demo/workload.h"
+#include "earlytake.h"
 #include "embedded/cluster.h"
 #include "lease/pausecontrol.h"
 #include "lease/roles.h"
@@ -67,7 +68,11 @@ Commands:
   replicas  [--json]                 the replicas that could take over (leader_replicas_status):
                                      holder, host, pid, version, roles, started, last seen on
                                      the database clock, alive or gone (not seen for 35 s)
-  migrate   [--demo]                 apply the lease migrations (0174 to 0179), and with
+  early-take on|off [ROLE...]        the takeover at process death, per role (all five when none
+                                     is named): on, a role whose holder's process died is taken
+                                     about 0.2 s later; off, only at its lease's expiry (10 s
+                                     after the last heartbeat). Takes effect at once, no deploy
+  migrate   [--demo]                 apply the lease migrations (0174 to 0180), and with
                                      --demo the demo domain (1001, 1002); a no-op when up to date
   workload  [--rate N/s] [--count N] [--duration S]
                                      create demo tenants, each with a subscription falling due, a
@@ -244,8 +249,9 @@ SELECT role, state, holder_id, holder_token::text,
        pause_reason, to_char(not_before AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
        to_char(observed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
        to_char(paused_until AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-       round(pause_remaining_seconds::numeric, 3)::text
-  FROM leader_status
+       round(pause_remaining_seconds::numeric, 3)::text,
+       CASE to_jsonb(s) ->> 'early_take' WHEN 'true' THEN 'on' WHEN 'false' THEN 'off' END
+  FROM leader_status AS s
  ORDER BY array_position(ARRAY['billing', 'dunning', 'webhook_outbox', 'email_outbox',
                                'webhook_delivery'], role)
 )sql",
@@ -264,7 +270,8 @@ SELECT role, state, holder_id, holder_token::text,
                                                                {10, "pause_reason"},
                                                                {13, "paused_until"},
                                                                {14, "pause_remaining_s"},
-                                                               {11, "not_before"}};
+                                                               {11, "not_before"},
+                                                               {15, "early_take"}};
     static const std::set<int> numeric{3, 5, 6, 14};
     if (json) {
         std::cout << "{\"observed_at\":"
@@ -279,6 +286,8 @@ SELECT role, state, holder_id, holder_token::text,
                 std::cout << (key ? "," : "") << leader::log::jsonQuoted(name) << ":";
                 if (result.isNull(row, c))
                     std::cout << "null";
+                else if (c == 15) // early_take: a boolean
+                    std::cout << (result.text(row, c) == "on" ? "true" : "false");
                 else if (numeric.contains(c))
                     std::cout << result.text(row, c);
                 else
@@ -292,13 +301,13 @@ SELECT role, state, holder_id, holder_token::text,
     std::vector<std::vector<std::optional<std::string>>> rows;
     for (int row = 0; row < result.rows(); ++row) {
         std::vector<std::optional<std::string>> cells;
-        for (int column : {0, 1, 2, 3, 4, 5, 6, 8, 10, 13, 11})
+        for (int column : {0, 1, 2, 3, 4, 5, 6, 8, 10, 13, 11, 15})
             cells.push_back(result.optionalText(row, column));
         rows.push_back(std::move(cells));
     }
     std::cout << leaderctl::formatTable({"ROLE", "STATE", "HOLDER", "TOKEN", "ACQUIRED (UTC)",
                                          "EXPIRES IN s", "LAST TICK AGE s", "PAUSED BY", "REASON",
-                                         "PAUSED UNTIL (UTC)", "NOT BEFORE (UTC)"},
+                                         "PAUSED UNTIL (UTC)", "NOT BEFORE (UTC)", "EARLY TAKE"},
                                         rows);
     // The server that answered: with a multi-host URL, the one libpq chose (the new primary
     // after a failover, with target_session_attrs=read-write).
@@ -642,6 +651,21 @@ int run(const Arguments &arguments)
         leader::pg::Connection connection = connect(url);
         leader::schema::requireLeaseSchema(connection);
         leaderctl::pause(connection, roles, by, reason, end);
+        return Ok;
+    }
+    if (arguments.command == "early-take") {
+        if (arguments.positional.empty()
+            || (arguments.positional.front() != "on" && arguments.positional.front() != "off"))
+            throw UsageError("early-take takes on or off, then the roles (none: all five), e.g. "
+                             "leaderctl early-take off billing");
+        const bool on = arguments.positional.front() == "on";
+        Arguments rolesOnly = arguments;
+        rolesOnly.positional.erase(rolesOnly.positional.begin());
+        if (rolesOnly.positional.empty())
+            rolesOnly.positional.push_back("all");
+        const std::vector<std::string> roles = requireRoles(rolesOnly);
+        leader::pg::Connection connection = connect(url);
+        leaderctl::earlyTake(connection, roles, on);
         return Ok;
     }
     if (arguments.command == "unpause") {

@@ -1,0 +1,77 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+
+namespace leader::lease {
+
+// What a replica knows of its marker session (migrations 0179 and 0180, amendments 2026-12-04 and
+// 2026-12-05): the listener reports the session's life here, and the lease runtime reads from it
+// which key to record on the rows it holds, whether a tick whose row names a key may start a
+// statement, and by when a row naming a key that ended must have been repaired. A marker is a
+// session advisory lock: it ends with its session, and its session can end while the process lives
+// (idle_session_timeout, a reaper's pg_terminate_backend, a proxy's idle cut, a server restart). A
+// contender may take a row naming an ended key EarlyTakeGrace after it saw the key's lock free; so
+// the holder repairs the row (a RENEW naming its new key, or none) within MarkerRepairWithin of
+// seeing the end, or stops its tick. Thread-safe.
+class MarkerState final
+{
+public:
+    using Clock = std::chrono::steady_clock;
+
+    // The listener's reports, on its thread.
+    //
+    // A new session holds key's lock; proven until a ping goes unanswered.
+    void connected(std::int64_t key);
+    // The session's last ping was answered (true), or has gone unanswered for MarkerUnprovenAfter
+    // (false): an unproven key is recorded on no row, but nothing has ended.
+    void proven(bool answered);
+    // No end of the session had arrived by noEndBy: the instant before a wait on its socket that
+    // then found none. A process stopped between the two (SIGSTOP) reports a stale instant.
+    void alive(Clock::time_point noEndBy);
+    // The session ended (end of file, an error), seen at seenAt.
+    void ended(std::int64_t key, Clock::time_point seenAt);
+    // The server ended key's session because its own life is ending (a shutdown, a crash restart,
+    // a failover: it said so, and refused a new session, or a new session found another server
+    // incarnation). No ACQUIRE can take a row early on a key of an incarnation that is over, so a
+    // row naming it needs no repair: the tick keeps the TTL rules, as across any restart.
+    void serverEnding(std::int64_t key);
+
+    // Called after every report but alive(), outside the lock, on the reporting thread.
+    void onChange(std::function<void()> callback);
+
+    // The key to record on a row now: none while no session is connected and proven.
+    std::optional<std::int64_t> key() const;
+    // Whether a tick whose row names this key (0: none) may start a statement at now: the key is
+    // the connected session's and its listener saw it alive within MarkerFreshFor, or the key's
+    // server incarnation is over.
+    bool mayStart(std::int64_t named, Clock::time_point now) const;
+    // By when a row naming this key must no longer name it, or its tick stop; nullopt when it
+    // need not: none, the live key, or a key of an incarnation that is over.
+    std::optional<Clock::time_point> repairBy(std::int64_t named) const;
+
+private:
+    struct Ended
+    {
+        Clock::time_point seenAt;
+        bool serverEnding = false;
+    };
+    void changed();
+    // The key's entry among the ended ones, made with seenAt if new; with m_mutex held.
+    Ended &remember(std::int64_t key, Clock::time_point seenAt) const;
+
+    mutable std::mutex m_mutex;
+    std::int64_t m_key = 0; // the connected session's; 0: none
+    bool m_proven = false;
+    std::atomic<Clock::rep> m_aliveAt{0};
+    // Keys that ended, the latest few: a row names an ended key only until its next RENEW.
+    mutable std::map<std::int64_t, Ended> m_ended;
+    std::function<void()> m_onChange;
+};
+
+} // namespace leader::lease
