@@ -39,13 +39,13 @@ void MarkerState::alive(Clock::time_point noEndBy)
     m_aliveAt.store(noEndBy.time_since_epoch().count());
 }
 
-void MarkerState::ended(std::int64_t key, Clock::time_point seenAt)
+void MarkerState::ended(std::int64_t key, Clock::time_point seenAt, bool announced)
 {
     {
         const std::lock_guard lock(m_mutex);
         if (m_key == key)
             m_key = 0;
-        remember(key, seenAt);
+        remember(key, seenAt).announced = announced;
     }
     changed();
 }
@@ -64,12 +64,22 @@ MarkerState::Ended &MarkerState::remember(std::int64_t key, Clock::time_point se
 
 void MarkerState::serverEnding(std::int64_t key)
 {
+    classify(key, Server::Ending);
+}
+
+void MarkerState::serverUp(std::int64_t key)
+{
+    classify(key, Server::Up);
+}
+
+void MarkerState::classify(std::int64_t key, Server server)
+{
     {
         const std::lock_guard lock(m_mutex);
         const auto found = m_ended.find(key);
-        if (found == m_ended.end() || found->second.serverEnding)
+        if (found == m_ended.end() || found->second.server == server)
             return;
-        found->second.serverEnding = true;
+        found->second.server = server;
     }
     changed();
 }
@@ -107,7 +117,7 @@ bool MarkerState::mayStart(std::int64_t named, Clock::time_point now) const
     if (named == m_key)
         return now - Clock::time_point(Clock::duration(m_aliveAt.load())) <= MarkerFreshFor;
     const auto found = m_ended.find(named);
-    return found != m_ended.end() && found->second.serverEnding;
+    return found != m_ended.end() && found->second.server == Server::Ending;
 }
 
 std::optional<MarkerState::Clock::time_point> MarkerState::repairBy(std::int64_t named) const
@@ -120,7 +130,7 @@ std::optional<MarkerState::Clock::time_point> MarkerState::repairBy(std::int64_t
     // A key this replica never saw end (its listener stopped, say) ends for the row when first
     // asked about.
     const Ended &ended = remember(named, Clock::now());
-    if (ended.serverEnding)
+    if (ended.server == Server::Ending || (ended.announced && ended.server == Server::Unknown))
         return std::nullopt;
     return ended.seenAt + MarkerRepairWithin;
 }

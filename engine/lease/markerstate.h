@@ -34,13 +34,20 @@ public:
     // No end of the session had arrived by noEndBy: the instant before a wait on its socket that
     // then found none. A process stopped between the two (SIGSTOP) reports a stale instant.
     void alive(Clock::time_point noEndBy);
-    // The session ended (end of file, an error), seen at seenAt.
-    void ended(std::int64_t key, Clock::time_point seenAt);
+    // The session ended (end of file, an error), seen at seenAt. announced: the server said why,
+    // and the reason may be its own end (57P01 a shutdown, or pg_terminate_backend; 57P02 a crash
+    // restart; 57P03): whether it is comes from the next session (serverEnding or serverUp); until
+    // then a row naming the key is not cancelled for it, but starts no statement.
+    void ended(std::int64_t key, Clock::time_point seenAt, bool announced = false);
     // The server ended key's session because its own life is ending (a shutdown, a crash restart,
-    // a failover: it said so, and refused a new session, or a new session found another server
-    // incarnation). No ACQUIRE can take a row early on a key of an incarnation that is over, so a
-    // row naming it needs no repair: the tick keeps the TTL rules, as across any restart.
+    // a failover: it said so and refused a new session for that reason, or a new session found
+    // another server incarnation). No ACQUIRE can take a row early on a key of an incarnation that
+    // is over, so a row naming it needs no repair: the tick keeps the TTL rules, as across any
+    // restart.
     void serverEnding(std::int64_t key);
+    // The server that ended key's session lives on (a new session reached the same incarnation, or
+    // none could be had for another reason): a row naming the key must be repaired in time.
+    void serverUp(std::int64_t key);
 
     // Called after every report but alive(), outside the lock, on the reporting thread.
     void onChange(std::function<void()> callback);
@@ -52,15 +59,20 @@ public:
     // server incarnation is over.
     bool mayStart(std::int64_t named, Clock::time_point now) const;
     // By when a row naming this key must no longer name it, or its tick stop; nullopt when it
-    // need not: none, the live key, or a key of an incarnation that is over.
+    // need not: none, the live key, a key of an incarnation that is over, or one whose end the
+    // server announced while the next session has not yet told whether the server lives on.
     std::optional<Clock::time_point> repairBy(std::int64_t named) const;
 
 private:
+    // What the next session told of the server that ended a key's session.
+    enum class Server { Unknown, Ending, Up };
     struct Ended
     {
         Clock::time_point seenAt;
-        bool serverEnding = false;
+        bool announced = false;
+        Server server = Server::Unknown;
     };
+    void classify(std::int64_t key, Server server);
     void changed();
     // The key's entry among the ended ones, made with seenAt if new; with m_mutex held.
     Ended &remember(std::int64_t key, Clock::time_point seenAt) const;

@@ -118,12 +118,7 @@ bool TickContext::cancel(CancelCause cause, std::string reason) const
         m_reason = reason;
     }
     m_cancelled.notify_all();
-    // The statement in flight is cancelled on the server too, so the work ends at once; but not
-    // after the abandon, whose statement ends by its own deadline before the lease can expire:
-    // its link is likely dead, and PgBouncer 1.18 crashes on a cancel request that reaches it
-    // late, together with its client's end (seen with a severed link).
-    if (reason != "heartbeat_timeout")
-        m_stopStatement.request_stop();
+    stopStatementIfTaken(reason);
     if (cause == CancelCause::LeaseLost && !reason.empty() && m_onLost)
         m_onLost(reason);
     return true;
@@ -137,8 +132,20 @@ void TickContext::setLossReason(std::string reason) const
             return;
         m_reason = reason;
     }
+    stopStatementIfTaken(reason);
     if (m_onLost)
         m_onLost(reason);
+}
+
+void TickContext::stopStatementIfTaken(const std::string &reason) const
+{
+    // The row is, or may be, another holder's: the statement in flight is cancelled on the
+    // server too, so that the work ends before its successor's grace ends or at once after the
+    // takeover. Any other cancel (a shutdown, a pause, the abandon) lets it end by its own
+    // deadline, before the lease could expire: cancel requests cost a connection each, and
+    // PgBouncer 1.18 has crashed on one racing its client's close.
+    if (reason == "marker_lost" || reason == "taken_over")
+        m_stopStatement.request_stop();
 }
 
 Fence fence(const TickContext *context)

@@ -38,7 +38,8 @@ public:
 
 // What one tick's work sees: its role, its token (only through fence()), its cancellation, and
 // the one connection every statement of the tick goes through. Once cancelled, no statement of
-// the tick starts, and the one in flight is cancelled on the server; nor does any start after
+// the tick starts, and when the row may be another's (taken_over, marker_lost) the one in flight
+// is cancelled on the server; nor does any start after
 // AbandonAfter has passed since the last acknowledged beat, even if the heartbeat thread has not
 // woken yet, nor while the marker its row names is not proven alive (the marker gate).
 class TickContext final
@@ -103,6 +104,8 @@ private:
     const std::chrono::milliseconds m_interval;
     pg::Connection &m_connection;
     std::atomic<Clock::rep> m_lastAck;
+    void stopStatementIfTaken(const std::string &reason) const;
+
     const LostCallback m_onLost;
     std::atomic<std::int64_t> m_marker = 0;
     StatementGate m_gate;

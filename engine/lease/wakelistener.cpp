@@ -56,6 +56,24 @@ bool waitForInput(pg::Connection &connection, std::chrono::milliseconds timeout)
     return PQconsumeInput(connection.handle()) == 1;
 }
 
+// A failed connect's message says the server itself is not taking sessions because its life is
+// ending or beginning: libpq's text of the server's 57P03 (shutting down, starting up, in recovery)
+// or of a refused TCP connection (no postmaster). Matched on libpq's and the server's English
+// texts; a server whose lc_messages is another language is not recognised, which only costs its
+// holders their tick across a restart (it is cancelled as if the server lived on).
+bool serverNotAccepting(const std::string &message)
+{
+    for (const char *reason :
+         {"the database system is shutting down", "the database system is starting up",
+          "the database system is in recovery mode",
+          "the database system is not yet accepting connections",
+          "the database system is not accepting connections", "Connection refused",
+          "No such file or directory"})
+        if (message.find(reason) != std::string::npos)
+            return true;
+    return false;
+}
+
 } // namespace
 
 WakeListener::WakeListener(pg::ConnectOptions session, Callback callback, std::string holderId,
@@ -173,17 +191,17 @@ void WakeListener::stop()
     m_listening.store(false);
 }
 
-bool WakeListener::connect()
+std::optional<std::string> WakeListener::connect()
 {
     try {
         m_connection->exec("listen", "LISTEN leader_leases", {}, ListenTimeout);
-    } catch (const pg::Error &) {
+    } catch (const pg::Error &error) {
         // A session that answered with an error is open but not listening: start over.
         m_connection->close();
-        return false;
+        return std::string(error.what());
     }
     takeMarker(*m_connection);
-    return true;
+    return std::nullopt;
 }
 
 void WakeListener::sessionEnded(const std::string &sqlstate)
@@ -196,18 +214,22 @@ void WakeListener::sessionEnded(const std::string &sqlstate)
         connect();
         return;
     }
-    m_marker->ended(ended, Clock::now());
+    // A server that is going away says so (a shutdown, a crash restart: 57P01, 57P02) and then
+    // refuses new sessions for that reason; pg_terminate_backend also says 57P01, but its server
+    // takes the new session at once. So the reconnect, tried now, tells the two apart. A refusal
+    // for another reason (too many clients, a login refused) or no answer says nothing of the
+    // server's life, and the row must be repaired in time.
+    const bool announced = sqlstate == "57P01" || sqlstate == "57P02" || sqlstate == "57P03";
+    m_marker->ended(ended, Clock::now(), announced);
     log::write(log::Level::Info, "lease", "marker session ended; repairing",
                "session=" + std::to_string(ended)
                        + (sqlstate.empty() ? std::string() : " sqlstate=" + sqlstate));
-    // A server that is going away says so (a shutdown, a crash restart: 57P01, 57P02) and then
-    // refuses new sessions; pg_terminate_backend also says 57P01, but its server takes the new
-    // session at once. So the reconnect, tried now, tells the two apart.
-    const bool serverSaidEnding = sqlstate == "57P01" || sqlstate == "57P02" || sqlstate == "57P03";
-    const bool reconnected = connect();
-    if ((reconnected && m_key != 0 && m_incarnation != incarnation)
-        || (!reconnected && serverSaidEnding))
+    const std::optional<std::string> failed = connect();
+    const bool otherIncarnation = !failed && m_key != 0 && m_incarnation != incarnation;
+    if (otherIncarnation || (failed && announced && serverNotAccepting(*failed)))
         m_marker->serverEnding(ended);
+    else
+        m_marker->serverUp(ended);
 }
 
 void WakeListener::loop()
@@ -219,7 +241,7 @@ void WakeListener::loop()
     bool unproven = false;
     while (!m_stopping.load()) {
         if (!m_connection->isOpen()) {
-            if (!connect()) {
+            if (connect()) {
                 // Polling covers the gap until the session is back.
                 const auto retryAt = Clock::now() + ReconnectAfter;
                 while (!m_stopping.load() && Clock::now() < retryAt)

@@ -63,8 +63,8 @@ public:
 
 private:
     void loop();
-    // LISTEN and the marker on a new session; false when the server could not be reached.
-    bool connect();
+    // LISTEN and the marker on a new session; why not, when the server could not be reached.
+    std::optional<std::string> connect();
     // Takes the marker lock on the session and reports its key; a failure only leaves no marker.
     void takeMarker(pg::Connection &connection);
     // The session ended: reports it, reconnects at once and says whether the server's life ended.

@@ -36,6 +36,13 @@ bool CancelRequests::waitUntilIdle(std::chrono::steady_clock::time_point deadlin
     });
 }
 
+bool CancelRequests::waitFor(const std::shared_ptr<const std::atomic<bool>> &done,
+                             std::chrono::steady_clock::time_point deadline)
+{
+    std::unique_lock lock(m_mutex);
+    return m_finished.wait_until(lock, deadline, [&done] { return done->load(); });
+}
+
 std::shared_ptr<const std::atomic<bool>> CancelRequests::send(pg_cancel *cancel)
 {
     const std::lock_guard lock(m_mutex);

@@ -36,6 +36,10 @@ public:
     // process that promises a bounded exit calls it before it returns from main, so that the
     // joins at exit find every thread finished.
     bool waitUntilIdle(std::chrono::steady_clock::time_point deadline);
+    // Waits until the request whose flag send() returned is done, at most until deadline; returns
+    // whether it is.
+    bool waitFor(const std::shared_ptr<const std::atomic<bool>> &done,
+                 std::chrono::steady_clock::time_point deadline);
 
 private:
     CancelRequests() = default;

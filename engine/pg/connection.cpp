@@ -206,13 +206,17 @@ std::optional<Connection::ConnectFailure> Connection::openServer(const std::stri
     PQsetNoticeReceiver(
             m_conn.get(),
             [](void *ending, const PGresult *notice) {
+                // A crash restart says so as a WARNING (57P02, PostgreSQL 14 and later), a
+                // shutdown or a termination as a FATAL error: either way the session is ending.
                 const char *severity = PQresultErrorField(notice, PG_DIAG_SEVERITY_NONLOCALIZED);
-                if (severity
-                    && (std::string_view(severity) == "FATAL"
-                        || std::string_view(severity) == "PANIC")) {
+                const std::string code = field(notice, PG_DIAG_SQLSTATE);
+                if (code.starts_with("57P")
+                    || (severity
+                        && (std::string_view(severity) == "FATAL"
+                            || std::string_view(severity) == "PANIC"))) {
                     auto *said = static_cast<ServerEnding *>(ending);
                     said->ending = true;
-                    said->sqlstate = field(notice, PG_DIAG_SQLSTATE);
+                    said->sqlstate = code;
                 }
             },
             m_endingByServer.get());
@@ -363,6 +367,11 @@ Result Connection::run(std::string_view statement, std::string_view sql,
             last = std::move(result);
     }
     const bool broken = PQstatus(conn) == CONNECTION_BAD;
+    // The cancel's own connection is left to finish before this session is closed or used
+    // again: PgBouncer 1.18 crashes (disconnect_client: bad client state) when a client closes
+    // while a cancel request for it is being forwarded.
+    if (cancelRequested && cancelDelivered && !broken)
+        CancelRequests::instance().waitFor(cancelDelivered, Clock::now() + CancelGrace);
     if (cancelRequested && !(cancelDelivered && cancelDelivered->load()))
         close();
     if (!serverError)
