@@ -77,6 +77,42 @@ private:
     std::vector<ReplicaEvent> m_events;
 };
 
+// Two replicas of the same roles, started together, and the one that led first.
+class TwoReplicas final
+{
+public:
+    TwoReplicas(ReplicaOptions a, ReplicaOptions b)
+        : m_a(std::move(a))
+        , m_b(std::move(b))
+    {
+        events.attach(m_a);
+        events.attach(m_b);
+        m_a.start();
+        m_b.start();
+    }
+
+    // Waits for the first acquisition; false when none came in time.
+    bool waitForLeader()
+    {
+        if (!QTest::qWaitFor([this] { return events.count(EventKind::Acquired) >= 1; }, 10000))
+            return false;
+        m_first = events.of(EventKind::Acquired).front();
+        return true;
+    }
+    const ReplicaEvent &first() const { return m_first; }
+    Replica &holder() { return m_first.replica == m_a.id() ? m_a : m_b; }
+    Replica &other() { return m_first.replica == m_a.id() ? m_b : m_a; }
+    Replica &a() { return m_a; }
+    Replica &b() { return m_b; }
+
+    Events events; // before the replicas, which publish into it until they stop
+
+private:
+    Replica m_a;
+    Replica m_b;
+    ReplicaEvent m_first;
+};
+
 // The billing role alone, with the profile lines given.
 std::vector<RoleProfile> billing(std::string_view lines)
 {
@@ -554,16 +590,11 @@ void TestReplica::killedLeaderWithoutAMarkerIsTakenOverAtExpiry()
 void TestReplica::killedLeaderIsTakenOverAtOnce()
 {
     const std::vector<RoleProfile> roles = billing("billing.interval = 1s\nbilling.min_tick = 12s");
-    Events events;
-    Replica a(optionsFor("a", roles));
-    Replica b(optionsFor("b", roles));
-    events.attach(a);
-    events.attach(b);
-    a.start();
-    b.start();
-    QTRY_VERIFY_WITH_TIMEOUT(events.count(EventKind::Acquired) >= 1, 10000);
-    Replica &victim = events.of(EventKind::Acquired).front().replica == "a" ? a : b;
-    Replica &other = &victim == &a ? b : a;
+    TwoReplicas pair(optionsFor("a", roles), optionsFor("b", roles));
+    const Events &events = pair.events;
+    QVERIFY(pair.waitForLeader());
+    Replica &victim = pair.holder();
+    Replica &other = pair.other();
     QTRY_COMPARE_WITH_TIMEOUT(field("SELECT holder_session IS NOT NULL FROM leader_leases "
                                     "WHERE role = 'billing'"),
                               QStringLiteral("t"), 6000);
@@ -600,16 +631,11 @@ void TestReplica::cutOffLeaderIsTakenOnlyAtExpiry()
 {
     QFETCH(QString, fault);
     const std::vector<RoleProfile> roles = billing("billing.interval = 1s\nbilling.min_tick = 20s");
-    Events events;
-    Replica a(optionsFor("a", roles));
-    Replica b(optionsFor("b", roles));
-    events.attach(a);
-    events.attach(b);
-    a.start();
-    b.start();
-    QTRY_VERIFY_WITH_TIMEOUT(events.count(EventKind::Acquired) >= 1, 10000);
-    Replica &victim = events.of(EventKind::Acquired).front().replica == "a" ? a : b;
-    Replica &other = &victim == &a ? b : a;
+    TwoReplicas pair(optionsFor("a", roles), optionsFor("b", roles));
+    const Events &events = pair.events;
+    QVERIFY(pair.waitForLeader());
+    Replica &victim = pair.holder();
+    Replica &other = pair.other();
     QTRY_COMPARE_WITH_TIMEOUT(field("SELECT expires_at - acquired_at > interval '10 s' AND "
                                     "holder_session IS NOT NULL FROM leader_leases "
                                     "WHERE role = 'billing'"),
@@ -638,17 +664,12 @@ void TestReplica::cutOffLeaderIsTakenOnlyAtExpiry()
 void TestReplica::terminatedMarkerIsRepairedAndTheTickCompletes()
 {
     const std::vector<RoleProfile> roles = billing("billing.interval = 1s\nbilling.min_tick = 8s");
-    Events events;
-    Replica a(optionsFor("a", roles));
-    Replica b(optionsFor("b", roles));
-    events.attach(a);
-    events.attach(b);
-    a.start();
-    b.start();
-    QTRY_VERIFY_WITH_TIMEOUT(events.count(EventKind::Acquired) >= 1, 10000);
-    const ReplicaEvent first = events.of(EventKind::Acquired).front();
-    Replica &holder = first.replica == "a" ? a : b;
-    Replica &other = &holder == &a ? b : a;
+    TwoReplicas pair(optionsFor("a", roles), optionsFor("b", roles));
+    const Events &events = pair.events;
+    QVERIFY(pair.waitForLeader());
+    const ReplicaEvent first = pair.first();
+    Replica &holder = pair.holder();
+    Replica &other = pair.other();
     QTRY_VERIFY_WITH_TIMEOUT(!billingMarker().isEmpty(), 6000);
     // The other replica waits on the marker from the holder's ACQUIRE on (its announcement).
     QTRY_VERIFY_WITH_TIMEOUT(field(WaitingWatches) == QStringLiteral("1"), 3000);
@@ -719,14 +740,9 @@ void TestReplica::idleSessionTimeoutTakesNoLiveHolder()
                    5s);
     });
     const std::vector<RoleProfile> roles = billing("billing.interval = 1s\nbilling.min_tick = 6s");
-    Events events;
-    Replica a(optionsFor("a", roles));
-    Replica b(optionsFor("b", roles));
-    events.attach(a);
-    events.attach(b);
-    a.start();
-    b.start();
-    QTRY_VERIFY_WITH_TIMEOUT(events.count(EventKind::Acquired) >= 1, 10000);
+    TwoReplicas pair(optionsFor("a", roles), optionsFor("b", roles));
+    const Events &events = pair.events;
+    QVERIFY(pair.waitForLeader());
     QTRY_VERIFY_WITH_TIMEOUT(!billingMarker().isEmpty(), 6000);
     const QString marker = billingMarker();
     QTRY_VERIFY_WITH_TIMEOUT(events.count(EventKind::Released) >= 2, 20000);
@@ -746,8 +762,6 @@ void TestReplica::idleSessionTimeoutTakesNoLiveHolder()
              QStringLiteral("1"));
     QCOMPARE(field("SELECT count(*) FROM leader_leases WHERE took_over = 'session_ended'"),
              QStringLiteral("0"));
-    a.stop();
-    b.stop();
 }
 
 // A proxy in front of the database cuts connections idle for 2 s (HAProxy's timeout client): the
@@ -769,14 +783,9 @@ void TestReplica::idleCuttingProxyNeverCutsTheMarker()
                 = leader::pg::throughAddress(m_db->directUrl(Login::App), "127.0.0.1", port);
         return options;
     };
-    Events events;
-    Replica a(throughProxy("a"));
-    Replica b(throughProxy("b"));
-    events.attach(a);
-    events.attach(b);
-    a.start();
-    b.start();
-    QVERIFY(a.fastWake() && b.fastWake());
+    TwoReplicas pair(throughProxy("a"), throughProxy("b"));
+    const Events &events = pair.events;
+    QVERIFY(pair.a().fastWake() && pair.b().fastWake());
     QTRY_VERIFY_WITH_TIMEOUT(!billingMarker().isEmpty(), 10000);
     const QString marker = billingMarker();
     QTRY_VERIFY_WITH_TIMEOUT(events.count(EventKind::Released) >= 1, 15000);
@@ -788,8 +797,6 @@ void TestReplica::idleCuttingProxyNeverCutsTheMarker()
              QStringLiteral("1"));
     // The proxy does cut what idles: the other replica's death watch, which waits in silence.
     QVERIFY(proxy.counters().idleCuts >= 1);
-    a.stop();
-    b.stop();
 }
 
 // The holder's marker session ends while the holder cannot renew (every statement blocked: the
@@ -802,17 +809,12 @@ void TestReplica::idleCuttingProxyNeverCutsTheMarker()
 void TestReplica::holderThatCannotRepairStopsBeforeItIsTaken()
 {
     const std::vector<RoleProfile> roles = billing("billing.interval = 1s\nbilling.min_tick = 20s");
-    Events events;
-    Replica a(optionsFor("a", roles));
-    Replica b(optionsFor("b", roles));
-    events.attach(a);
-    events.attach(b);
-    a.start();
-    b.start();
-    QTRY_VERIFY_WITH_TIMEOUT(events.count(EventKind::Acquired) >= 1, 10000);
-    const ReplicaEvent first = events.of(EventKind::Acquired).front();
-    Replica &holder = first.replica == "a" ? a : b;
-    Replica &other = &holder == &a ? b : a;
+    TwoReplicas pair(optionsFor("a", roles), optionsFor("b", roles));
+    const Events &events = pair.events;
+    QVERIFY(pair.waitForLeader());
+    const ReplicaEvent first = pair.first();
+    Replica &holder = pair.holder();
+    Replica &other = pair.other();
     QTRY_COMPARE_WITH_TIMEOUT(field("SELECT expires_at - acquired_at > interval '10 s' AND "
                                     "holder_session IS NOT NULL FROM leader_leases "
                                     "WHERE role = 'billing'"),
@@ -867,18 +869,12 @@ void TestReplica::holderThatCannotRepairStopsBeforeItIsTaken()
 void TestReplica::stopMidTickReleasesAsInterrupted()
 {
     const std::vector<RoleProfile> roles = billing("billing.interval = 1s\nbilling.min_tick = 12s");
-    Events events;
-    Replica a(optionsFor("a", roles));
-    Replica b(optionsFor("b", roles));
-    events.attach(a);
-    events.attach(b);
-    a.start();
-    b.start();
-    QVERIFY(a.fastWake() && b.fastWake());
-    QTRY_VERIFY_WITH_TIMEOUT(events.count(EventKind::Acquired) >= 1, 10000);
-    const bool aLeads = events.of(EventKind::Acquired).front().replica == "a";
-    Replica &leader = aLeads ? a : b;
-    Replica &other = aLeads ? b : a;
+    TwoReplicas pair(optionsFor("a", roles), optionsFor("b", roles));
+    const Events &events = pair.events;
+    QVERIFY(pair.a().fastWake() && pair.b().fastWake());
+    QVERIFY(pair.waitForLeader());
+    Replica &leader = pair.holder();
+    Replica &other = pair.other();
     // Mid-tick, after a RENEW: the other replica has long been refused and sleeps (up to MaxPoll),
     // so only the release's notification can wake it early.
     QTRY_COMPARE_WITH_TIMEOUT(field("SELECT expires_at - acquired_at > interval '10 s' "
