@@ -777,6 +777,24 @@ void takeoverChecks(const RunRecord &record, const std::vector<Tick> &ticks, Ver
     verdicts.checks.push_back(std::move(early));
 }
 
+void sigkillFigures(const RunRecord &record, const std::vector<Tick> &ticks, Verdicts &verdicts)
+{
+    for (const ReplicaFault &fault : record.replicaFaults) {
+        if (fault.kind != FaultKind::SigKill)
+            continue;
+        for (const Tick &held : ticks) {
+            if (held.pid != fault.pid || held.acquiredAt > fault.at
+                || held.endedAt.value_or(Forever) < fault.at)
+                continue;
+            const auto next = std::find_if(ticks.begin(), ticks.end(), [&](const Tick &tick) {
+                return tick.role == held.role && tick.acquiredAt > fault.at;
+            });
+            if (next != ticks.end())
+                verdicts.sigkillToAcquired.push_back(next->acquiredAt - fault.at);
+        }
+    }
+}
+
 // While a session event runs, every role completes ticks: a holder whose sessions are cut keeps
 // its tick, and nobody takes it away mid-tick over and over.
 void starvationCheck(const RunRecord &record, const std::vector<Tick> &ticks, Verdicts &verdicts)
@@ -936,6 +954,7 @@ Verdicts analyze(const RunRecord &record)
     takesPartCheck(record, ticks, verdicts);
     takeoverChecks(record, ticks, verdicts);
     starvationCheck(record, ticks, verdicts);
+    sigkillFigures(record, ticks, verdicts);
     memoryCheck(record, verdicts);
     clockOffsets(record, verdicts);
     return verdicts;

@@ -211,6 +211,9 @@ struct Verdicts
     std::vector<MemoryRow> memory;
     std::map<std::string, double> clockOffsets; // replica -> median of its ts minus arrival
     std::vector<double> sigtermToExit;
+    // From a SIGKILL to the ACQUIRE elsewhere of each role its victim held: the early take still
+    // works beside checks that a switched-off one would pass as well.
+    std::vector<double> sigkillToAcquired;
 };
 
 // Seconds after an event's reachable instant a role may take to tick again, beyond its interval.

@@ -264,6 +264,7 @@ void printReport(std::ostream &out, const RunResults &results, const ReportConte
     }
     figureHeader(out, "replica");
     figureRow(out, "SIGTERM \u2192 exit", verdicts.sigtermToExit);
+    figureRow(out, "SIGKILL \u2192 its roles acquired", verdicts.sigkillToAcquired);
 
     std::string outcomes;
     for (const auto &[outcome, count] : verdicts.outcomes)
@@ -517,6 +518,7 @@ void writeJson(const std::filesystem::path &file, const RunResults &results,
         writeSummary(json, role, samples);
     json.endObject();
     writeSummary(json, "sigterm_to_exit", verdicts.sigtermToExit);
+    writeSummary(json, "sigkill_to_acquired_elsewhere", verdicts.sigkillToAcquired);
     json.endObject();
 
     json.key("ticks").beginObject();
