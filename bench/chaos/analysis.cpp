@@ -738,18 +738,20 @@ void takeoverChecks(const RunRecord &record, const std::vector<Tick> &ticks, Ver
         if (!again)
             continue;
         ++figures.keysTwice;
+        std::string line = key.first + " " + key.second + ":";
+        for (const Effect *write : writes)
+            line += " token " + std::to_string(write->token) + " at "
+                    + failoverbench::formatTimestamp(write->at) + ";";
+        line.pop_back();
         if (byOverlap) {
             ++figures.twiceByOverlap;
-            std::string line = key.first + " " + key.second + ":";
-            for (const Effect *write : writes)
-                line += " token " + std::to_string(write->token) + " at "
-                        + failoverbench::formatTimestamp(write->at) + ";";
-            line.pop_back();
             twice.offending.push_back(line);
         } else if (stale) {
             ++figures.twiceStaleDelivery;
+            figures.twiceRows.push_back(line + " (a healed link's delivery)");
         } else {
             ++figures.twiceRedone;
+            figures.twiceRows.push_back(line + " (made again after the first holder stopped)");
         }
     }
 

@@ -176,6 +176,7 @@ struct TakeoverFigures
     std::int64_t twiceStaleDelivery = 0;
     std::int64_t twiceRedone = 0;  // the first holder had stopped: at-least-once across a takeover
     std::vector<std::string> rows; // one line per takeover, for the JSON
+    std::vector<std::string> twiceRows; // one per key under two tokens not by an overlap
 };
 
 struct MemoryRow

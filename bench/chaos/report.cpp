@@ -479,6 +479,10 @@ void writeJson(const std::filesystem::path &file, const RunResults &results,
     json.field("by_two_holders_at_once", takeovers.twiceByOverlap);
     json.field("made_again_after_first_stopped", takeovers.twiceRedone);
     json.field("by_healed_link_delivery", takeovers.twiceStaleDelivery);
+    json.key("other_keys").beginArray();
+    for (const std::string &row : takeovers.twiceRows)
+        json.value(row);
+    json.endArray();
     json.endObject();
     json.key("list").beginArray();
     for (const std::string &row : takeovers.rows)
