@@ -13,6 +13,7 @@ packages=(
     xvfb xauth fonts-dejavu-core
     patchelf desktop-file-utils appstream busybox-static help2man
     faketime locales
+    iproute2
     prometheus
     g++-mingw-w64-x86-64-posix wine64
     spin gcc

@@ -23,6 +23,10 @@ constexpr double PanicArmSlack = 1.0;
 constexpr double SigtermExitBound = 3.0;
 // A replica must have had this long with the database up to be expected to lead something.
 constexpr double TakesPartWindow = 30.0;
+// A statement held by a cut link (freeze, sever, partition) reaches the server at the heal, or
+// within a statement's deadline of it.
+constexpr double HeldStatementSlack
+        = std::chrono::duration<double>(leader::lease::StatementTimeout).count();
 
 std::string fixed(double value, int decimals = 1)
 {
@@ -484,6 +488,359 @@ void memoryCheck(const RunRecord &record, Verdicts &verdicts)
     verdicts.checks.push_back(std::move(check));
 }
 
+// What the old holder of a taken-over lease was doing when its successor acquired it.
+enum class HolderState {
+    Dead,    // killed or terminated: nothing of it runs
+    Stopped, // SIGSTOP during its tick: its lines come when it runs again
+    CutOff,  // its link frozen, severed or partitioned, or its path down: its RELEASE may wait
+    Running,
+};
+
+const char *holderStateName(HolderState state)
+{
+    switch (state) {
+    case HolderState::Dead:
+        return "dead";
+    case HolderState::Stopped:
+        return "stopped";
+    case HolderState::CutOff:
+        return "cut off";
+    case HolderState::Running:
+        return "running";
+    }
+    return "?";
+}
+
+HolderState holderState(const RunRecord &record, const Tick &old, double successorAt)
+{
+    const auto during = [&](double from, std::optional<double> to) {
+        return from <= successorAt && to.value_or(Forever) >= old.acquiredAt;
+    };
+    HolderState state = HolderState::Running;
+    for (const ReplicaFault &fault : record.replicaFaults) {
+        if (fault.pid != old.pid)
+            continue;
+        if ((fault.kind == FaultKind::SigKill || fault.kind == FaultKind::SigTerm)
+            && fault.at <= successorAt)
+            return HolderState::Dead;
+        if (fault.kind == FaultKind::SigStop && during(fault.at, fault.endedAt))
+            state = HolderState::Stopped;
+        else if ((fault.kind == FaultKind::Freeze || fault.kind == FaultKind::Sever
+                  || fault.kind == FaultKind::Partition)
+                 && during(fault.at, fault.endedAt) && state == HolderState::Running)
+            state = HolderState::CutOff;
+    }
+    for (const ProcessLife &life : record.lives) {
+        if (life.pid == old.pid && life.endedAt && *life.endedAt <= successorAt)
+            return HolderState::Dead;
+    }
+    const SlotSetup *slot = slotOf(record, old.replica);
+    const Path path = slot ? slot->path : Path::Direct;
+    for (const DatabaseEvent &event : record.databaseEvents) {
+        if (affects(event, path) && during(event.startedAt, reachableFor(event, path))
+            && state == HolderState::Running)
+            state = HolderState::CutOff;
+    }
+    return state;
+}
+
+// A statement of the tick reached the server at a cut link's heal: sent before or during the
+// cut, not by a holder working on after it.
+bool heldByCutLink(const RunRecord &record, int pid, double at)
+{
+    return std::any_of(record.replicaFaults.begin(), record.replicaFaults.end(),
+                       [&](const ReplicaFault &fault) {
+                           return fault.pid == pid
+                                  && (fault.kind == FaultKind::Freeze
+                                      || fault.kind == FaultKind::Sever
+                                      || fault.kind == FaultKind::Partition)
+                                  && fault.at <= at
+                                  && at <= fault.endedAt.value_or(Forever) + HeldStatementSlack;
+                       });
+}
+
+const SessionEvent *sessionEventAt(const RunRecord &record, double at)
+{
+    for (const SessionEvent &event : record.sessionEvents) {
+        if (event.startedAt <= at && at <= event.endedAt + LeaseTtl)
+            return &event;
+    }
+    return nullptr;
+}
+
+std::string sessionEventName(const SessionEvent &event)
+{
+    return std::string(faultName(event.kind)) + " " + std::to_string(event.number);
+}
+
+// The tick of (role, token) a statement at `at` belongs to: the latest acquired before it (a
+// token can be acquired twice only across a lossy failover).
+const Tick *
+tickOf(const std::map<std::pair<std::string, std::int64_t>, std::vector<const Tick *>> &byToken,
+       const std::string &role, std::int64_t token, double at)
+{
+    const auto it = byToken.find({role, token});
+    if (it == byToken.end())
+        return nullptr;
+    const Tick *found = nullptr;
+    for (const Tick *tick : it->second) {
+        if (tick->acquiredAt <= at)
+            found = tick;
+    }
+    return found;
+}
+
+// The issue-30 checks: a lease taken from a holder that had not released it (a takeover) must
+// find that holder stopped — its tick ended before the successor's ACQUIRE, and none of its
+// statements reaching the database after it — and taken early only if its process is dead.
+// Effects made under two tokens are counted by cause; those of two holders at once fail.
+void takeoverChecks(const RunRecord &record, const std::vector<Tick> &ticks, Verdicts &verdicts)
+{
+    TakeoverFigures &figures = verdicts.takeovers;
+    Check overlap{.name = "no work overlap: a taken-over holder ran nothing after its successor "
+                          "acquired (its tick's end, its statements in the database)"};
+    Check twice{.name = "no external effect made twice by two holders at once (an "
+                        "external_effects key under two tokens)"};
+    Check early{.name = "no live holder taken early (took_over = session_ended while its "
+                        "process ran)"};
+
+    std::map<std::string, std::vector<const Tick *>> byRole;
+    std::map<std::pair<std::string, std::int64_t>, std::vector<const Tick *>> byToken;
+    for (const Tick &tick : ticks) {
+        byRole[tick.role].push_back(&tick);
+        byToken[{tick.role, tick.token}].push_back(&tick);
+    }
+    // For each taken-over tick, its successor; and the ticks that ran beside theirs.
+    std::map<const Tick *, const Tick *> takenBy;
+    std::map<const Tick *, bool> overlapped;
+    for (const auto &[role, leases] : byRole) {
+        for (std::size_t i = 0; i + 1 < leases.size(); ++i) {
+            const Tick &old = *leases[i];
+            const Tick &next = *leases[i + 1];
+            // The row the next ACQUIRE found free was handed over too: the old holder's RELEASE
+            // landed though its answer was lost, or a lossy failover forgot the old lease.
+            const auto seen = record.tookOver.find({next.role, next.token});
+            if (old.handedOver || (seen != record.tookOver.end() && seen->second.empty())) {
+                ++figures.handovers;
+                continue;
+            }
+            ++figures.takeovers;
+            takenBy[&old] = &next;
+            const std::string how = seen == record.tookOver.end() ? "unseen" : seen->second;
+            figures.tookOver[how] += 1;
+            const HolderState state = holderState(record, old, next.acquiredAt);
+            std::string &row = figures.rows.emplace_back(
+                    tickText(old) + " \u2192 " + next.replica + " token "
+                    + std::to_string(next.token) + " at "
+                    + failoverbench::formatTimestamp(next.acquiredAt) + ": took_over " + how
+                    + ", holder " + holderStateName(state));
+            const std::string taken = tickText(old) + " taken by " + next.replica + " token "
+                                      + std::to_string(next.token) + " at "
+                                      + failoverbench::formatTimestamp(next.acquiredAt);
+            const SessionEvent *during = sessionEventAt(record, next.acquiredAt);
+            const std::string within = during ? " (" + sessionEventName(*during) + ")" : "";
+            if (how == "session_ended") {
+                if (state == HolderState::Dead) {
+                    ++figures.earlyOfDead;
+                } else if (state == HolderState::Stopped) {
+                    ++figures.earlyOfStopped;
+                } else {
+                    ++figures.earlyOfLive;
+                    early.offending.push_back(taken + " early" + within + "; its process ran"
+                                              + (state == HolderState::CutOff ? " (cut off)" : ""));
+                }
+            }
+            if (state == HolderState::Dead)
+                continue;
+            // A running holder's lost line is its cancel: its work starts nothing after it;
+            // without one, its end line says the work had returned. A stopped holder prints both
+            // once it runs again, a cut-off one when its heartbeat's dial gives up, seconds after
+            // its work stopped at the abandon: the database judges those.
+            const std::optional<double> end = state != HolderState::Running ? std::nullopt
+                                              : old.lostArrivedAt           ? old.lostArrivedAt
+                                                                            : old.endArrivedAt;
+            if (!end) {
+                ++figures.endsNotJudged;
+                if (const std::optional<double> late
+                    = old.lostArrivedAt ? old.lostArrivedAt : old.endArrivedAt) {
+                    figures.notJudgedOverlaps.push_back(*late - next.acquiredAt);
+                    row += ", its tick ended " + fixed((*late - next.acquiredAt) * 1000, 0)
+                           + " ms after (not judged)";
+                }
+                continue;
+            }
+            ++figures.endsJudged;
+            const double by = *end - next.acquiredAt;
+            row += ", its tick ended " + fixed(by * 1000, 0) + " ms after";
+            if (by <= 0)
+                continue;
+            figures.overlaps.push_back(by);
+            overlapped[&old] = true;
+            overlap.offending.push_back(taken + within + ": its tick ended " + fixed(by * 1000, 0)
+                                        + " ms later");
+        }
+    }
+
+    // Every statement the database saw under a token, against its tick's successor.
+    struct Statement
+    {
+        const std::string *role;
+        std::int64_t token;
+        double at;
+        std::string what;
+    };
+    std::vector<Statement> statements;
+    for (const Claim &claim : record.claims)
+        statements.push_back({&claim.role, claim.token, claim.fencedAt, "claim"});
+    for (const Refusal &refusal : record.refusals)
+        statements.push_back({&refusal.role, refusal.token, refusal.at, "claim refused"});
+    for (const Effect &effect : record.effects)
+        statements.push_back(
+                {&effect.role, effect.token, effect.at, effect.kind + " " + effect.key});
+    std::map<const Tick *, bool> deliveredStale;
+    for (const Statement &statement : statements) {
+        const Tick *tick = tickOf(byToken, *statement.role, statement.token, statement.at);
+        const auto taken = tick ? takenBy.find(tick) : takenBy.end();
+        if (taken == takenBy.end() || statement.at <= taken->second->acquiredAt)
+            continue;
+        if (heldByCutLink(record, tick->pid, statement.at)) {
+            ++figures.staleDeliveries;
+            deliveredStale[tick] = true;
+            continue;
+        }
+        ++figures.lateStatements;
+        overlapped[tick] = true;
+        if (figures.lateStatements <= 20)
+            overlap.offending.push_back(
+                    tickText(*tick) + ": " + statement.what + " at "
+                    + failoverbench::formatTimestamp(statement.at) + ", "
+                    + fixed((statement.at - taken->second->acquiredAt) * 1000, 0) + " ms after "
+                    + taken->second->replica + " acquired token "
+                    + std::to_string(taken->second->token));
+    }
+
+    // Each key's writers in the order they wrote it; the earlier of two tokens decides why.
+    std::map<std::pair<std::string, std::string>, std::vector<const Effect *>> byKey;
+    for (const Effect &effect : record.effects)
+        byKey[{effect.kind, effect.key}].push_back(&effect);
+    for (auto &[key, writes] : byKey) {
+        std::sort(writes.begin(), writes.end(),
+                  [](const Effect *a, const Effect *b) { return a->at < b->at; });
+        bool byOverlap = false, stale = false, again = false;
+        for (std::size_t i = 0; i + 1 < writes.size(); ++i) {
+            if (writes[i]->token == writes[i + 1]->token)
+                continue;
+            again = true;
+            const Tick *first = tickOf(byToken, writes[i]->role, writes[i]->token, writes[i]->at);
+            byOverlap = byOverlap || (first && overlapped.contains(first));
+            stale = stale || (first && deliveredStale.contains(first));
+        }
+        if (!again)
+            continue;
+        ++figures.keysTwice;
+        std::string line = key.first + " " + key.second + ":";
+        for (const Effect *write : writes)
+            line += " token " + std::to_string(write->token) + " at "
+                    + failoverbench::formatTimestamp(write->at) + ";";
+        line.pop_back();
+        if (byOverlap) {
+            ++figures.twiceByOverlap;
+            twice.offending.push_back(line);
+        } else if (stale) {
+            ++figures.twiceStaleDelivery;
+            figures.twiceRows.push_back(line + " (a healed link's delivery)");
+        } else {
+            ++figures.twiceRedone;
+            figures.twiceRows.push_back(line + " (made again after the first holder stopped)");
+        }
+    }
+
+    overlap.holds = overlap.offending.empty();
+    overlap.figure = std::to_string(figures.overlaps.size()) + " of "
+                     + std::to_string(figures.endsJudged) + " judged takeovers ended late; "
+                     + std::to_string(figures.lateStatements)
+                     + " statements under an old token after its successor acquired ("
+                     + std::to_string(figures.staleDeliveries)
+                     + " more delivered by a healed link, not judged)";
+    verdicts.checks.push_back(std::move(overlap));
+    twice.holds = twice.offending.empty();
+    twice.figure = std::to_string(figures.twiceByOverlap) + " of "
+                   + std::to_string(figures.keysTwice) + " keys under two tokens ("
+                   + std::to_string(figures.twiceRedone)
+                   + " made again after the first holder had stopped, "
+                   + std::to_string(figures.twiceStaleDelivery) + " by a healed link's delivery)";
+    verdicts.checks.push_back(std::move(twice));
+    early.holds = early.offending.empty();
+    early.figure
+            = std::to_string(figures.earlyOfLive) + " of "
+              + std::to_string(figures.earlyOfDead + figures.earlyOfStopped + figures.earlyOfLive)
+              + " early takes (" + std::to_string(figures.earlyOfDead) + " of a dead holder, "
+              + std::to_string(figures.earlyOfStopped) + " of a stopped one)";
+    verdicts.checks.push_back(std::move(early));
+}
+
+void sigkillFigures(const RunRecord &record, const std::vector<Tick> &ticks, Verdicts &verdicts)
+{
+    for (const ReplicaFault &fault : record.replicaFaults) {
+        if (fault.kind != FaultKind::SigKill)
+            continue;
+        for (const Tick &held : ticks) {
+            if (held.pid != fault.pid || held.acquiredAt > fault.at
+                || held.endedAt.value_or(Forever) < fault.at)
+                continue;
+            const auto next = std::find_if(ticks.begin(), ticks.end(), [&](const Tick &tick) {
+                return tick.role == held.role && tick.acquiredAt > fault.at;
+            });
+            if (next != ticks.end())
+                verdicts.sigkillToAcquired.push_back(next->acquiredAt - fault.at);
+        }
+    }
+}
+
+// While a session event runs, every role completes ticks: a holder whose sessions are cut keeps
+// its tick, and nobody takes it away mid-tick over and over.
+void starvationCheck(const RunRecord &record, const std::vector<Tick> &ticks, Verdicts &verdicts)
+{
+    Check check{.name = "no role starved during a session event (a tick acquired inside each "
+                        "one completed)",
+                .judged = !record.sessionEvents.empty()};
+    for (const SessionEvent &event : record.sessionEvents) {
+        SessionEventResult result{.kind = event.kind,
+                                  .number = event.number,
+                                  .seconds = event.endedAt - event.startedAt};
+        for (const RoleSchedule &role : record.roles) {
+            int &completed = result.completedTicks[role.role];
+            for (const Tick &tick : ticks) {
+                if (tick.role == role.role && tick.outcome == "completed"
+                    && tick.acquiredAt >= event.startedAt && tick.acquiredAt <= event.endedAt)
+                    ++completed;
+            }
+            if (completed == 0)
+                check.offending.push_back(sessionEventName(event) + ": " + role.role
+                                          + " completed no tick acquired in its "
+                                          + fixed(result.seconds) + " s");
+        }
+        for (const auto &[key, how] : record.tookOver) {
+            if (how != "session_ended")
+                continue;
+            const auto leases = std::find_if(ticks.begin(), ticks.end(), [&](const Tick &tick) {
+                return tick.role == key.first && tick.token == key.second;
+            });
+            if (leases != ticks.end() && sessionEventAt(record, leases->acquiredAt) == &event)
+                ++result.earlyTakes;
+        }
+        verdicts.sessionEvents.push_back(std::move(result));
+    }
+    check.holds = check.offending.empty();
+    check.figure
+            = check.judged
+                      ? std::to_string(check.offending.size()) + " of "
+                                + std::to_string(record.sessionEvents.size() * record.roles.size())
+                                + " (event, role)"
+                      : "no session event";
+    verdicts.checks.push_back(std::move(check));
+}
+
 void clockOffsets(const RunRecord &record, Verdicts &verdicts)
 {
     // What each replica's own wall clock read against this host's: proof that the skew took.
@@ -518,16 +875,23 @@ std::vector<Tick> ticksFrom(const std::vector<ReplicaEvent> &events)
                              .acquiredAt = eventTime(event)});
             continue;
         }
-        if (event.event != "released" && event.event != "release_failed")
-            continue;
         const auto it = open.find(key);
         if (it == open.end())
             continue;
         Tick &tick = ticks[it->second];
+        if (event.event == "lost") {
+            tick.lostArrivedAt = event.receivedAt;
+            continue;
+        }
+        if (event.event != "released" && event.event != "release_failed")
+            continue;
         tick.endedAt = eventTime(event);
+        tick.endArrivedAt = event.receivedAt;
         tick.outcome = event.outcome;
         tick.lossReason = event.reason;
         tick.releaseFailed = event.event == "release_failed";
+        // A RELEASE that found the row prints its now(); one that found it taken prints none.
+        tick.handedOver = event.event == "released" && event.dbTimeEpoch.has_value();
         open.erase(it);
     }
     std::stable_sort(ticks.begin(), ticks.end(),
@@ -572,9 +936,14 @@ AuditOutcome parseAudit(const std::string &json)
 Verdicts analyze(const RunRecord &record)
 {
     Verdicts verdicts;
-    for (const ReplicaFault &fault : record.replicaFaults)
-        verdicts.faultsInjected[std::string(faultName(fault.kind))] += 1;
+    // The partition is on record as a fault of its victim too: counted once, as an event.
+    for (const ReplicaFault &fault : record.replicaFaults) {
+        if (fault.kind != FaultKind::Partition)
+            verdicts.faultsInjected[std::string(faultName(fault.kind))] += 1;
+    }
     for (const DatabaseEvent &event : record.databaseEvents)
+        verdicts.faultsInjected[std::string(faultName(event.kind))] += 1;
+    for (const SessionEvent &event : record.sessionEvents)
         verdicts.faultsInjected[std::string(faultName(event.kind))] += 1;
     const std::vector<Tick> ticks = ticksFrom(record.events);
     verdicts.ticks = static_cast<std::int64_t>(ticks.size());
@@ -585,6 +954,9 @@ Verdicts analyze(const RunRecord &record)
     lostTickChecks(record, ticks, verdicts);
     exitCheck(record, verdicts);
     takesPartCheck(record, ticks, verdicts);
+    takeoverChecks(record, ticks, verdicts);
+    starvationCheck(record, ticks, verdicts);
+    sigkillFigures(record, ticks, verdicts);
     memoryCheck(record, verdicts);
     clockOffsets(record, verdicts);
     return verdicts;

@@ -1,12 +1,14 @@
 #include "chaos.h"
 
 #include "host.h"
+#include "idleproxy.h"
 #include "lease/constants.h"
 #include "pg/conninfo.h"
 #include "pg/error.h"
 #include "replicaprocess.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -34,6 +36,26 @@ constexpr std::size_t RecentAcquiredKept = 200;
 constexpr auto CutDeadline = 20s;
 constexpr auto DrainDeadline = 120s;
 constexpr int ReplicaFaultsPerCycle = 2;
+
+// The session events. A window is long enough for billing (8 s ticks, 6 s apart) to complete a
+// tick inside it however the two line up; a full run's are drawn longer.
+constexpr auto QuickSessionWindow = 25s;
+constexpr double FullSessionWindowLow = 45;
+constexpr double FullSessionWindowHigh = 90;
+constexpr const char *IdleSessionTimeout = "5s";
+constexpr auto ProxyIdleLimit = 5s;
+// A DBA's reaper: every ReaperEvery, the app login's sessions idle longer than ReaperIdleSeconds.
+constexpr auto ReaperEvery = 20s;
+constexpr const char *ReaperIdleSeconds = "10";
+// The partition lasts longer than the servers take to end a silent peer's session (keepalives
+// 1 + 1 x 2 s, tcp_user_timeout 3 s: bench/chaos/servers.sh) and than a lease's TTL, so that both
+// an early take and the TTL path can show.
+constexpr double PartitionLow = 8;
+constexpr double PartitionHigh = 16;
+// It waits this long at most for the isolated replica to be in a tick of billing or dunning, half
+// as long more for one of any role, at least this far into it.
+constexpr auto PartitionAimDeadline = 24s;
+constexpr double PartitionAimTickAge = 0.5;
 
 // Every role ticks; billing and dunning long enough that a database event lands mid-tick, the
 // outboxes briskly. Targets are interval + 15 s.
@@ -108,7 +130,9 @@ SELECT (SELECT count(*) FROM webhook_events WHERE dispatched_at IS NULL)
 // go through PgBouncer, which the failover repoints, and take every fault. r1 is never killed, so
 // one memory figure spans the run; r2 and r3 run under a wall clock one hour ahead and one hour
 // behind.
-std::vector<SlotSetup> fleetSlots(int replicas)
+// r1 is the one the partition cuts off, when there is a network namespace to run it in: never
+// killed, it is a holder whose process lives through the cut.
+std::vector<SlotSetup> fleetSlots(int replicas, bool isolateFirst)
 {
     std::vector<SlotSetup> slots;
     for (int i = 1; i <= replicas; ++i) {
@@ -118,9 +142,24 @@ std::vector<SlotSetup> fleetSlots(int replicas)
                          .skewSeconds = i == 2   ? 3600
                                         : i == 3 ? -3600
                                                  : 0,
-                         .killable = i != 1});
+                         .killable = i != 1,
+                         .isolated = i == 1 && isolateFirst});
     }
     return slots;
+}
+
+std::optional<int> terminatedCount(const std::string &line)
+{
+    constexpr std::string_view Marker = "terminated ";
+    const std::size_t at = line.find(Marker);
+    if (at == std::string::npos)
+        return std::nullopt;
+    int count = 0;
+    const char *first = line.data() + at + Marker.size();
+    const auto [end, error] = std::from_chars(first, line.data() + line.size(), count);
+    if (error != std::errc())
+        return std::nullopt;
+    return count;
 }
 
 } // namespace
@@ -131,7 +170,7 @@ ChaosBench::ChaosBench(const Options &options, std::filesystem::path workDirecto
     , m_directory(std::move(workDirectory))
     , m_quick(options.duration < FullDuration)
     , m_db({.url = options.databaseUrl, .applicationName = "chaos-bench"})
-    , m_fleet(std::move(fleetSetup), fleetSlots(options.replicas), m_events)
+    , m_fleet(std::move(fleetSetup), fleetSlots(options.replicas, !options.netns.empty()), m_events)
     , m_servers(options.serversScript, options.serversDirectory, m_directory / "servers.log")
     , m_random(options.seed)
     , m_busy(static_cast<std::size_t>(options.replicas))
@@ -141,6 +180,16 @@ ChaosBench::ChaosBench(const Options &options, std::filesystem::path workDirecto
     for (const RoleConfig &role : Roles)
         m_record.roles.push_back({role.role, role.intervalSeconds, role.minTickSeconds});
     m_record.fullRun = !m_quick;
+    m_sessionKinds = {FaultKind::IdleTimeout, FaultKind::Reaper};
+    if (!options.proxyDatabaseUrl.empty())
+        m_sessionKinds.push_back(FaultKind::IdleProxy);
+    else
+        m_notes.push_back("idle-proxy skipped: no --proxy-ports");
+    if (!options.netns.empty())
+        m_sessionKinds.push_back(FaultKind::Partition);
+    else
+        m_notes.push_back("partition skipped: no --netns (bench/chaos/servers.sh makes a network "
+                          "namespace only as root, with ip and tc's blackhole qdisc)");
 }
 
 // Whatever ended the run, nothing it started outlives it: each ReplicaProcess thaws and kills
@@ -150,7 +199,8 @@ ChaosBench::~ChaosBench() = default;
 std::string ChaosBench::redact(std::string text) const
 {
     for (const std::string *url :
-         {&m_options.databaseUrl, &m_options.replicaDatabaseUrl, &m_options.bouncerDatabaseUrl})
+         {&m_options.databaseUrl, &m_options.replicaDatabaseUrl, &m_options.bouncerDatabaseUrl,
+          &m_options.proxyDatabaseUrl, &m_options.netnsDatabaseUrl})
         text = leader::pg::redactSecrets(std::move(text), *url);
     return text;
 }
@@ -186,6 +236,7 @@ RunResults ChaosBench::run()
     progress("stopping the replicas");
     m_fleet.terminateAll(10s);
     m_record.endedAt = wallClock();
+    m_record.tookOver = m_leaseWatch->stop();
     consumeEvents();
     collect();
     m_record.events = m_events.since(0);
@@ -237,6 +288,7 @@ void ChaosBench::setUp()
           "paused_by = NULL, pause_reason = NULL, not_before = NULL");
     query("reset demo", "TRUNCATE tenants, claim_log, external_effects, fence_refusals RESTART "
                         "IDENTITY CASCADE");
+    m_leaseWatch = std::make_unique<LeaseWatch>(m_options.databaseUrl);
     writeConfig();
     m_workloadUntil = Clock::now() + m_options.duration + 30s;
     startWorkload();
@@ -299,26 +351,41 @@ void ChaosBench::stopWorkload()
 void ChaosBench::soak()
 {
     const auto end = Clock::now() + m_options.duration;
-    std::vector<FaultKind> replicaBag, databaseBag;
-    const auto everyKindLanded = [this] {
-        return m_counts.size() == std::size(ReplicaFaultKinds) + std::size(DatabaseFaultKinds);
+    const std::vector<FaultKind> replicaKinds(std::begin(ReplicaFaultKinds),
+                                              std::end(ReplicaFaultKinds));
+    // A cycle ends with a database event or a session event: one at a time, after the replica
+    // faults, so that each one's effects are its own.
+    std::vector<FaultKind> eventKinds(std::begin(DatabaseFaultKinds), std::end(DatabaseFaultKinds));
+    eventKinds.insert(eventKinds.end(), m_sessionKinds.begin(), m_sessionKinds.end());
+    std::vector<FaultKind> replicaBag, eventBag;
+    const auto landed = [this](const std::vector<FaultKind> &kinds) {
+        return std::all_of(kinds.begin(), kinds.end(),
+                           [this](FaultKind kind) { return m_counts.contains(kind); });
     };
-    while (Clock::now() < end || !everyKindLanded()) {
-        for (int i = 0; i < ReplicaFaultsPerCycle; ++i) {
-            pause(std::chrono::milliseconds(static_cast<int>(uniform(2, 6) * 1000)));
-            injectReplicaFault(draw(replicaBag, ReplicaFaultKinds, std::size(ReplicaFaultKinds)));
+    while (Clock::now() < end || !landed(replicaKinds) || !landed(eventKinds)) {
+        // Past the duration a cycle only completes the round: replica faults while a kind of
+        // them has not landed yet, then the events still missing.
+        if (Clock::now() < end || !landed(replicaKinds)) {
+            for (int i = 0; i < ReplicaFaultsPerCycle; ++i) {
+                pause(std::chrono::milliseconds(static_cast<int>(uniform(2, 6) * 1000)));
+                injectReplicaFault(draw(replicaBag, replicaKinds));
+            }
         }
         waitForQuiet();
         pause(std::chrono::milliseconds(static_cast<int>(uniform(1, 4) * 1000)));
-        databaseEvent(draw(databaseBag, DatabaseFaultKinds, std::size(DatabaseFaultKinds)));
+        const FaultKind kind = draw(eventBag, eventKinds);
+        if (isSessionEvent(kind))
+            sessionEvent(kind);
+        else
+            databaseEvent(kind);
     }
 }
 
-FaultKind ChaosBench::draw(std::vector<FaultKind> &bag, const FaultKind *kinds, std::size_t count)
+FaultKind ChaosBench::draw(std::vector<FaultKind> &bag, const std::vector<FaultKind> &kinds)
 {
     // A shuffled bag of every kind, refilled when empty: each kind lands once per round.
     if (bag.empty()) {
-        bag.assign(kinds, kinds + count);
+        bag = kinds;
         std::shuffle(bag.begin(), bag.end(), m_random);
     }
     const FaultKind kind = bag.back();
@@ -496,17 +563,17 @@ void ChaosBench::endFault(std::size_t index)
     m_quietFrom = std::max(m_quietFrom, Clock::now() + 3s);
 }
 
-void ChaosBench::restart(int slot, std::optional<std::size_t> fault)
+void ChaosBench::restart(int slot, std::optional<std::size_t> fault, Route route)
 {
     // Not while the database is down: the start would fail for a reason of ours.
     if (m_outage) {
-        schedule(1s, [this, slot, fault] { restart(slot, fault); });
+        schedule(1s, [this, slot, fault, route] { restart(slot, fault, route); });
         return;
     }
     if (fault)
         endFault(*fault);
     try {
-        m_fleet.start(slot);
+        m_fleet.start(slot, route);
         progress(m_fleet.setup(slot).id + " started again, pid "
                  + std::to_string(m_fleet.pid(slot)));
     } catch (const StartError &error) {
@@ -751,6 +818,177 @@ void ChaosBench::databaseEvent(FaultKind kind)
     }
 }
 
+void ChaosBench::sessionEvent(FaultKind kind)
+{
+    SessionEvent event{.kind = kind, .number = ++m_counts[kind], .startedAt = wallClock()};
+    const std::string name = std::string(faultName(kind)) + " " + std::to_string(event.number);
+    progress(name);
+    const Clock::duration window
+            = m_quick ? Clock::duration(QuickSessionWindow)
+                      : std::chrono::milliseconds(static_cast<int>(
+                              uniform(FullSessionWindowLow, FullSessionWindowHigh) * 1000));
+    const Clock::time_point until = Clock::now() + window;
+    switch (kind) {
+    case FaultKind::IdleTimeout:
+        idleTimeout(event, until);
+        break;
+    case FaultKind::Reaper:
+        reaper(event, until);
+        break;
+    case FaultKind::IdleProxy:
+        idleProxy(event, until);
+        break;
+    case FaultKind::Partition:
+        partition(event, window);
+        break;
+    default:
+        return;
+    }
+    event.endedAt = wallClock();
+    progress(name + ": over after " + seconds(event.endedAt - event.startedAt));
+    m_record.sessionEvents.push_back(std::move(event));
+    m_quietFrom = std::max(m_quietFrom, Clock::now() + 3s);
+}
+
+void ChaosBench::idleTimeout(SessionEvent &event, Clock::time_point until)
+{
+    for (const std::string &line :
+         m_servers.run("idle-timeout", ActionTimeout, {IdleSessionTimeout})) {
+        progress("  " + line);
+        event.notes.push_back(line);
+    }
+    // The reload reaches a session at its next statement; one that has sent nothing since it
+    // started keeps the value it started with. The killable replicas start again under the
+    // setting, as after a deploy, so that the fleet holds sessions of both kinds.
+    event.restarted = restartKillable(Route::Usual);
+    pause(until - Clock::now());
+    for (const std::string &line : m_servers.run("idle-timeout", ActionTimeout, {"off"})) {
+        progress("  " + line);
+        event.notes.push_back(line);
+    }
+}
+
+void ChaosBench::reaper(SessionEvent &event, Clock::time_point until)
+{
+    for (Clock::time_point next = Clock::now(); Clock::now() < until;) {
+        if (Clock::now() >= next) {
+            for (const std::string &line :
+                 m_servers.run("reap", ActionTimeout, {ReaperIdleSeconds})) {
+                progress("  " + line);
+                event.notes.push_back(line);
+                event.sessionsTerminated += terminatedCount(line).value_or(0);
+            }
+            ++event.reaperRounds;
+            next += ReaperEvery;
+        }
+        pause(std::min(next, until) - Clock::now());
+    }
+}
+
+void ChaosBench::idleProxy(SessionEvent &event, Clock::time_point until)
+{
+    IdleCutProxy proxy(m_options.proxyPorts, ProxyIdleLimit);
+    event.restarted = restartKillable(Route::Proxied);
+    pause(until - Clock::now());
+    // Back on their own route before the proxy goes, so that it cuts only inside the window.
+    restartKillable(Route::Usual);
+    event.proxied = proxy.accepted();
+    event.proxyCuts = proxy.cut();
+    progress("  the proxy took " + std::to_string(event.proxied) + " connections and cut "
+             + std::to_string(event.proxyCuts) + " of them for their client's silence");
+}
+
+void ChaosBench::partition(SessionEvent &event, Clock::duration window)
+{
+    int slot = 0;
+    while (slot < m_fleet.size() && !m_fleet.setup(slot).isolated)
+        ++slot;
+    if (slot == m_fleet.size() || !m_fleet.running(slot)) {
+        m_notes.push_back("partition " + std::to_string(event.number)
+                          + ": the isolated replica was not running; skipped");
+        progress(m_notes.back());
+        return;
+    }
+    const int pid = m_fleet.pid(slot);
+    // A holder cut off with work in flight, as when the issue measured it: a tick of billing or
+    // dunning (long enough to see the rest of it run on) preferably, of any role otherwise.
+    const auto holding = [&](bool longTicksOnly) -> std::optional<std::string> {
+        const double now = wallClock();
+        for (const auto &[key, acquiredAt] : m_openTicks) {
+            const auto &[tickPid, role, token] = key;
+            if (tickPid == pid && now - acquiredAt >= PartitionAimTickAge
+                && (!longTicksOnly || role == "billing" || role == "dunning"))
+                return role;
+        }
+        return std::nullopt;
+    };
+    std::optional<std::string> role;
+    for (const Clock::time_point deadline = Clock::now() + PartitionAimDeadline;
+         !(role = holding(true)) && Clock::now() < deadline;)
+        pause(100ms);
+    for (const Clock::time_point deadline = Clock::now() + PartitionAimDeadline / 2;
+         !role && !(role = holding(false)) && Clock::now() < deadline;)
+        pause(100ms);
+    const double length = uniform(PartitionLow, PartitionHigh);
+    ReplicaFault fault{.kind = FaultKind::Partition,
+                       .replica = m_fleet.setup(slot).id,
+                       .pid = pid,
+                       .at = wallClock(),
+                       .command = "partition " + seconds(length)};
+    event.startedAt = fault.at;
+    event.victim = fault.replica;
+    event.victimPid = pid;
+    event.victimRole = role.value_or("");
+    const Clock::time_point until = Clock::now() + window;
+    for (const std::string &line : m_servers.run("partition-cut", ActionTimeout)) {
+        progress("  " + line);
+        event.notes.push_back(line);
+    }
+    event.cutAt = fault.at;
+    progress(fault.replica + " (pid " + std::to_string(pid) + ") cut off for " + seconds(length)
+             + (role ? " while holding " + *role : std::string(" holding nothing")));
+    // On record as a fault of that process too: its own lost ticks are the cut's.
+    const std::size_t index = m_record.replicaFaults.size();
+    m_record.replicaFaults.push_back(fault);
+    m_faultActive.push_back(true);
+    m_busy[slot] = index;
+    pause(std::chrono::milliseconds(static_cast<int>(length * 1000)));
+    for (const std::string &line : m_servers.run("partition-heal", ActionTimeout)) {
+        progress("  " + line);
+        event.notes.push_back(line);
+    }
+    endFault(index);
+    event.healedAt = wallClock();
+    pause(until - Clock::now());
+    m_quietFrom = std::max(m_quietFrom, Clock::now() + LeaseTtl + 2s);
+}
+
+std::vector<std::string> ChaosBench::restartKillable(Route route)
+{
+    std::vector<std::string> restarted;
+    // One at a time, so that the rest of the fleet leads meanwhile; SIGTERM hands each one's
+    // roles over at once.
+    for (int slot = 0; slot < m_fleet.size(); ++slot) {
+        if (!m_fleet.setup(slot).killable || m_busy[slot] || !m_fleet.running(slot))
+            continue;
+        const std::string &id = m_fleet.setup(slot).id;
+        m_fleet.scrape(slot);
+        m_fleet.terminate(slot, 5s);
+        try {
+            m_fleet.start(slot, route);
+            restarted.push_back(id);
+            progress("  " + id + " started again"
+                     + (route == Route::Proxied ? " behind the proxy" : "") + ", pid "
+                     + std::to_string(m_fleet.pid(slot)));
+        } catch (const StartError &error) {
+            progress(error.what());
+            schedule(10s, [this, slot] { restart(slot, std::nullopt); });
+        }
+        pause(1s);
+    }
+    return restarted;
+}
+
 void ChaosBench::drain()
 {
     // The auditor wants every webhook and email older than its grace handled: the fleet, with
@@ -776,8 +1014,23 @@ void ChaosBench::collect()
     for (int row = 0; row < claims.rows(); ++row)
         m_record.claims.push_back({std::string(claims.text(row, 0)), claims.toInt64(row, 1),
                                    claims.toDouble(row, 2)});
-    m_record.fenceRefusals
-            = query("fence refusals", "SELECT count(*) FROM fence_refusals").toInt64(0, 0);
+    const leader::pg::Result refusals = query(
+            "fence refusals",
+            "SELECT role, token, extract(epoch FROM refused_at)::float8 FROM fence_refusals");
+    for (int row = 0; row < refusals.rows(); ++row)
+        m_record.refusals.push_back({std::string(refusals.text(row, 0)), refusals.toInt64(row, 1),
+                                     refusals.toDouble(row, 2)});
+    m_record.fenceRefusals = refusals.rows();
+    const leader::pg::Result effects
+            = query("effects", "SELECT kind, idempotency_key, role, token, "
+                               "extract(epoch FROM happened_at)::float8 FROM external_effects "
+                               "WHERE token IS NOT NULL");
+    for (int row = 0; row < effects.rows(); ++row)
+        m_record.effects.push_back({.kind = std::string(effects.text(row, 0)),
+                                    .key = std::string(effects.text(row, 1)),
+                                    .role = std::string(effects.text(row, 2)),
+                                    .token = effects.toInt64(row, 3),
+                                    .at = effects.toDouble(row, 4)});
     progress("auditing (leaderctl audit --json)");
     std::vector<std::string> output;
     const int code = leaderctl({"audit", "--json"}, 300s, &output);

@@ -3,6 +3,7 @@
 #include "analysis.h"
 #include "events.h"
 #include "fleet.h"
+#include "leasewatch.h"
 #include "options.h"
 #include "pg/connection.h"
 #include "record.h"
@@ -63,10 +64,17 @@ private:
     void stopWorkload();
 
     void soak();
-    FaultKind draw(std::vector<FaultKind> &bag, const FaultKind *kinds, std::size_t count);
+    FaultKind draw(std::vector<FaultKind> &bag, const std::vector<FaultKind> &kinds);
     void injectReplicaFault(FaultKind kind);
     void waitForQuiet();
     void databaseEvent(FaultKind kind);
+    void sessionEvent(FaultKind kind);
+    void idleTimeout(SessionEvent &event, Clock::time_point until);
+    void reaper(SessionEvent &event, Clock::time_point until);
+    void idleProxy(SessionEvent &event, Clock::time_point until);
+    void partition(SessionEvent &event, Clock::duration window);
+    // SIGTERM and start again every killable replica on route; returns those started.
+    std::vector<std::string> restartKillable(Route route);
     void waitUntilReachable(DatabaseEvent &event, const std::string &what);
     void waitForRecovery(double reachableAt);
     void drain();
@@ -78,7 +86,7 @@ private:
     void pause(Clock::duration duration);
     void consumeEvents();
     void schedule(Clock::duration after, std::function<void()> action);
-    void restart(int slot, std::optional<std::size_t> fault);
+    void restart(int slot, std::optional<std::size_t> fault, Route route = Route::Usual);
     void endFault(std::size_t fault);
     std::optional<int> pickVictim(FaultKind kind);
     bool control(int slot, const std::string &command);
@@ -110,6 +118,7 @@ private:
     Clock::time_point m_quietFrom;                  // no fault's effect lingers after it
     bool m_outage = false;                          // a database event is under way
     std::map<FaultKind, int> m_counts;
+    std::vector<FaultKind> m_sessionKinds; // the session events this run can make
     Clock::time_point m_nextMemorySample;
 
     // What the replicas' lines said so far, for the waits.
@@ -120,6 +129,7 @@ private:
     std::vector<std::tuple<int, std::string, double>> m_failedTicks; // pid, role, acquired
     std::deque<std::pair<int, std::string>> m_recentAcquired; // pid, role: the latest ACQUIREs
 
+    std::unique_ptr<LeaseWatch> m_leaseWatch;
     std::unique_ptr<failoverbench::ReplicaProcess> m_workload;
     Clock::time_point m_workloadUntil;
     int m_workloadRestarts = 0;

@@ -120,25 +120,31 @@ int Fleet::pid(int slot) const
     return m_slots[slot].process ? m_slots[slot].process->pid() : 0;
 }
 
-std::vector<std::string> Fleet::arguments(const Slot &slot, int metricsPort) const
+std::vector<std::string> Fleet::arguments(const Slot &slot, int metricsPort, Route route) const
 {
     std::vector<std::string> argv;
+    // ip netns exec runs the rest in place, as env does: the pid stays the replica's.
+    if (slot.setup.isolated)
+        argv = {m_setup.ipBinary.string(), "netns", "exec", m_setup.netns};
     if (slot.setup.skewSeconds != 0) {
         // env execs the replica in place: same pid, so signals and the holder id stay its own.
         // Only the wall clock moves; the monotonic clock the leases are timed by does not.
         const std::string skew = (slot.setup.skewSeconds > 0 ? "+" : "-")
                                  + std::to_string(std::abs(slot.setup.skewSeconds));
-        argv = {"/usr/bin/env", "LD_PRELOAD=" + m_setup.faketimeLibrary.string(),
-                "FAKETIME=" + skew, "FAKETIME_DONT_FAKE_MONOTONIC=1"};
+        argv.insert(argv.end(), {"/usr/bin/env", "LD_PRELOAD=" + m_setup.faketimeLibrary.string(),
+                                 "FAKETIME=" + skew, "FAKETIME_DONT_FAKE_MONOTONIC=1"});
     }
     argv.push_back(m_setup.binary.string());
     const bool direct = slot.setup.path == Path::Direct;
+    const std::string &directUrl = slot.setup.isolated       ? m_setup.isolatedUrl
+                                   : route == Route::Proxied ? m_setup.proxyUrl
+                                                             : m_setup.directUrl;
     argv.insert(argv.end(),
-                {"--database", direct ? m_setup.directUrl : m_setup.bouncerUrl, "--id",
-                 slot.setup.id, "--config", m_setup.configFile.string(), "--metrics-port",
-                 std::to_string(metricsPort), "--metrics-address", "127.0.0.1"});
+                {"--database", direct ? directUrl : m_setup.bouncerUrl, "--id", slot.setup.id,
+                 "--config", m_setup.configFile.string(), "--metrics-port",
+                 std::to_string(metricsPort), "--metrics-address", metricsAddress(slot)});
     if (!direct)
-        argv.insert(argv.end(), {"--listen-database", m_setup.directUrl});
+        argv.insert(argv.end(), {"--listen-database", directUrl});
     if (slot.setup.control)
         argv.insert(argv.end(),
                     {"--control", (m_setup.directory / (slot.setup.id + ".sock")).string()});
@@ -160,7 +166,12 @@ void Fleet::noteExit(Slot &slot, const ExitStatus &exit)
     slot.reaped = true;
 }
 
-void Fleet::start(int slot)
+std::string Fleet::metricsAddress(const Slot &slot) const
+{
+    return slot.setup.isolated ? m_setup.isolatedAddress : "127.0.0.1";
+}
+
+void Fleet::start(int slot, Route route)
 {
     Slot &entry = m_slots[slot];
     if (entry.process && !entry.reaped) {
@@ -184,7 +195,7 @@ void Fleet::start(int slot)
     const std::size_t mark = m_events.size();
     failoverbench::EventLog &events = m_events;
     entry.process = std::make_unique<failoverbench::ReplicaProcess>(
-            arguments(entry, metricsPort), errorLog(slot),
+            arguments(entry, metricsPort, route), errorLog(slot),
             m_setup.directory / (entry.setup.id + ".jsonl"),
             [&events](int pid, std::string_view line) {
                 failoverbench::ReplicaEvent event = failoverbench::parseEvent(pid, line);
@@ -198,7 +209,9 @@ void Fleet::start(int slot)
         entry.reaped = false;
         m_lives.push_back({.replica = entry.setup.id,
                            .pid = pid,
+                           .metricsAddress = metricsAddress(entry),
                            .metricsPort = metricsPort,
+                           .proxied = route == Route::Proxied,
                            .startedAt = wallClock()});
     }
     const auto deadline = std::chrono::steady_clock::now() + StartTimeout;
@@ -311,9 +324,9 @@ void Fleet::sampleMemory()
     }
 }
 
-void Fleet::scrape(int pid, int port)
+void Fleet::scrape(int pid, const std::string &address, int port)
 {
-    httplib::Client client("127.0.0.1", port);
+    httplib::Client client(address, port);
     // A stopped or frozen replica accepts the connection and never answers: short bounds.
     client.set_connection_timeout(1s);
     client.set_read_timeout(2s);
@@ -332,29 +345,28 @@ void Fleet::scrape(int pid, int port)
 
 void Fleet::scrape(int slot)
 {
-    int pid = 0, port = 0;
+    ProcessLife life;
     {
         const std::lock_guard lock(m_mutex);
         if (!m_slots[slot].process || m_slots[slot].reaped)
             return;
-        pid = m_lives[m_slots[slot].life].pid;
-        port = m_lives[m_slots[slot].life].metricsPort;
+        life = m_lives[m_slots[slot].life];
     }
-    scrape(pid, port);
+    scrape(life.pid, life.metricsAddress, life.metricsPort);
 }
 
 void Fleet::scrapeAll()
 {
-    std::vector<std::pair<int, int>> targets;
+    std::vector<ProcessLife> targets;
     {
         const std::lock_guard lock(m_mutex);
         for (const ProcessLife &life : m_lives) {
             if (!life.endedAt && !life.holder.empty())
-                targets.emplace_back(life.pid, life.metricsPort);
+                targets.push_back(life);
         }
     }
-    for (const auto &[pid, port] : targets)
-        scrape(pid, port);
+    for (const ProcessLife &life : targets)
+        scrape(life.pid, life.metricsAddress, life.metricsPort);
 }
 
 void Fleet::scrapeLoop()

@@ -19,6 +19,10 @@
 
 namespace chaosbench {
 
+// How a process reaches Postgres directly: as its slot says, or through the idle-cutting proxy
+// (a direct slot's --database, a PgBouncer slot's --listen-database).
+enum class Route { Usual, Proxied };
+
 // A replica did not start. The message names it and quotes the last line of its log.
 class StartError final : public std::runtime_error
 {
@@ -32,6 +36,13 @@ struct FleetSetup
     std::filesystem::path faketimeLibrary;
     std::string directUrl;  // the direct replicas' --database, and everyone's --listen-database
     std::string bouncerUrl; // the PgBouncer replicas' --database
+    std::string proxyUrl;   // directUrl through the idle-cutting proxy; empty: none
+    // The isolated slot's: ip netns exec NETNS runs it, directUrl through the veth's host end
+    // is its --database, and it serves /metrics on its own end, isolatedAddress.
+    std::filesystem::path ipBinary;
+    std::string netns;
+    std::string isolatedUrl;
+    std::string isolatedAddress;
     std::filesystem::path configFile;
     std::filesystem::path directory; // logs, stdout copies, control sockets
     std::function<std::string(std::string)> redact;
@@ -59,7 +70,7 @@ public:
     int pid(int slot) const; // of its current or last process; 0 before the first start
 
     // Starts the slot's process and waits for its started line. Throws StartError.
-    void start(int slot);
+    void start(int slot, Route route = Route::Usual);
     // The faults the benchmark deals with signals. kill and terminate mark the end as the
     // benchmark's doing; terminate waits for the exit up to timeout and returns it.
     void kill(int slot);
@@ -89,11 +100,12 @@ private:
         std::size_t life = 0; // index into m_lives of the current process
         bool reaped = true;
     };
-    std::vector<std::string> arguments(const Slot &slot, int metricsPort) const;
+    std::vector<std::string> arguments(const Slot &slot, int metricsPort, Route route) const;
     std::string lastLogLine(int slot) const;
+    std::string metricsAddress(const Slot &slot) const;
     void noteExit(Slot &slot, const failoverbench::ExitStatus &exit);
     void scrapeLoop();
-    void scrape(int pid, int port);
+    void scrape(int pid, const std::string &address, int port);
 
     const FleetSetup m_setup;
     failoverbench::EventLog &m_events;

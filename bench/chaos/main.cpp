@@ -26,7 +26,8 @@ enum ExitCode {
 std::string redacted(std::string text, const Options &options)
 {
     for (const std::string *url :
-         {&options.databaseUrl, &options.replicaDatabaseUrl, &options.bouncerDatabaseUrl})
+         {&options.databaseUrl, &options.replicaDatabaseUrl, &options.bouncerDatabaseUrl,
+          &options.proxyDatabaseUrl, &options.netnsDatabaseUrl})
         text = leader::pg::redactSecrets(std::move(text), *url);
     return text;
 }
@@ -82,6 +83,13 @@ int run(Options options, const std::string &argv0, std::filesystem::path &workDi
     if (options.serversScript.empty())
         options.serversScript = CHAOS_SERVERS_SCRIPT;
     const std::filesystem::path faketime = findFaketime(options.faketimeLibrary);
+    std::filesystem::path ip;
+    if (!options.netns.empty()) {
+        const std::optional<std::filesystem::path> found = failoverbench::findInPath("ip");
+        if (!found)
+            throw std::runtime_error("--netns needs ip (iproute2) in PATH");
+        ip = *found;
+    }
     workDirectory = failoverbench::makePrivateDirectory("chaos-bench");
     RunResults results;
     {
@@ -91,6 +99,11 @@ int run(Options options, const std::string &argv0, std::filesystem::path &workDi
                                     .faketimeLibrary = faketime,
                                     .directUrl = options.replicaDatabaseUrl,
                                     .bouncerUrl = options.bouncerDatabaseUrl,
+                                    .proxyUrl = options.proxyDatabaseUrl,
+                                    .ipBinary = ip,
+                                    .netns = options.netns,
+                                    .isolatedUrl = options.netnsDatabaseUrl,
+                                    .isolatedAddress = options.netnsAddress,
                                     .configFile = workDirectory / "replica.conf",
                                     .directory = workDirectory,
                                     .redact = [&options](std::string text) {

@@ -51,12 +51,17 @@ A chaos soak: K leader-replica processes run the five roles with the demo worklo
 to Postgres through a multi-host URL and some through PgBouncer, while faults land at seeded
 random times: SIGKILL, SIGTERM, SIGSTOP, freeze, sever, slow and panic into replicas; a Postgres
 restart and crash, a PgBouncer restart and RECONNECT, and a failover to an asynchronous standby
-that missed the last commits into the database. Two replicas run under a wall clock skewed by
-+1 h and -1 h (faketime). Afterwards it checks the auditor, that no fencing token was issued
-twice, that no stale claim was accepted, that every role ticked again after each database event
-and no tick was lost once the database was back, that panicked counts only the injected panics,
-and that no replica exited unless the benchmark ended it; it prints the figures and writes them
-as JSON. Every fault kind is injected at least once, however short the duration.
+that missed the last commits into the database; and events that end sessions of live processes:
+idle_session_timeout switched on and off, a reaper terminating the app's idle sessions, a proxy
+cutting idle connections, and one holder's network cut off silently (network namespace, root
+only). Two replicas run under a wall clock skewed by +1 h and -1 h (faketime). Afterwards it
+checks the auditor, that no fencing token was issued twice, that no stale claim was accepted,
+that every role ticked again after each database event and no tick was lost once the database
+was back, that panicked counts only the injected panics, that no replica exited unless the
+benchmark ended it, that no taken-over holder worked on after its successor acquired, that no
+external effect was made twice by two holders at once, that no live holder was taken early, and
+that no role starved during a session event; it prints the figures and writes them as JSON.
+Every fault kind is injected at least once, however short the duration.
 
 The servers are the benchmark's own (bench/chaos/servers.sh start DIR, as scripts/bench-chaos.sh
 does): it restarts, crashes and fails them over. The database is migrated and emptied first.
@@ -65,6 +70,13 @@ Options:
   --database URL           owner URL naming every node, target_session_attrs=read-write
   --replica-database URL   the app login's URL naming every node: the direct replicas
   --bouncer-database URL   the app login through PgBouncer: the other replicas
+  --proxy-ports P:N,...    the idle-cutting proxy listens on P, forwarding to node port N (default:
+                           none, the idle-proxy event is skipped)
+  --proxy-database URL     with --proxy-ports: the app login on every node through them
+  --netns NAME             the network namespace r1 runs in (ip netns exec; default: none, r1
+                           runs on loopback and the partition is skipped)
+  --netns-database URL     with --netns: the app login on every node through the link's host end
+  --netns-address ADDR     with --netns: r1's address inside, for its /metrics
   --servers DIR            the servers' directory (bench/chaos/servers.sh start DIR)
   --servers-script PATH    default: bench/chaos/servers.sh of the source tree it was built from
   --replicas K             replica processes, 3 to 5 (default 4)
@@ -89,7 +101,8 @@ Options parseOptions(int argc, char **argv)
             "--database",       "--replica-database", "--bouncer-database", "--servers",
             "--servers-script", "--replicas",         "--duration",         "--seed",
             "--replica-binary", "--leaderctl",        "--faketime-library", "--json",
-            "--launcher"};
+            "--launcher",       "--proxy-ports",      "--proxy-database",   "--netns",
+            "--netns-database", "--netns-address"};
     Options options;
     std::map<std::string, std::string> given;
     for (int i = 1; i < argc; ++i) {
@@ -132,6 +145,29 @@ Options parseOptions(int argc, char **argv)
     options.replicaDatabaseUrl = given["--replica-database"];
     options.bouncerDatabaseUrl = given["--bouncer-database"];
     options.serversDirectory = given["--servers"];
+    options.proxyDatabaseUrl = given["--proxy-database"];
+    if (given.contains("--proxy-ports")) {
+        const std::string &list = given["--proxy-ports"];
+        for (std::size_t at = 0; at <= list.size();) {
+            const std::size_t comma = std::min(list.find(',', at), list.size());
+            const std::string pair = list.substr(at, comma - at);
+            const std::size_t colon = pair.find(':');
+            if (colon == std::string::npos)
+                throw UsageError("--proxy-ports takes LISTEN:NODE pairs, not '" + pair + "'");
+            options.proxyPorts.emplace_back(
+                    wholeNumber(std::string("--proxy-ports"), pair.substr(0, colon), 1, 65535),
+                    wholeNumber(std::string("--proxy-ports"), pair.substr(colon + 1), 1, 65535));
+            at = comma + 1;
+        }
+    }
+    if (options.proxyPorts.empty() != options.proxyDatabaseUrl.empty())
+        throw UsageError("--proxy-ports and --proxy-database go together");
+    options.netns = given["--netns"];
+    options.netnsDatabaseUrl = given["--netns-database"];
+    options.netnsAddress = given["--netns-address"];
+    if (!options.netns.empty()
+        && (options.netnsDatabaseUrl.empty() || options.netnsAddress.empty()))
+        throw UsageError("--netns needs --netns-database and --netns-address");
     if (given.contains("--servers-script"))
         options.serversScript = given["--servers-script"];
     if (given.contains("--replicas"))

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace chaosbench {
 
@@ -24,6 +26,15 @@ struct Options
     std::string databaseUrl;        // the owner, on every node: setup, workload, probes, audit
     std::string replicaDatabaseUrl; // the app login on every node: the direct replicas
     std::string bouncerDatabaseUrl; // the app login through PgBouncer
+    // The idle-cutting proxy's ports, each with the node port it forwards to, and the app login on
+    // every node through them; empty: that event is skipped.
+    std::vector<std::pair<int, int>> proxyPorts;
+    std::string proxyDatabaseUrl;
+    // The network namespace r1 runs in, the app login on every node through its link's host end,
+    // and r1's own address there; empty: r1 runs on loopback and the partition is skipped.
+    std::string netns;
+    std::string netnsDatabaseUrl;
+    std::string netnsAddress;
     std::filesystem::path serversDirectory; // made by bench/chaos/servers.sh start
     std::filesystem::path serversScript;    // empty: the source tree's bench/chaos/servers.sh
     int replicas = 4;

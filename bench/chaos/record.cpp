@@ -38,6 +38,14 @@ std::string_view faultName(FaultKind kind)
         return "bouncer-reconnect";
     case FaultKind::Failover:
         return "failover";
+    case FaultKind::IdleTimeout:
+        return "idle-timeout";
+    case FaultKind::Reaper:
+        return "reaper";
+    case FaultKind::IdleProxy:
+        return "idle-proxy";
+    case FaultKind::Partition:
+        return "partition";
     }
     return "?";
 }
@@ -51,6 +59,15 @@ bool isDatabaseFault(FaultKind kind)
     return false;
 }
 
+bool isSessionEvent(FaultKind kind)
+{
+    for (const FaultKind session : SessionEventKinds) {
+        if (kind == session)
+            return true;
+    }
+    return false;
+}
+
 std::string SlotSetup::describe() const
 {
     std::string text = id + (path == Path::Direct ? " (direct" : " (PgBouncer");
@@ -59,6 +76,8 @@ std::string SlotSetup::describe() const
     if (skewSeconds != 0)
         text += std::string(", clock ") + (skewSeconds > 0 ? "+" : "\u2212")
                 + std::to_string(std::abs(skewSeconds) / 3600) + " h";
+    if (isolated)
+        text += ", own network namespace";
     if (!killable)
         text += ", never killed";
     return text + ")";

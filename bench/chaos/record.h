@@ -29,6 +29,12 @@ enum class FaultKind {
     BouncerRestart,
     BouncerReconnect,
     Failover,
+    // Into the sessions, not the processes: what servers, DBAs and networks do to connections
+    // that look idle, while every process lives. Each lasts a window.
+    IdleTimeout, // idle_session_timeout switched on, then off
+    Reaper,      // pg_terminate_backend of the app's idle sessions, every ReaperEvery
+    IdleProxy,   // a proxy cutting connections whose client was silent 5 s, before the replicas
+    Partition,   // one holder's network blackholed, the server's keepalives short
 };
 
 constexpr FaultKind ReplicaFaultKinds[]
@@ -37,12 +43,15 @@ constexpr FaultKind ReplicaFaultKinds[]
 constexpr FaultKind DatabaseFaultKinds[]
         = {FaultKind::PgRestart, FaultKind::PgCrash, FaultKind::BouncerRestart,
            FaultKind::BouncerReconnect, FaultKind::Failover};
+constexpr FaultKind SessionEventKinds[]
+        = {FaultKind::IdleTimeout, FaultKind::Reaper, FaultKind::IdleProxy, FaultKind::Partition};
 
 // This host's wall clock, in seconds since the epoch.
 double wallClock();
 
 std::string_view faultName(FaultKind kind);
 bool isDatabaseFault(FaultKind kind);
+bool isSessionEvent(FaultKind kind);
 
 enum class Path { Direct, Bouncer };
 
@@ -54,6 +63,8 @@ struct SlotSetup
     bool control = false; // --control: the fault switchboard (freeze, sever, slow, panic)
     int skewSeconds = 0;  // the wall clock faketime shows it
     bool killable = true; // false: never killed or terminated, so its memory spans the run
+    // Runs in the network namespace whose link the partition blackholes (root only).
+    bool isolated = false;
 
     std::string describe() const; // "r2 (PgBouncer, switchboard, clock +1 h)"
 };
@@ -70,6 +81,28 @@ struct ReplicaFault
     std::optional<double> endedAt;
     std::string command; // as sent: "freeze 8", "panic dunning ListDueRuns", "SIGSTOP"
     std::string role;    // the panic's role
+};
+
+// One session event: from the instant it took effect to the instant it was undone. Every
+// process lives through it; the partition alone also cuts one replica off (it is on record as a
+// replica fault of that process too, for the checks that excuse a faulted replica's ticks).
+struct SessionEvent
+{
+    FaultKind kind = FaultKind::IdleTimeout;
+    int number = 0; // 1-based within its kind
+    double startedAt = 0;
+    double endedAt = 0;
+    int reaperRounds = 0;
+    int sessionsTerminated = 0;         // by the reaper
+    int proxied = 0;                    // connections through the idle-cutting proxy
+    int proxyCuts = 0;                  // of them, closed for their client's silence
+    std::vector<std::string> restarted; // replicas started again to meet it (idle timeout, proxy)
+    std::string victim;                 // the partition's
+    int victimPid = 0;
+    std::string victimRole; // what it held when the link was cut
+    std::optional<double> cutAt;
+    std::optional<double> healedAt;
+    std::vector<std::string> notes;
 };
 
 // One event every replica on its path sees: a restart, a crash, a pooler restart or reconnect,
@@ -95,7 +128,9 @@ struct ProcessLife
     std::string replica;
     int pid = 0;
     std::string holder;
+    std::string metricsAddress;
     int metricsPort = 0;
+    bool proxied = false; // its direct connections went through the idle-cutting proxy
     double startedAt = 0;
     std::optional<double> endedAt;
     std::optional<failoverbench::ExitStatus> exit;

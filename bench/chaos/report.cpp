@@ -4,6 +4,7 @@
 #include "jsonwriter.h"
 #include "stats.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -84,6 +85,37 @@ std::string mb(long kb)
     return fixed(static_cast<double>(kb) / 1024.0, 1) + " MB";
 }
 
+std::string sessionEventText(const SessionEvent &event)
+{
+    std::string text = std::string(faultName(event.kind)) + " " + std::to_string(event.number)
+                       + " (" + seconds(event.endedAt - event.startedAt);
+    if (event.kind == FaultKind::Reaper)
+        text += ", " + std::to_string(event.reaperRounds) + " rounds, "
+                + std::to_string(event.sessionsTerminated) + " sessions terminated";
+    if (event.kind == FaultKind::IdleProxy)
+        text += ", " + std::to_string(event.proxyCuts) + " of " + std::to_string(event.proxied)
+                + " connections cut";
+    if (event.kind == FaultKind::Partition && event.cutAt && event.healedAt)
+        text += ", " + event.victim + " cut off " + seconds(*event.healedAt - *event.cutAt)
+                + (event.victimRole.empty() ? " holding nothing" : " holding " + event.victimRole);
+    if (!event.restarted.empty()) {
+        text += ", started again ";
+        text += event.kind == FaultKind::IdleProxy ? "behind it:" : "under it:";
+        for (const std::string &replica : event.restarted)
+            text += " " + replica;
+    }
+    return text + ")";
+}
+
+std::string milliseconds(const std::vector<double> &samples)
+{
+    const std::optional<failoverbench::Summary> summary = failoverbench::summarize(samples);
+    if (!summary)
+        return "-";
+    return "median " + fixed(summary->p50 * 1000, 0) + " ms, max " + fixed(summary->max * 1000, 0)
+           + " ms";
+}
+
 void writeSummary(JsonWriter &json, const std::string &key, const std::vector<double> &samples)
 {
     json.key(key).beginObject();
@@ -99,6 +131,57 @@ void writeSummary(JsonWriter &json, const std::string &key, const std::vector<do
         json.value(sample);
     json.endArray();
     json.endObject();
+}
+
+void printTakeovers(std::ostream &out, const RunRecord &record, const Verdicts &verdicts)
+{
+    std::string events;
+    for (const SessionEvent &event : record.sessionEvents)
+        events += (events.empty() ? "" : ", ") + sessionEventText(event);
+    out << "session events: " << (events.empty() ? "none" : events) << "\n";
+    if (!verdicts.sessionEvents.empty()) {
+        out << "  " << padRight("completed ticks acquired during", 34);
+        for (const RoleSchedule &role : record.roles)
+            out << "  " << role.role;
+        out << "  early takes\n";
+        for (const SessionEventResult &event : verdicts.sessionEvents) {
+            out << "  "
+                << padRight(std::string(faultName(event.kind)) + " " + std::to_string(event.number),
+                            34);
+            for (const RoleSchedule &role : record.roles) {
+                const auto it = event.completedTicks.find(role.role);
+                out << "  "
+                    << padLeft(std::to_string(it == event.completedTicks.end() ? 0 : it->second),
+                               role.role.size());
+            }
+            out << "  " << padLeft(std::to_string(event.earlyTakes), 11) << "\n";
+        }
+    }
+    const TakeoverFigures &figures = verdicts.takeovers;
+    std::string how;
+    for (const auto &[kind, count] : figures.tookOver)
+        how += (how.empty() ? "" : ", ") + kind + " " + std::to_string(count);
+    out << "takeovers (the role's next lease before its holder released it): " << figures.takeovers
+        << (how.empty() ? "" : " (took_over: " + how + ")") << "; handovers " << figures.handovers
+        << "\n";
+    out << "early takes (took_over = session_ended): "
+        << figures.earlyOfDead + figures.earlyOfStopped + figures.earlyOfLive
+        << ": of a dead holder " << figures.earlyOfDead << ", of a stopped one "
+        << figures.earlyOfStopped << ", of a live one " << figures.earlyOfLive << "\n";
+    out << "taken-over tick's end after its successor's ACQUIRE: " << figures.overlaps.size()
+        << " of " << figures.endsJudged << " judged"
+        << (figures.overlaps.empty() ? "" : " (" + milliseconds(figures.overlaps) + ")");
+    const auto late
+            = std::count_if(figures.notJudgedOverlaps.begin(), figures.notJudgedOverlaps.end(),
+                            [](double by) { return by > 0; });
+    out << "; not judged (stopped or cut off): " << figures.endsNotJudged << ", " << late
+        << " of them ended after it\n";
+    out << "statements under an old token after its successor's ACQUIRE: " << figures.lateStatements
+        << "; delivered by a healed link (not judged): " << figures.staleDeliveries << "\n";
+    out << "external effects under two tokens: " << figures.keysTwice << " keys: by two holders at "
+        << "once " << figures.twiceByOverlap << ", made again after the first holder had stopped "
+        << figures.twiceRedone << ", by a healed link's delivery " << figures.twiceStaleDelivery
+        << "\n";
 }
 
 } // namespace
@@ -181,6 +264,7 @@ void printReport(std::ostream &out, const RunResults &results, const ReportConte
     }
     figureHeader(out, "replica");
     figureRow(out, "SIGTERM \u2192 exit", verdicts.sigtermToExit);
+    figureRow(out, "SIGKILL \u2192 its roles acquired", verdicts.sigkillToAcquired);
 
     std::string outcomes;
     for (const auto &[outcome, count] : verdicts.outcomes)
@@ -199,6 +283,7 @@ void printReport(std::ostream &out, const RunResults &results, const ReportConte
     if (verdicts.claimsWithoutAcquire > 0)
         out << "; " << verdicts.claimsWithoutAcquire << " under a token no acquired line named";
     out << "\n";
+    printTakeovers(out, record, verdicts);
     for (const MemoryRow &row : verdicts.memory)
         out << "memory: " << row.replica << " (pid " << row.pid << ") " << mb(row.baselineKb)
             << " \u2192 " << mb(row.lastKb) << " (" << (row.growth >= 0 ? "+" : "")
@@ -321,6 +406,90 @@ void writeJson(const std::filesystem::path &file, const RunResults &results,
     }
     json.endArray();
 
+    json.key("session_events").beginArray();
+    for (std::size_t i = 0; i < record.sessionEvents.size(); ++i) {
+        const SessionEvent &event = record.sessionEvents[i];
+        json.beginObject();
+        json.field("kind", std::string(faultName(event.kind)));
+        json.field("number", event.number);
+        json.field("started_at", failoverbench::formatTimestamp(event.startedAt));
+        json.field("ended_at", failoverbench::formatTimestamp(event.endedAt));
+        if (event.kind == FaultKind::Reaper) {
+            json.field("reaper_rounds", event.reaperRounds);
+            json.field("sessions_terminated", event.sessionsTerminated);
+        }
+        if (event.kind == FaultKind::IdleProxy) {
+            json.field("proxied_connections", event.proxied);
+            json.field("proxy_cuts", event.proxyCuts);
+        }
+        if (event.kind == FaultKind::Partition) {
+            json.field("victim", event.victim);
+            json.field("victim_pid", event.victimPid);
+            json.field("victim_role", event.victimRole);
+            json.key("cut_at");
+            if (event.cutAt)
+                json.value(failoverbench::formatTimestamp(*event.cutAt));
+            else
+                json.null();
+            json.key("healed_at");
+            if (event.healedAt)
+                json.value(failoverbench::formatTimestamp(*event.healedAt));
+            else
+                json.null();
+        }
+        json.key("restarted").beginArray();
+        for (const std::string &replica : event.restarted)
+            json.value(replica);
+        json.endArray();
+        if (i < verdicts.sessionEvents.size()) {
+            const SessionEventResult &result = verdicts.sessionEvents[i];
+            json.key("completed_ticks").beginObject();
+            for (const auto &[role, count] : result.completedTicks)
+                json.field(role, count);
+            json.endObject();
+            json.field("early_takes", result.earlyTakes);
+        }
+        json.key("notes").beginArray();
+        for (const std::string &note : event.notes)
+            json.value(note);
+        json.endArray();
+        json.endObject();
+    }
+    json.endArray();
+
+    const TakeoverFigures &takeovers = verdicts.takeovers;
+    json.key("takeovers").beginObject();
+    json.field("handovers", takeovers.handovers);
+    json.field("takeovers", takeovers.takeovers);
+    json.key("took_over").beginObject();
+    for (const auto &[kind, count] : takeovers.tookOver)
+        json.field(kind, count);
+    json.endObject();
+    json.field("early_of_dead_holder", takeovers.earlyOfDead);
+    json.field("early_of_stopped_holder", takeovers.earlyOfStopped);
+    json.field("early_of_live_holder", takeovers.earlyOfLive);
+    json.field("ends_judged", takeovers.endsJudged);
+    writeSummary(json, "tick_end_after_successor", takeovers.overlaps);
+    json.field("ends_not_judged", takeovers.endsNotJudged);
+    writeSummary(json, "not_judged_end_minus_successor", takeovers.notJudgedOverlaps);
+    json.field("late_statements", takeovers.lateStatements);
+    json.field("stale_deliveries", takeovers.staleDeliveries);
+    json.key("effects_under_two_tokens").beginObject();
+    json.field("keys", takeovers.keysTwice);
+    json.field("by_two_holders_at_once", takeovers.twiceByOverlap);
+    json.field("made_again_after_first_stopped", takeovers.twiceRedone);
+    json.field("by_healed_link_delivery", takeovers.twiceStaleDelivery);
+    json.key("other_keys").beginArray();
+    for (const std::string &row : takeovers.twiceRows)
+        json.value(row);
+    json.endArray();
+    json.endObject();
+    json.key("list").beginArray();
+    for (const std::string &row : takeovers.rows)
+        json.value(row);
+    json.endArray();
+    json.endObject();
+
     json.key("figures").beginObject();
     std::map<std::string, std::vector<double>> outages, bouncerOutages, recoveries, roles;
     for (const DatabaseEventResult &event : verdicts.databaseEvents) {
@@ -353,6 +522,7 @@ void writeJson(const std::filesystem::path &file, const RunResults &results,
         writeSummary(json, role, samples);
     json.endObject();
     writeSummary(json, "sigterm_to_exit", verdicts.sigtermToExit);
+    writeSummary(json, "sigkill_to_acquired_elsewhere", verdicts.sigkillToAcquired);
     json.endObject();
 
     json.key("ticks").beginObject();

@@ -86,14 +86,16 @@ Servers::Servers(std::filesystem::path script, std::filesystem::path directory,
     , m_log(std::move(log))
 {}
 
-std::vector<std::string> Servers::run(const std::string &action, std::chrono::seconds timeout)
+std::vector<std::string> Servers::run(const std::string &action, std::chrono::seconds timeout,
+                                      const std::vector<std::string> &arguments)
 {
     std::error_code ignored;
     const std::uintmax_t before = std::filesystem::exists(m_log, ignored)
                                           ? std::filesystem::file_size(m_log, ignored)
                                           : 0;
-    const int code = runToEnd({"/bin/bash", m_script.string(), action, m_directory.string()}, m_log,
-                              timeout);
+    std::vector<std::string> argv{"/bin/bash", m_script.string(), action, m_directory.string()};
+    argv.insert(argv.end(), arguments.begin(), arguments.end());
+    const int code = runToEnd(argv, m_log, timeout);
     std::vector<std::string> said;
     std::string last;
     for (const std::string &line : linesFrom(m_log, before)) {

@@ -28,8 +28,10 @@ public:
             std::filesystem::path log);
 
     // restart, crash, bouncer-restart, bouncer-reconnect, cut-replication, promote,
-    // rebuild-standby. Throws std::runtime_error when the action fails or outlasts timeout.
-    std::vector<std::string> run(const std::string &action, std::chrono::seconds timeout);
+    // rebuild-standby, idle-timeout VALUE, reap SECONDS, partition-cut, partition-heal. Throws
+    // std::runtime_error when the action fails or outlasts timeout.
+    std::vector<std::string> run(const std::string &action, std::chrono::seconds timeout,
+                                 const std::vector<std::string> &arguments = {});
 
 private:
     const std::filesystem::path m_script;

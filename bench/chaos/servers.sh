@@ -6,10 +6,19 @@
 #   servers.sh start DIR | stop DIR
 #   servers.sh restart|crash|bouncer-restart|bouncer-reconnect DIR
 #   servers.sh cut-replication|promote|rebuild-standby DIR
+#   servers.sh idle-timeout DIR VALUE|off | reap DIR SECONDS | partition-cut|partition-heal DIR
 # A failover is cut-replication (the standby stops receiving WAL), then promote (the primary is
 # crashed, the standby promoted, PgBouncer pointed at it); rebuild-standby then makes the old
 # primary's node a standby of the new one, so that a later failover is possible. The two nodes
 # are a (DIR/data, test-servers.sh's cluster) and b (DIR/node-b); DIR/nodes says which is which.
+# For the session events: DIR/proxy names two free ports for the benchmark's idle-cutting proxy.
+# As root, a network namespace with a veth pair to this host holds one replica; both nodes listen
+# on the host end too, and partition-cut blackholes the link both ways with tc (DIR/netns names
+# it, or says why there is none). From the start the servers end a connection whose peer went
+# silent within seconds: TCP keepalives of 1 s idle, 1 s interval, 2 probes for an idle one,
+# tcp_user_timeout 3 s for one with data unacknowledged (a listener is sent every RELEASE's
+# notification). Only a silent peer notices, and a reload would reach an idle session only at
+# its next statement.
 set -euo pipefail
 
 command=${1:-}
@@ -29,11 +38,15 @@ log() { echo "servers: $*"; }
 
 node_dir() { [[ $1 == a ]] && echo "$dir/data" || echo "$dir/node-$1"; }
 
-# The options test-servers.sh starts the primary with, on the node's port; pg_ctl restart reuses
-# them from postmaster.opts, a start after a crash needs them again.
+# The options test-servers.sh starts the primary with, on the node's port, plus the keepalives and
+# the network namespace's host end; pg_ctl restart reuses them from postmaster.opts, a start
+# after a crash needs them again.
 pg_start() {
     local node=$1 port=$2
-    local options="-p $port -k $dir/run -c listen_addresses=127.0.0.1 -c max_connections=300"
+    local options="-p $port -k $dir/run -c listen_addresses=127.0.0.1${netns_host:+,$netns_host}"
+    options+=" -c max_connections=300"
+    options+=" -c tcp_keepalives_idle=1 -c tcp_keepalives_interval=1 -c tcp_keepalives_count=2"
+    options+=" -c tcp_user_timeout=3000"
     "${as_account[@]}" "$bindir/pg_ctl" -D "$(node_dir "$node")" -l "$dir/postgres-$node.log" \
         -w -t 60 -o "$options -c fsync=off" start >/dev/null ||
         { tail -n 20 "$dir/postgres-$node.log" >&2; exit 1; }
@@ -81,6 +94,8 @@ load_state() {
     source "$dir/env"
     # shellcheck source=/dev/null
     source "$dir/nodes"
+    # shellcheck source=/dev/null
+    [[ ! -f $dir/netns ]] || source "$dir/netns"
     password=$LEADER_TEST_PASSWORD
 }
 
@@ -112,6 +127,12 @@ make_standby() {
 
 stop_all() {
     [[ -f $dir/env ]] || return 0
+    # shellcheck source=/dev/null
+    [[ ! -f $dir/netns ]] || source "$dir/netns"
+    if [[ -n ${netns:-} ]]; then
+        ip link del "$netns_link" 2>/dev/null || true
+        ip netns del "$netns" 2>/dev/null || true
+    fi
     for node in a b; do
         if [[ -f $(node_dir "$node")/postmaster.pid ]]; then
             "${as_account[@]}" "$bindir/pg_ctl" -D "$(node_dir "$node")" -m immediate -w -t 30 \
@@ -139,6 +160,70 @@ low_port() {
     exit 1
 }
 
+# A network namespace for one replica, named after the primary's port (unique on this host while
+# the servers run), a veth pair to it, and a /30 of the benchmarking range 198.18.0.0/15 derived
+# from the same port. Written to DIR/netns; without root, ip or tc's blackhole qdisc, DIR/netns
+# says why instead and the benchmark skips the partition.
+make_netns() {
+    local port=$1 reason=
+    if ((EUID != 0)); then
+        reason="not root"
+    elif ! command -v ip >/dev/null || ! command -v tc >/dev/null; then
+        reason="no ip or tc (iproute2)"
+    fi
+    local base=$(((port & 16383) << 2))
+    netns=lc-chaos-$port
+    netns_link=lcc${port}h
+    netns_peer_link=lcc${port}n
+    netns_host=198.$((18 + (port >> 14 & 1))).$((base >> 8)).$(((base & 255) + 1))
+    netns_peer=198.$((18 + (port >> 14 & 1))).$((base >> 8)).$(((base & 255) + 2))
+    # A run killed before its stop left these behind; the port is ours now, so they are too. The
+    # blackhole qdisc is tried once here, so that a kernel without it skips the event instead of
+    # failing it.
+    if [[ -z $reason ]]; then
+        ip link del "$netns_link" 2>/dev/null || true
+        ip netns del "$netns" 2>/dev/null || true
+        if ! { ip netns add "$netns" &&
+            ip link add "$netns_link" type veth peer name "$netns_peer_link" netns "$netns" &&
+            ip addr add "$netns_host/30" dev "$netns_link" && ip link set "$netns_link" up &&
+            ip -n "$netns" addr add "$netns_peer/30" dev "$netns_peer_link" &&
+            ip -n "$netns" link set "$netns_peer_link" up &&
+            tc qdisc add dev "$netns_link" root blackhole &&
+            tc qdisc del dev "$netns_link" root; } 2>>"$dir/netns.log"; then
+            ip link del "$netns_link" 2>/dev/null || true
+            ip netns del "$netns" 2>/dev/null || true
+            reason="ip netns or tc's blackhole qdisc failed: $(tail -n 1 "$dir/netns.log")"
+        fi
+    fi
+    if [[ -n $reason ]]; then
+        netns=
+        netns_host=
+        printf 'netns_unavailable=%q\n' "$reason" >"$dir/netns"
+        log "no network namespace ($reason): the partition will be skipped"
+        return
+    fi
+    cat >"$dir/netns" <<STATE
+netns=$netns
+netns_link=$netns_link
+netns_peer_link=$netns_peer_link
+netns_host=$netns_host
+netns_peer=$netns_peer
+STATE
+    # The replica inside logs in from its end of the link.
+    echo "host all all $netns_peer/32 scram-sha-256" >>"$(node_dir a)/pg_hba.conf"
+}
+
+# Two ports for the benchmark's idle-cutting proxy (bench/chaos/idleproxy.h), one per node (a
+# node keeps its port across failovers), below the ephemeral range like the servers' own. The
+# benchmark listens on them only while the event runs. Written to DIR/proxy.
+pick_proxy_ports() {
+    local port_a=$1 port_b=$2 proxy_a proxy_b
+    proxy_a=$(low_port $((port_a + 2000)))
+    proxy_b=$(low_port $((proxy_a + 1)))
+    printf 'proxy_port_a=%s\nproxy_port_b=%s\nnode_port_a=%s\nnode_port_b=%s\n' \
+        "$proxy_a" "$proxy_b" "$port_a" "$port_b" >"$dir/proxy"
+}
+
 case $command in
 start)
     "$root/scripts/test-servers.sh" start "$dir"
@@ -155,6 +240,7 @@ start)
     primary=a
     primary_port=$(low_port 25432)
     "${as_account[@]}" "$bindir/pg_ctl" -D "$(node_dir a)" -m fast -w -t 60 stop >/dev/null
+    make_netns "$primary_port"
     pg_start a "$primary_port"
     bouncer_port=$(low_port $((primary_port + 1000)))
     bouncer_stop
@@ -170,6 +256,8 @@ start)
     make_standby
     log "primary on 127.0.0.1:$primary_port, asynchronous standby on 127.0.0.1:$standby_port," \
         "PgBouncer on 127.0.0.1:$bouncer_port"
+    [[ -z ${netns:-} ]] || log "network namespace $netns: this host $netns_host, inside $netns_peer"
+    pick_proxy_ports "$primary_port" "$standby_port"
     ;;
 stop)
     stop_all
@@ -238,6 +326,50 @@ rebuild-standby)
     load_state
     make_standby
     log "node $standby rebuilt as a standby of port $primary_port, on port $standby_port"
+    ;;
+idle-timeout)
+    load_state
+    value=${3:?servers.sh idle-timeout DIR VALUE|off}
+    # ALTER SYSTEM and a reload, not ALTER DATABASE: a database's settings reach only sessions
+    # that start later, a reload also every session at its next statement (the timer is armed
+    # when a session next goes idle; one that sends nothing keeps the value it had).
+    if [[ $value == off ]]; then
+        statement="ALTER SYSTEM RESET idle_session_timeout"
+    else
+        statement="ALTER SYSTEM SET idle_session_timeout = '$value'"
+    fi
+    superuser_psql "$primary_port" -c "$statement" -c "SELECT pg_reload_conf()" >/dev/null
+    log "idle_session_timeout $value on the primary (ALTER SYSTEM, pg_reload_conf())"
+    ;;
+reap)
+    load_state
+    seconds=${3:?servers.sh reap DIR SECONDS}
+    # A DBA's cron job: every session of the app login idle for longer than that, whatever its
+    # application_name. The idle ones are chosen first: the planner may order quals as it likes.
+    reaped=$(superuser_psql "$primary_port" -c "
+WITH idle AS MATERIALIZED (
+    SELECT pid, application_name FROM pg_stat_activity
+     WHERE usename = 'lt_app' AND state = 'idle'
+       AND state_change < now() - make_interval(secs => $seconds)),
+reaped AS (SELECT application_name FROM idle WHERE pg_terminate_backend(pid))
+SELECT (SELECT count(*) FROM reaped) || ' ' || coalesce(
+       (SELECT string_agg(format('%s x%s', application_name, n), ', ' ORDER BY application_name)
+          FROM (SELECT application_name, count(*) AS n FROM reaped GROUP BY 1) named), '')")
+    log "reaper: terminated ${reaped%% *} sessions idle over $seconds s: ${reaped#* }"
+    ;;
+partition-cut | partition-heal)
+    load_state
+    [[ -n ${netns:-} ]] || { echo "servers: no network namespace: ${netns_unavailable:-}" >&2; exit 1; }
+    # No FIN, no RST: every packet either way is dropped, as when a host vanishes.
+    if [[ $command == partition-cut ]]; then
+        tc qdisc add dev "$netns_link" root blackhole
+        ip netns exec "$netns" tc qdisc add dev "$netns_peer_link" root blackhole
+        log "link $netns_link blackholed both ways"
+    else
+        tc qdisc del dev "$netns_link" root 2>/dev/null || true
+        ip netns exec "$netns" tc qdisc del dev "$netns_peer_link" root 2>/dev/null || true
+        log "link $netns_link healed"
+    fi
     ;;
 *)
     echo "usage: $0 COMMAND DIR (see the header)" >&2

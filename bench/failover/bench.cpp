@@ -24,7 +24,7 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
 constexpr auto PollEvery = 20ms;
-constexpr auto MidTickDeadline = 60s;  // a 30 s tick, its successor, and the aim at 3-8 s
+constexpr auto MidTickDeadline = 90s;  // a 30 s tick, its successor, and the aim at up to 29 s
 constexpr auto TakeoverDeadline = 60s; // past it, the trial fails: nobody took over
 constexpr auto FirstClaimWait = 5s;
 constexpr auto VictimEndDeadline = 15s; // for the victim's released / lost line after it resumed
@@ -33,6 +33,9 @@ constexpr auto StatementTimeout = 5s;
 constexpr auto DrainDeadline = 300s;
 constexpr double MinTickAge = 3.0; // seconds into the tick at which a fault may land
 constexpr double MaxTickAge = 8.0;
+// A SIGKILL or SIGTERM lands anywhere in the 30 s tick but its last second (so that it comes
+// before the tick's own release).
+constexpr double KillTickSpan = 29.0;
 constexpr double LeaseTtlSeconds = std::chrono::duration<double>(leader::lease::LeaseTTL).count();
 constexpr const char *Role = "billing";
 // The roles that handle what billing emits (invoice.finalized events) and what the workload
@@ -360,7 +363,7 @@ LeaseRow FailoverBench::readLease()
     const leader::pg::Result result = m_db.exec("poll lease", R"sql(
 SELECT holder_token, holder_id, extract(epoch FROM acquired_at)::float8,
        extract(epoch FROM expires_at)::float8, extract(epoch FROM paused_at)::float8,
-       extract(epoch FROM now())::float8
+       extract(epoch FROM now())::float8, took_over
   FROM leader_leases
  WHERE role = $1
 )sql",
@@ -377,6 +380,7 @@ SELECT holder_token, holder_id, extract(epoch FROM acquired_at)::float8,
     row.expiresAt = optionalDouble(result, 0, 3);
     row.pausedAt = optionalDouble(result, 0, 4);
     row.now = result.toDouble(0, 5);
+    row.tookOver = result.optionalText(0, 6);
     return row;
 }
 
@@ -442,15 +446,38 @@ std::chrono::seconds FailoverBench::injectThroughControl(const TrialResult &tria
     return std::chrono::seconds(seconds);
 }
 
+double FailoverBench::targetTickAge(Fault fault, int number)
+{
+    // How soon a dead holder's role runs elsewhere may depend on where in its tick it died (have
+    // its contenders read the held row yet?), so SIGKILL and SIGTERM are drawn uniformly over
+    // the tick, stratified: trial i of n in its own n-th of the span, the strata in a shuffled
+    // order, so that even a quick run's two trials fall one in each half. The faults the TTL
+    // answers land 3-8 s in, with the rest of the tick left to outlast them.
+    if (fault != Fault::SigKill && fault != Fault::SigTerm)
+        return std::uniform_real_distribution<double>(MinTickAge, MaxTickAge)(m_random);
+    std::vector<double> &ages = m_killTickAges[fault];
+    if (ages.empty()) {
+        for (int stratum = 0; stratum < m_options.trials; ++stratum)
+            ages.push_back(KillTickSpan
+                           * (stratum + std::uniform_real_distribution<double>(0, 1)(m_random))
+                           / m_options.trials);
+        std::shuffle(ages.begin(), ages.end(), m_random);
+    }
+    return ages[static_cast<std::size_t>(number - 1)];
+}
+
 TrialResult FailoverBench::runTrial(Fault fault, int number)
 {
     const std::string name = std::string(faultName(fault)) + " " + std::to_string(number) + "/"
                              + std::to_string(m_options.trials);
     ensureReplicasRunning("before " + name);
-    TrialResult trial{.number = number};
-    trial.targetTickAge = std::uniform_real_distribution<double>(MinTickAge, MaxTickAge)(m_random);
+    TrialResult trial{.number = number, .targetTickAge = targetTickAge(fault, number)};
 
     // 1. Mid-tick: one of our replicas has held billing for the target age (within one second).
+    // A SIGKILL or SIGTERM waits for a tick that began at its cadence, after a hand-over, as most
+    // do: the previous trial's successor took its tick in a race every contender ran, so each of
+    // them has read the held row, which contenders of a tick begun at its cadence may not have.
+    const bool cadenceOnly = fault == Fault::SigKill || fault == Fault::SigTerm;
     LeaseRow held;
     int victimSlot = -1;
     std::string lastSeen = "never held";
@@ -459,7 +486,7 @@ TrialResult FailoverBench::runTrial(Fault fault, int number)
         if (row.held())
             lastSeen = "last held by " + row.holder.value_or("?") + ", token "
                        + std::to_string(row.token);
-        if (row.held() && row.acquiredAt && row.holderPid()) {
+        if (row.held() && row.acquiredAt && row.holderPid() && !(cadenceOnly && row.tookOver)) {
             const std::optional<int> slot = m_replicas.slotOfPid(*row.holderPid());
             const double age = row.now - *row.acquiredAt;
             if (slot && age >= trial.targetTickAge && age < trial.targetTickAge + 1.0) {
@@ -731,8 +758,7 @@ TrialResult FailoverBench::runAdvisoryTrial(Fault fault, int number)
     const std::string name = std::string(faultName(fault)) + " " + std::to_string(number) + "/"
                              + std::to_string(m_options.trials);
     ensureReplicasRunning("before " + name);
-    TrialResult trial{.number = number};
-    trial.targetTickAge = std::uniform_real_distribution<double>(MinTickAge, MaxTickAge)(m_random);
+    TrialResult trial{.number = number, .targetTickAge = targetTickAge(fault, number)};
 
     // 1. Mid-tick: one of our replicas is claiming in a tick whose lock it took the target age ago.
     AdvisoryClaim held;

@@ -9,9 +9,11 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace failoverbench {
 
@@ -23,6 +25,9 @@ struct LeaseRow
     std::optional<double> acquiredAt;
     std::optional<double> expiresAt;
     std::optional<double> pausedAt;
+    // How its ACQUIRE found the row: nullopt free (a hand-over at the tick's cadence), else
+    // "expired" or "session_ended" (a takeover).
+    std::optional<std::string> tookOver;
     double now = 0;
 
     bool held() const { return holder && expiresAt && *expiresAt > now && !pausedAt; }
@@ -58,6 +63,8 @@ private:
     void waitForForeignLeasesToExpire();
     void createWork();
     void writeConfig() const;
+    // Seconds into the victim's tick at which trial number of fault aims.
+    double targetTickAge(Fault fault, int number);
     TrialResult runTrial(Fault fault, int number);
     // The advisory design's trial: the same mid-tick aim and faults, measured from claim_log.
     TrialResult runAdvisoryTrial(Fault fault, int number);
@@ -86,6 +93,7 @@ private:
     EventLog m_events;
     ReplicaSet m_replicas;
     std::mt19937_64 m_random;
+    std::map<Fault, std::vector<double>> m_killTickAges; // per fault, the trials' tick ages
     RunResults m_results;
 };
 

@@ -65,9 +65,11 @@ std::string shellWord(const std::string &word)
 const char *const HelpText = R"(Usage: failover-bench --database URL [OPTIONS]
 
 Runs K leader-replica processes (billing only, ~30 s ticks) against one database and, for each
-fault, injects it T times into the billing holder mid-tick, then measures the takeover on the
-database clock. Prints p50/p95/max per fault and metric, the stale claims the fence refused and
-accepted, and the auditor's verdict; writes the samples as JSON.
+fault, injects it T times into the billing holder mid-tick (SIGKILL and SIGTERM at an instant
+drawn uniformly over the tick's first 29 s, the others 3-8 s in), then measures the takeover on
+the database clock. Prints p50/p95/max per fault and metric, each SIGKILL's and SIGTERM's
+instant in the tick beside its figure, the stale claims the fence refused and accepted, and the
+auditor's verdict; writes the samples as JSON.
 
 The database is the benchmark's own: it is migrated (lease and demo sets), its lease rows are
 reset and its demo tables are emptied before the run.

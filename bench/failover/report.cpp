@@ -196,6 +196,28 @@ void printReport(std::ostream &out, const RunResults &results, const ReportConte
             out << "\n";
         }
     }
+    // The instants are drawn over the whole tick (targetTickAge): each one beside its figure.
+    for (const FaultResults &fault : results.faults) {
+        if (fault.fault != Fault::SigKill && fault.fault != Fault::SigTerm)
+            continue;
+        std::vector<std::pair<double, double>> landed;
+        for (const TrialResult &trial : fault.trials) {
+            if (const auto it = trial.metrics.find("fault_to_running"); it != trial.metrics.end())
+                landed.emplace_back(trial.tickAgeAtFault, it->second);
+        }
+        if (landed.empty())
+            continue;
+        std::sort(landed.begin(), landed.end());
+        out << faultName(fault.fault)
+            << ": fault \u2192 running elsewhere, by the fault's instant in the victim's tick";
+        for (std::size_t i = 0; i < landed.size(); ++i) {
+            char text[48];
+            std::snprintf(text, sizeof text, "at %.1f s: %.3f s", landed[i].first,
+                          landed[i].second);
+            out << (i % 5 == 0 ? "\n  " : "; ") << text;
+        }
+        out << "\n";
+    }
     out << "clocks: the database's, except SIGTERM \u2192 exit (this host's monotonic clock) and\n"
            "        pause \u2192 tick cancelled (the replica's wall clock against paused_at; the\n"
            "        replicas run on this host, so it is the database's clock if the database "
