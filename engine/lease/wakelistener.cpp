@@ -224,9 +224,14 @@ void WakeListener::sessionEnded(const std::string &sqlstate)
     log::write(log::Level::Info, "lease", "marker session ended; repairing",
                "session=" + std::to_string(ended)
                        + (sqlstate.empty() ? std::string() : " sqlstate=" + sqlstate));
+    // An end read by a listener that had not looked for a while (its process was stopped) may be
+    // older than the restart that now refuses the reconnect: the row may have been taken early
+    // meanwhile, on the old incarnation, so the repair is owed whatever the end says (found by
+    // the Spin model: a freeze across a termination, an early take, then a restart).
+    const bool stale = Clock::now() - m_lookedAt > MarkerFreshFor;
     const std::optional<std::string> failed = connect();
     const bool otherIncarnation = !failed && m_key != 0 && m_incarnation != incarnation;
-    if (otherIncarnation || (failed && announced && serverNotAccepting(*failed)))
+    if (!stale && (otherIncarnation || (failed && announced && serverNotAccepting(*failed))))
         m_marker->serverEnding(ended);
     else
         m_marker->serverUp(ended);
@@ -311,6 +316,7 @@ void WakeListener::loop()
                        "session=" + std::to_string(m_key));
             m_marker->proven(false);
         }
+        m_lookedAt = lookedAt;
         if (m_marker && m_key != 0)
             m_marker->alive(lookedAt);
     }

@@ -78,6 +78,8 @@ private:
     std::unique_ptr<pg::Connection> m_connection; // the LISTEN session, used by the thread only
     std::int64_t m_key = 0;                       // the marker the session holds; 0: none
     std::int64_t m_incarnation = 0;               // the server's, when the marker was taken
+    // The loop's last look that found the session open: the instant before its wait.
+    std::chrono::steady_clock::time_point m_lookedAt = std::chrono::steady_clock::now();
     std::stop_source m_stopSource;
     std::atomic<bool> m_listening = false;
     std::atomic<bool> m_stopping = false;
