@@ -132,6 +132,9 @@ stop_all() {
     if [[ -n ${netns:-} ]]; then
         ip link del "$netns_link" 2>/dev/null || true
         ip netns del "$netns" 2>/dev/null || true
+        if ((${netns_mount_ours:-0})) && [[ -z $(ls -A /run/netns 2>/dev/null) ]]; then
+            umount /run/netns 2>/dev/null || true
+        fi
     fi
     for node in a b; do
         if [[ -f $(node_dir "$node")/postmaster.pid ]]; then
@@ -180,9 +183,13 @@ make_netns() {
     # A run killed before its stop left these behind; the port is ours now, so they are too. The
     # blackhole qdisc is tried once here, so that a kernel without it skips the event instead of
     # failing it.
+    # ip netns makes /run/netns a mount point of its own on first use; where it was not one, the
+    # stop unmounts it again, or a chroot (fresh-ci) could not be removed after the run.
+    netns_mount_ours=0
     if [[ -z $reason ]]; then
         ip link del "$netns_link" 2>/dev/null || true
         ip netns del "$netns" 2>/dev/null || true
+        mountpoint -q /run/netns 2>/dev/null || netns_mount_ours=1
         if ! { ip netns add "$netns" &&
             ip link add "$netns_link" type veth peer name "$netns_peer_link" netns "$netns" &&
             ip addr add "$netns_host/30" dev "$netns_link" && ip link set "$netns_link" up &&
@@ -208,6 +215,7 @@ netns_link=$netns_link
 netns_peer_link=$netns_peer_link
 netns_host=$netns_host
 netns_peer=$netns_peer
+netns_mount_ours=$netns_mount_ours
 STATE
     # The replica inside logs in from its end of the link.
     echo "host all all $netns_peer/32 scram-sha-256" >>"$(node_dir a)/pg_hba.conf"
