@@ -16,7 +16,8 @@ seconds=${4:-300}
 psql_owner=(psql -X -q -v ON_ERROR_STOP=1 -At "$owner_url")
 "${psql_owner[@]}" <<'SQL'
 CREATE TABLE bench_beats (at timestamptz NOT NULL DEFAULT clock_timestamp(), op text NOT NULL);
-CREATE FUNCTION bench_count_beat() RETURNS trigger LANGUAGE plpgsql AS
+-- Its path pinned: it fires inside leader_replica_seen, whose search_path is pg_catalog, pg_temp.
+CREATE FUNCTION bench_count_beat() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS
     $$ BEGIN INSERT INTO bench_beats (op) VALUES (TG_OP); RETURN NULL; END $$;
 CREATE TRIGGER bench_count_seen AFTER INSERT ON leader_replicas
     FOR EACH STATEMENT EXECUTE FUNCTION bench_count_beat();

@@ -24,6 +24,46 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
     applied_at timestamptz NOT NULL DEFAULT now()
 ))sql";
 
+// The schemas of the session's search_path (the migrations create in the first and resolve names
+// through all of them) where a role that is not the owner's may create: the ACL's grantees of
+// CREATE that are PUBLIC or that an app or monitor role (hardcount_app, hardcount_monitor, or a
+// role holding one of them; superusers and this login aside) acts as, and whether such a role acts
+// as the schema's owner. Everything is named with pg_catalog: the check must not be hijackable
+// through the very path it checks.
+constexpr std::string_view CreatableSchemasSql = R"sql(
+WITH app AS (
+    SELECT r.oid
+      FROM pg_catalog.pg_roles AS r
+     WHERE NOT r.rolsuper AND r.rolname OPERATOR(pg_catalog.<>) current_user
+       AND EXISTS (SELECT FROM pg_catalog.pg_roles AS g
+                    WHERE g.rolname OPERATOR(pg_catalog.=)
+                          ANY (ARRAY['hardcount_app', 'hardcount_monitor']::pg_catalog.name[])
+                      AND pg_catalog.pg_has_role(r.oid, g.oid, 'MEMBER'))
+), schemas AS (
+    SELECT n.nspname, n.nspowner, s.position,
+           pg_catalog.aclexplode(coalesce(n.nspacl, pg_catalog.acldefault('n', n.nspowner))) AS a
+      FROM pg_catalog.unnest(pg_catalog.current_schemas(false)) WITH ORDINALITY AS s(name, position)
+      JOIN pg_catalog.pg_namespace AS n ON n.nspname OPERATOR(pg_catalog.=) s.name
+     WHERE n.nspname OPERATOR(pg_catalog.<>) 'pg_catalog'::pg_catalog.name
+)
+SELECT pg_catalog.quote_ident(s.nspname),
+       pg_catalog.string_agg(DISTINCT
+           CASE WHEN (s.a).grantee OPERATOR(pg_catalog.=) 0::pg_catalog.oid THEN 'PUBLIC'
+                ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid((s.a).grantee)) END, ', ')
+           FILTER (WHERE (s.a).privilege_type OPERATOR(pg_catalog.=) 'CREATE'::pg_catalog.text
+                     AND (s.a).grantee OPERATOR(pg_catalog.<>) s.nspowner
+                     AND ((s.a).grantee OPERATOR(pg_catalog.=) 0::pg_catalog.oid
+                          OR EXISTS (SELECT FROM app
+                                      WHERE pg_catalog.pg_has_role(app.oid, (s.a).grantee,
+                                                                   'MEMBER')))),
+       EXISTS (SELECT FROM app WHERE pg_catalog.pg_has_role(app.oid, s.nspowner, 'MEMBER')),
+       pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(s.nspowner)),
+       pg_catalog.quote_ident(current_user)
+  FROM schemas AS s
+ GROUP BY s.nspname, s.nspowner, s.position
+ ORDER BY s.position
+)sql";
+
 std::string label(int version)
 {
     std::string digits = std::to_string(version);
@@ -96,10 +136,41 @@ std::vector<Migration> Migrator::pending(std::initializer_list<MigrationSet> set
     return todo;
 }
 
+void Migrator::refuseCreatableSchemas()
+{
+    const pg::Result result
+            = m_connection.exec("check schema privileges", CreatableSchemasSql, {}, QueryTimeout);
+    std::string refusals;
+    for (int row = 0; row < result.rows(); ++row) {
+        const std::string schema(result.text(row, 0));
+        std::string refusal;
+        if (!result.isNull(row, 1)) {
+            const std::string grantees(result.text(row, 1));
+            refusal = "the schema " + schema + " lets " + grantees
+                      + " create objects, which could then run with the owner's privileges in "
+                        "the lease migrations; revoke it first: REVOKE CREATE ON SCHEMA "
+                      + schema + " FROM " + grantees + ";";
+        } else if (result.toBool(row, 2)) {
+            refusal = "the schema " + schema + " is owned by " + std::string(result.text(row, 3))
+                      + ", whose privileges an app or monitor role has: its objects could run "
+                        "with the owner's privileges in the lease migrations; hand it over "
+                        "first: ALTER SCHEMA "
+                      + schema + " OWNER TO " + std::string(result.text(row, 4)) + ";";
+        }
+        if (!refusal.empty())
+            refusals += (refusals.empty() ? "" : "\n") + refusal;
+    }
+    if (!refusals.empty())
+        throw SchemaError(refusals);
+}
+
 std::vector<int> Migrator::migrate(std::initializer_list<MigrationSet> sets)
 {
     std::vector<int> versions;
-    for (const Migration &migration : pending(sets)) {
+    const std::vector<Migration> todo = pending(sets);
+    if (!todo.empty())
+        refuseCreatableSchemas();
+    for (const Migration &migration : todo) {
         runInTransaction("migrate " + label(migration.version), migration, true);
         versions.push_back(migration.version);
     }
@@ -111,6 +182,9 @@ std::vector<int> Migrator::rollbackTo(int version)
     std::vector<AppliedMigration> done = applied();
     refuseUnknown(done);
     std::vector<int> versions;
+    if (std::any_of(done.begin(), done.end(),
+                    [version](const AppliedMigration &m) { return m.version >= version; }))
+        refuseCreatableSchemas();
     std::reverse(done.begin(), done.end());
     for (const AppliedMigration &appliedMigration : done) {
         if (appliedMigration.version < version)

@@ -30,6 +30,11 @@ struct AppliedMigration
 // Applies the embedded migrations in version order, each in its own transaction under a
 // transaction-scoped advisory lock (safe through a transaction pooler), recording each in
 // schema_migrations. Throws SchemaError or pg::Error.
+//
+// Before it changes anything it refuses (SchemaError, one line per schema, each with the REVOKE to
+// run) a schema on the session's search_path where PUBLIC, hardcount_app, hardcount_monitor or a
+// role holding one of them may create objects: the migrations run there as the owner, and such a
+// role could plant a function or an operator that they would resolve and run with its privileges.
 class Migrator final
 {
 public:
@@ -44,6 +49,7 @@ public:
 
 private:
     void refuseUnknown(const std::vector<AppliedMigration> &applied) const;
+    void refuseCreatableSchemas();
     void runInTransaction(const std::string &statement, const Migration &migration, bool up);
 
     pg::Connection &m_connection;

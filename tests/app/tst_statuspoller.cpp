@@ -265,7 +265,7 @@ private Q_SLOTS:
     {
         leader::pg::Connection owner = m_db->connectDirect(Login::Owner);
         leader::schema::Migrator migrator(owner);
-        QCOMPARE(migrator.rollbackTo(176), (std::vector<int>{180, 179, 178, 177, 176}));
+        QCOMPARE(migrator.rollbackTo(176), (std::vector<int>{181, 180, 179, 178, 177, 176}));
         const auto restore = qScopeGuard(
                 [&migrator] { migrator.migrate({leader::schema::MigrationSet::Lease}); });
         PollerHarness harness;
@@ -321,7 +321,7 @@ private Q_SLOTS:
         leader::schema::Migrator migrator(owner);
         const auto restore = qScopeGuard(
                 [&migrator] { migrator.migrate({leader::schema::MigrationSet::Lease}); });
-        QCOMPARE(migrator.rollbackTo(178), (std::vector<int>{180, 179, 178}));
+        QCOMPARE(migrator.rollbackTo(178), (std::vector<int>{181, 180, 179, 178}));
         RegistrySnapshot without = harness.nextRegistry();
         // A read already in flight when the rollback committed may still have found the registry
         // (seen once under ctest -j3).
@@ -593,7 +593,7 @@ private Q_SLOTS:
             QCOMPARE(snapshot.roles.at(1).earlyTake, std::optional<bool>(true));
         }
         leader::schema::Migrator migrator(owner);
-        QCOMPARE(migrator.rollbackTo(180), (std::vector<int>{180}));
+        QCOMPARE(migrator.rollbackTo(180), (std::vector<int>{181, 180}));
         const auto migrateBack = qScopeGuard(
                 [&migrator] { migrator.migrate({leader::schema::MigrationSet::Lease}); });
         PollerHarness harness;
@@ -646,7 +646,7 @@ private Q_SLOTS:
     {
         leader::pg::Connection owner = m_db->connectDirect(Login::Owner);
         leader::schema::Migrator migrator(owner);
-        QCOMPARE(migrator.rollbackTo(177), (std::vector<int>{180, 179, 178, 177}));
+        QCOMPARE(migrator.rollbackTo(177), (std::vector<int>{181, 180, 179, 178, 177}));
         const auto restore = qScopeGuard(
                 [&migrator] { migrator.migrate({leader::schema::MigrationSet::Lease}); });
         owner.exec("pause", "SELECT leader_pause('email_outbox', 'alice@ops', 'old schema')", {},

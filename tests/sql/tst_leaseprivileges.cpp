@@ -75,6 +75,12 @@ void TestLeasePrivileges::refused_data()
             << Login::App
             << "INSERT INTO leader_leases (role, holder_token, last_tick_ended_at) "
                "VALUES ('billing', 1, now()) ON CONFLICT DO NOTHING";
+    // Since 0181 the app may UPDATE only what ACQUIRE, RENEW and RELEASE write (both rows were
+    // accepted with 0181 rolled back).
+    QTest::newRow("app switches the early take")
+            << Login::App << "UPDATE leader_leases SET early_take = false";
+    QTest::newRow("app renames a role")
+            << Login::App << "UPDATE leader_leases SET role = 'dunning' WHERE role = 'billing'";
     QTest::newRow("monitor pauses") << Login::Monitor << "SELECT leader_pause('billing', 'm', 'w')";
     QTest::newRow("monitor unpauses") << Login::Monitor << "SELECT leader_unpause('billing')";
     QTest::newRow("monitor reads the table") << Login::Monitor << "SELECT * FROM leader_leases";

@@ -684,10 +684,10 @@ void TestLeaseSql::reapplyReseedsAboveEveryToken()
             highest, scalar(*m_app, "SELECT max(holder_token) FROM leader_leases").toLongLong());
 
     leader::schema::Migrator migrator(*m_owner);
-    QCOMPARE(migrator.rollbackTo(174), (std::vector<int>{180, 179, 178, 177, 176, 175, 174}));
+    QCOMPARE(migrator.rollbackTo(174), (std::vector<int>{181, 180, 179, 178, 177, 176, 175, 174}));
     QCOMPARE(scalar(*m_owner, "SELECT to_regclass('leader_leases') IS NULL"), QStringLiteral("t"));
     QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}),
-             (std::vector<int>{174, 175, 176, 177, 178, 179, 180}));
+             (std::vector<int>{174, 175, 176, 177, 178, 179, 180, 181}));
     QVERIFY(migrator.migrate({leader::schema::MigrationSet::Lease}).empty());
 
     QCOMPARE(scalar(*m_app, "SELECT count(*) FROM leader_leases WHERE holder_token > "
@@ -700,7 +700,7 @@ void TestLeaseSql::schemaCheckNamesAMissing0176()
     // Without 0176 nothing would wake a holder on pause: this build's engine no longer sends the
     // NOTIFY itself, so a replica and leaderctl refuse such a schema.
     leader::schema::Migrator migrator(*m_owner);
-    QCOMPARE(migrator.rollbackTo(176), (std::vector<int>{180, 179, 178, 177, 176}));
+    QCOMPARE(migrator.rollbackTo(176), (std::vector<int>{181, 180, 179, 178, 177, 176}));
     try {
         leader::schema::requireLeaseSchema(*m_app);
         QFAIL("a schema without 0176 was accepted");
@@ -709,7 +709,7 @@ void TestLeaseSql::schemaCheckNamesAMissing0176()
                  error.what());
     }
     QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}),
-             (std::vector<int>{176, 177, 178, 179, 180}));
+             (std::vector<int>{176, 177, 178, 179, 180, 181}));
     leader::schema::requireLeaseSchema(*m_app);
 }
 
@@ -718,7 +718,7 @@ void TestLeaseSql::schemaCheckNamesAMissing0177()
     // This build's ACQUIRE clears an expired pause's paused_until: without 0177 it fails on the
     // missing column, so a replica and leaderctl refuse the schema up front instead.
     leader::schema::Migrator migrator(*m_owner);
-    QCOMPARE(migrator.rollbackTo(177), (std::vector<int>{180, 179, 178, 177}));
+    QCOMPARE(migrator.rollbackTo(177), (std::vector<int>{181, 180, 179, 178, 177}));
     try {
         leader::schema::requireLeaseSchema(*m_app);
         QFAIL("a schema without 0177 was accepted");
@@ -727,7 +727,7 @@ void TestLeaseSql::schemaCheckNamesAMissing0177()
                  error.what());
     }
     QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}),
-             (std::vector<int>{177, 178, 179, 180}));
+             (std::vector<int>{177, 178, 179, 180, 181}));
     leader::schema::requireLeaseSchema(*m_app);
 }
 
@@ -855,7 +855,7 @@ void TestLeaseSql::schemaCheckNamesAMissing0179()
     // This build's ACQUIRE records the marker: a replica refuses a schema without it, leaderctl
     // and the console's reads do not need it.
     leader::schema::Migrator migrator(*m_owner);
-    QCOMPARE(migrator.rollbackTo(179), (std::vector<int>{180, 179}));
+    QCOMPARE(migrator.rollbackTo(179), (std::vector<int>{181, 180, 179}));
     leader::schema::requireLeaseSchema(*m_app);
     try {
         leader::schema::requireHolderSession(*m_app);
@@ -864,7 +864,8 @@ void TestLeaseSql::schemaCheckNamesAMissing0179()
         QVERIFY2(QString::fromUtf8(error.what()).contains("lacks lease migration 0179"),
                  error.what());
     }
-    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}), (std::vector<int>{179, 180}));
+    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}),
+             (std::vector<int>{179, 180, 181}));
     leader::schema::requireHolderSession(*m_app);
 }
 
@@ -1017,7 +1018,7 @@ void TestLeaseSql::schemaCheckNamesAMissing0180()
     // This build's ACQUIRE and RENEW read the early take's switch: a replica refuses a schema
     // without it.
     leader::schema::Migrator migrator(*m_owner);
-    QCOMPARE(migrator.rollbackTo(180), (std::vector<int>{180}));
+    QCOMPARE(migrator.rollbackTo(180), (std::vector<int>{181, 180}));
     leader::schema::requireHolderSession(*m_app);
     try {
         leader::schema::requireEarlyTakeSwitch(*m_app);
@@ -1026,7 +1027,7 @@ void TestLeaseSql::schemaCheckNamesAMissing0180()
         QVERIFY2(QString::fromUtf8(error.what()).contains("lacks lease migration 0180"),
                  error.what());
     }
-    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}), (std::vector<int>{180}));
+    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}), (std::vector<int>{180, 181}));
     leader::schema::requireEarlyTakeSwitch(*m_app);
 }
 

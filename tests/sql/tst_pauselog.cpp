@@ -7,6 +7,14 @@
 // branch the log shows an unpause instead (expiredPauseLetsAcquireThrough, repauseLogsTheExpiry,
 // unpauseAfterTheEndUnpausesNothing). appCannotWriteTheLog guards against a future GRANT: no
 // login but the owner may write the log.
+//
+// Issue 31, finding 6: the history is the functions' alone. Every row of
+// appCannotForgeThePauseHistory, tickCannotEndInTheFuture and the backdated pause of
+// directUpdateIsLoggedToo failed once with migration 0181 rolled back after the migration (the
+// app's UPDATE on every column, the trigger reading leader.unpause_by / leader.unpause_reason and
+// NEW.paused_at, no guard): each forgery was accepted and logged as written.
+// unpauseTakesWhoAndWhyFromItsArguments passes either way (0177's function overwrote the settings
+// itself; the forgery was the UPDATE by hand): it guards 0181's new path for by and reason.
 
 #include "lease/pausecontrol.h"
 #include "lease/statements.h"
@@ -61,6 +69,10 @@ private slots:
     void bareUnpauseRecordsTheLoginOnly();
     void psqlCallIsLoggedWithItsLogin();
     void directUpdateIsLoggedToo();
+    void appCannotForgeThePauseHistory_data();
+    void appCannotForgeThePauseHistory();
+    void unpauseTakesWhoAndWhyFromItsArguments();
+    void tickCannotEndInTheFuture();
     void expiringPauseRefusesAcquireUntilItsEnd();
     void expiredPauseLetsAcquireThrough();
     void repauseLogsTheExpiry();
@@ -160,7 +172,7 @@ void TestPauseLog::pauseAndUnpauseAreLoggedWithTheLogin()
     QCOMPARE(rows[1].by, QStringLiteral("carol@ops"));
     QCOMPARE(rows[1].reason, QStringLiteral("card processor back"));
     QVERIFY(rows[1].linkedToPause);
-    // The settings that carried "by" to the trigger do not outlive the call.
+    // No setting carries "by" (before 0181 two did, reset before the call returned).
     QCOMPARE(scalar(*m_app, "SELECT coalesce(current_setting('leader.unpause_by', true), '')"),
              QString());
 }
@@ -196,20 +208,103 @@ void TestPauseLog::psqlCallIsLoggedWithItsLogin()
 
 void TestPauseLog::directUpdateIsLoggedToo()
 {
-    // The app may UPDATE the table (RELEASE, RENEW); a pause written by hand still leaves a row.
-    m_app->exec("pause by hand",
-                "UPDATE leader_leases SET paused_at = now(), paused_by = 'x', pause_reason = 'y' "
-                "WHERE role = 'billing'",
-                {}, Short);
-    m_app->exec("unpause by hand",
-                "UPDATE leader_leases SET paused_at = NULL, paused_by = NULL, pause_reason = NULL "
-                "WHERE role = 'billing'",
-                {}, Short);
+    // The owner may write the table by hand; a pause so written still leaves a row, stamped with
+    // the database clock whatever paused_at the statement carried.
+    m_owner->exec("pause by hand",
+                  "UPDATE leader_leases SET paused_at = now() - interval '1 day', paused_by = 'x', "
+                  "pause_reason = 'y' WHERE role = 'billing'",
+                  {}, Short);
+    m_owner->exec(
+            "unpause by hand",
+            "UPDATE leader_leases SET paused_at = NULL, paused_by = NULL, pause_reason = NULL "
+            "WHERE role = 'billing'",
+            {}, Short);
     const QList<LogRow> rows = log();
     QCOMPARE(rows.size(), 2);
     QCOMPARE(rows[0].action, QStringLiteral("pause"));
     QCOMPARE(rows[1].action, QStringLiteral("unpause"));
-    QCOMPARE(rows[1].login, QString::fromStdString(loginName(Login::App)));
+    QCOMPARE(rows[1].login, QString::fromStdString(loginName(Login::Owner)));
+    QCOMPARE(scalar(*m_monitor, "SELECT bool_and(at > now() - interval '1 hour') "
+                                "FROM leader_pause_log WHERE role = 'billing'"),
+             QStringLiteral("t"));
+}
+
+void TestPauseLog::appCannotForgeThePauseHistory_data()
+{
+    QTest::addColumn<QString>("sql");
+    QTest::newRow("backdate paused_at")
+            << "UPDATE leader_leases SET paused_at = now() - interval '1 day' "
+               "WHERE role = 'billing'";
+    QTest::newRow("rewrite paused_by")
+            << "UPDATE leader_leases SET paused_by = 'mallory' WHERE role = 'billing'";
+    QTest::newRow("rewrite the reason")
+            << "UPDATE leader_leases SET pause_reason = 'routine' WHERE role = 'billing'";
+    QTest::newRow("end the pause in the past, an expiry nobody waited for")
+            << "UPDATE leader_leases SET paused_until = now() - interval '1 ms' "
+               "WHERE role = 'billing'";
+    QTest::newRow("unpause by hand under forged settings")
+            << "WITH forged AS (SELECT set_config('leader.unpause_by', 'mallory', true), "
+               "set_config('leader.unpause_reason', 'forged', true)) "
+               "UPDATE leader_leases SET paused_at = NULL, paused_by = NULL, pause_reason = NULL "
+               "FROM forged WHERE role = 'billing'";
+    QTest::newRow("pause by hand")
+            << "UPDATE leader_leases SET paused_at = now() - interval '1 day', "
+               "paused_by = 'mallory', pause_reason = 'x' WHERE role = 'dunning'";
+}
+
+void TestPauseLog::appCannotForgeThePauseHistory()
+{
+    QFETCH(QString, sql);
+    scalar(*m_app, "SELECT leader_pause('billing', 'alice@ops', 'incident 42', "
+                   "now() + interval '1 hour')");
+    const std::string pauseSql = "SELECT paused_at, paused_by, pause_reason, paused_until "
+                                 "FROM leader_status ORDER BY role";
+    const auto pauses = [&] {
+        const leader::pg::Result result = m_monitor->exec("pauses", pauseSql, {}, Short);
+        QStringList rows;
+        for (int row = 0; row < result.rows(); ++row)
+            rows << text(result, row, 0) + "|" + text(result, row, 1) + "|" + text(result, row, 2)
+                            + "|" + text(result, row, 3);
+        return rows;
+    };
+    const QStringList before = pauses();
+    QCOMPARE(sqlstateOf(*m_app, sql.toStdString()), QStringLiteral("42501"));
+    QCOMPARE(pauses(), before);
+    const QList<LogRow> rows = log();
+    QCOMPARE(rows.size(), 1);
+    QCOMPARE(rows[0].by, QStringLiteral("alice@ops"));
+    QVERIFY(log("dunning").isEmpty());
+}
+
+void TestPauseLog::unpauseTakesWhoAndWhyFromItsArguments()
+{
+    scalar(*m_app, "SELECT leader_pause('billing', 'alice@ops', 'incident 42')");
+    scalar(*m_app, "SELECT leader_pause('dunning', 'alice@ops', 'incident 42')");
+    // The settings 0177 read are set in the caller's statement, before the call: ignored.
+    const std::string forged = "SELECT set_config('leader.unpause_by', 'mallory', true), "
+                               "set_config('leader.unpause_reason', 'forged', true), ";
+    scalar(*m_app, forged + "leader_unpause('billing', 'carol@ops', 'fixed')");
+    scalar(*m_app, forged + "leader_unpause('dunning')");
+    const QList<LogRow> billing = log();
+    QCOMPARE(billing.size(), 2);
+    QCOMPARE(billing[1].by, QStringLiteral("carol@ops"));
+    QCOMPARE(billing[1].reason, QStringLiteral("fixed"));
+    const QList<LogRow> dunning = log("dunning");
+    QCOMPARE(dunning.size(), 2);
+    QCOMPARE(dunning[1].action, QStringLiteral("unpause"));
+    QVERIFY(dunning[1].by.isEmpty());
+    QVERIFY(dunning[1].reason.isEmpty());
+}
+
+void TestPauseLog::tickCannotEndInTheFuture()
+{
+    // RELEASE's own write (now()) stands; a later instant is the database clock's now().
+    QCOMPARE(scalar(*m_app, "UPDATE leader_leases SET last_tick_ended_at = now() + interval "
+                            "'1 day' WHERE role = 'billing' RETURNING last_tick_ended_at = now()"),
+             QStringLiteral("t"));
+    QCOMPARE(scalar(*m_monitor, "SELECT last_tick_ended_at <= now() FROM leader_status "
+                                "WHERE role = 'billing'"),
+             QStringLiteral("t"));
 }
 
 void TestPauseLog::expiringPauseRefusesAcquireUntilItsEnd()

@@ -309,7 +309,7 @@ void TestReplicaRegistry::olderSchemaReadsUnavailable()
         migrator.migrate({MigrationSet::Lease, MigrationSet::Demo});
     });
     // The demo's migrations are newer, so they go (and come back) too.
-    QCOMPARE(migrator.rollbackTo(178), (std::vector<int>{1002, 1001, 180, 179, 178}));
+    QCOMPARE(migrator.rollbackTo(178), (std::vector<int>{1002, 1001, 181, 180, 179, 178}));
     QVERIFY(!leader::lease::listReplicas(*m_monitor).has_value());
     QVERIFY(!leader::lease::listReplicas(*m_app).has_value());
     // Readers need no 0178; a replica does, and says so.
@@ -323,7 +323,7 @@ void TestReplicaRegistry::olderSchemaReadsUnavailable()
         QVERIFY2(QString::fromUtf8(error.what()).contains("leaderctl migrate"), error.what());
     }
     QCOMPARE(migrator.migrate({MigrationSet::Lease, MigrationSet::Demo}),
-             (std::vector<int>{178, 179, 180, 1001, 1002}));
+             (std::vector<int>{178, 179, 180, 181, 1001, 1002}));
     QVERIFY(leader::lease::listReplicas(*m_monitor)->empty());
     leader::schema::requireReplicaRegistry(*m_app);
 }
@@ -336,8 +336,10 @@ void TestReplicaRegistry::replicaBeatsOncePerPeriodAndLeavesOnAStop()
     constexpr auto Every = 300ms;
     ownerExec("CREATE TABLE test_beats (at timestamptz NOT NULL DEFAULT clock_timestamp(), "
               "op text NOT NULL)");
+    // The table named with its schema: the trigger fires inside leader_replica_seen, whose
+    // search_path is pg_catalog, pg_temp (migration 0181).
     ownerExec("CREATE FUNCTION test_count_beat() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
-              "INSERT INTO test_beats (op) VALUES (TG_OP); RETURN NULL; END $$");
+              "INSERT INTO public.test_beats (op) VALUES (TG_OP); RETURN NULL; END $$");
     ownerExec("CREATE TRIGGER test_count_beat AFTER INSERT ON leader_replicas "
               "FOR EACH STATEMENT EXECUTE FUNCTION test_count_beat()");
     const auto dropCounter = qScopeGuard([this] {

@@ -1,0 +1,383 @@
+// Issue 31, finding 1: a member of hardcount_app who may create objects plants operators, functions
+// and tables under every name the lease schema's SECURITY DEFINER functions use, in every schema it
+// can create in (public, where the lease schema lives, granted after the migration as PostgreSQL
+// before 15 grants it to everyone; a schema of its own; its pg_temp), and calls every function
+// through every branch. A planted object that ran inside a definer function would run as the owner
+// and write its current_user to the log; none may. And the migrator refuses a schema where PUBLIC
+// or an app or monitor role may create, with the REVOKE that fixes it.
+//
+// Mutation checks, each done once: with migration 0181 rolled back after the migration (its down
+// script restores the functions of 0177 and 0178, their search_path the lease schema) both
+// planted... tests fail: leader_pause's "already paused" branch ran public.||(text, timestamptz)
+// twice and its recreate-a-missing-row branch public.*(numeric, integer), all as lt_owner; and
+// everyDefinerFunctionIsPinned names all seven. Without Migrator's refuseCreatableSchemas the four
+// rows of migratorRefusesACreatableSchema fail (the migrations were applied).
+
+#include "lease/statements.h"
+#include "pg/error.h"
+#include "schema/migrator.h"
+#include "testdatabase.h"
+
+#include <QtTest>
+
+#include <algorithm>
+#include <memory>
+
+using namespace std::chrono_literals;
+using leader::pg::Connection;
+using leader::test::Login;
+using leader::test::loginName;
+using leader::test::TestDatabase;
+
+namespace {
+
+constexpr auto Short = 5s;
+
+// The operators and functions the definer bodies use, each planted with the same name and argument
+// types; the planted one logs and then does what pg_catalog's does, so a hijacked body runs on.
+struct Operator
+{
+    const char *name;
+    const char *left;
+    const char *right;
+    const char *result;
+};
+
+constexpr Operator Operators[] = {
+        {"||", "text", "timestamptz", "text"},
+        {"||", "text", "text", "text"},
+        {"=", "text", "text", "boolean"},
+        {"<>", "text", "text", "boolean"},
+        {"<", "timestamptz", "timestamptz", "boolean"},
+        {"<=", "timestamptz", "timestamptz", "boolean"},
+        {">", "timestamptz", "timestamptz", "boolean"},
+        {"+", "timestamptz", "interval", "timestamptz"},
+        {"-", "timestamptz", "interval", "timestamptz"},
+        {"*", "numeric", "integer", "numeric"},
+};
+
+struct Function
+{
+    const char *name;
+    const char *arguments; // types, as in the signature
+    const char *call;      // pg_catalog's, with $n
+    const char *result;
+};
+
+constexpr Function Functions[] = {
+        {"now", "", "pg_catalog.now()", "timestamptz"},
+        {"clock_timestamp", "", "pg_catalog.clock_timestamp()", "timestamptz"},
+        {"btrim", "text", "pg_catalog.btrim($1)", "text"},
+        {"quote_literal", "text", "pg_catalog.quote_literal($1)", "text"},
+        {"pg_notify", "text, text", "pg_catalog.pg_notify($1, $2)", "void"},
+        {"set_config", "text, text, boolean", "pg_catalog.set_config($1, $2, $3)", "text"},
+        {"current_setting", "text, boolean", "pg_catalog.current_setting($1, $2)", "text"},
+        {"pg_has_role", "name, oid, text", "pg_catalog.pg_has_role($1, $2, $3)", "boolean"},
+        {"replace", "text, text, text", "pg_catalog.replace($1, $2, $3)", "text"},
+};
+
+// The tables the bodies write, shadowed; any write to a shadow is logged.
+constexpr const char *Tables[] = {"leader_leases", "leader_pause_log", "leader_replicas"};
+
+std::string plantSql(const std::string &schema)
+{
+    const auto logged = [&](const std::string &what) {
+        return "INSERT INTO attic.hijack_log (what) VALUES ('" + schema + "." + what + "'); ";
+    };
+    std::string sql;
+    int n = 0;
+    for (const Operator &op : Operators) {
+        const std::string function = schema + ".planted_op" + std::to_string(++n);
+        const std::string returned
+                = std::string(op.result) == "text" && std::string(op.right) == "timestamptz"
+                          ? "$1 OPERATOR(pg_catalog.||) $2::text"
+                          : std::string("$1 OPERATOR(pg_catalog.") + op.name + ") $2";
+        sql += "CREATE FUNCTION " + function + "(" + op.left + ", " + op.right + ") RETURNS "
+               + op.result + " LANGUAGE plpgsql AS $p$ BEGIN " + logged(op.name) + "RETURN "
+               + returned + "; END $p$;\n";
+        sql += "CREATE OPERATOR " + schema + "." + op.name + " (LEFTARG = " + op.left
+               + ", RIGHTARG = " + op.right + ", FUNCTION = " + function + ");\n";
+    }
+    for (const Function &f : Functions) {
+        const bool isVoid = std::string(f.result) == "void";
+        sql += "CREATE FUNCTION " + schema + "." + f.name + "(" + f.arguments + ") RETURNS "
+               + f.result + " LANGUAGE plpgsql AS $p$ BEGIN " + logged(f.name)
+               + (isVoid ? std::string("PERFORM ") + f.call + "; RETURN;"
+                         : std::string("RETURN ") + f.call + ";")
+               + " END $p$;\n";
+    }
+    sql += "CREATE FUNCTION " + schema
+           + ".planted_max(bigint, bigint) RETURNS bigint LANGUAGE plpgsql AS $p$ BEGIN "
+           + logged("max") + "RETURN pg_catalog.greatest($1, $2); END $p$;\n";
+    sql += "CREATE AGGREGATE " + schema + ".max(bigint) (SFUNC = " + schema
+           + ".planted_max, STYPE = bigint);\n";
+    for (const char *table : Tables) {
+        if (schema == "public")
+            break; // the lease schema: these are the real tables
+        const std::string qualified = schema + "." + table;
+        sql += std::string("CREATE ") + (schema == "pg_temp" ? "TEMPORARY " : "") + "TABLE "
+               + qualified + " (id bigint, role text, holder_id text);\n";
+        sql += "CREATE TRIGGER planted AFTER INSERT OR UPDATE OR DELETE ON " + qualified
+               + " FOR EACH STATEMENT EXECUTE FUNCTION attic.log_write();\n";
+    }
+    return sql;
+}
+
+} // namespace
+
+class TestDefinerHijack final : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+
+    void plantedObjectsNeverRunAsTheOwner();
+    void temporaryShadowsNeverRunAsTheOwner();
+    void everyDefinerFunctionIsPinned();
+    void migratorRefusesACreatableSchema_data();
+    void migratorRefusesACreatableSchema();
+
+private:
+    // Every branch of every definer function, called by app; the owner moves pause ends into the
+    // past and deletes a row, as time and an accident would.
+    void callEveryBranch(Connection &app);
+    void expectRefused(Connection &app, const std::string &sql);
+    QString ranAsSomeoneElse();
+
+    std::unique_ptr<TestDatabase> m_db;
+    std::unique_ptr<Connection> m_owner;
+};
+
+void TestDefinerHijack::initTestCase()
+{
+    m_db = std::make_unique<TestDatabase>("definerhijack");
+    m_db->migrateLease();
+    m_owner = std::make_unique<Connection>(m_db->connect(Login::Owner));
+    // The mistake the definer functions must survive: the app may create in the lease schema
+    // (public here), and in a schema of its own.
+    m_owner->execScript("open schemas", R"sql(
+GRANT CREATE ON SCHEMA public TO hardcount_app;
+CREATE SCHEMA attic;
+GRANT USAGE, CREATE ON SCHEMA attic TO hardcount_app;
+)sql",
+                        Short);
+    Connection app = m_db->connect(Login::App);
+    app.execScript("log", R"sql(
+CREATE TABLE attic.hijack_log (who name NOT NULL DEFAULT current_user, what text NOT NULL);
+GRANT INSERT, SELECT ON attic.hijack_log TO PUBLIC;
+CREATE FUNCTION attic.log_write() RETURNS trigger LANGUAGE plpgsql AS $p$
+BEGIN
+    INSERT INTO attic.hijack_log (what) VALUES (TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME);
+    RETURN NULL;
+END $p$;
+)sql",
+                   Short);
+    // Every schema the app can create in, as the app sees it (its own pg_temp aside: that one is
+    // per session, planted in temporaryShadowsNeverRunAsTheOwner).
+    const leader::pg::Result schemas
+            = app.exec("creatable",
+                       "SELECT nspname FROM pg_namespace WHERE has_schema_privilege(oid, 'CREATE') "
+                       "AND nspname NOT LIKE 'pg\\_%' ORDER BY nspname",
+                       {}, Short);
+    QStringList names;
+    for (int row = 0; row < schemas.rows(); ++row)
+        names << QString::fromUtf8(schemas.text(row, 0));
+    QCOMPARE(names, QStringList({"attic", "public"}));
+    for (const QString &schema : names)
+        app.execScript("plant", plantSql(schema.toStdString()), Short);
+}
+
+QString TestDefinerHijack::ranAsSomeoneElse()
+{
+    const leader::pg::Result result = m_owner->exec(
+            "hijacks",
+            // format, not ||: this query runs as the owner, and the planted || is on its path.
+            "SELECT coalesce(string_agg(format('%s ran %s', who, what), ', '), '') "
+            "FROM attic.hijack_log WHERE who <> $1::name",
+            {loginName(Login::App)}, Short);
+    return QString::fromUtf8(result.text(0, 0));
+}
+
+void TestDefinerHijack::expectRefused(Connection &app, const std::string &sql)
+{
+    try {
+        app.exec("refused", sql, {}, Short);
+        QFAIL(qPrintable("accepted: " + QString::fromStdString(sql)));
+    } catch (const leader::pg::Error &error) {
+        QVERIFY2(error.sqlstate() == "22023", qPrintable(QString::fromStdString(error.what())));
+    }
+}
+
+void TestDefinerHijack::callEveryBranch(Connection &app)
+{
+    m_db->resetLeases();
+    m_owner->exec("clear", "TRUNCATE leader_pause_log", {}, Short);
+    const auto call = [&app](const std::string &sql) {
+        return std::string(app.exec("call", sql, {}, Short).text(0, 0));
+    };
+    const auto endPauseNow = [this](const char *role) {
+        m_owner->exec("end the pause",
+                      "UPDATE leader_leases SET paused_until = now() - interval '1 millisecond' "
+                      "WHERE role = $1",
+                      {role}, Short);
+    };
+    // leader_pause: pauses; already paused without and with an end (the notice's ||); refused.
+    call("SELECT leader_pause('billing', 'alice', 'first')");
+    call("SELECT leader_pause('billing', 'bob', 'second')");
+    call("SELECT leader_pause('dunning', 'alice', 'first', now() + interval '1 hour')");
+    call("SELECT leader_pause('dunning', 'bob', 'second', now() + interval '2 hours')");
+    expectRefused(app, "SELECT leader_pause('payroll', 'alice', 'why')");
+    expectRefused(app, "SELECT leader_pause('billing', ' ', 'why')");
+    expectRefused(app, "SELECT leader_pause('email_outbox', 'a', 'b', now() - interval '1 s')");
+    // leader_unpause: both forms, paused and not, an unknown role.
+    QCOMPARE(call("SELECT leader_unpause('billing')"), std::string("t"));
+    QCOMPARE(call("SELECT leader_unpause('billing')"), std::string("f"));
+    QCOMPARE(call("SELECT leader_unpause('dunning', 'carol', 'back')"), std::string("t"));
+    expectRefused(app, "SELECT leader_unpause('payroll')");
+    expectRefused(app, "SELECT leader_unpause('payroll', 'carol', 'back')");
+    // Pauses whose end has passed: a re-pause and an unpause log the expiry (the trigger).
+    call("SELECT leader_pause('webhook_outbox', 'alice', 'w', now() + interval '1 hour')");
+    endPauseNow("webhook_outbox");
+    call("SELECT leader_pause('webhook_outbox', 'bob', 'again')");
+    call("SELECT leader_pause('webhook_delivery', 'alice', 'w', now() + interval '1 hour')");
+    endPauseNow("webhook_delivery");
+    QCOMPARE(call("SELECT leader_unpause('webhook_delivery', 'carol', 'late')"), std::string("f"));
+    // ACQUIRE, RENEW and RELEASE as the app: the claim clears an expired pause (the trigger, and
+    // the guard as the app), the release stamps a completed tick.
+    call("SELECT leader_pause('email_outbox', 'alice', 'e', now() + interval '1 hour')");
+    endPauseNow("email_outbox");
+    const auto acquired = leader::lease::acquire(app, "email_outbox", "app:1:00000001", 0ms);
+    QVERIFY(acquired.has_value());
+    QVERIFY(leader::lease::renew(app, "email_outbox", acquired->token, "app:1:00000001"));
+    QVERIFY(leader::lease::release(app, {.role = "email_outbox",
+                                         .token = acquired->token,
+                                         .holderId = "app:1:00000001",
+                                         .outcome = leader::lease::Outcome::Completed}));
+    // A missing row is recreated paused.
+    m_owner->exec("lose a row", "DELETE FROM leader_leases WHERE role = 'billing'", {}, Short);
+    call("SELECT leader_pause('billing', 'alice', 'recreated')");
+    QCOMPARE(call("SELECT leader_unpause('billing', 'carol', 'done')"), std::string("t"));
+    // The replica registry's functions.
+    call("SELECT leader_replica_seen('h:1:00000001', 'h', 1, 'v', '{billing}')::text");
+    QCOMPARE(call("SELECT leader_replica_gone('h:1:00000001')"), std::string("t"));
+    // The guard's clamp, as the app.
+    app.exec("future tick",
+             "UPDATE leader_leases SET last_tick_ended_at = now() + interval '1 hour' "
+             "WHERE role = 'dunning'",
+             {}, Short);
+
+    // Each branch did what it does on the real tables.
+    const leader::pg::Result log = m_owner->exec(
+            "log",
+            "SELECT string_agg(format('%s %s %s', role, action, coalesce(by, '-')), ', ' "
+            "ORDER BY id) FROM public.leader_pause_log",
+            {}, Short);
+    QCOMPARE(QString::fromUtf8(log.text(0, 0)),
+             QStringLiteral("billing pause alice, dunning pause alice, billing unpause -, "
+                            "dunning unpause carol, webhook_outbox pause alice, "
+                            "webhook_outbox expire -, webhook_outbox pause bob, "
+                            "webhook_delivery pause alice, webhook_delivery expire -, "
+                            "email_outbox pause alice, email_outbox expire -, "
+                            "billing pause alice, billing unpause carol"));
+}
+
+void TestDefinerHijack::plantedObjectsNeverRunAsTheOwner()
+{
+    Connection app = m_db->connect(Login::App);
+    callEveryBranch(app);
+    if (QTest::currentTestFailed())
+        return;
+    QCOMPARE(ranAsSomeoneElse(), QString());
+
+    // The plants are live: a body whose search_path is the lease schema (as before 0181) runs
+    // the planted || as whoever runs it. Rolled back, so the log stays the app's.
+    m_owner->exec("begin", "BEGIN", {}, Short);
+    m_owner->exec("path", "SET LOCAL search_path = public", {}, Short);
+    m_owner->exec("control", "SELECT ' (until ' || now()", {}, Short);
+    const QString control = ranAsSomeoneElse();
+    m_owner->exec("rollback", "ROLLBACK", {}, Short);
+    QCOMPARE(control, QStringLiteral("lt_owner ran public.||"));
+}
+
+void TestDefinerHijack::temporaryShadowsNeverRunAsTheOwner()
+{
+    // One session (pg_temp lives as long as it), straight to Postgres.
+    Connection app = m_db->connectDirect(Login::App);
+    app.execScript("plant in pg_temp", plantSql("pg_temp"), Short);
+    // pg_temp last for the app's own statements (ACQUIRE, RENEW, RELEASE), which name the tables
+    // without a schema and would otherwise find the shadows first (relations are looked up in
+    // pg_temp first unless the path says otherwise): that is the app fooling itself, not the
+    // owner. The definer functions set their own search_path whatever the session's is.
+    app.exec("path", "SET search_path = \"$user\", public, pg_temp", {}, Short);
+    callEveryBranch(app);
+    if (QTest::currentTestFailed())
+        return;
+    QCOMPARE(ranAsSomeoneElse(), QString());
+    // Nothing reached the shadow tables either, not even as the app.
+    QCOMPARE(app.exec("shadows", "SELECT count(*) FROM attic.hijack_log WHERE what LIKE 'pg_temp%'",
+                      {}, Short)
+                     .toInt64(0, 0),
+             0);
+}
+
+void TestDefinerHijack::everyDefinerFunctionIsPinned()
+{
+    // A future migration that adds a definer function must pin it too.
+    const leader::pg::Result result = m_owner->exec("definers", R"sql(
+SELECT count(*), coalesce(string_agg(p.oid::regprocedure::text, ', ')
+                              FILTER (WHERE NOT coalesce(p.proconfig, '{}')
+                                            @> ARRAY['search_path=pg_catalog, pg_temp']), '')
+  FROM pg_proc p
+ WHERE p.pronamespace = 'public'::regnamespace AND p.prosecdef
+)sql",
+                                                    {}, Short);
+    QCOMPARE(result.toInt64(0, 0), 7);
+    QCOMPARE(QString::fromUtf8(result.text(0, 1)), QString());
+}
+
+void TestDefinerHijack::migratorRefusesACreatableSchema_data()
+{
+    QTest::addColumn<QString>("grantee");
+    QTest::newRow("PUBLIC") << "PUBLIC";
+    QTest::newRow("the app role") << "hardcount_app";
+    QTest::newRow("the monitor role") << "hardcount_monitor";
+    QTest::newRow("an app login") << QString::fromStdString(loginName(Login::App));
+}
+
+void TestDefinerHijack::migratorRefusesACreatableSchema()
+{
+    QFETCH(QString, grantee);
+    static int opened = 0;
+    const std::string schema = "open_" + std::to_string(++opened);
+    m_owner->execScript("open schema",
+                        "CREATE SCHEMA " + schema + "; GRANT CREATE ON SCHEMA " + schema + " TO "
+                                + grantee.toStdString(),
+                        Short);
+    // Straight to Postgres: the search_path must hold across the migrator's transactions.
+    Connection owner = m_db->connectDirect(Login::Owner);
+    owner.exec("path", "SET search_path = " + schema, {}, Short);
+    std::string revoke;
+    try {
+        leader::schema::Migrator(owner).migrate({leader::schema::MigrationSet::Lease});
+        QFAIL("the migrations were applied to a schema others may create in");
+    } catch (const leader::schema::SchemaError &error) {
+        const QString message = QString::fromUtf8(error.what());
+        const QString expected = "REVOKE CREATE ON SCHEMA " + QString::fromStdString(schema)
+                                 + " FROM " + grantee + ";";
+        QVERIFY2(message.endsWith(": " + expected), qPrintable(message));
+        QVERIFY2(!message.contains(u'\n'), qPrintable(message));
+        revoke = expected.toStdString();
+    }
+    QCOMPARE(owner.exec("nothing", "SELECT to_regclass('schema_migrations') IS NULL", {}, Short)
+                     .toBool(0, 0),
+             true);
+    // The line it prints is the fix: run it, and the migrations apply.
+    owner.exec("revoke", revoke, {}, Short);
+    const std::vector<int> applied
+            = leader::schema::Migrator(owner).migrate({leader::schema::MigrationSet::Lease});
+    QVERIFY(std::find(applied.begin(), applied.end(), 181) != applied.end());
+}
+
+QTEST_GUILESS_MAIN(TestDefinerHijack)
+#include "tst_definerhijack.moc"
