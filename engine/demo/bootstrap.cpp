@@ -36,9 +36,7 @@ DemoCluster startDemoCluster(const std::filesystem::path &directory,
             progress(step);
     };
     say("starting the demo cluster in " + directory.string());
-    if (const std::filesystem::path parent = std::filesystem::absolute(directory).parent_path();
-        !parent.empty())
-        std::filesystem::create_directories(parent);
+    // The cluster makes the directory and its missing parents itself, never through a link.
     auto cluster
             = std::make_unique<embedded::Cluster>(embedded::ClusterOptions{.directory = directory});
     cluster->start();

@@ -19,16 +19,20 @@ public:
 struct ClusterOptions
 {
     // Holds data/ (the data directory), run/ (the Unix socket), server.log and the superuser's
-    // generated password. Created if missing, reused if it exists.
+    // generated password. Created if missing (0700, every parent opened without following a
+    // symbolic link), reused if it exists and is private: owned by the caller (as root, by the
+    // server's account), writable by nobody else, no link in its path or in it, the password
+    // file 0600, the socket directory 0700; anything else is refused with the fix.
     std::filesystem::path directory;
     // Where initdb and pg_ctl live; empty: LEADER_PG_BINDIR, then a server bundled with the
     // executable (the newest <exe>/../lib/postgresql/*/bin), then `pg_config --bindir`, then the
     // newest /usr/lib/postgresql/*/bin (on Windows %ProgramFiles%\PostgreSQL\*\bin).
     std::filesystem::path binDir;
-    // The account the server runs as when the caller is root (Postgres refuses root); empty:
-    // "postgres" if that account exists, else "nobody". Never used on Windows, where initdb and
-    // pg_ctl drop administrative rights themselves and the server runs as the caller.
-    std::string serverAccount;
+    // The account the server runs as when the caller is root (Postgres refuses root). When it
+    // does not exist the cluster refuses to start and says how to create it; it never falls back
+    // to a shared account such as nobody. Never used on Windows, where initdb and pg_ctl drop
+    // administrative rights themselves and the server runs as the caller.
+    std::string serverAccount = "postgres";
     std::chrono::seconds startTimeout{30};
 };
 
@@ -45,6 +49,12 @@ public:
     // initdb on first use, then start; a server this directory already runs is adopted, and a
     // stale postmaster.pid left by a killed run is cleared. Returns once it accepts connections.
     void start();
+    // Adopts the server this directory already runs, creating and starting nothing; false when
+    // none runs there. Then stop() stops it (leaderctl demo --stop).
+    bool attach();
+    // Leaves the server running when this object goes (leaderctl demo --keep-running); a later
+    // start() or attach() on the directory adopts it.
+    void detach();
     // Fast shutdown, waiting until the server is gone. No-op when not running.
     void stop();
     bool isRunning() const;

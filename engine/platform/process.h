@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -41,7 +42,11 @@ struct ProcessOptions
     // Run as this account (its groups included); switching to another account needs root.
     std::optional<Account> asAccount;
     std::chrono::milliseconds timeout{30000};
-    // Added to the caller's environment, replacing variables of the same name.
+    // The child's environment, besides a short allow-list: on POSIX the caller's PATH, TZ, LANG,
+    // LANGUAGE and LC_*, with HOME, USER and LOGNAME those of asAccount when it is set (else the
+    // caller's), and nothing else of the caller's (no PGPASSWORD, no cloud keys); these added
+    // last, replacing variables of the same name. On Windows, where the child runs as the caller
+    // and crosses no account, the caller's whole environment with these replacing.
     std::vector<std::pair<std::string, std::string>> environment;
     // Empty: the caller's working directory.
     std::filesystem::path workingDirectory;
@@ -84,5 +89,59 @@ bool canTraverse(const Account &account, const std::filesystem::path &directory)
 void writePrivateFile(const std::filesystem::path &path, std::string_view contents);
 // Reads n random bytes from the operating system's generator.
 std::string randomBytes(std::size_t n);
+
+#ifndef _WIN32
+// ---- Files other local users must not reach (POSIX; on Windows the demo's directory lives in
+// the user's profile, closed to others by its ACL) -------------------------------------------
+
+unsigned effectiveUserId();
+// The account with this uid; nullopt when it has no entry.
+std::optional<Account> accountOf(unsigned uid);
+
+enum class FileType { Missing, Directory, Regular, SymbolicLink, Other };
+
+struct FileInfo
+{
+    FileType type = FileType::Missing;
+    unsigned uid = 0;
+    unsigned mode = 0; // permission bits, with set-id and sticky
+    unsigned links = 0;
+    std::uintmax_t size = 0;
+};
+
+// A directory held open: each name is looked up in it and never through a symbolic link, so that
+// a link planted on the way to it, or in it, cannot send what is done there somewhere else.
+// Failures throw std::system_error: ELOOP for a symbolic link, ENOTDIR, EEXIST, ENOENT, EINVAL
+// for a file that is not a regular one.
+class OpenDirectory final
+{
+public:
+    static OpenDirectory root(); // "/"
+    OpenDirectory(OpenDirectory &&other) noexcept;
+    OpenDirectory &operator=(OpenDirectory &&other) noexcept;
+    OpenDirectory(const OpenDirectory &) = delete;
+    OpenDirectory &operator=(const OpenDirectory &) = delete;
+    ~OpenDirectory();
+
+    FileInfo info() const;
+    // The entry itself, a symbolic link not followed; type Missing when there is none.
+    FileInfo infoOf(const std::string &name) const;
+    std::string linkTarget(const std::string &name) const;
+    OpenDirectory open(const std::string &name) const;
+    // A new subdirectory with exactly mode (whatever the umask), given to owner when set.
+    OpenDirectory create(const std::string &name, unsigned mode,
+                         const std::optional<Account> &owner) const;
+    // A new file (EEXIST when anything has the name) with exactly mode, given to owner when set.
+    void createFile(const std::string &name, std::string_view contents, unsigned mode,
+                    const std::optional<Account> &owner) const;
+    // A regular file's contents from offset on.
+    std::string read(const std::string &name, std::uintmax_t offset = 0) const;
+    void remove(const std::string &name) const;
+
+private:
+    explicit OpenDirectory(int fd);
+    int m_fd = -1;
+};
+#endif
 
 } // namespace leader::platform

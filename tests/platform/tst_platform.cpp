@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <source_location>
 #include <span>
 #include <sstream>
@@ -458,7 +459,7 @@ void runEnvironmentAndDirectory()
           "a variable of the same name is replaced: " + inQuotes(result.output));
     result = runChild({"env", "PATH"});
     check(!result.output.empty() && linesOf(result.output).front() != "(unset)",
-          "the caller's environment is inherited");
+          "the caller's PATH is passed on");
 
     platform::ProcessOptions inScratch;
     inScratch.workingDirectory = scratch;
@@ -472,6 +473,78 @@ void runEnvironmentAndDirectory()
     root.workingDirectory = "/";
     check(runChild({"cwd"}, root).succeeded(), "\"/\" works as a working directory");
 }
+
+#ifndef _WIN32
+// Issue 31, finding 3: a child (initdb, pg_ctl, the server, maybe as another account, which reads
+// it in /proc/PID/environ) gets the allow-list of the caller's environment and nothing else.
+// Checked to fail with environmentFor passing the caller's whole environment on.
+void runEnvironmentIsAllowListed()
+{
+    const std::vector<std::pair<std::string, std::string>> secrets{
+            {"PGPASSWORD", "marker-pgpassword-31"},
+            {"AWS_SECRET_ACCESS_KEY", "marker-aws-31"},
+            {"LEADER_PLATFORM_ANYTHING", "marker-anything-31"}};
+    const std::vector<std::pair<std::string, std::string>> allowed{
+            {"TZ", "Europe/Berlin"}, {"LANG", "C.UTF-8"}, {"LC_MESSAGES", "C"}};
+    std::vector<std::pair<std::string, std::optional<std::string>>> before;
+    for (const auto &[name, value] : allowed) {
+        const char *old = std::getenv(name.c_str());
+        before.emplace_back(name, old ? std::optional<std::string>(old) : std::nullopt);
+    }
+    for (const auto &[name, value] : secrets)
+        ::setenv(name.c_str(), value.c_str(), 1);
+    for (const auto &[name, value] : allowed)
+        ::setenv(name.c_str(), value.c_str(), 1);
+    const auto environmentOf = [](const platform::ProcessOptions &options) {
+        const auto result = platform::runProcess({"/usr/bin/env"}, options);
+        require(result.succeeded(), "env ran: " + result.error + inQuotes(result.output));
+        return linesOf(result.output);
+    };
+    const auto has = [](const std::vector<std::string> &lines, const std::string &line) {
+        return std::find(lines.begin(), lines.end(), line) != lines.end();
+    };
+    const auto checkNoSecret = [&](const std::vector<std::string> &lines, const std::string &as) {
+        for (const std::string &line : lines) {
+            check(line.find("marker-") == std::string::npos,
+                  "a secret of the caller's reaches the child " + as + ": " + line);
+        }
+    };
+
+    platform::ProcessOptions asCaller;
+    asCaller.environment = {{"LEADER_ADDED", "added"}};
+    const auto lines = environmentOf(asCaller);
+    checkNoSecret(lines, "as the caller");
+    for (const auto &[name, value] : allowed)
+        check(has(lines, name + "=" + value), name + " is passed on");
+    check(has(lines, std::string("PATH=") + std::getenv("PATH")), "PATH is passed on");
+    if (const char *home = std::getenv("HOME"))
+        check(has(lines, std::string("HOME=") + home), "the caller's HOME is passed on");
+    check(has(lines, "LEADER_ADDED=added"), "what the caller adds arrives");
+
+    // As another account: its own HOME, USER and LOGNAME, none of the caller's secrets.
+    if (const auto nobody = platform::lookupAccount("nobody"); platform::isRoot() && nobody) {
+        platform::ProcessOptions asNobody;
+        asNobody.asAccount = nobody;
+        asNobody.workingDirectory = "/";
+        const auto theirs = environmentOf(asNobody);
+        checkNoSecret(theirs, "as nobody");
+        check(has(theirs, "HOME=" + nobody->home.string()), "HOME is the account's");
+        check(has(theirs, "USER=nobody") && has(theirs, "LOGNAME=nobody"),
+              "USER and LOGNAME are the account's");
+        check(has(theirs, "TZ=Europe/Berlin"), "TZ is passed on");
+    } else {
+        note("not root: the run as another account is not checked");
+    }
+    for (const auto &[name, value] : secrets)
+        ::unsetenv(name.c_str());
+    for (const auto &[name, value] : before) {
+        if (value)
+            ::setenv(name.c_str(), value->c_str(), 1);
+        else
+            ::unsetenv(name.c_str());
+    }
+}
+#endif
 
 void runFailures()
 {
@@ -868,6 +941,10 @@ constexpr Case cases[] = {
         {"run: output, stderr and exit code", runOutputAndExitCode},
         {"run: arguments arrive as given", runArguments},
         {"run: environment and working directory", runEnvironmentAndDirectory},
+#ifndef _WIN32
+        {"run: the caller's environment stays behind but for an allow-list",
+         runEnvironmentIsAllowListed},
+#endif
         {"run: what cannot start is an error", runFailures},
         {"run: the deadline ends the child and its children", deadlineEndsTheChildAndItsChildren},
         {"spawn a child and kill it", spawnAndKill},

@@ -5,6 +5,7 @@
 #include <csignal>
 #include <cstring>
 #include <fstream>
+#include <string_view>
 #include <system_error>
 
 #include <arpa/inet.h>
@@ -170,27 +171,40 @@ std::string findExecutable(const std::string &program)
     return {};
 }
 
+// Of the caller's variables, those a server and its tools need and nothing else: the children
+// may run as another account (which reads its environment in /proc/PID/environ), and a secret of
+// the caller's (PGPASSWORD, AWS_SECRET_ACCESS_KEY, ...) has no business there.
+bool passedOn(std::string_view name)
+{
+    return name == "PATH" || name == "TZ" || name == "LANG" || name == "LANGUAGE"
+           || name.starts_with("LC_");
+}
+
 std::vector<std::string> environmentFor(const ProcessOptions &options)
 {
-    std::vector<std::pair<std::string, std::string>> changes;
-    if (options.asAccount) {
-        changes = {{"HOME", options.asAccount->home.string()},
-                   {"USER", options.asAccount->name},
-                   {"LOGNAME", options.asAccount->name}};
-    }
-    changes.insert(changes.end(), options.environment.begin(), options.environment.end());
-
-    std::vector<std::string> environment;
+    std::vector<std::pair<std::string, std::string>> variables;
     for (char **entry = environ; entry && *entry; ++entry) {
         const std::string_view variable = *entry;
-        const std::string_view name = variable.substr(0, variable.find('='));
-        const bool replaced
-                = std::any_of(changes.begin(), changes.end(),
-                              [name](const auto &change) { return change.first == name; });
-        if (!replaced)
-            environment.emplace_back(variable);
+        const auto equals = variable.find('=');
+        if (equals == std::string_view::npos)
+            continue;
+        const std::string_view name = variable.substr(0, equals);
+        const bool identity = name == "HOME" || name == "USER" || name == "LOGNAME";
+        if (passedOn(name) || (identity && !options.asAccount))
+            variables.emplace_back(name, variable.substr(equals + 1));
     }
-    for (const auto &[name, value] : changes)
+    if (options.asAccount) {
+        variables.insert(variables.end(), {{"HOME", options.asAccount->home.string()},
+                                           {"USER", options.asAccount->name},
+                                           {"LOGNAME", options.asAccount->name}});
+    }
+    for (const auto &change : options.environment) {
+        std::erase_if(variables,
+                      [&change](const auto &variable) { return variable.first == change.first; });
+        variables.push_back(change);
+    }
+    std::vector<std::string> environment;
+    for (const auto &[name, value] : variables)
         environment.push_back(name + "=" + value);
     return environment;
 }
@@ -580,6 +594,177 @@ std::string randomBytes(std::size_t n)
         filled += static_cast<std::size_t>(count);
     }
     return bytes;
+}
+
+unsigned effectiveUserId()
+{
+    return ::geteuid();
+}
+
+std::optional<Account> accountOf(unsigned uid)
+{
+    return lookup([uid](passwd *entry, char *buffer, std::size_t size, passwd **found) {
+        return ::getpwuid_r(uid, entry, buffer, size, found);
+    });
+}
+
+namespace {
+
+FileInfo infoFrom(const struct stat &status)
+{
+    FileInfo info;
+    info.type = S_ISDIR(status.st_mode)   ? FileType::Directory
+                : S_ISREG(status.st_mode) ? FileType::Regular
+                : S_ISLNK(status.st_mode) ? FileType::SymbolicLink
+                                          : FileType::Other;
+    info.uid = status.st_uid;
+    info.mode = status.st_mode & 07777;
+    info.links = static_cast<unsigned>(status.st_nlink);
+    info.size = static_cast<std::uintmax_t>(status.st_size);
+    return info;
+}
+
+// Modes the umask must not narrow, and owners, set on the descriptor itself, not on a path
+// someone could swap meanwhile.
+void settle(int fd, unsigned mode, const std::optional<Account> &owner, const std::string &name)
+{
+    if (::fchmod(fd, mode) != 0)
+        throwErrno("cannot set the mode of " + name);
+    if (owner && ::fchown(fd, owner->uid, owner->gid) != 0)
+        throwErrno("cannot give " + name + " to " + owner->name);
+}
+
+} // namespace
+
+OpenDirectory::OpenDirectory(int fd)
+    : m_fd(fd)
+{}
+
+OpenDirectory OpenDirectory::root()
+{
+    const int fd = ::open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        throwErrno("cannot open /");
+    return OpenDirectory(fd);
+}
+
+OpenDirectory::OpenDirectory(OpenDirectory &&other) noexcept
+    : m_fd(std::exchange(other.m_fd, -1))
+{}
+
+OpenDirectory &OpenDirectory::operator=(OpenDirectory &&other) noexcept
+{
+    if (this != &other) {
+        if (m_fd >= 0)
+            ::close(m_fd);
+        m_fd = std::exchange(other.m_fd, -1);
+    }
+    return *this;
+}
+
+OpenDirectory::~OpenDirectory()
+{
+    if (m_fd >= 0)
+        ::close(m_fd);
+}
+
+FileInfo OpenDirectory::info() const
+{
+    struct stat status = {};
+    if (::fstat(m_fd, &status) != 0)
+        throwErrno("fstat");
+    return infoFrom(status);
+}
+
+FileInfo OpenDirectory::infoOf(const std::string &name) const
+{
+    struct stat status = {};
+    if (::fstatat(m_fd, name.c_str(), &status, AT_SYMLINK_NOFOLLOW) == 0)
+        return infoFrom(status);
+    if (errno == ENOENT)
+        return {};
+    throwErrno("cannot examine " + name);
+}
+
+std::string OpenDirectory::linkTarget(const std::string &name) const
+{
+    std::string target(4096, '\0');
+    const ssize_t length = ::readlinkat(m_fd, name.c_str(), target.data(), target.size());
+    if (length < 0)
+        throwErrno("cannot read the link " + name);
+    target.resize(static_cast<std::size_t>(length));
+    return target;
+}
+
+OpenDirectory OpenDirectory::open(const std::string &name) const
+{
+    const int fd = ::openat(m_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        throwErrno("cannot open " + name);
+    return OpenDirectory(fd);
+}
+
+OpenDirectory OpenDirectory::create(const std::string &name, unsigned mode,
+                                    const std::optional<Account> &owner) const
+{
+    if (::mkdirat(m_fd, name.c_str(), S_IRWXU) != 0)
+        throwErrno("cannot create " + name);
+    OpenDirectory created = open(name);
+    settle(created.m_fd, mode, owner, name);
+    return created;
+}
+
+void OpenDirectory::createFile(const std::string &name, std::string_view contents, unsigned mode,
+                               const std::optional<Account> &owner) const
+{
+    const Fd file(::openat(m_fd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                           S_IRUSR | S_IWUSR));
+    if (file.get() < 0)
+        throwErrno("cannot create " + name);
+    settle(file.get(), mode, owner, name);
+    while (!contents.empty()) {
+        const ssize_t written = ::write(file.get(), contents.data(), contents.size());
+        if (written < 0 && errno == EINTR)
+            continue;
+        if (written < 0)
+            throwErrno("cannot write " + name);
+        contents.remove_prefix(static_cast<std::size_t>(written));
+    }
+}
+
+std::string OpenDirectory::read(const std::string &name, std::uintmax_t offset) const
+{
+    // O_NONBLOCK: a FIFO planted under the name must not hang the open.
+    const Fd file(::openat(m_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    if (file.get() < 0)
+        throwErrno("cannot open " + name);
+    struct stat status = {};
+    if (::fstat(file.get(), &status) != 0)
+        throwErrno("fstat " + name);
+    if (!S_ISREG(status.st_mode)) {
+        errno = EINVAL;
+        throwErrno(name + " is not a regular file");
+    }
+    std::string contents;
+    char buffer[8192];
+    auto position = static_cast<off_t>(offset);
+    for (;;) {
+        const ssize_t count = ::pread(file.get(), buffer, sizeof buffer, position);
+        if (count < 0 && errno == EINTR)
+            continue;
+        if (count < 0)
+            throwErrno("cannot read " + name);
+        if (count == 0)
+            return contents;
+        contents.append(buffer, static_cast<std::size_t>(count));
+        position += count;
+    }
+}
+
+void OpenDirectory::remove(const std::string &name) const
+{
+    if (::unlinkat(m_fd, name.c_str(), 0) != 0)
+        throwErrno("cannot remove " + name);
 }
 
 } // namespace leader::platform
