@@ -82,7 +82,9 @@ Commands:
   audit     [--json]                 check the demo domain's invariants role by role
   demo      [--dir DIR] [--keep-running]
                                      start the private demo cluster, migrate it (lease and demo
-                                     sets), print its status
+                                     sets), print its status; with --keep-running it outlives
+                                     leaderctl, until demo --stop
+  demo      --stop [--dir DIR]       stop the demo cluster left running in DIR
   demo      --run [--dir DIR] [--replicas N] [--seconds S]
                                      the whole demo in this terminal, as the console runs it: the
                                      cluster, N replicas (default 3) leading the five roles, the
@@ -134,8 +136,8 @@ Arguments parse(int argc, char **argv)
     static const std::vector<std::string> valued{
             "--database", "--reason",   "--by",      "--dir", "--rate",  "--count",
             "--duration", "--replicas", "--seconds", "--for", "--until", "--since"};
-    static const std::vector<std::string> switches{"--json", "--keep-running", "--demo",
-                                                   "--run",  "--help",         "--version"};
+    static const std::vector<std::string> switches{"--json", "--keep-running", "--demo",   "--run",
+                                                   "--stop", "--help",         "--version"};
     Arguments arguments;
     for (int i = 1; i < argc; ++i) {
         std::string arg = argv[i];
@@ -356,12 +358,36 @@ int demo(const Arguments &arguments)
     printApplied(connection.target(), demo.applied);
     printStatus(connection, false);
     if (arguments.hasFlag("--keep-running")) {
+        // The server is pg_ctl's daemon, in a session of its own: it outlives this process once
+        // the cluster object no longer stops it on the way out.
+        cluster.detach();
+        std::string dir;
+        if (!arguments.option("--dir").empty()) {
+            dir = " --dir '";
+            for (const char c : directory.string())
+                dir += c == '\'' ? std::string("'\\''") : std::string(1, c);
+            dir += "'";
+        }
         std::cout << "leaderctl: the cluster keeps running; connect with: psql '"
-                  << cluster.url("leader_demo") << "'\n";
+                  << cluster.url(leader::demo::DemoDatabase)
+                  << "'; stop it with: leaderctl demo --stop" << dir << "\n";
         return Ok;
     }
     cluster.stop();
     std::cout << "leaderctl: demo cluster stopped (run with --keep-running to explore it)\n";
+    return Ok;
+}
+
+int stopDemo(const Arguments &arguments)
+{
+    const std::filesystem::path directory = demoDirectory(arguments);
+    leader::embedded::Cluster cluster(leader::embedded::ClusterOptions{.directory = directory});
+    if (!cluster.attach()) {
+        std::cout << "leaderctl: no demo cluster runs in " << directory.string() << "\n";
+        return Ok;
+    }
+    cluster.stop();
+    std::cout << "leaderctl: demo cluster in " << directory.string() << " stopped\n";
     return Ok;
 }
 
@@ -610,8 +636,11 @@ int run(const Arguments &arguments)
     }
     if (arguments.command.empty())
         throw UsageError("no command given");
-    if (arguments.command == "demo")
+    if (arguments.command == "demo") {
+        if (arguments.hasFlag("--stop"))
+            return stopDemo(arguments);
         return arguments.hasFlag("--run") ? runDemo(arguments) : demo(arguments);
+    }
 
     const std::string url = leader::pg::databaseUrlFrom(arguments.option("--database"));
     if (arguments.command == "status") {
