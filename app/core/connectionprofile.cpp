@@ -1,6 +1,6 @@
 #include "connectionprofile.h"
 
-#include <QRegularExpression>
+#include "pg/conninfo.h"
 
 #include <libpq-fe.h>
 
@@ -22,50 +22,6 @@ QString quoted(const QString &value)
     return QLatin1Char('\'') + escaped + QLatin1Char('\'');
 }
 
-// The password a URL or conninfo carries, found without libpq (which may just have refused it),
-// so that an error quoting part of it can be redacted.
-QString passwordIn(const QString &url)
-{
-    static const QRegularExpression userInfo(QStringLiteral("^[a-z]+://[^:@/?]*:([^@/?]*)@"),
-                                             QRegularExpression::CaseInsensitiveOption);
-    static const QRegularExpression keyValue(
-            QStringLiteral("password\\s*=\\s*('(?:[^'\\\\]|\\\\.)*'"
-                           "|[^\\s&]+)"));
-    if (const auto match = userInfo.match(url); match.hasMatch())
-        return match.captured(1);
-    if (const auto match = keyValue.match(url); match.hasMatch())
-        return match.captured(1);
-    return {};
-}
-
-QString redacted(QString message, const QString &password)
-{
-    if (password.isEmpty())
-        return message;
-    message.replace(password, QStringLiteral("***"));
-    // libpq quotes the token it stumbled on, which may be a piece of the password.
-    static const QRegularExpression quotedToken(QStringLiteral("\"([^\"]*)\""));
-    QString result;
-    qsizetype from = 0;
-    auto it = quotedToken.globalMatch(message);
-    while (it.hasNext()) {
-        const auto match = it.next();
-        const QString token = match.captured(1);
-        result += message.mid(from, match.capturedStart() - from);
-        result += !token.isEmpty() && password.contains(token) ? QStringLiteral("\"***\"")
-                                                               : match.captured(0);
-        from = match.capturedEnd();
-    }
-    result += message.mid(from);
-    return result;
-}
-
-QString firstLine(const char *text)
-{
-    const QString all = QString::fromUtf8(text ? text : "").trimmed();
-    return all.section(QLatin1Char('\n'), 0, 0).trimmed();
-}
-
 struct OptionsDeleter
 {
     void operator()(PQconninfoOption *options) const { PQconninfoFree(options); }
@@ -85,19 +41,22 @@ QString valueOf(const PQconninfoOption *options, const char *keyword)
 
 std::optional<ConnectionProfile> ConnectionProfile::fromUrl(const QString &url, QString *error)
 {
+    const std::string text = url.toStdString();
     const auto fail = [&](const QString &message) -> std::optional<ConnectionProfile> {
         if (error)
-            *error = redacted(message, passwordIn(url));
+            *error = QString::fromStdString(leader::pg::redactSecrets(message.toStdString(), text));
         return std::nullopt;
     };
 
+    // The engine's one reading decides, so that the console refuses what it would refuse.
+    if (const std::optional<std::string> reason = leader::pg::unreadableReason(text))
+        return fail(QStringLiteral("cannot read the database URL: %1")
+                            .arg(QString::fromStdString(*reason)));
     char *parseError = nullptr;
     const Options parsed(PQconninfoParse(url.toUtf8().constData(), &parseError));
-    if (!parsed) {
-        const QString reason = parseError ? firstLine(parseError) : QStringLiteral("out of memory");
-        PQfreemem(parseError);
-        return fail(QStringLiteral("cannot read the database URL: %1").arg(reason));
-    }
+    PQfreemem(parseError);
+    if (!parsed)
+        return fail(QStringLiteral("cannot read the database URL: out of memory"));
     // What the URL leaves out comes from the PG* variables (and libpq's compiled defaults), as
     // libpq itself would fill it.
     const Options defaults(PQconndefaults());

@@ -12,7 +12,6 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalBlocker>
-#include <QUrl>
 #include <QVBoxLayout>
 
 namespace leader::console {
@@ -389,10 +388,6 @@ void ConnectionDialog::onUrlChanged(const QString &text)
     QString error;
     const std::optional<ConnectionProfile> parsed = ConnectionProfile::fromUrl(url, &error);
     if (!parsed) {
-        // fromUrl promises no secret in its message; scrub anyway, this line is on screen.
-        const QString secret = QUrl(url).password();
-        if (!secret.isEmpty())
-            error.replace(secret, QStringLiteral("***"));
         showNote(m_urlError, error.isEmpty() ? tr("Not a postgresql:// URL.") : error);
         return;
     }

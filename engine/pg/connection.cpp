@@ -113,6 +113,9 @@ void Connection::close()
 void Connection::openUntil(Clock::time_point deadline)
 {
     close();
+    // Never handed to libpq: its own messages would quote the pieces of the password.
+    if (const std::optional<std::string> reason = unreadableReason(m_options.url))
+        failTransport("connect", "cannot connect: " + *reason, false);
     const std::vector<std::string> servers = serverConninfos(m_options.url);
     if (servers.size() <= 1) {
         if (const std::optional<ConnectFailure> failure = openServer(m_options.url, deadline))

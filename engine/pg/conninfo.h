@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -39,7 +40,8 @@ inline constexpr std::chrono::milliseconds StopCheckEvery{50};
 std::string databaseUrlFrom(const std::string &commandLineValue);
 
 // "user@host:port/dbname", from the URL and the PG* variables, with no password. For messages.
-// A multi-host URL names every server in libpq's order: "user@h1:5432,h2:5433/dbname".
+// A multi-host URL names every server in libpq's order: "user@h1:5432,h2:5433/dbname". An
+// unreadable one (below) is "an unreadable connection URL" (or "string"): no piece of it.
 std::string describeTarget(const std::string &url);
 
 // The first server a URL names, as libpq would reach it (the PG* variables filling the gaps).
@@ -65,7 +67,27 @@ std::string throughAddress(const std::string &url, const std::string &address, i
 // one at a time, each with its own share.
 std::vector<std::string> serverConninfos(const std::string &url);
 
-// Replaces every password found in url (URL userinfo, password=..., PGPASSWORD) inside text.
+// Every message and redaction below reads a connection string the one way libpq reads it
+// (PQconninfoParse). A string libpq refuses, or a URL whose text libpq would read other than its
+// author meant (a raw '@' after its user info, a raw '/' or ':' in a password turning its pieces
+// into a port or a database name), is "unreadable": it is never handed to libpq, never described
+// beyond "an unreadable connection URL", and every piece of text that could be its password is
+// masked.
+
+// Why url cannot be used as written, in one line quoting no password, with the fix; nullopt when
+// libpq reads it as meant.
+std::optional<std::string> unreadableReason(const std::string &url);
+
+// Replaces every password found in url (URL userinfo, password=..., PGPASSWORD) inside text; for
+// an unreadable url, every piece of its text that could be a password.
 std::string redactSecrets(std::string text, const std::string &url);
+
+// url without its password, in the same form (a URL stays a URL), for a child process's command
+// line: the password travels in its environment (PGPASSWORD) or a passfile instead. Throws
+// std::invalid_argument (no password in the message) for an unreadable url.
+std::string withoutPassword(const std::string &url);
+
+// The password url carries (libpq's reading, percent-decoded), empty if none.
+std::string passwordOf(const std::string &url);
 
 } // namespace leader::pg
