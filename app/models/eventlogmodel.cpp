@@ -1,5 +1,7 @@
 #include "eventlogmodel.h"
 
+#include "models/plaintext.h"
+
 #include <QIODevice>
 
 namespace leader::console {
@@ -27,6 +29,9 @@ QVariant EventLogModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
+    // Database text in a tooltip shows as written, never as HTML.
+    if (role == Qt::ToolTipRole)
+        return plainToolTip(data(index, PlainToolTipRole));
     const EventLogEntry &row = m_rows.at(index.row());
     switch (role) {
     case Qt::DisplayRole:
@@ -62,7 +67,7 @@ QVariant EventLogModel::data(const QModelIndex &index, int role) const
         default:
             return data(index, Qt::DisplayRole);
         }
-    case Qt::ToolTipRole:
+    case PlainToolTipRole:
         if (index.column() == Time)
             return row.databaseTime.isEmpty()
                            ? tr("%1 (this workstation)").arg(TimeRule::full(row.time, zone()))

@@ -1,5 +1,6 @@
 #include "failovermodel.h"
 
+#include "models/plaintext.h"
 #include "models/tones.h"
 
 #include <QGuiApplication>
@@ -84,6 +85,9 @@ QVariant FailoverModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
+    // Database text in a tooltip shows as written, never as HTML.
+    if (role == Qt::ToolTipRole)
+        return plainToolTip(data(index, PlainToolTipRole));
     const Failover &row = m_rows.at(index.row());
     // After a clean stop the gap runs from the release, not from a last heartbeat.
     const bool released = !row.lastHeartbeatAt.isValid() && row.releasedAt.isValid();
@@ -133,7 +137,7 @@ QVariant FailoverModel::data(const QModelIndex &index, int role) const
             return row.acquiredAt;
         }
         break;
-    case Qt::ToolTipRole:
+    case PlainToolTipRole:
         switch (index.column()) {
         case Victim:
             return tr("%1, holder %2, token %3")

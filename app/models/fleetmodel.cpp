@@ -1,6 +1,7 @@
 #include "fleetmodel.h"
 
 #include "core/timerule.h"
+#include "models/plaintext.h"
 #include "models/tones.h"
 
 #include <QColor>
@@ -124,6 +125,9 @@ QVariant FleetModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
+    // Database text in a tooltip shows as written, never as HTML.
+    if (role == Qt::ToolTipRole)
+        return plainToolTip(data(index, PlainToolTipRole));
     const Row &row = m_rows.at(index.row());
     const int column = index.column();
     switch (role) {
@@ -149,7 +153,7 @@ QVariant FleetModel::data(const QModelIndex &index, int role) const
                     .arg(TimeRule::clock(row.lastTakeover->acquiredAt, TimeZoneMode::Local));
         }
         break;
-    case Qt::ToolTipRole:
+    case PlainToolTipRole:
         if (column == Database)
             return row.target.describe();
         if (column == Connection)

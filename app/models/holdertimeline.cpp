@@ -1,6 +1,7 @@
 #include "holdertimeline.h"
 
 #include "lease/constants.h"
+#include "models/plaintext.h"
 
 #include <QSet>
 
@@ -315,6 +316,9 @@ QVariant HolderTimeline::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
+    // Database text in a tooltip shows as written, never as HTML.
+    if (role == Qt::ToolTipRole)
+        return plainToolTip(data(index, PlainToolTipRole));
     const Span &span = m_spans[size_t(index.row())];
     switch (role) {
     case Qt::DisplayRole:
@@ -358,7 +362,7 @@ QVariant HolderTimeline::data(const QModelIndex &index, int role) const
             break;
         }
         break;
-    case Qt::ToolTipRole: {
+    case PlainToolTipRole: {
         QString tip = tr("%1 held by %2, token %3\n%4 – %5 (%6)")
                               .arg(span.role, holderText(span.holderId))
                               .arg(span.token)

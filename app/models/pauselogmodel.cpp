@@ -1,6 +1,7 @@
 #include "pauselogmodel.h"
 
 #include "models/eventlogmodel.h"
+#include "models/plaintext.h"
 
 namespace leader::console {
 
@@ -68,6 +69,9 @@ QVariant PauseLogModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
+    // Database text in a tooltip shows as written, never as HTML.
+    if (role == Qt::ToolTipRole)
+        return plainToolTip(data(index, PlainToolTipRole));
     const PauseLogEntry &row = m_rows.at(index.row());
     const auto timeOf = [&row](int column) -> const QDateTime * {
         switch (column) {
@@ -92,7 +96,7 @@ QVariant PauseLogModel::data(const QModelIndex &index, int role) const
         if (const QDateTime *time = timeOf(index.column()))
             return *time;
         return display(row, index.column());
-    case Qt::ToolTipRole:
+    case PlainToolTipRole:
         if (const QDateTime *time = timeOf(index.column()); time && time->isValid())
             return tr("%1 (database clock)").arg(TimeRule::full(*time, zone()));
         if (index.column() == Reason && !row.reason.isEmpty())

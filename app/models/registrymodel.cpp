@@ -1,5 +1,7 @@
 #include "registrymodel.h"
 
+#include "models/plaintext.h"
+
 #include <algorithm>
 #include <tuple>
 #include <utility>
@@ -59,6 +61,9 @@ QVariant RegistryModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
+    // Database text in a tooltip shows as written, never as HTML.
+    if (role == Qt::ToolTipRole)
+        return plainToolTip(data(index, PlainToolTipRole));
     const Row &row = m_rows.at(index.row());
     switch (role) {
     case Qt::DisplayRole:
@@ -89,7 +94,7 @@ QVariant RegistryModel::data(const QModelIndex &index, int role) const
         if (index.column() == Pid || index.column() == Up || index.column() == LastSeen)
             return QVariant(Qt::AlignRight | Qt::AlignVCenter);
         break;
-    case Qt::ToolTipRole:
+    case PlainToolTipRole:
         if (index.column() == State) {
             switch (row.standing) {
             case Standing::Holding:

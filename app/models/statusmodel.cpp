@@ -2,6 +2,7 @@
 
 #include "core/demotypes.h"
 #include "models/health.h"
+#include "models/plaintext.h"
 #include "models/tones.h"
 
 #include <QFont>
@@ -71,6 +72,9 @@ QVariant StatusModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
+    // Database text in a tooltip shows as written, never as HTML.
+    if (role == Qt::ToolTipRole)
+        return plainToolTip(data(index, PlainToolTipRole));
     if (m_stale && role == Qt::ForegroundRole)
         return QGuiApplication::palette().color(QPalette::Disabled, QPalette::Text);
     if (m_stale && (role == Qt::BackgroundRole || role == Qt::DecorationRole))
@@ -80,7 +84,7 @@ QVariant StatusModel::data(const QModelIndex &index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         return display(status, column);
-    case Qt::ToolTipRole:
+    case PlainToolTipRole:
         return toolTip(status, column);
     case RawRole:
         return raw(status, column);

@@ -1,5 +1,6 @@
 #include "agechart.h"
 
+#include "models/plaintext.h"
 #include "models/tones.h"
 
 #include <QChart>
@@ -581,7 +582,7 @@ void AgeChart::showMarkerTip(int kind, const QPointF &point, bool state)
         }
     }
     if (nearest)
-        QToolTip::showText(QCursor::pos(), nearest->describe(zone()), this);
+        QToolTip::showText(QCursor::pos(), plainToolTip(nearest->describe(zone())), this);
 }
 
 void AgeChart::showCurveTip(const QString &role, const QPointF &point, bool state)

@@ -1,5 +1,6 @@
 #include "holdertimelineview.h"
 
+#include "models/plaintext.h"
 #include "models/tones.h"
 
 #include <QHelpEvent>
@@ -399,7 +400,7 @@ bool HolderTimelineView::event(QEvent *event)
             QToolTip::hideText();
             event->ignore();
         } else {
-            QToolTip::showText(help->globalPos(), text, this);
+            QToolTip::showText(help->globalPos(), plainToolTip(text), this);
         }
         return true;
     }

@@ -280,6 +280,7 @@ void MainWindow::connectSession()
         // Window-modal and not exec()'d: the event loop (and a closing window) is never held up.
         auto *box = new QMessageBox(QMessageBox::Critical, tr("The demo could not start"), message,
                                     QMessageBox::Close, this);
+        box->setTextFormat(Qt::PlainText); // the server's or the engine's words
         box->setAttribute(Qt::WA_DeleteOnClose);
         box->open();
     });

@@ -2,6 +2,7 @@
 
 #include "core/consolesession.h"
 #include "core/timerule.h"
+#include "models/plaintext.h"
 #include "models/statusmodel.h"
 #include "pausedialog.h"
 #include "statuspane.h"
@@ -122,8 +123,8 @@ void PauseController::update()
                                : !m_privileges.canUnpause ? m_privileges.reason
                                : anyPaused ? tr("Unpause %1 (leader_unpause)").arg(names)
                                            : tr("%1: not paused").arg(names);
-    m_pause->setToolTip(pauseTip);
-    m_unpause->setToolTip(unpauseTip);
+    m_pause->setToolTip(plainToolTip(pauseTip));
+    m_unpause->setToolTip(plainToolTip(unpauseTip));
     m_pause->setStatusTip(pauseTip);
     m_unpause->setStatusTip(unpauseTip);
 }
@@ -196,6 +197,7 @@ void PauseController::onFinished(const ActionResult &result)
         Q_EMIT finished(line);
         auto *box = new QMessageBox(QMessageBox::Warning, tr("%1 failed").arg(result.action), line,
                                     QMessageBox::Close, m_window);
+        box->setTextFormat(Qt::PlainText); // the server's or the engine's words
         box->setAttribute(Qt::WA_DeleteOnClose);
         box->open();
         return;

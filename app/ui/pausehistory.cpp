@@ -31,6 +31,9 @@ PauseHistory::PauseHistory(const TimeRule *timeRule, QWidget *parent)
     , m_unavailable(new QLabel)
 {
     setObjectName(QStringLiteral("pauseHistory"));
+    // Both quote the server's errors.
+    m_state->setTextFormat(Qt::PlainText);
+    m_unavailable->setTextFormat(Qt::PlainText);
     m_model->setObjectName(QStringLiteral("pauseLogModel"));
     m_model->setTimeRule(timeRule);
     m_filter->setSourceModel(m_model);

@@ -127,6 +127,7 @@ void ProductionGuard::updateBand()
     if (isProduction())
         text += m_locked ? tr(" — writes locked (Role → Unlock writes for this window)")
                          : tr(" — writes unlocked for this window");
+    m_band->setTextFormat(Qt::PlainText);
     m_band->setText(text);
     const QColor colour(m_profile.bandColour());
     QPalette palette = m_band->palette();

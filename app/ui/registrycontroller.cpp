@@ -54,6 +54,7 @@ void RegistryController::attach()
     table->horizontalHeader()->setStretchLastSection(false);
     m_unavailable = new QLabel;
     m_unavailable->setObjectName(QStringLiteral("registryUnavailable"));
+    m_unavailable->setTextFormat(Qt::PlainText); // it may quote the server's error
     m_unavailable->setWordWrap(true);
     m_unavailable->setAlignment(Qt::AlignCenter);
     m_stack = new QStackedWidget;
@@ -61,6 +62,7 @@ void RegistryController::attach()
     m_stack->addWidget(m_unavailable);
     m_state = new QLabel(tr("Reading the replica registry…"));
     m_state->setObjectName(QStringLiteral("registryState"));
+    m_state->setTextFormat(Qt::PlainText);
     auto *layout = new QVBoxLayout(m_page);
     layout->addWidget(m_stack, 1);
     layout->addWidget(m_state);

@@ -15,6 +15,7 @@ SessionStatusBar::SessionStatusBar(QStatusBar *bar)
     , m_earlyTake(new QLabel)
 {
     m_connection->setObjectName(QStringLiteral("connectionLabel"));
+    m_connection->setTextFormat(Qt::PlainText); // it quotes the server's error
     m_latency->setObjectName(QStringLiteral("latencyLabel"));
     m_latency->setToolTip(tr("Round trip of the last leader_status poll"));
     m_drift->setObjectName(QStringLiteral("driftLabel"));

@@ -1,6 +1,7 @@
 #include "statuspane.h"
 
 #include "core/timerule.h"
+#include "models/plaintext.h"
 #include "models/statusmodel.h"
 #include "tableview.h"
 
@@ -38,6 +39,7 @@ StatusPane::StatusPane(StatusModel *model, const TimeRule *timeRule, QWidget *pa
             &StatusPane::selectionChanged);
 
     m_banner->setObjectName(QStringLiteral("staleBanner"));
+    m_banner->setTextFormat(Qt::PlainText); // it quotes the server's error
     m_banner->setWordWrap(true);
     m_banner->setForegroundRole(QPalette::BrightText);
     m_banner->setBackgroundRole(QPalette::Dark);
@@ -106,7 +108,7 @@ void StatusPane::updateBanner()
                               .arg(TimeRule::clock(m_asOf, zone))
                               .arg(ago)
                               .arg(m_why));
-    m_banner->setToolTip(m_why);
+    m_banner->setToolTip(plainToolTip(m_why));
     m_banner->show();
 }
 

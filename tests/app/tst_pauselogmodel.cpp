@@ -19,6 +19,7 @@
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTest>
+#include <QTextDocument>
 
 #include <ctime>
 
@@ -272,6 +273,51 @@ private Q_SLOTS:
     }
 };
 
+// Issue 31, finding 7: database text in a tooltip or a label shows as written. Checked once
+// without the fix: the Reason tooltip was the raw "<b>x</b>..." (rendered as bold with an image)
+// and both labels were Qt::AutoText.
+class TstPauseLogPlainText final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void tooltipShowsReasonAsWritten()
+    {
+        const QString reason = QStringLiteral("<b>x</b><img src=\"file:///etc/hostname\"> & more");
+        PauseLogModel model;
+        model.setEntries({row(1, "billing", "pause", utc(9, 0), "lt_app", "<i>eve</i>", reason)});
+        const QString tip = model.index(0, PauseLogModel::Reason).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QLatin1String("&lt;b&gt;x&lt;/b&gt;&lt;img")), qPrintable(tip));
+        // What QToolTip shows of it: the reason's own characters, no markup applied.
+        QTextDocument shown;
+        if (Qt::mightBeRichText(tip))
+            shown.setHtml(tip);
+        else
+            shown.setPlainText(tip);
+        QCOMPARE(shown.toPlainText(), reason);
+        // A tooltip Qt would not take for HTML is left as it was.
+        model.setEntries({row(1, "billing", "pause", utc(9, 0), "lt_app", "bob", "a < b & c")});
+        QCOMPARE(model.index(0, PauseLogModel::Reason).data(Qt::ToolTipRole).toString(),
+                 QStringLiteral("a < b & c"));
+    }
+
+    void labelsArePlainText()
+    {
+        TimeRule rule;
+        PauseHistory view(&rule);
+        const QString error = QStringLiteral("<b>x</b><img src=\"file:///etc/hostname\">");
+        view.setResult(PauseLogResult{.error = error});
+        auto *state = view.findChild<QLabel *>(QStringLiteral("pauseHistoryState"));
+        QVERIFY(state);
+        QCOMPARE(state->textFormat(), Qt::PlainText);
+        QVERIFY(state->text().contains(error));
+        view.setResult(PauseLogResult{.unavailable = error});
+        auto *line = view.findChild<QLabel *>(QStringLiteral("pauseHistoryUnavailable"));
+        QVERIFY(line);
+        QCOMPARE(line->textFormat(), Qt::PlainText);
+    }
+};
+
 int main(int argc, char **argv)
 {
     // Before anything reads the zone: local time is Kolkata's, UTC+05:30 all year.
@@ -279,7 +325,8 @@ int main(int argc, char **argv)
     tzset();
     QApplication app(argc, argv);
     TstPauseLogModel test;
-    return QTest::qExec(&test, argc, argv);
+    TstPauseLogPlainText plainText;
+    return QTest::qExec(&test, argc, argv) | QTest::qExec(&plainText, argc, argv);
 }
 
 #include "tst_pauselogmodel.moc"

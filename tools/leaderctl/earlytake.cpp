@@ -1,5 +1,6 @@
 #include "earlytake.h"
 
+#include "output.h"
 #include "pg/connection.h"
 #include "schema/migrator.h"
 
@@ -41,7 +42,7 @@ void earlyTake(leader::pg::Connection &connection, const std::vector<std::string
     const char *now = on ? "on" : "off";
     for (int row = 0; row < result.rows(); ++row) {
         const bool was = result.toBool(row, 1);
-        std::cout << "leaderctl: " << result.text(row, 0) << ": early take " << now
+        std::cout << "leaderctl: " << printable(result.text(row, 0)) << ": early take " << now
                   << (was == on ? " (it was already)" : "")
                   << (on ? "" : "; its leases end at their expiry from now on") << "\n";
     }

@@ -22,14 +22,16 @@ void pause(leader::pg::Connection &connection, const std::vector<std::string> &r
 {
     for (const leader::lease::PauseRecord &record :
          leader::lease::pauseRoles(connection, roles, by, reason, end)) {
-        const std::string until = record.until ? " until " + *record.until : std::string();
+        const std::string until
+                = record.until ? " until " + printable(*record.until) : std::string();
         if (record.byThisCall)
-            std::cout << "leaderctl: " << record.role << " paused at " << record.pausedAt << " by "
-                      << record.pausedBy << until << "\n";
+            std::cout << "leaderctl: " << printable(record.role) << " paused at "
+                      << printable(record.pausedAt) << " by " << printable(record.pausedBy) << until
+                      << "\n";
         else
-            std::cout << "leaderctl: " << record.role << " was already paused at "
-                      << record.pausedAt << " by " << record.pausedBy << ": " << record.reason
-                      << until << "; nothing changed\n";
+            std::cout << "leaderctl: " << printable(record.role) << " was already paused at "
+                      << printable(record.pausedAt) << " by " << printable(record.pausedBy) << ": "
+                      << printable(record.reason) << until << "; nothing changed\n";
     }
 }
 
@@ -38,7 +40,7 @@ void unpause(leader::pg::Connection &connection, const std::vector<std::string> 
 {
     for (const leader::lease::UnpauseRecord &record :
          leader::lease::unpauseRoles(connection, roles, by, reason))
-        std::cout << "leaderctl: " << record.role
+        std::cout << "leaderctl: " << printable(record.role)
                   << (record.wasPaused ? " unpaused" : " was not paused") << "\n";
 }
 
@@ -73,8 +75,8 @@ void history(leader::pg::Connection &connection, const leader::lease::PauseLogQu
                               "ENDS PAUSE OF (UTC)"},
                              rows);
     if (entries.empty())
-        std::cout << "(no pauses recorded" << (query.role.empty() ? "" : " for " + query.role)
-                  << ")\n";
+        std::cout << "(no pauses recorded"
+                  << (query.role.empty() ? "" : " for " + printable(query.role)) << ")\n";
 }
 
 } // namespace leaderctl
