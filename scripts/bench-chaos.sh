@@ -56,7 +56,10 @@ database=chaos
 psql -X -q -v ON_ERROR_STOP=1 "$LEADER_TEST_ADMIN_URL" -c "CREATE DATABASE $database OWNER lt_owner"
 # Both nodes in every direct URL, writable one wanted: libpq follows a promotion by itself.
 nodes="$LEADER_TEST_HOST:$primary_port,$LEADER_TEST_HOST:$standby_port"
-login() { echo "postgresql://$1:$LEADER_TEST_PASSWORD@$2/$database"; }
+# The password reaches the benchmark and its replicas through the environment: a URL holding it
+# would show in ps (/proc/PID/cmdline) to every local user.
+export PGPASSWORD=$LEADER_TEST_PASSWORD
+login() { echo "postgresql://$1@$2/$database"; }
 direct() { echo "$(login "$1" "$nodes")?target_session_attrs=read-write"; }
 proxied="$LEADER_TEST_HOST:$proxy_port_a,$LEADER_TEST_HOST:$proxy_port_b"
 events=(--proxy-ports "$proxy_port_a:$node_port_a,$proxy_port_b:$node_port_b"

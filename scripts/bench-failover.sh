@@ -48,7 +48,10 @@ drop_database() {
 }
 trap 'drop_database; ${servers:+scripts/test-servers.sh stop "$servers"; rm -rf "$servers"}' EXIT
 
-login() { echo "postgresql://$1:$LEADER_TEST_PASSWORD@$LEADER_TEST_HOST:$2/$database"; }
+# The password reaches the benchmark and its replicas through the environment: a URL holding it
+# would show in ps (/proc/PID/cmdline) to every local user.
+export PGPASSWORD=$LEADER_TEST_PASSWORD
+login() { echo "postgresql://$1@$LEADER_TEST_HOST:$2/$database"; }
 owner=$(login lt_owner "$LEADER_TEST_PG_PORT")
 
 "$bench" --database "$owner" --replica-binary "$replica" \

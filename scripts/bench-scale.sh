@@ -50,7 +50,10 @@ source "$servers/env"
 
 database=scale
 psql -X -q -v ON_ERROR_STOP=1 "$LEADER_TEST_ADMIN_URL" -c "CREATE DATABASE $database OWNER lt_owner"
-login() { echo "postgresql://$1:$LEADER_TEST_PASSWORD@$LEADER_TEST_HOST:$2/$3"; }
+# The password reaches the benchmark and its hosts through the environment: a URL holding it
+# would show in ps (/proc/PID/cmdline) to every local user.
+export PGPASSWORD=$LEADER_TEST_PASSWORD
+login() { echo "postgresql://$1@$LEADER_TEST_HOST:$2/$3"; }
 account=$(awk -F"'" '/LEADER_TEST_ADMIN_URL/ {print $2}' "$servers/env" | sed 's|postgresql://\([^@]*\)@.*|\1|')
 
 json=$results/scale.json

@@ -122,7 +122,9 @@ scrape() {
     database=promscrape_$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
     psql -X -q -v ON_ERROR_STOP=1 "$LEADER_TEST_ADMIN_URL" -c "CREATE DATABASE $database OWNER lt_owner"
     cleanup_steps+=("psql -X -q \"\$LEADER_TEST_ADMIN_URL\" -c 'DROP DATABASE IF EXISTS $database WITH (FORCE)' >/dev/null")
-    local base=postgresql://%s:$LEADER_TEST_PASSWORD@$LEADER_TEST_HOST:$LEADER_TEST_PG_PORT/$database
+    # The password in the environment, not in the URLs: those show in ps.
+    export PGPASSWORD=$LEADER_TEST_PASSWORD
+    local base=postgresql://%s@$LEADER_TEST_HOST:$LEADER_TEST_PG_PORT/$database
     # shellcheck disable=SC2059 # the URL is the format, the login its one argument
     "$leaderctl" migrate --demo --database "$(printf "$base" lt_owner)" >/dev/null
 

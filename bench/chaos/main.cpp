@@ -8,9 +8,11 @@
 #include "pg/conninfo.h"
 #include "pg/error.h"
 #include "report.h"
+#include "secrets.h"
 
 #include <filesystem>
 #include <iostream>
+#include <stdexcept>
 
 namespace {
 
@@ -133,8 +135,15 @@ int main(int argc, char **argv)
     Options options;
     try {
         options = parseOptions(argc, argv);
+        // Before any thread or child starts: passwords travel in the environment, never argv.
+        failoverbench::passwordsToEnvironment(
+                {&options.databaseUrl, &options.replicaDatabaseUrl, &options.bouncerDatabaseUrl,
+                 &options.proxyDatabaseUrl, &options.netnsDatabaseUrl});
     } catch (const UsageError &error) {
         std::cerr << "chaos-bench: " << error.what() << " (see chaos-bench --help)\n";
+        return Usage;
+    } catch (const std::invalid_argument &error) {
+        std::cerr << "chaos-bench: " << error.what() << "\n";
         return Usage;
     }
     if (options.help) {

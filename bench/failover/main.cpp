@@ -7,11 +7,13 @@
 #include "pg/conninfo.h"
 #include "pg/error.h"
 #include "report.h"
+#include "secrets.h"
 
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 
 namespace {
 
@@ -130,8 +132,14 @@ int main(int argc, char **argv)
     Options options;
     try {
         options = parseOptions(argc, argv);
+        // Before any thread or child starts: passwords travel in the environment, never argv.
+        passwordsToEnvironment(
+                {&options.databaseUrl, &options.replicaDatabaseUrl, &options.listenDatabaseUrl});
     } catch (const UsageError &error) {
         std::cerr << "failover-bench: " << error.what() << " (see failover-bench --help)\n";
+        return Usage;
+    } catch (const std::invalid_argument &error) {
+        std::cerr << "failover-bench: " << error.what() << "\n";
         return Usage;
     }
     if (options.help) {

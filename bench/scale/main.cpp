@@ -11,10 +11,12 @@
 #include "replica/profile.h"
 #include "report.h"
 #include "scalerun.h"
+#include "secrets.h"
 
 #include <charconv>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 
 namespace {
 
@@ -209,8 +211,14 @@ int main(int argc, char **argv)
     Options options;
     try {
         options = parseOptions(argc, argv);
+        // Before any thread or child starts: passwords travel in the environment, never argv.
+        failoverbench::passwordsToEnvironment(
+                {&options.databaseUrl, &options.replicaDatabaseUrl, &options.bouncerAdminUrl});
     } catch (const UsageError &error) {
         std::cerr << "scale-bench: " << error.what() << " (see scale-bench --help)\n";
+        return Usage;
+    } catch (const std::invalid_argument &error) {
+        std::cerr << "scale-bench: " << error.what() << "\n";
         return Usage;
     }
     if (options.help) {
