@@ -725,16 +725,16 @@ int main(int argc, char **argv)
         std::cerr << "leaderctl: " << error.what() << " (see leaderctl --help)\n";
         return Usage;
     } catch (const leader::schema::SchemaError &error) {
-        std::cerr << "leaderctl: " << error.what() << "\n";
+        std::cerr << "leaderctl: " << leaderctl::printable(error.what()) << "\n";
         return SchemaProblem;
     } catch (const leader::pg::Error &error) {
-        std::cerr << "leaderctl: " << leader::pg::explain(error) << "\n";
+        std::cerr << "leaderctl: " << leaderctl::printable(leader::pg::explain(error)) << "\n";
         return error.isTransport() ? Unreachable : Failed;
     } catch (const leader::embedded::ClusterError &error) {
         std::cerr << "leaderctl: " << error.what() << "\n";
         return Failed;
     } catch (const std::exception &error) {
-        std::cerr << "leaderctl: " << error.what() << "\n";
+        std::cerr << "leaderctl: " << leaderctl::printable(error.what()) << "\n";
         return Failed;
     }
 }
