@@ -25,12 +25,15 @@ public:
     ControlServer(const ControlServer &) = delete;
     ControlServer &operator=(const ControlServer &) = delete;
 
-    // Binds path, readable and writable by this account only (a stale socket file is replaced),
-    // and serves on a thread of its own. On Windows it creates the pipe controlEndpoint(path)
-    // names, with a DACL that admits this account alone and no remote client; a pipe another
-    // process serves is not taken over. Throws std::system_error.
+    // Binds path, readable and writable by this account only, and serves on a thread of its own.
+    // Whatever exists at path is left alone and refused (std::runtime_error, one line), except a
+    // socket file of this account that refuses connections: a killed replica's, replaced. On
+    // Windows it creates the pipe controlEndpoint(path) names, with a DACL that admits this
+    // account alone and no remote client; a pipe another process serves is not taken over (the
+    // path itself is never touched). Throws std::system_error for what the system refuses.
     void start();
-    // Stops serving and removes the socket file (a pipe ends with its handle).
+    // Stops serving and removes the socket file it bound, if that is still there (a pipe ends
+    // with its handle).
     void stop();
 
 private:

@@ -4,8 +4,10 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <system_error>
+#include <utility>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -60,6 +62,69 @@ bool readLine(int fd, std::string &line, std::chrono::steady_clock::time_point d
     return true;
 }
 
+// What kind of file st is, for a refusal.
+std::string kindOf(const struct stat &st)
+{
+    if (S_ISREG(st.st_mode))
+        return "a regular file";
+    if (S_ISDIR(st.st_mode))
+        return "a directory";
+    if (S_ISLNK(st.st_mode))
+        return "a symbolic link";
+    if (S_ISFIFO(st.st_mode))
+        return "a FIFO";
+    return "not a socket";
+}
+
+// Whether a server accepts connections on the socket file at address now.
+bool somebodyListens(const sockaddr_un &address)
+{
+    const int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (probe < 0)
+        fail("control socket");
+    const bool listening
+            = ::connect(probe, reinterpret_cast<const sockaddr *>(&address), sizeof address) == 0
+              || errno != ECONNREFUSED;
+    ::close(probe);
+    return listening;
+}
+
+// Clears the way for bind(): nothing at path, or a socket file of this account that nobody
+// listens on any more (a killed replica's), which is removed. Anything else is refused and left
+// alone: the path may name a file of value, or another replica's live socket. Only a refused
+// connect (ECONNREFUSED: no listener) counts as dead; any other answer, or an error, leaves the
+// socket to whoever may still serve it.
+void clearStaleSocket(const std::filesystem::path &path, const sockaddr_un &address)
+{
+    struct stat before = {};
+    if (::lstat(path.c_str(), &before) != 0) {
+        if (errno == ENOENT)
+            return;
+        throw std::system_error(errno, std::generic_category(), "control socket " + path.string());
+    }
+    const std::string refused = "--control " + path.string() + " ";
+    if (!S_ISSOCK(before.st_mode))
+        throw std::runtime_error(refused + "exists and is " + kindOf(before)
+                                 + ", not a socket; give a path that does not exist");
+    if (before.st_uid != ::geteuid())
+        throw std::runtime_error(refused
+                                 + "is a socket of another account; give a path that "
+                                   "does not exist");
+    if (somebodyListens(address))
+        throw std::runtime_error(refused
+                                 + "is served by another process (a replica running "
+                                   "with the same --control?); stop it or give another "
+                                   "path");
+    // Removed only if still the very socket looked at: not a file put there meanwhile.
+    struct stat now = {};
+    if (::lstat(path.c_str(), &now) != 0 || now.st_dev != before.st_dev
+        || now.st_ino != before.st_ino || !S_ISSOCK(now.st_mode))
+        throw std::runtime_error(refused + "changed while it was checked; try again");
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT)
+        throw std::system_error(errno, std::generic_category(),
+                                "cannot remove the stale control socket " + path.string());
+}
+
 void writeAll(int fd, const std::string &text)
 {
     std::size_t sent = 0;
@@ -78,6 +143,8 @@ struct ControlServer::Native
     int listener = -1;
     int wakeRead = -1;
     int wakeWrite = -1;
+    // The socket file this server bound, so that stop() removes that one and nothing else.
+    std::optional<std::pair<dev_t, ino_t>> bound;
 };
 
 ControlServer::ControlServer(std::filesystem::path path, Handler handler)
@@ -95,10 +162,11 @@ void ControlServer::start()
 {
     const sockaddr_un address = addressOf(m_path);
     Native &native = *m_native;
+    clearStaleSocket(m_path, address);
     native.listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (native.listener < 0)
         fail("control socket");
-    ::unlink(m_path.c_str()); // a socket file a killed replica left behind
+    // bind() never replaces a file: one created since the check fails it with EADDRINUSE.
     const mode_t previous = ::umask(0077);
     const int bound
             = ::bind(native.listener, reinterpret_cast<const sockaddr *>(&address), sizeof address);
@@ -110,6 +178,8 @@ void ControlServer::start()
         throw std::system_error(error, std::generic_category(),
                                 "control socket " + m_path.string());
     }
+    if (struct stat st{}; ::lstat(m_path.c_str(), &st) == 0)
+        native.bound = std::make_pair(st.st_dev, st.st_ino);
     int pipeEnds[2];
     if (::pipe2(pipeEnds, O_CLOEXEC) != 0)
         fail("control socket wake pipe");
@@ -130,8 +200,12 @@ void ControlServer::stop()
             ::close(*fd);
         *fd = -1;
     }
-    std::error_code ignored;
-    std::filesystem::remove(m_path, ignored);
+    // Only the socket file this server bound: a failed start must not remove what it refused.
+    if (struct stat st{}; m_native->bound && ::lstat(m_path.c_str(), &st) == 0
+                          && S_ISSOCK(st.st_mode) && st.st_dev == m_native->bound->first
+                          && st.st_ino == m_native->bound->second)
+        ::unlink(m_path.c_str());
+    m_native->bound.reset();
 }
 
 void ControlServer::serve()
