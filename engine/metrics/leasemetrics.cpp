@@ -38,6 +38,14 @@ constexpr std::string_view LastTickStateHelp
 constexpr std::string_view Paused = "hardcount_leader_paused";
 constexpr std::string_view PausedHelp = "1 while the role is paused with leader_pause";
 
+constexpr std::string_view StatusUp = "hardcount_leader_status_up";
+constexpr std::string_view StatusUpHelp
+        = "1 when this replica's last read of leader_status for /metrics succeeded";
+constexpr std::string_view StatusStaleness = "hardcount_leader_status_staleness_seconds";
+constexpr std::string_view StatusStalenessHelp
+        = "Seconds since the leader_status readings served were taken (read at most once a second "
+          "on the replica's metrics session)";
+
 constexpr std::array<std::string_view, 3> States{"ok", "never_ran", "error"};
 
 // Statements take 2 s at most (the lease statement timeout), so round trips end at 2.5 s.
@@ -99,13 +107,26 @@ void LeaseMetrics::renewRoundTrip(std::string_view role, std::chrono::duration<d
             .observe(duration.count());
 }
 
-void LeaseMetrics::scrapeStatus(pg::Connection &connection)
+bool LeaseMetrics::scrapeStatus(pg::Connection &connection,
+                                std::optional<std::chrono::milliseconds> serverTimeout)
 {
     std::map<std::string, RoleStatus, std::less<>> statuses;
     std::optional<std::string> failure;
     try {
-        const pg::Result result
-                = connection.exec("scrape status", StatusSql, {}, std::chrono::seconds(2));
+        // The client's deadline a little past the server's, so the server's error is the one seen.
+        const std::chrono::milliseconds timeout
+                = serverTimeout ? *serverTimeout + std::chrono::milliseconds(500)
+                                : std::chrono::milliseconds(2000);
+        if (serverTimeout) {
+            connection.exec("scrape status begin", "BEGIN", {}, timeout);
+            connection.exec("scrape status timeout",
+                            "SET LOCAL statement_timeout = "
+                                    + std::to_string(serverTimeout->count()),
+                            {}, timeout);
+        }
+        const pg::Result result = connection.exec("scrape status", StatusSql, {}, timeout);
+        if (serverTimeout)
+            connection.exec("scrape status commit", "COMMIT", {}, timeout);
         for (int row = 0; row < result.rows(); ++row) {
             RoleStatus &status = statuses[std::string(result.text(row, 0))];
             if (!result.isNull(row, 1))
@@ -114,6 +135,8 @@ void LeaseMetrics::scrapeStatus(pg::Connection &connection)
         }
     } catch (const pg::Error &error) {
         failure = pg::explain(error);
+        if (serverTimeout)
+            connection.close(); // its transaction aborted, or its session in doubt
     }
 
     const std::lock_guard lock(m_scrapeMutex);
@@ -144,6 +167,78 @@ void LeaseMetrics::scrapeStatus(pg::Connection &connection)
                     .gauge(LastTickState, LastTickStateHelp,
                            {{"role", std::string(role)}, {"state", std::string(each)}})
                     .set(each == state ? 1 : 0);
+    }
+    return !failure;
+}
+
+StatusSnapshot::StatusSnapshot(LeaseMetrics &metrics, Registry &registry, Options options)
+    : m_metrics(metrics)
+    , m_registry(registry)
+    , m_options(std::move(options))
+{}
+
+StatusSnapshot::~StatusSnapshot()
+{
+    stop();
+}
+
+void StatusSnapshot::refresh()
+{
+    std::unique_lock lock(m_mutex);
+    if (m_stopped)
+        return;
+    const Clock::time_point now = Clock::now();
+    if (m_requested == m_done
+        && (!m_lastStarted || now - *m_lastStarted >= m_options.refreshEvery)) {
+        ++m_requested;
+        if (!m_thread.joinable())
+            m_thread = std::jthread([this](std::stop_token stop) { run(std::move(stop)); });
+        m_changed.notify_all();
+    }
+    const std::uint64_t asked = m_requested;
+    m_changed.wait_until(lock, now + m_options.waitFor,
+                         [&] { return m_done >= asked || m_stopped; });
+    if (m_lastRead)
+        m_registry.gauge(StatusStaleness, StatusStalenessHelp)
+                .set(std::chrono::duration<double>(Clock::now() - *m_lastRead).count());
+}
+
+void StatusSnapshot::stop()
+{
+    {
+        const std::lock_guard lock(m_mutex);
+        m_stopped = true;
+        m_changed.notify_all();
+    }
+    if (m_thread.joinable()) {
+        m_thread.request_stop();
+        m_thread.join();
+    }
+}
+
+void StatusSnapshot::run(std::stop_token stop)
+{
+    pg::ConnectOptions options = m_options.database;
+    options.stop = stop;
+    pg::Connection connection(std::move(options));
+    for (;;) {
+        std::uint64_t asked = 0;
+        {
+            std::unique_lock lock(m_mutex);
+            if (!m_changed.wait(lock, stop, [&] { return m_requested > m_done; }))
+                return;
+            asked = m_requested;
+            m_lastStarted = Clock::now();
+        }
+        const bool read = m_metrics.scrapeStatus(connection, m_options.statementTimeout);
+        m_registry.gauge(StatusUp, StatusUpHelp).set(read ? 1 : 0);
+        {
+            const std::lock_guard lock(m_mutex);
+            m_done = asked;
+            if (read)
+                m_lastRead = *m_lastStarted;
+        }
+        m_changed.notify_all();
     }
 }
 

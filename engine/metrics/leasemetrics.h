@@ -1,8 +1,15 @@
 #pragma once
 
+#include "pg/conninfo.h"
+
 #include <chrono>
+#include <condition_variable>
+#include <cstdint>
 #include <mutex>
+#include <optional>
+#include <stop_token>
 #include <string_view>
+#include <thread>
 
 namespace leader::pg {
 class Connection;
@@ -23,6 +30,10 @@ class Registry;
 //   hardcount_leader_last_tick_state{role,state}     gauge 1 for the current one of "ok",
 //                                                    "never_ran", "error" — the separate series
 //   hardcount_leader_paused{role}                    gauge 0/1, from leader_status
+//   hardcount_leader_status_up                       gauge 0/1: StatusSnapshot's last read of
+//                                                    leader_status succeeded
+//   hardcount_leader_status_staleness_seconds        gauge: since the readings served were taken
+//                                                    (StatusSnapshot); absent before the first
 // Thread-safe: the runners report from their own threads.
 class LeaseMetrics final
 {
@@ -35,8 +46,12 @@ public:
     void renewRoundTrip(std::string_view role, std::chrono::duration<double> duration);
 
     // Reads leader_status (any replica can: it is a cluster fact) and updates the table-derived
-    // series. A failed read marks every role's state "error" and drops the age series.
-    void scrapeStatus(pg::Connection &connection);
+    // series; returns whether it could. A failed read marks every role's state "error" and drops
+    // the age series. With serverTimeout the read is a transaction of its own under SET LOCAL
+    // statement_timeout, so the server gives up on it too (a session SET would outlive it on a
+    // transaction pooler's shared server connection); a connection it fails on is closed.
+    bool scrapeStatus(pg::Connection &connection,
+                      std::optional<std::chrono::milliseconds> serverTimeout = std::nullopt);
 
 private:
     Registry &m_registry;
@@ -44,6 +59,53 @@ private:
     std::mutex m_scrapeMutex;
     // Logs the read failing and recovering once each, not at every scrape.
     bool m_statusReadable = true;
+};
+
+// The table-derived series for /metrics, read on a connection and a thread of their own, at most
+// once per refreshEvery however many scrapes come: scrapes never borrow the lease pool, and a
+// flood of them costs the database one session and one statement a second. A scrape waits for the
+// reading it asked for at most waitFor; while the database is slow or down it gets the readings
+// there are, with hardcount_leader_status_up 0 (or the reading still in flight) and
+// hardcount_leader_status_staleness_seconds growing. The thread and its session start with the
+// first scrape. Thread-safe.
+class StatusSnapshot final
+{
+public:
+    struct Options
+    {
+        // Its application_name names the session (the replica's, plus " metrics").
+        pg::ConnectOptions database;
+        std::chrono::milliseconds refreshEvery{1000};
+        std::chrono::milliseconds waitFor{500};
+        std::chrono::milliseconds statementTimeout{1000};
+    };
+
+    StatusSnapshot(LeaseMetrics &metrics, Registry &registry, Options options);
+    ~StatusSnapshot();
+    StatusSnapshot(const StatusSnapshot &) = delete;
+    StatusSnapshot &operator=(const StatusSnapshot &) = delete;
+
+    // Asks for a reading unless one started within refreshEvery, then waits for the reading in
+    // flight up to waitFor, and sets the staleness gauge. Does nothing once stopped.
+    void refresh();
+    // Ends a connect or a statement in flight within pg::StopCheckEvery and joins the thread.
+    void stop();
+
+private:
+    using Clock = std::chrono::steady_clock;
+    void run(std::stop_token stop);
+
+    LeaseMetrics &m_metrics;
+    Registry &m_registry;
+    const Options m_options;
+    std::mutex m_mutex;
+    std::condition_variable_any m_changed;
+    std::uint64_t m_requested = 0; // readings asked for
+    std::uint64_t m_done = 0;      // of those, the ones finished (or given up)
+    std::optional<Clock::time_point> m_lastStarted;
+    std::optional<Clock::time_point> m_lastRead; // the last successful one
+    bool m_stopped = false;
+    std::jthread m_thread;
 };
 
 } // namespace leader::metrics

@@ -37,6 +37,14 @@ Replica::Replica(ReplicaOptions options)
     pg::ConnectOptions database = named(m_options.database, m_options.id);
     if (m_switchboard)
         database = m_switchboard->route(database);
+    // The metrics session passes the link faults but not the gate: a freeze would hold its thread
+    // past the replica's stop, and a scrape never waits for it anyway.
+    pg::ConnectOptions status = database;
+    status.applicationName += " metrics";
+    status.gate = {};
+    status.connectTimeout = std::chrono::seconds(2);
+    m_status = std::make_unique<metrics::StatusSnapshot>(
+            m_metrics, m_registry, metrics::StatusSnapshot::Options{.database = std::move(status)});
     m_manager = std::make_unique<lease::Manager>(lease::ManagerOptions{.database = database,
                                                                        .heartbeat = database,
                                                                        .events = &m_internal,
@@ -156,6 +164,7 @@ void Replica::start()
 
 void Replica::stop()
 {
+    m_status->stop();
     // The row is deleted on the registrar's thread while the runners release their ticks.
     if (m_registrar)
         m_registrar->requestStop(!m_killed.load());
@@ -226,10 +235,8 @@ void Replica::unsubscribe(int id)
 
 std::string Replica::metricsText()
 {
-    if (!m_killed.load()) {
-        pg::ConnectionPool::Lease connection = m_manager->pool().take();
-        m_metrics.scrapeStatus(*connection); // a failed read marks the roles "error" itself
-    }
+    if (!m_killed.load())
+        m_status->refresh(); // a failed read marks the roles "error" itself
     return m_registry.exposition();
 }
 

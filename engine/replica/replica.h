@@ -93,7 +93,9 @@ public:
     int subscribe(std::function<void(const ReplicaEvent &)> subscriber);
     void unsubscribe(int id);
 
-    // Prometheus text: the runtime's series plus those read from leader_status now.
+    // Prometheus text: the runtime's series plus those read from leader_status, at most once a
+    // second on the replica's metrics session (never the lease pool); waits for that reading
+    // half a second at most (metrics::StatusSnapshot).
     std::string metricsText();
     // Ticks led and ACQUIREs tried, all roles together.
     std::uint64_t ticksLed() const;
@@ -113,6 +115,7 @@ private:
     int m_nextSubscriber = 1;
     metrics::Registry m_registry;
     metrics::LeaseMetrics m_metrics;
+    std::unique_ptr<metrics::StatusSnapshot> m_status;
     std::unique_ptr<lease::Manager> m_manager;
     std::unique_ptr<scheduler::LeaseBoard> m_board; // ReadFirst: the runners' shared reading
     std::vector<std::unique_ptr<scheduler::RoleRunner>> m_runners;

@@ -6,6 +6,7 @@
 #include "eventjson.h"
 #include "lease/roles.h"
 #include "log/log.h"
+#include "metricsserver.h"
 #include "pg/cancel.h"
 #include "pg/conninfo.h"
 #include "pg/error.h"
@@ -16,11 +17,11 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <condition_variable>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
-#include <httplib.h>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -31,6 +32,7 @@
 namespace {
 
 using namespace std::chrono_literals;
+using leader::tools::MetricsServer;
 
 enum ExitCode {
     Ok = 0,
@@ -67,11 +69,14 @@ Options:
                           holders it sees; off: neither, every lease ends at its expiry (the TTL
                           path). Wins over the --config line; the database's per-role switch,
                           leader_leases.early_take, also turns it off
-  --metrics-port N        serve Prometheus text on http://ADDRESS:N/metrics
-  --metrics-address ADDR  the address to serve it on (default 0.0.0.0)
+  --metrics-port N        serve Prometheus text on http://127.0.0.1:N/metrics
+  --metrics-listen ADDR   the address to serve it on instead of 127.0.0.1 (loopback only): a
+                          host address for a Prometheus on another machine, or 0.0.0.0 / :: for
+                          every interface. --metrics-address is its old name
   --control PATH          a Unix socket (on Windows a named pipe named after PATH) taking one
                           command per connection, and routes the replica's database traffic
-                          through its fault switchboard:
+                          through its fault switchboard. PATH must not exist (a dead replica's
+                          socket, which nobody answers on, is replaced). Commands:
                             sever SECONDS | heal | slow MS | freeze SECONDS | kill |
                             panic ROLE STEP | stop | status
   --gate lease|advisory   how each tick is gated (default lease). advisory is the design ADR-114
@@ -113,8 +118,10 @@ struct Arguments
 Arguments parse(int argc, char **argv)
 {
     static const std::vector<std::string> valued{
-            "--database",     "--listen-database", "--roles",           "--id",   "--config",
-            "--metrics-port", "--control",         "--metrics-address", "--gate", "--early-take"};
+            "--database", "--listen-database", "--roles",
+            "--id",       "--config",          "--metrics-port",
+            "--control",  "--metrics-listen",  "--metrics-address",
+            "--gate",     "--early-take"};
     Arguments arguments;
     for (int i = 1; i < argc; ++i) {
         std::string arg = argv[i];
@@ -164,6 +171,22 @@ int parsePort(const std::string &text)
         throw UsageError("--metrics-port wants a port number from 1 to 65535, not \"" + text
                          + "\"");
     return port;
+}
+
+// Where /metrics listens: --metrics-listen (or its old name --metrics-address), else loopback,
+// so that the series, which name the roles and their state, reach no other host unasked.
+std::string metricsAddressFrom(const Arguments &arguments, bool serving)
+{
+    const bool listen = arguments.options.contains("--metrics-listen");
+    const bool address = arguments.options.contains("--metrics-address");
+    if (listen && address)
+        throw UsageError("--metrics-address is the old name of --metrics-listen; give one");
+    if (listen && !serving) // the old name alone stays as it was: ignored
+        throw UsageError("--metrics-listen needs --metrics-port");
+    const std::string value = arguments.option(listen ? "--metrics-listen" : "--metrics-address");
+    if ((listen || address) && value.empty())
+        throw UsageError("--metrics-listen wants an address (127.0.0.1, a host address, 0.0.0.0)");
+    return listen || address ? value : "127.0.0.1";
 }
 
 // The --config file's text; empty without one.
@@ -225,15 +248,19 @@ std::string control(leader::faults::Switchboard &faults, leader::tools::EventWri
     std::istringstream words(command);
     std::string verb;
     words >> verb;
-    // The command's number in milliseconds; unit is how many milliseconds one of it is.
+    // The command's number in milliseconds; unit is how many milliseconds one of it is. NaN and
+    // the infinities are refused before any comparison: NaN passes every range check, and its
+    // cast to an integer is undefined.
     const auto number = [&](const char *what, double unit) {
         std::string word;
         words >> word;
         double value = -1;
         const auto [end, error] = std::from_chars(word.data(), word.data() + word.size(), value);
-        if (error != std::errc() || end != word.data() + word.size() || value < 0
-            || value * unit > 24 * 3600 * 1000)
-            throw UsageError(verb + " wants " + what);
+        if (error != std::errc() || end != word.data() + word.size() || !std::isfinite(value)
+            || value < 0 || value * unit > 24 * 3600 * 1000)
+            throw UsageError(verb + " wants " + what + " from 0 to "
+                             + std::to_string(24 * 3600 * 1000 / static_cast<long long>(unit))
+                             + ", not \"" + word + "\"");
         return std::chrono::milliseconds(static_cast<long long>(value * unit));
     };
     try {
@@ -337,6 +364,7 @@ int run(const Arguments &arguments)
     std::optional<int> metricsPort;
     if (arguments.options.contains("--metrics-port"))
         metricsPort = parsePort(arguments.option("--metrics-port"));
+    const std::string metricsAddress = metricsAddressFrom(arguments, metricsPort.has_value());
 
     // Outside the aggregate: GCC 12 destroys a member twice when the initializer of a later one
     // throws after a nested designated initializer (a double free on a bad --roles).
@@ -356,19 +384,11 @@ int run(const Arguments &arguments)
 
     // The ports and the socket are taken before the replica leads anything, so a port in use
     // fails the start without a tick having run.
-    httplib::Server metrics;
-    if (metricsPort) {
-        metrics.Get("/metrics", [&replica](const httplib::Request &, httplib::Response &response) {
-            response.set_content(replica.metricsText(), "text/plain; version=0.0.4; charset=utf-8");
-        });
-        const std::string address = arguments.options.contains("--metrics-address")
-                                            ? arguments.option("--metrics-address")
-                                            : "0.0.0.0";
-        if (!metrics.bind_to_port(address.c_str(), *metricsPort)) {
-            std::cerr << "leader-replica: cannot serve metrics on " << address << ":"
-                      << *metricsPort << " (in use, or not an address of this host)\n";
-            return Failed;
-        }
+    MetricsServer metrics([&replica] { return replica.metricsText(); });
+    if (metricsPort && !metrics.bind(metricsAddress, *metricsPort)) {
+        std::cerr << "leader-replica: cannot serve metrics on " << metricsAddress << ":"
+                  << *metricsPort << " (in use, or not an address of this host)\n";
+        return Failed;
     }
     std::unique_ptr<leader::platform::ControlServer> controlServer;
     if (const std::optional<int> failed
@@ -376,18 +396,17 @@ int run(const Arguments &arguments)
         return *failed;
     if (const std::optional<int> failed = startOrExitCode([&] { replica.start(); }, url))
         return *failed;
-    std::thread metricsThread;
     if (metricsPort)
-        metricsThread = std::thread([&metrics] { metrics.listen_after_bind(); });
+        metrics.start();
     out.started(replica, leader::pg::describeTarget(url), metricsPort, controlPath);
 
     stopOnSignal(id, out, [&] {
         if (controlServer)
             controlServer->stop();
+        // Its connections wind down (within MetricsServer::IoTimeout) while the replica stops.
+        metrics.stopListening();
         replica.stop();
-        metrics.stop();
-        if (metricsThread.joinable())
-            metricsThread.join();
+        metrics.join();
     });
     return Ok;
 }
@@ -437,8 +456,8 @@ void stopOnSignal(const std::string &id, leader::tools::EventWriter &out,
 // no lease runtime, no metrics, no fast wake.
 int runAdvisory(const Arguments &arguments, const std::string &url, const std::string &id)
 {
-    for (const char *option :
-         {"--metrics-port", "--metrics-address", "--listen-database", "--early-take"})
+    for (const char *option : {"--metrics-port", "--metrics-listen", "--metrics-address",
+                               "--listen-database", "--early-take"})
         if (arguments.options.contains(option))
             throw UsageError(std::string(option) + " is not for --gate advisory");
     const std::string controlPath = arguments.option("--control");
