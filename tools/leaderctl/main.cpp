@@ -72,7 +72,7 @@ Commands:
                                      is named): on, a role whose holder's process died is taken
                                      about 0.2 s later; off, only at its lease's expiry (10 s
                                      after the last heartbeat). Takes effect at once, no deploy
-  migrate   [--demo]                 apply the lease migrations (0174 to 0180), and with
+  migrate   [--demo]                 apply the lease migrations (0174 to 0181), and with
                                      --demo the demo domain (1001, 1002); a no-op when up to date
   workload  [--rate N/s] [--count N] [--duration S]
                                      create demo tenants, each with a subscription falling due, a
