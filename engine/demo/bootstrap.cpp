@@ -55,6 +55,11 @@ DemoCluster startDemoCluster(const std::filesystem::path &directory,
         }
         pg::Connection connection(
                 {.url = cluster->url(DemoDatabase), .applicationName = "leader demo bootstrap"});
+        // Before PostgreSQL 15 every login may create objects in public, where the definer
+        // functions live; the migrator refuses such a schema (docs/security.md). This is the
+        // demo's own database, so it closes that itself (a no-op from 15 on).
+        connection.exec("demo public schema", "REVOKE CREATE ON SCHEMA public FROM PUBLIC", {},
+                        StatementTimeout);
         using schema::MigrationSet;
         applied = schema::Migrator(connection).migrate({MigrationSet::Lease, MigrationSet::Demo});
     } catch (...) {
