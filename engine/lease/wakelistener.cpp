@@ -22,6 +22,8 @@ using Clock = std::chrono::steady_clock;
 constexpr auto ListenTimeout = 2s;
 // After a reconnect that failed; the first one, right after the session ended, is at once.
 constexpr auto ReconnectAfter = 1s;
+// start()'s probes when their session fails: a second apart, so a restart's few seconds pass.
+constexpr int ProbeAttempts = 3;
 // How often the loop looks at the stop flag while no notification comes: a stop, and so a
 // killed replica's marker session closing, waits for it at most this long.
 constexpr auto WakeCheck = pg::StopCheckEvery;
@@ -142,34 +144,59 @@ WakeListener::~WakeListener()
     stop();
 }
 
+WakeListener::Probe WakeListener::probe(pg::Connection &session, std::chrono::milliseconds timeout,
+                                        std::string &failure)
+{
+    try {
+        session.exec("listen", "LISTEN leader_leases", {}, ListenTimeout);
+        pg::Connection sender(m_session);
+        sender.exec("probe", "SELECT pg_notify('leader_leases', $1)", {m_probe}, ListenTimeout);
+        const auto deadline = Clock::now() + timeout;
+        bool delivered = drain(session, m_probe, m_callback);
+        while (!delivered && Clock::now() < deadline) {
+            if (!waitForInput(session, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                               deadline - Clock::now()))) {
+                const std::string ended = session.serverEndedWith();
+                failure = "the session ended while waiting for the probe"
+                          + (ended.empty() ? std::string() : " (SQLSTATE " + ended + ")");
+                return Probe::Failed;
+            }
+            delivered = drain(session, m_probe, m_callback);
+        }
+        return delivered ? Probe::Delivered : Probe::Silent;
+    } catch (const pg::Error &error) {
+        failure = pg::explain(error);
+        return Probe::Failed;
+    }
+}
+
 bool WakeListener::start(std::chrono::milliseconds probeTimeout)
 {
     stop();
     m_stopSource = std::stop_source();
     m_session.stop = m_stopSource.get_token();
-    auto session = std::make_unique<pg::Connection>(m_session);
-    try {
-        session->exec("listen", "LISTEN leader_leases", {}, ListenTimeout);
-        pg::Connection sender(m_session);
-        sender.exec("probe", "SELECT pg_notify('leader_leases', $1)", {m_probe}, ListenTimeout);
-        const auto deadline = Clock::now() + probeTimeout;
-        bool delivered = drain(*session, m_probe, m_callback);
-        while (!delivered && Clock::now() < deadline) {
-            if (!waitForInput(*session, std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                deadline - Clock::now())))
-                break;
-            delivered = drain(*session, m_probe, m_callback);
-        }
-        if (!delivered) {
+    std::unique_ptr<pg::Connection> session;
+    for (int attempt = 1;; ++attempt) {
+        session = std::make_unique<pg::Connection>(m_session);
+        std::string failure;
+        const Probe result = probe(*session, probeTimeout, failure);
+        if (result == Probe::Delivered)
+            break;
+        if (result == Probe::Silent) {
             log::write(log::Level::Info, "lease",
                        "LISTEN delivers nothing here (a transaction pooler?); polling instead",
                        "database=" + session->target());
             return false;
         }
-    } catch (const pg::Error &error) {
-        log::write(log::Level::Info, "lease", "no fast wake; polling instead",
-                   "error=\"" + pg::explain(error) + "\"");
-        return false;
+        session->close();
+        if (attempt == ProbeAttempts) {
+            log::write(log::Level::Info, "lease", "no fast wake; polling instead",
+                       "error=\"" + failure + "\"");
+            return false;
+        }
+        log::write(log::Level::Info, "lease", "the fast wake's probe failed; trying again",
+                   "attempt=" + std::to_string(attempt) + " error=\"" + failure + "\"");
+        std::this_thread::sleep_for(ReconnectAfter);
     }
     takeMarker(*session);
     m_connection = std::move(session);

@@ -54,6 +54,9 @@ public:
     WakeListener &operator=(const WakeListener &) = delete;
 
     // Returns whether notifications arrive; never throws for an unreachable or pooled database.
+    // A probe whose session failed (ended by a reaper or a restart at that instant, refused) is
+    // tried again, ProbeAttempts in all, a second apart: only a live session that hears nothing
+    // proves a pooler, and the answer holds for the process's life.
     bool start(std::chrono::milliseconds probeTimeout = std::chrono::seconds(1));
     void stop();
     bool isListening() const { return m_listening.load(); }
@@ -62,6 +65,10 @@ public:
     static std::int64_t sessionKeyPrefix(std::string_view holderId);
 
 private:
+    enum class Probe { Delivered, Silent, Failed };
+
+    // LISTEN on session and the probe from a second connection; why it failed, if it did.
+    Probe probe(pg::Connection &session, std::chrono::milliseconds timeout, std::string &failure);
     void loop();
     // LISTEN and the marker on a new session; why not, when the server could not be reached.
     std::optional<std::string> connect();

@@ -114,6 +114,7 @@ private slots:
     void runnerTellsAFailedTickFromAFailedAcquire();
     void cutHeartbeatAbandonsBeforeTtlAndStartsNothingAfter();
     void fastWakeOrPollingFallback();
+    void aFailedProbeIsTriedAgain();
     void plainSqlPauseCancelsWithin100ms();
     void terminatedBackendsBetweenTicksCostNoTick();
     void statementErrorInAStepIsNotAPanic();
@@ -821,6 +822,43 @@ void TestLeaseManager::fastWakeOrPollingFallback()
             QString::asprintf("pause to work cancelled: %.3f s (%s)", sincePause.elapsed() / 1000.0,
                               listening ? "LISTEN/NOTIFY" : "next heartbeat"));
     QVERIFY(sincePause.elapsed() <= (listening ? 500 : 3500));
+}
+
+void TestLeaseManager::aFailedProbeIsTriedAgain()
+{
+    // A probe whose session fails (a reaper or a restart at that instant, a refused login) says
+    // nothing of the path: the listener tries again instead of polling, and so losing the fast
+    // wake and its marker, for the process's life. Here the probe's sender is refused (the login
+    // may hold one session, the listener's) until the first failure is logged. Checked once to
+    // fail without the retry: start() returned false ("no fast wake; polling instead").
+    if (m_db->viaPgBouncer())
+        QSKIP("through the transaction pooler the probe hears nothing, which is its answer");
+    const std::string login = "lt_probe_" + std::to_string(QCoreApplication::applicationPid());
+    const std::string password = qEnvironmentVariable("LEADER_TEST_PASSWORD").toStdString();
+    Connection admin({.url = qEnvironmentVariable("LEADER_TEST_ADMIN_URL").toStdString()});
+    admin.exec("login",
+               "CREATE ROLE " + login + " LOGIN PASSWORD '" + password
+                       + "' CONNECTION LIMIT 1 IN ROLE hardcount_app",
+               {}, 5s);
+    const auto dropLogin = qScopeGuard([&] { admin.exec("drop", "DROP ROLE " + login, {}, 5s); });
+    std::string url = appUrl();
+    url.replace(url.find("lt_app:"), 6, login);
+
+    int retries = 0;
+    leader::log::setSink([&](const leader::log::Record &record) {
+        if (record.message != "the fast wake's probe failed; trying again")
+            return;
+        // On start()'s own thread, between its attempts: the next one may open both sessions.
+        if (++retries == 1)
+            admin.exec("lift", "ALTER ROLE " + login + " CONNECTION LIMIT -1", {}, 5s);
+    });
+    const auto noSink = qScopeGuard([] { leader::log::setSink({}); });
+    {
+        leader::lease::WakeListener listener({.url = url}, {});
+        QVERIFY(listener.start());
+        QCOMPARE(retries, 1);
+        QVERIFY(listener.isListening());
+    }
 }
 
 void TestLeaseManager::plainSqlPauseCancelsWithin100ms()
