@@ -23,6 +23,9 @@ cmake --build --preset ci --target format-check
 stage "the build"
 
 servers=$(mktemp -d /tmp/leader-test-servers.XXXXXX)
+# The console smoke's demo cluster lives apart: $servers belongs to the servers' account, and the
+# demo refuses a path another account could change (docs/security.md).
+console_work=$(mktemp -d /tmp/leader-test-console.XXXXXX)
 export LEADER_TEST_REPORT=$servers/measurements.txt
 report() {
     if [[ -s $LEADER_TEST_REPORT ]]; then
@@ -32,7 +35,7 @@ report() {
 }
 windows=
 failover=
-trap 'report; for job in $windows $failover; do kill "$job" 2>/dev/null; done; scripts/test-servers.sh stop "$servers"; rm -rf "$servers"' EXIT
+trap 'report; for job in $windows $failover; do kill "$job" 2>/dev/null; done; scripts/test-servers.sh stop "$servers"; rm -rf "$servers" "$console_work"' EXIT
 scripts/test-servers.sh start "$servers"
 # shellcheck source=/dev/null
 source "$servers/env"
@@ -77,7 +80,7 @@ if (($# == 0)); then
     stage "the scale quick mode"
     # The console as a person sees it: a real X window (xcb under Xvfb, not offscreen) on the
     # embedded demo, with a replica killed, saved by the app's own screenshot option.
-    scripts/console-smoke.sh build/ci/app/leader-console "$servers/console"
+    scripts/console-smoke.sh build/ci/app/leader-console "$console_work"
     stage "the console smoke test"
     # The .deb from this build; installed and run (then removed) where the tests run as root, as
     # in CI, never on a developer's own machine.
