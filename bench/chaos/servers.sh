@@ -199,6 +199,10 @@ make_netns() {
             tc qdisc del dev "$netns_link" root; } 2>>"$dir/netns.log"; then
             ip link del "$netns_link" 2>/dev/null || true
             ip netns del "$netns" 2>/dev/null || true
+            # In a chroot ip netns mounts /run/netns before its "mount --make-rslave /" fails.
+            if ((netns_mount_ours)) && mountpoint -q /run/netns 2>/dev/null; then
+                umount /run/netns 2>/dev/null || true
+            fi
             reason="ip netns or tc's blackhole qdisc failed: $(tail -n 1 "$dir/netns.log")"
         fi
     fi
