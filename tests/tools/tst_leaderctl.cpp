@@ -85,6 +85,33 @@ Run leaderctl(const QStringList &arguments, const QStringList &assignments = {})
     return run;
 }
 
+// A demo cluster's directory under /tmp, where the server's own account can reach it when the
+// test runs as root; the cluster is stopped at the end whatever the test's checks said.
+class DemoDirectory final
+{
+public:
+    explicit DemoDirectory(const QString &purpose)
+        : m_parent(QDir::tempPath() + "/leaderctl-" + purpose + "-XXXXXX")
+    {
+        QFile::setPermissions(m_parent.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner
+                                                       | QFileDevice::ExeOwner
+                                                       | QFileDevice::ExeGroup
+                                                       | QFileDevice::ExeOther);
+    }
+    ~DemoDirectory()
+    {
+        if (isValid())
+            leaderctl({"demo", "--stop", "--dir", path()});
+    }
+    Q_DISABLE_COPY_MOVE(DemoDirectory)
+
+    bool isValid() const { return m_parent.isValid(); }
+    QString path() const { return m_parent.filePath("cluster"); }
+
+private:
+    QTemporaryDir m_parent;
+};
+
 } // namespace
 
 class TestLeaderctl final : public QObject
@@ -758,17 +785,9 @@ void TestLeaderctl::demoStartsMigratesRunsAndStopsItsCluster()
 // Cluster::detach() a no-op (the connection after leaderctl's exit was refused).
 void TestLeaderctl::demoKeepRunningOutlivesLeaderctlUntilStop()
 {
-    // Under /tmp so that, when the test runs as root, the server's own account can reach it.
-    QTemporaryDir parent(QDir::tempPath() + "/leaderctl-keep-XXXXXX");
-    QVERIFY(parent.isValid());
-    QFile::setPermissions(parent.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner
-                                                 | QFileDevice::ExeOwner | QFileDevice::ExeGroup
-                                                 | QFileDevice::ExeOther);
-    const QString directory = parent.filePath("cluster");
-    // Should a check fail, the cluster still goes.
-    const auto stopAnyway = qScopeGuard([&directory] {
-        leaderctl({"demo", "--stop", "--dir", directory});
-    });
+    const DemoDirectory demoDirectory("keep");
+    QVERIFY(demoDirectory.isValid());
+    const QString directory = demoDirectory.path();
 
     const Run kept = leaderctl({"demo", "--keep-running", "--dir", directory});
     QVERIFY2(kept.finished && kept.exitCode == 0, qPrintable(kept.describe()));
@@ -814,15 +833,9 @@ void TestLeaderctl::demoKeepRunningOutlivesLeaderctlUntilStop()
 // migrator's "REVOKE CREATE ON SCHEMA public FROM PUBLIC" line).
 void TestLeaderctl::demoClosesItsPublicSchemaBeforeMigrating()
 {
-    QTemporaryDir parent(QDir::tempPath() + "/leaderctl-public-XXXXXX");
-    QVERIFY(parent.isValid());
-    QFile::setPermissions(parent.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner
-                                                 | QFileDevice::ExeOwner | QFileDevice::ExeGroup
-                                                 | QFileDevice::ExeOther);
-    const QString directory = parent.filePath("cluster");
-    const auto stopAnyway = qScopeGuard([&directory] {
-        leaderctl({"demo", "--stop", "--dir", directory});
-    });
+    const DemoDirectory demoDirectory("public");
+    QVERIFY(demoDirectory.isValid());
+    const QString directory = demoDirectory.path();
     const QRegularExpression connectWith(QStringLiteral("connect with: psql '([^']+)'"));
 
     const Run first = leaderctl({"demo", "--keep-running", "--dir", directory});
