@@ -244,7 +244,7 @@ void FailoverBench::setUp()
             m_db.exec("server version", "SHOW server_version", {}, StatementTimeout).text(0, 0));
     using leader::schema::MigrationSet;
     const std::vector<int> applied
-            = leader::schema::Migrator(m_db).migrate({MigrationSet::Lease, MigrationSet::Demo});
+            = leader::schema::Migrator(m_db).migrate({MigrationSet::Adr, MigrationSet::Extension, MigrationSet::Demo});
     for (const int version : applied)
         progress("failover-bench: applied migration " + std::to_string(version));
     leader::demo::requireDemoSchema(m_db);

@@ -5,9 +5,14 @@
 
 namespace leader::schema {
 
-// lease: the product schema of ADR-114. demo: the five roles' domain, for the embedded demo and
-// the benchmarks only; never applied to an operator's real database.
-enum class MigrationSet { Lease, Demo };
+// adr: ADR-114's own 0174 and 0175, which the application's migration tool applies to its database
+// (leaderctl applies them only where leader_leases does not exist yet). extension: this project's
+// additions, whose tables, functions and views live in the schema leader_ext (ExtensionSchema),
+// tracked by leader_ext.migrations. demo: the five roles' domain, for the embedded demo and the
+// benchmarks only; never applied to an operator's real database.
+enum class MigrationSet { Adr, Extension, Demo };
+
+inline constexpr std::string_view ExtensionSchema = "leader_ext";
 
 struct Migration
 {

@@ -152,7 +152,7 @@ private Q_SLOTS:
         leader::schema::Migrator migrator(owner);
         QCOMPARE(migrator.rollbackTo(177), (std::vector<int>{181, 180, 179, 178, 177}));
         const auto restore = qScopeGuard(
-                [&migrator] { migrator.migrate({leader::schema::MigrationSet::Lease}); });
+                [&migrator] { migrator.migrate({leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension}); });
         const PauseLogResult result = readPauseLog(url(Login::Monitor), {}, PauseLogSince::All);
         QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
         QVERIFY(result.entries.isEmpty());

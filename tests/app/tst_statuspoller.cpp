@@ -267,7 +267,7 @@ private Q_SLOTS:
         leader::schema::Migrator migrator(owner);
         QCOMPARE(migrator.rollbackTo(176), (std::vector<int>{181, 180, 179, 178, 177, 176}));
         const auto restore = qScopeGuard(
-                [&migrator] { migrator.migrate({leader::schema::MigrationSet::Lease}); });
+                [&migrator] { migrator.migrate({leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension}); });
         PollerHarness harness;
         harness.setTarget(profileFor(m_db->url(Login::App)));
         QVERIFY(harness.waitForState(ConnectionState::Connected));
@@ -320,7 +320,7 @@ private Q_SLOTS:
         // An older Hardcount: the registry reads as unavailable and the polls go on.
         leader::schema::Migrator migrator(owner);
         const auto restore = qScopeGuard(
-                [&migrator] { migrator.migrate({leader::schema::MigrationSet::Lease}); });
+                [&migrator] { migrator.migrate({leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension}); });
         QCOMPARE(migrator.rollbackTo(178), (std::vector<int>{181, 180, 179, 178}));
         RegistrySnapshot without = harness.nextRegistry();
         // A read already in flight when the rollback committed may still have found the registry
@@ -595,7 +595,7 @@ private Q_SLOTS:
         leader::schema::Migrator migrator(owner);
         QCOMPARE(migrator.rollbackTo(180), (std::vector<int>{181, 180}));
         const auto migrateBack = qScopeGuard(
-                [&migrator] { migrator.migrate({leader::schema::MigrationSet::Lease}); });
+                [&migrator] { migrator.migrate({leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension}); });
         PollerHarness harness;
         harness.setTarget(profileFor(m_db->url(Login::App)));
         QVERIFY(harness.waitForState(ConnectionState::Connected));
@@ -648,7 +648,7 @@ private Q_SLOTS:
         leader::schema::Migrator migrator(owner);
         QCOMPARE(migrator.rollbackTo(177), (std::vector<int>{181, 180, 179, 178, 177}));
         const auto restore = qScopeGuard(
-                [&migrator] { migrator.migrate({leader::schema::MigrationSet::Lease}); });
+                [&migrator] { migrator.migrate({leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension}); });
         owner.exec("pause", "SELECT leader_pause('email_outbox', 'alice@ops', 'old schema')", {},
                    5s);
         PollerHarness harness;

@@ -686,9 +686,9 @@ void TestLeaseSql::reapplyReseedsAboveEveryToken()
     leader::schema::Migrator migrator(*m_owner);
     QCOMPARE(migrator.rollbackTo(174), (std::vector<int>{181, 180, 179, 178, 177, 176, 175, 174}));
     QCOMPARE(scalar(*m_owner, "SELECT to_regclass('leader_leases') IS NULL"), QStringLiteral("t"));
-    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}),
+    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension}),
              (std::vector<int>{174, 175, 176, 177, 178, 179, 180, 181}));
-    QVERIFY(migrator.migrate({leader::schema::MigrationSet::Lease}).empty());
+    QVERIFY(migrator.migrate({leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension}).empty());
 
     QCOMPARE(scalar(*m_app, "SELECT count(*) FROM leader_leases WHERE holder_token > "
                                     + std::to_string(highest)),
@@ -708,7 +708,7 @@ void TestLeaseSql::schemaCheckNamesAMissing0176()
         QVERIFY2(QString::fromUtf8(error.what()).contains("lacks lease migration 0176"),
                  error.what());
     }
-    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}),
+    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension}),
              (std::vector<int>{176, 177, 178, 179, 180, 181}));
     leader::schema::requireLeaseSchema(*m_app);
 }
@@ -726,7 +726,7 @@ void TestLeaseSql::schemaCheckNamesAMissing0177()
         QVERIFY2(QString::fromUtf8(error.what()).contains("lacks lease migration 0177"),
                  error.what());
     }
-    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}),
+    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension}),
              (std::vector<int>{177, 178, 179, 180, 181}));
     leader::schema::requireLeaseSchema(*m_app);
 }
@@ -864,7 +864,7 @@ void TestLeaseSql::schemaCheckNamesAMissing0179()
         QVERIFY2(QString::fromUtf8(error.what()).contains("lacks lease migration 0179"),
                  error.what());
     }
-    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}),
+    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension}),
              (std::vector<int>{179, 180, 181}));
     leader::schema::requireHolderSession(*m_app);
 }
@@ -1027,7 +1027,7 @@ void TestLeaseSql::schemaCheckNamesAMissing0180()
         QVERIFY2(QString::fromUtf8(error.what()).contains("lacks lease migration 0180"),
                  error.what());
     }
-    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Lease}), (std::vector<int>{180, 181}));
+    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension}), (std::vector<int>{180, 181}));
     leader::schema::requireEarlyTakeSwitch(*m_app);
 }
 

@@ -306,7 +306,7 @@ void TestReplicaRegistry::olderSchemaReadsUnavailable()
     using leader::schema::MigrationSet;
     leader::schema::Migrator migrator(*m_owner);
     const auto restore = qScopeGuard([&migrator] {
-        migrator.migrate({MigrationSet::Lease, MigrationSet::Demo});
+        migrator.migrate({MigrationSet::Adr, MigrationSet::Extension, MigrationSet::Demo});
     });
     // The demo's migrations are newer, so they go (and come back) too.
     QCOMPARE(migrator.rollbackTo(178), (std::vector<int>{1002, 1001, 181, 180, 179, 178}));
@@ -322,7 +322,7 @@ void TestReplicaRegistry::olderSchemaReadsUnavailable()
                  error.what());
         QVERIFY2(QString::fromUtf8(error.what()).contains("leaderctl migrate"), error.what());
     }
-    QCOMPARE(migrator.migrate({MigrationSet::Lease, MigrationSet::Demo}),
+    QCOMPARE(migrator.migrate({MigrationSet::Adr, MigrationSet::Extension, MigrationSet::Demo}),
              (std::vector<int>{178, 179, 180, 181, 1001, 1002}));
     QVERIFY(leader::lease::listReplicas(*m_monitor)->empty());
     leader::schema::requireReplicaRegistry(*m_app);

@@ -116,7 +116,7 @@ pg::Connection TestDatabase::connectDirect(Login login) const
 void TestDatabase::migrateLease() const
 {
     pg::Connection owner = connect(Login::Owner);
-    schema::Migrator(owner).migrate({schema::MigrationSet::Lease});
+    schema::Migrator(owner).migrate({schema::MigrationSet::Adr, schema::MigrationSet::Extension});
 }
 
 void TestDatabase::resetLeases() const
@@ -143,7 +143,7 @@ void TestDatabase::resetDemo() const
 void TestDatabase::migrateDemo() const
 {
     pg::Connection owner = connect(Login::Owner);
-    schema::Migrator(owner).migrate({schema::MigrationSet::Lease, schema::MigrationSet::Demo});
+    schema::Migrator(owner).migrate({schema::MigrationSet::Adr, schema::MigrationSet::Extension, schema::MigrationSet::Demo});
 }
 
 } // namespace leader::test

@@ -587,7 +587,7 @@ void TestLeaderctl::replicasOnAnOlderSchema()
     leader::pg::Connection owner = m_db->connect(Login::Owner);
     leader::schema::Migrator migrator(owner);
     const auto restore
-            = qScopeGuard([&migrator] { migrator.migrate({leader::schema::MigrationSet::Lease}); });
+            = qScopeGuard([&migrator] { migrator.migrate({leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension}); });
     QCOMPARE(migrator.rollbackTo(178), (std::vector<int>{181, 180, 179, 178}));
     const QString database = withLeaseSchema ? url(Login::Monitor) : qs(m_empty->url(Login::Owner));
     QStringList arguments{"replicas", "--database", database};

@@ -1,0 +1,59 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace leader::pg {
+class Connection;
+}
+
+namespace leader::schema {
+
+// The extension migrations by what they add (migrations/ext/).
+enum class Extension {
+    PauseNotify = 176,     // leader_pause and leader_unpause send the wake NOTIFY
+    PauseLog = 177,        // leader_ext.leader_pause_log, pauses with an end, who unpaused and why
+    ReplicaRegistry = 178, // leader_ext.leader_replicas
+    HolderSession = 179,   // leader_leases.holder_session: the takeover at process death
+    EarlyTakeSwitch = 180, // leader_leases.early_take
+    DefinerHardening = 181,
+};
+inline constexpr int LatestExtension = static_cast<int>(Extension::DefinerHardening);
+
+// What a database offers, probed by the ADR's objects themselves (so a schema the application's
+// own migration tool applied counts) and by leader_ext.migrations, which records every extension
+// migration whoever applied it (leaderctl migrate or the application's tool through
+// leaderctl migrate --print-sql).
+struct LeaseFeatures
+{
+    bool leaseTable = false; // 0174: leader_leases, leader_fence, leader_status, leader_pause
+    bool notBefore = false;  // 0175: leader_leases.not_before
+    // The highest extension version applied with every one before it; 0 when none (or when the
+    // login may not read leader_ext).
+    int extension = 0;
+    // The extensions sit in the lease schema as leaderctl installed them before leader_ext
+    // existed (its own schema_migrations): leaderctl migrate moves them.
+    bool legacyLayout = false;
+
+    bool adr() const { return leaseTable && notBefore; }
+    bool has(Extension feature) const { return extension >= static_cast<int>(feature); }
+    bool complete() const { return adr() && extension >= LatestExtension && !legacyLayout; }
+};
+
+// Never throws SchemaError; a dead server or a failed query throws pg::Error.
+LeaseFeatures probeFeatures(pg::Connection &connection);
+
+// The one line that says what a feature needs and how to add it, e.g.
+// "pause history needs the extension leader_ext 0177 (the pause log); add it with leaderctl
+// migrate, or through your migration tool: leaderctl migrate --print-sql --format FORMAT".
+std::string extensionNeeded(std::string_view feature, Extension needed);
+
+// Throws SchemaError unless the ADR's 0174 and 0175 are in place (the message names what is
+// missing and that the application's migrations or leaderctl migrate add it).
+void requireAdr(pg::Connection &connection, const LeaseFeatures &features);
+// Throws SchemaError with extensionNeeded(feature, needed) unless it is applied; also when the
+// legacy layout is still to be moved.
+void requireExtension(pg::Connection &connection, const LeaseFeatures &features,
+                      std::string_view feature, Extension needed);
+
+} // namespace leader::schema
