@@ -104,7 +104,7 @@ LeaseFeatures probeFeatures(pg::Connection &connection)
 std::string extensionNeeded(std::string_view feature, Extension needed)
 {
     return std::string(feature) + " needs the extension " + std::string(ExtensionSchema) + " "
-           + std::to_string(static_cast<int>(needed)) + " (" + std::string(purpose(needed))
+           + versionLabel(static_cast<int>(needed)) + " (" + std::string(purpose(needed))
            + "); add it with leaderctl migrate, or through your own migration tool: leaderctl "
              "migrate --print-sql --format FORMAT --out DIR";
 }

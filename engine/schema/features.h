@@ -18,6 +18,7 @@ enum class Extension {
     EarlyTakeSwitch = 180, // leader_leases.early_take
     DefinerHardening = 181,
 };
+inline constexpr Extension FirstExtension = Extension::PauseNotify;
 inline constexpr int LatestExtension = static_cast<int>(Extension::DefinerHardening);
 
 // What a database offers, probed by the ADR's objects themselves (so a schema the application's

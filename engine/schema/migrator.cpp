@@ -1,10 +1,12 @@
 #include "migrator.h"
 
+#include "features.h"
 #include "pg/connection.h"
 #include "pg/error.h"
 
 #include <algorithm>
 #include <chrono>
+#include <sstream>
 
 namespace leader::schema {
 
@@ -16,13 +18,6 @@ constexpr auto MigrationTimeout = 60s;
 constexpr auto QueryTimeout = 5s;
 // Serialises migrators across replicas and tools; transaction-scoped, so a pooler is fine.
 constexpr long long MigrationLockKey = 7'654'114;
-
-constexpr std::string_view CreateTableSql = R"sql(
-CREATE TABLE IF NOT EXISTS schema_migrations (
-    version    bigint PRIMARY KEY,
-    name       text NOT NULL,
-    applied_at timestamptz NOT NULL DEFAULT now()
-))sql";
 
 // The schemas of the session's search_path (the migrations create in the first and resolve names
 // through all of them) where a role that is not the owner's may create: the ACL's grantees of
@@ -42,11 +37,13 @@ WITH app AS (
 ), schemas AS (
     SELECT n.nspname, n.nspowner, s.position,
            pg_catalog.aclexplode(coalesce(n.nspacl, pg_catalog.acldefault('n', n.nspowner))) AS a
-      FROM pg_catalog.unnest(pg_catalog.current_schemas(false)) WITH ORDINALITY AS s(name, position)
+      FROM pg_catalog.unnest(pg_catalog.current_schemas(false)
+                             OPERATOR(pg_catalog.||) 'leader_ext'::pg_catalog.name)
+               WITH ORDINALITY AS s(name, position)
       JOIN pg_catalog.pg_namespace AS n ON n.nspname OPERATOR(pg_catalog.=) s.name
      WHERE n.nspname OPERATOR(pg_catalog.<>) 'pg_catalog'::pg_catalog.name
 )
-SELECT pg_catalog.quote_ident(s.nspname),
+SELECT pg_catalog.quote_ident(s.nspname) AS schema,
        pg_catalog.string_agg(DISTINCT
            CASE WHEN (s.a).grantee OPERATOR(pg_catalog.=) 0::pg_catalog.oid THEN 'PUBLIC'
                 ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid((s.a).grantee)) END, ', ')
@@ -55,66 +52,251 @@ SELECT pg_catalog.quote_ident(s.nspname),
                      AND ((s.a).grantee OPERATOR(pg_catalog.=) 0::pg_catalog.oid
                           OR EXISTS (SELECT FROM app
                                       WHERE pg_catalog.pg_has_role(app.oid, (s.a).grantee,
-                                                                   'MEMBER')))),
-       EXISTS (SELECT FROM app WHERE pg_catalog.pg_has_role(app.oid, s.nspowner, 'MEMBER')),
-       pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(s.nspowner)),
-       pg_catalog.quote_ident(current_user)
+                                                                   'MEMBER')))) AS grantees,
+       EXISTS (SELECT FROM app WHERE pg_catalog.pg_has_role(app.oid, s.nspowner, 'MEMBER'))
+           AS owner_is_app,
+       pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(s.nspowner)) AS owner,
+       pg_catalog.quote_ident(current_user) AS me,
+       NOT pg_catalog.pg_has_role(current_user, s.nspowner, 'USAGE')
+           AND s.nspname OPERATOR(pg_catalog.=) 'leader_ext'::pg_catalog.name AS foreign_ext
   FROM schemas AS s
  GROUP BY s.nspname, s.nspowner, s.position
  ORDER BY s.position
 )sql";
 
-std::string label(int version)
+// Refuses, in the SQL itself, what refuseCreatableSchemas refuses before leaderctl starts: the
+// same query, for files that the application's migration tool runs.
+std::string creatableCheckSql()
+{
+    return R"sql(
+    FOR v_row IN )sql" + std::string(CreatableSchemasSql) + R"sql(
+    LOOP
+        IF v_row.foreign_ext THEN
+            RAISE EXCEPTION 'the schema leader_ext is owned by %, not by the migrating login %: its objects would run with that owner''s privileges; drop it or hand it over first: ALTER SCHEMA leader_ext OWNER TO %;', v_row.owner, v_row.me, v_row.me
+                USING ERRCODE = 'insufficient_privilege';
+        ELSIF v_row.grantees IS NOT NULL THEN
+            RAISE EXCEPTION 'the schema % lets % create objects, which could then run with the owner''s privileges in the lease migrations; revoke it first: REVOKE CREATE ON SCHEMA % FROM %;', v_row.schema, v_row.grantees, v_row.schema, v_row.grantees
+                USING ERRCODE = 'insufficient_privilege';
+        ELSIF v_row.owner_is_app THEN
+            RAISE EXCEPTION 'the schema % is owned by %, whose privileges an app or monitor role has: its objects could run with the owner''s privileges in the lease migrations; hand it over first: ALTER SCHEMA % OWNER TO %;', v_row.schema, v_row.owner, v_row.schema, v_row.me
+                USING ERRCODE = 'insufficient_privilege';
+        END IF;
+    END LOOP;
+)sql";
+}
+
+// Only the owner writes the version table; the app and monitor roles read it to learn which
+// extensions are there (schema::probeFeatures).
+constexpr std::string_view BootstrapSql = R"sql(
+DO $leader_ext$
+BEGIN
+    IF pg_catalog.to_regnamespace('leader_ext') IS NULL THEN
+        CREATE SCHEMA leader_ext;
+        COMMENT ON SCHEMA leader_ext IS
+            'leader lease extensions beside ADR-114''s schema (docs/extensions.md)';
+    END IF;
+    IF pg_catalog.to_regclass('leader_ext.migrations') IS NULL THEN
+        CREATE TABLE leader_ext.migrations (
+            version    bigint PRIMARY KEY,
+            name       text NOT NULL,
+            applied_at timestamptz NOT NULL DEFAULT pg_catalog.now()
+        );
+        COMMENT ON TABLE leader_ext.migrations IS
+            'the leader lease migrations applied to this database, by leaderctl migrate or by the application''s own migration tool';
+    END IF;
+END
+$leader_ext$;
+)sql";
+
+constexpr std::string_view GrantsSql = R"sql(
+GRANT USAGE ON SCHEMA leader_ext TO hardcount_app, hardcount_monitor;
+GRANT SELECT ON leader_ext.migrations TO hardcount_app, hardcount_monitor;
+)sql";
+
+// The extensions' bookkeeping goes with the last migration undone.
+constexpr std::string_view DropWhenEmptySql = R"sql(
+DO $leader_ext$
+BEGIN
+    IF NOT EXISTS (SELECT FROM leader_ext.migrations) THEN
+        DROP TABLE leader_ext.migrations;
+        DROP SCHEMA leader_ext;
+    END IF;
+END
+$leader_ext$;
+)sql";
+
+std::string quoted(std::string_view text)
+{
+    std::string out = "'";
+    for (const char c : text)
+        out += c == '\'' ? std::string("''") : std::string(1, c);
+    return out + "'";
+}
+
+std::string extLabel(const Migration &migration)
+{
+    return "leader_ext " + versionLabel(migration.version) + " (" + std::string(migration.name)
+           + ")";
+}
+
+std::string lockSql()
+{
+    return "SELECT pg_catalog.pg_advisory_xact_lock(" + std::to_string(MigrationLockKey) + ");\n";
+}
+
+std::string upCheckSql(const Migration &migration)
+{
+    const std::string label = quoted(extLabel(migration));
+    std::string sql = R"sql(
+DO $leader_ext_check$
+DECLARE
+    v_row record;
+BEGIN
+    IF pg_catalog.to_regclass('leader_leases') IS NULL
+       OR NOT EXISTS (SELECT FROM pg_catalog.pg_attribute
+                       WHERE attrelid OPERATOR(pg_catalog.=) pg_catalog.to_regclass('leader_leases')
+                         AND attname OPERATOR(pg_catalog.=) 'not_before' AND NOT attisdropped) THEN
+        RAISE EXCEPTION '% needs ADR-114''s migrations 0174 and 0175 (leader_leases with not_before) in the schema %: apply them with the application''s migrations first', )sql"
+                      + label + R"sql(, pg_catalog.current_schema()
+            USING ERRCODE = 'object_not_in_prerequisite_state';
+    END IF;
+    IF pg_catalog.to_regclass(pg_catalog.quote_ident(pg_catalog.current_schema())
+                              OPERATOR(pg_catalog.||) '.leader_pause_log') IS NOT NULL THEN
+        RAISE EXCEPTION 'the extensions are in the schema % as an earlier leaderctl installed them; move them into leader_ext once with: leaderctl migrate --database URL', pg_catalog.current_schema()
+            USING ERRCODE = 'object_not_in_prerequisite_state';
+    END IF;
+    IF EXISTS (SELECT FROM leader_ext.migrations
+                WHERE version OPERATOR(pg_catalog.=) )sql"
+                      + std::to_string(migration.version) + R"sql() THEN
+        RAISE EXCEPTION '% is applied already (leader_ext.migrations has it): record it as applied in your migration tool instead of running it again', )sql"
+                      + label + R"sql(
+            USING ERRCODE = 'duplicate_object';
+    END IF;
+)sql";
+    if (migration.version > static_cast<int>(FirstExtension)) {
+        sql += R"sql(    IF NOT EXISTS (SELECT FROM leader_ext.migrations
+                    WHERE version OPERATOR(pg_catalog.=) )sql"
+               + std::to_string(migration.version - 1) + R"sql() THEN
+        RAISE EXCEPTION '% needs leader_ext )sql"
+               + versionLabel(migration.version - 1) + R"sql( first', )sql" + label + R"sql(
+            USING ERRCODE = 'object_not_in_prerequisite_state';
+    END IF;
+)sql";
+    }
+    return sql + creatableCheckSql() + "END\n$leader_ext_check$;\n";
+}
+
+std::string downCheckSql(const Migration &migration)
+{
+    const std::string label = quoted(extLabel(migration));
+    return R"sql(
+DO $leader_ext_check$
+DECLARE
+    v_row record;
+BEGIN
+    IF pg_catalog.to_regclass('leader_ext.migrations') IS NULL
+       OR NOT EXISTS (SELECT FROM leader_ext.migrations
+                       WHERE version OPERATOR(pg_catalog.=) )sql"
+           + std::to_string(migration.version) + R"sql() THEN
+        RAISE EXCEPTION '% is not applied (leader_ext.migrations does not have it)', )sql"
+           + label + R"sql(
+            USING ERRCODE = 'object_not_in_prerequisite_state';
+    END IF;
+    IF EXISTS (SELECT FROM leader_ext.migrations
+                WHERE version OPERATOR(pg_catalog.>) )sql"
+           + std::to_string(migration.version) + R"sql(
+                  AND version OPERATOR(pg_catalog.<) 1000) THEN
+        RAISE EXCEPTION '% cannot be undone while a later extension is applied: undo that one first', )sql"
+           + label + R"sql(
+            USING ERRCODE = 'dependent_objects_still_exist';
+    END IF;
+)sql" + creatableCheckSql()
+           + "END\n$leader_ext_check$;\n";
+}
+
+bool isKnown(int version)
+{
+    return findMigration(version) != nullptr;
+}
+
+} // namespace
+
+std::string versionLabel(int version)
 {
     std::string digits = std::to_string(version);
     return std::string(digits.size() < 4 ? 4 - digits.size() : 0, '0') + digits;
 }
 
-bool isKnown(int version)
+const Migration *findMigration(int version)
 {
     const auto all = embeddedMigrations();
-    return std::any_of(all.begin(), all.end(),
-                       [version](const Migration &m) { return m.version == version; });
+    const auto found = std::find_if(all.begin(), all.end(),
+                                    [version](const Migration &m) { return m.version == version; });
+    return found == all.end() ? nullptr : &*found;
 }
 
-} // namespace
+std::string composeUp(const Migration &migration)
+{
+    std::string sql = lockSql() + std::string(BootstrapSql);
+    if (migration.set == MigrationSet::Extension)
+        sql += upCheckSql(migration);
+    sql += "\n" + std::string(migration.up) + "\n" + std::string(GrantsSql)
+           + "INSERT INTO leader_ext.migrations (version, name) VALUES ("
+           + std::to_string(migration.version) + ", " + quoted(migration.name) + ");\n";
+    return sql;
+}
 
-Migrator::Migrator(pg::Connection &connection)
+std::string composeDown(const Migration &migration)
+{
+    std::string sql = lockSql();
+    if (migration.set == MigrationSet::Extension)
+        sql += downCheckSql(migration);
+    return sql + "\n" + std::string(migration.down)
+           + "\nDELETE FROM leader_ext.migrations WHERE version = "
+           + std::to_string(migration.version) + ";\n" + std::string(DropWhenEmptySql);
+}
+
+std::vector<std::string> outsideChanges(const Migration &migration, bool up)
+{
+    constexpr std::string_view Marker = "-- outside leader_ext: ";
+    std::vector<std::string> changes;
+    std::istringstream lines{std::string(up ? migration.up : migration.down)};
+    for (std::string line; std::getline(lines, line);) {
+        if (line.starts_with(Marker) && line.substr(Marker.size()) != "nothing")
+            changes.push_back(line.substr(Marker.size()));
+    }
+    return changes;
+}
+
+Migrator::Migrator(pg::Connection &connection, Announce announce)
     : m_connection(connection)
+    , m_announce(std::move(announce))
 {}
 
 std::vector<AppliedMigration> Migrator::applied()
 {
     const pg::Result exists = m_connection.exec(
-            "schema_migrations exists", "SELECT to_regclass('schema_migrations') IS NOT NULL", {},
-            QueryTimeout);
+            "find leader_ext.migrations",
+            "SELECT pg_catalog.to_regclass('leader_ext.migrations') IS NOT NULL", {}, QueryTimeout);
     if (!exists.toBool(0, 0))
         return {};
-    try {
-        const pg::Result result = m_connection.exec(
-                "schema_migrations",
-                "SELECT version, name, applied_at FROM schema_migrations ORDER BY version", {},
-                QueryTimeout);
-        std::vector<AppliedMigration> rows;
-        for (int row = 0; row < result.rows(); ++row)
-            rows.push_back({static_cast<int>(result.toInt64(row, 0)),
-                            std::string(result.text(row, 1)), std::string(result.text(row, 2))});
-        return rows;
-    } catch (const pg::Error &error) {
-        if (error.sqlstate() == pg::sqlstate::UndefinedColumn)
-            throw SchemaError("schema_migrations in this database belongs to another migration "
-                              "tool; apply the lease schema with that tool, or use a database of "
-                              "its own for leaderctl migrate");
-        throw;
-    }
+    const pg::Result result = m_connection.exec(
+            "read leader_ext.migrations",
+            "SELECT version, name, applied_at FROM leader_ext.migrations ORDER BY version", {},
+            QueryTimeout);
+    std::vector<AppliedMigration> rows;
+    for (int row = 0; row < result.rows(); ++row)
+        rows.push_back({static_cast<int>(result.toInt64(row, 0)), std::string(result.text(row, 1)),
+                        std::string(result.text(row, 2))});
+    return rows;
 }
 
 void Migrator::refuseUnknown(const std::vector<AppliedMigration> &applied) const
 {
     for (const AppliedMigration &migration : applied) {
         if (!isKnown(migration.version))
-            throw SchemaError("the database has migration " + label(migration.version) + " ("
-                              + migration.name
+            throw SchemaError("the database has migration " + versionLabel(migration.version)
+                              + " (" + migration.name
                               + ") that this build does not know; upgrade leader console "
                                 "before using it with this database");
     }
@@ -124,14 +306,34 @@ std::vector<Migration> Migrator::pending(std::initializer_list<MigrationSet> set
 {
     const std::vector<AppliedMigration> done = applied();
     refuseUnknown(done);
+    const LeaseFeatures features = probeFeatures(m_connection);
+    if (features.legacyLayout)
+        throw SchemaError("the database " + m_connection.target()
+                          + " has the extensions where an earlier leaderctl put them (its own "
+                            "schema_migrations); moving them into leader_ext is not supported "
+                            "by this build yet");
+    const auto isApplied = [&done](int version) {
+        return std::any_of(done.begin(), done.end(),
+                           [version](const AppliedMigration &a) { return a.version == version; });
+    };
     std::vector<Migration> todo;
     for (const Migration &migration : embeddedMigrations()) {
-        const bool wanted = std::find(sets.begin(), sets.end(), migration.set) != sets.end();
-        const bool isApplied = std::any_of(done.begin(), done.end(), [&](const auto &a) {
-            return a.version == migration.version;
-        });
-        if (wanted && !isApplied)
-            todo.push_back(migration);
+        if (std::find(sets.begin(), sets.end(), migration.set) == sets.end()
+            || isApplied(migration.version))
+            continue;
+        // ADR-114's own migrations that the application applied: its, not ours to record.
+        if (migration.set == MigrationSet::Adr) {
+            const bool present = migration.version == 174 ? features.leaseTable
+                                                          : features.notBefore;
+            if (present)
+                continue;
+            if (features.leaseTable && !isApplied(174))
+                throw SchemaError("leader_leases in " + m_connection.target()
+                                  + " is the application's and lacks ADR-114's migration "
+                                  + versionLabel(migration.version) + " (" + std::string(migration.name)
+                                  + "); apply it with the application's migrations");
+        }
+        todo.push_back(migration);
     }
     return todo;
 }
@@ -144,7 +346,13 @@ void Migrator::refuseCreatableSchemas()
     for (int row = 0; row < result.rows(); ++row) {
         const std::string schema(result.text(row, 0));
         std::string refusal;
-        if (!result.isNull(row, 1)) {
+        if (result.toBool(row, 5)) {
+            refusal = "the schema leader_ext is owned by " + std::string(result.text(row, 3))
+                      + ", not by the migrating login " + std::string(result.text(row, 4))
+                      + ": its objects would run with that owner's privileges; drop it or hand it "
+                        "over first: ALTER SCHEMA leader_ext OWNER TO "
+                      + std::string(result.text(row, 4)) + ";";
+        } else if (!result.isNull(row, 1)) {
             const std::string grantees(result.text(row, 1));
             refusal = "the schema " + schema + " lets " + grantees
                       + " create objects, which could then run with the owner's privileges in "
@@ -171,7 +379,7 @@ std::vector<int> Migrator::migrate(std::initializer_list<MigrationSet> sets)
     if (!todo.empty())
         refuseCreatableSchemas();
     for (const Migration &migration : todo) {
-        runInTransaction("migrate " + label(migration.version), migration, true);
+        runInTransaction(migration, true);
         versions.push_back(migration.version);
     }
     return versions;
@@ -189,39 +397,34 @@ std::vector<int> Migrator::rollbackTo(int version)
     for (const AppliedMigration &appliedMigration : done) {
         if (appliedMigration.version < version)
             break;
-        const auto all = embeddedMigrations();
-        const auto migration = std::find_if(all.begin(), all.end(), [&](const Migration &m) {
-            return m.version == appliedMigration.version;
-        });
-        runInTransaction("rollback " + label(migration->version), *migration, false);
-        versions.push_back(migration->version);
+        const Migration &migration = *findMigration(appliedMigration.version);
+        runInTransaction(migration, false);
+        versions.push_back(migration.version);
     }
     return versions;
 }
 
-void Migrator::runInTransaction(const std::string &statement, const Migration &migration, bool up)
+void Migrator::runInTransaction(const Migration &migration, bool up)
 {
+    const std::string statement = (up ? "migrate " : "rollback ")
+                                  + versionLabel(migration.version);
     try {
         m_connection.exec(statement, "BEGIN", {}, QueryTimeout);
-        m_connection.exec(statement, "SELECT pg_advisory_xact_lock($1)", {MigrationLockKey},
-                          MigrationTimeout);
-        m_connection.exec(statement, CreateTableSql, {}, QueryTimeout);
+        m_connection.exec(statement, "SELECT pg_catalog.pg_advisory_xact_lock($1)",
+                          {MigrationLockKey}, MigrationTimeout);
         // Another migrator may have done this one while this one waited for the lock.
-        const pg::Result seen
-                = m_connection.exec(statement, "SELECT 1 FROM schema_migrations WHERE version = $1",
-                                    {migration.version}, QueryTimeout);
+        m_connection.execScript(statement, BootstrapSql, QueryTimeout);
+        const pg::Result seen = m_connection.exec(
+                statement, "SELECT 1 FROM leader_ext.migrations WHERE version = $1",
+                {migration.version}, QueryTimeout);
         if ((seen.rows() == 1) == up) {
-            m_connection.exec(statement, "COMMIT", {}, QueryTimeout);
+            m_connection.exec(statement, "ROLLBACK", {}, QueryTimeout);
             return;
         }
-        m_connection.execScript(statement, up ? migration.up : migration.down, MigrationTimeout);
-        if (up)
-            m_connection.exec(statement,
-                              "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)",
-                              {migration.version, migration.name}, QueryTimeout);
-        else
-            m_connection.exec(statement, "DELETE FROM schema_migrations WHERE version = $1",
-                              {migration.version}, QueryTimeout);
+        if (m_announce)
+            m_announce(migration, up);
+        m_connection.execScript(statement, up ? composeUp(migration) : composeDown(migration),
+                                MigrationTimeout);
         m_connection.exec(statement, "COMMIT", {}, QueryTimeout);
     } catch (const pg::Error &) {
         if (m_connection.isOpen() && m_connection.inTransaction()) {
@@ -237,82 +440,23 @@ void Migrator::runInTransaction(const std::string &statement, const Migration &m
 
 void requireLeaseSchema(pg::Connection &connection)
 {
-    const pg::Result result = connection.exec("check lease schema", R"sql(
-SELECT to_regclass('leader_leases') IS NOT NULL,
-       to_regprocedure('leader_fence(text,bigint)') IS NOT NULL
-           AND to_regclass('leader_status') IS NOT NULL
-           AND to_regprocedure('leader_pause(text,text,text)') IS NOT NULL,
-       EXISTS (SELECT 1 FROM pg_attribute
-                WHERE attrelid = to_regclass('leader_leases') AND attname = 'not_before'
-                  AND NOT attisdropped),
-       -- 0176: the engine no longer sends the pause wake itself, the functions do (0177 moved
-       -- the wake into the new forms, which the ADR's forms call).
-       (SELECT count(*) FROM pg_proc
-         WHERE oid IN (to_regprocedure('leader_pause(text,text,text)'),
-                       to_regprocedure('leader_unpause(text)'),
-                       to_regprocedure('leader_pause(text,text,text,timestamptz)'),
-                       to_regprocedure('leader_unpause(text,text,text)'))
-           AND prosrc LIKE '%pg_notify(''leader_leases''%') >= 2,
-       -- 0177: ACQUIRE clears a pause whose paused_until has passed.
-       to_regclass('leader_pause_log') IS NOT NULL
-           AND EXISTS (SELECT 1 FROM pg_attribute
-                        WHERE attrelid = to_regclass('leader_leases') AND attname = 'paused_until'
-                          AND NOT attisdropped)
-)sql",
-                                              {}, QueryTimeout);
-    std::string missing;
-    if (!result.toBool(0, 0) || !result.toBool(0, 1))
-        missing = "0174 (leader_leases, leader_fence, leader_status, leader_pause)";
-    else if (!result.toBool(0, 2))
-        missing = "0175 (leader_leases.not_before)";
-    else if (!result.toBool(0, 3))
-        missing = "0176 (leader_pause and leader_unpause send the wake NOTIFY)";
-    else if (!result.toBool(0, 4))
-        missing = "0177 (leader_pause_log, pauses that end at paused_until)";
-    if (!missing.empty())
-        throw SchemaError("the database " + connection.target() + " lacks lease migration "
-                          + missing + "; apply it with: leaderctl migrate --database URL");
+    const LeaseFeatures features = probeFeatures(connection);
+    requireExtension(connection, features, "this", Extension::PauseLog);
 }
 
 void requireReplicaRegistry(pg::Connection &connection)
 {
-    const pg::Result result = connection.exec(
-            "check replica registry",
-            "SELECT to_regprocedure('leader_replica_seen(text,text,integer,text,text[])') IS NOT "
-            "NULL AND to_regprocedure('leader_replica_gone(text)') IS NOT NULL",
-            {}, QueryTimeout);
-    if (!result.toBool(0, 0))
-        throw SchemaError("the database " + connection.target()
-                          + " lacks lease migration 0178 (leader_replicas, the replica registry); "
-                            "apply it with: leaderctl migrate --database URL");
+    requireExtension(connection, probeFeatures(connection), "this", Extension::ReplicaRegistry);
 }
 
 void requireHolderSession(pg::Connection &connection)
 {
-    const pg::Result result = connection.exec(
-            "check holder session",
-            "SELECT to_regprocedure('leader_server_incarnation()') IS NOT NULL AND EXISTS (SELECT "
-            "1 "
-            "FROM pg_attribute WHERE attrelid = to_regclass('leader_leases') AND attname = "
-            "'holder_session' AND NOT attisdropped)",
-            {}, QueryTimeout);
-    if (!result.toBool(0, 0))
-        throw SchemaError("the database " + connection.target()
-                          + " lacks lease migration 0179 (leader_leases.holder_session, takeover "
-                            "at process death); apply it with: leaderctl migrate --database URL");
+    requireExtension(connection, probeFeatures(connection), "this", Extension::HolderSession);
 }
 
 void requireEarlyTakeSwitch(pg::Connection &connection)
 {
-    const pg::Result result = connection.exec(
-            "check early take switch",
-            "SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = "
-            "to_regclass('leader_leases') AND attname = 'early_take' AND NOT attisdropped)",
-            {}, QueryTimeout);
-    if (!result.toBool(0, 0))
-        throw SchemaError("the database " + connection.target()
-                          + " lacks lease migration 0180 (leader_leases.early_take, the early "
-                            "take's off switch); apply it with: leaderctl migrate --database URL");
+    requireExtension(connection, probeFeatures(connection), "this", Extension::EarlyTakeSwitch);
 }
 
 } // namespace leader::schema

@@ -2,6 +2,7 @@
 
 #include "migrations.h"
 
+#include <functional>
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
@@ -29,7 +30,14 @@ struct AppliedMigration
 
 // Applies the embedded migrations in version order, each in its own transaction under a
 // transaction-scoped advisory lock (safe through a transaction pooler), recording each in
-// schema_migrations. Throws SchemaError or pg::Error.
+// leader_ext.migrations: the extension schema's own version table, never the application's
+// schema_migrations or any other tool's (docs/extensions.md). Each transaction runs exactly the
+// SQL that composeUp / composeDown return, which leaderctl migrate --print-sql also writes for the
+// application's own migration tool, so both ways end in the same schema. Throws SchemaError or
+// pg::Error.
+//
+// ADR-114's 0174 and 0175 belong to the application: the migrator applies them only where
+// leader_leases does not exist yet (a database of its own), and never undoes what it did not apply.
 //
 // Before it changes anything it refuses (SchemaError, one line per schema, each with the REVOKE to
 // run) a schema on the session's search_path where PUBLIC, hardcount_app, hardcount_monitor or a
@@ -38,35 +46,47 @@ struct AppliedMigration
 class Migrator final
 {
 public:
-    explicit Migrator(pg::Connection &connection);
+    // Told each migration just before it is applied or undone, e.g. to name its changes outside
+    // leader_ext (outsideChanges).
+    using Announce = std::function<void(const Migration &, bool up)>;
+
+    explicit Migrator(pg::Connection &connection, Announce announce = {});
 
     std::vector<AppliedMigration> applied();
     std::vector<Migration> pending(std::initializer_list<MigrationSet> sets);
     // Returns the versions it applied: none when the database is up to date.
     std::vector<int> migrate(std::initializer_list<MigrationSet> sets);
-    // Undoes every applied migration from the newest down to and including version.
+    // Undoes every migration it recorded from the newest down to and including version.
     std::vector<int> rollbackTo(int version);
 
 private:
     void refuseUnknown(const std::vector<AppliedMigration> &applied) const;
     void refuseCreatableSchemas();
-    void runInTransaction(const std::string &statement, const Migration &migration, bool up);
+    void runInTransaction(const Migration &migration, bool up);
 
     pg::Connection &m_connection;
+    Announce m_announce;
 };
 
-// Checks, by the objects themselves (so a schema that Hardcount's own migrator applied counts),
-// that the lease migrations are in place. Throws SchemaError naming what is missing.
+// The SQL of one migration as one transaction's body (no BEGIN or COMMIT): the advisory lock, the
+// extension schema's bootstrap, for an extension migration a check that refuses with one line
+// (ADR-114's schema missing, the previous extension missing, this one applied already, a schema
+// others may create in), the migration file itself, the grants, and its row in
+// leader_ext.migrations.
+std::string composeUp(const Migration &migration);
+std::string composeDown(const Migration &migration);
+// What a migration changes outside leader_ext, from its "-- outside leader_ext:" header lines.
+std::vector<std::string> outsideChanges(const Migration &migration, bool up);
+// The embedded migration with this version, or nullptr.
+const Migration *findMigration(int version);
+// "0176", as the files and the version table name versions.
+std::string versionLabel(int version);
+
+// Transitional, until their callers use probeFeatures (features.h): each throws SchemaError unless
+// ADR-114's schema and every extension up to the one named are in place.
 void requireLeaseSchema(pg::Connection &connection);
-// Checks that migration 0178 is in place: a replica registers itself (leader_replica_seen), so
-// that every running replica of this build is listed and none is missed. Readers of the registry
-// need no such check: an older database reads as "registry unavailable". Throws SchemaError.
 void requireReplicaRegistry(pg::Connection &connection);
-// Checks that migration 0179 is in place: a replica's ACQUIRE and RENEW name its marker session
-// (holder_session), so a replica refuses a schema without it. Readers and leaderctl do not need it.
 void requireHolderSession(pg::Connection &connection);
-// Checks that migration 0180 is in place: a replica's ACQUIRE and RENEW read each role's
-// early_take switch.
 void requireEarlyTakeSwitch(pg::Connection &connection);
 
 } // namespace leader::schema

@@ -1,0 +1,27 @@
+#pragma once
+
+#include "schema/scriptformat.h"
+
+#include <filesystem>
+
+namespace leader::pg {
+class Connection;
+}
+
+namespace leaderctl {
+
+struct PrintSqlOptions
+{
+    leader::schema::ScriptFormat format = leader::schema::ScriptFormat::Plain;
+    int to = 0; // every extension migration when 0
+    bool down = false;
+    std::filesystem::path out; // standard output when empty
+};
+
+// leaderctl migrate: names each migration's changes outside leader_ext before it applies it.
+void migrate(leader::pg::Connection &connection, bool withDemo);
+// leaderctl migrate --print-sql: needs no database. Throws std::runtime_error with one line when
+// --to names no extension migration or DIR cannot be written.
+void printSql(const PrintSqlOptions &options);
+
+} // namespace leaderctl
