@@ -15,6 +15,7 @@ packages=(
     faketime locales
     iproute2
     prometheus
+    sql-migrate
     g++-mingw-w64-x86-64-posix wine64
     spin gcc
 )
