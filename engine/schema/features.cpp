@@ -93,10 +93,9 @@ LeaseFeatures probeFeatures(pg::Connection &connection)
     if (features.extension == 0) {
         features.legacyLayout = legacyObjects;
         if (!features.legacyLayout && legacyTable)
-            features.legacyLayout = connection
-                                            .exec("read legacy versions", LegacyRowsSql, {},
-                                                  QueryTimeout)
-                                            .toBool(0, 0);
+            features.legacyLayout
+                    = connection.exec("read legacy versions", LegacyRowsSql, {}, QueryTimeout)
+                              .toBool(0, 0);
     }
     return features;
 }

@@ -20,11 +20,11 @@ constexpr auto QueryTimeout = 5s;
 constexpr long long MigrationLockKey = 7'654'114;
 
 // The schemas of the session's search_path (the migrations create in the first and resolve names
-// through all of them) where a role that is not the owner's may create: the ACL's grantees of
-// CREATE that are PUBLIC or that an app or monitor role (hardcount_app, hardcount_monitor, or a
-// role holding one of them; superusers and this login aside) acts as, and whether such a role acts
-// as the schema's owner. Everything is named with pg_catalog: the check must not be hijackable
-// through the very path it checks.
+// through all of them) and leader_ext (where they create the extensions' objects) where a role
+// that is not the owner's may create: the ACL's grantees of CREATE that are PUBLIC or that an app
+// or monitor role (hardcount_app, hardcount_monitor, or a role holding one of them; superusers and
+// this login aside) acts as, and whether such a role acts as the schema's owner. Everything is
+// named with pg_catalog: the check must not be hijackable through the very path it checks.
 constexpr std::string_view CreatableSchemasSql = R"sql(
 WITH app AS (
     SELECT r.oid
@@ -56,9 +56,7 @@ SELECT pg_catalog.quote_ident(s.nspname) AS schema,
        EXISTS (SELECT FROM app WHERE pg_catalog.pg_has_role(app.oid, s.nspowner, 'MEMBER'))
            AS owner_is_app,
        pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(s.nspowner)) AS owner,
-       pg_catalog.quote_ident(current_user) AS me,
-       NOT pg_catalog.pg_has_role(current_user, s.nspowner, 'USAGE')
-           AND s.nspname OPERATOR(pg_catalog.=) 'leader_ext'::pg_catalog.name AS foreign_ext
+       pg_catalog.quote_ident(current_user) AS me
   FROM schemas AS s
  GROUP BY s.nspname, s.nspowner, s.position
  ORDER BY s.position
@@ -69,12 +67,14 @@ SELECT pg_catalog.quote_ident(s.nspname) AS schema,
 std::string creatableCheckSql()
 {
     return R"sql(
-    FOR v_row IN )sql" + std::string(CreatableSchemasSql) + R"sql(
+DO $leader_ext_check$
+DECLARE
+    v_row record;
+BEGIN
+    FOR v_row IN )sql"
+           + std::string(CreatableSchemasSql) + R"sql(
     LOOP
-        IF v_row.foreign_ext THEN
-            RAISE EXCEPTION 'the schema leader_ext is owned by %, not by the migrating login %: its objects would run with that owner''s privileges; drop it or hand it over first: ALTER SCHEMA leader_ext OWNER TO %;', v_row.owner, v_row.me, v_row.me
-                USING ERRCODE = 'insufficient_privilege';
-        ELSIF v_row.grantees IS NOT NULL THEN
+        IF v_row.grantees IS NOT NULL THEN
             RAISE EXCEPTION 'the schema % lets % create objects, which could then run with the owner''s privileges in the lease migrations; revoke it first: REVOKE CREATE ON SCHEMA % FROM %;', v_row.schema, v_row.grantees, v_row.schema, v_row.grantees
                 USING ERRCODE = 'insufficient_privilege';
         ELSIF v_row.owner_is_app THEN
@@ -82,6 +82,8 @@ std::string creatableCheckSql()
                 USING ERRCODE = 'insufficient_privilege';
         END IF;
     END LOOP;
+END
+$leader_ext_check$;
 )sql";
 }
 
@@ -149,26 +151,24 @@ std::string upCheckSql(const Migration &migration)
     const std::string label = quoted(extLabel(migration));
     std::string sql = R"sql(
 DO $leader_ext_check$
-DECLARE
-    v_row record;
 BEGIN
     IF pg_catalog.to_regclass('leader_leases') IS NULL
        OR NOT EXISTS (SELECT FROM pg_catalog.pg_attribute
                        WHERE attrelid OPERATOR(pg_catalog.=) pg_catalog.to_regclass('leader_leases')
                          AND attname OPERATOR(pg_catalog.=) 'not_before' AND NOT attisdropped) THEN
-        RAISE EXCEPTION '% needs ADR-114''s migrations 0174 and 0175 (leader_leases with not_before) in the schema %: apply them with the application''s migrations first', )sql"
+        RAISE EXCEPTION '% needs ADR-114''s migrations 0174 and 0175 (leader_leases with not_before) in the schema %: apply them with the application''s migrations first.', )sql"
                       + label + R"sql(, pg_catalog.current_schema()
             USING ERRCODE = 'object_not_in_prerequisite_state';
     END IF;
     IF pg_catalog.to_regclass(pg_catalog.quote_ident(pg_catalog.current_schema())
                               OPERATOR(pg_catalog.||) '.leader_pause_log') IS NOT NULL THEN
-        RAISE EXCEPTION 'the extensions are in the schema % as an earlier leaderctl installed them; move them into leader_ext once with: leaderctl migrate --database URL', pg_catalog.current_schema()
+        RAISE EXCEPTION 'the extensions are in the schema % as an earlier leaderctl installed them; move them into leader_ext once with: leaderctl migrate --database URL.', pg_catalog.current_schema()
             USING ERRCODE = 'object_not_in_prerequisite_state';
     END IF;
     IF EXISTS (SELECT FROM leader_ext.migrations
                 WHERE version OPERATOR(pg_catalog.=) )sql"
                       + std::to_string(migration.version) + R"sql() THEN
-        RAISE EXCEPTION '% is applied already (leader_ext.migrations has it): record it as applied in your migration tool instead of running it again', )sql"
+        RAISE EXCEPTION '% is applied already (leader_ext.migrations has it): record it as applied in your migration tool instead of running it again.', )sql"
                       + label + R"sql(
             USING ERRCODE = 'duplicate_object';
     END IF;
@@ -183,7 +183,7 @@ BEGIN
     END IF;
 )sql";
     }
-    return sql + creatableCheckSql() + "END\n$leader_ext_check$;\n";
+    return sql + "END\n$leader_ext_check$;\n";
 }
 
 std::string downCheckSql(const Migration &migration)
@@ -191,14 +191,16 @@ std::string downCheckSql(const Migration &migration)
     const std::string label = quoted(extLabel(migration));
     return R"sql(
 DO $leader_ext_check$
-DECLARE
-    v_row record;
 BEGIN
-    IF pg_catalog.to_regclass('leader_ext.migrations') IS NULL
-       OR NOT EXISTS (SELECT FROM leader_ext.migrations
-                       WHERE version OPERATOR(pg_catalog.=) )sql"
+    IF pg_catalog.to_regclass('leader_ext.migrations') IS NULL THEN
+        RAISE EXCEPTION '% is not applied (there is no leader_ext.migrations).', )sql"
+           + label + R"sql(
+            USING ERRCODE = 'object_not_in_prerequisite_state';
+    END IF;
+    IF NOT EXISTS (SELECT FROM leader_ext.migrations
+                    WHERE version OPERATOR(pg_catalog.=) )sql"
            + std::to_string(migration.version) + R"sql() THEN
-        RAISE EXCEPTION '% is not applied (leader_ext.migrations does not have it)', )sql"
+        RAISE EXCEPTION '% is not applied (leader_ext.migrations does not have it).', )sql"
            + label + R"sql(
             USING ERRCODE = 'object_not_in_prerequisite_state';
     END IF;
@@ -206,12 +208,11 @@ BEGIN
                 WHERE version OPERATOR(pg_catalog.>) )sql"
            + std::to_string(migration.version) + R"sql(
                   AND version OPERATOR(pg_catalog.<) 1000) THEN
-        RAISE EXCEPTION '% cannot be undone while a later extension is applied: undo that one first', )sql"
+        RAISE EXCEPTION '% cannot be undone while a later extension is applied: undo that one first.', )sql"
            + label + R"sql(
             USING ERRCODE = 'dependent_objects_still_exist';
     END IF;
-)sql" + creatableCheckSql()
-           + "END\n$leader_ext_check$;\n";
+)sql" + "END\n$leader_ext_check$;\n";
 }
 
 bool isKnown(int version)
@@ -237,7 +238,8 @@ const Migration *findMigration(int version)
 
 std::string composeUp(const Migration &migration)
 {
-    std::string sql = lockSql() + std::string(BootstrapSql);
+    // The schemas first: the bootstrap itself must not run into a leader_ext that others own.
+    std::string sql = lockSql() + creatableCheckSql() + std::string(BootstrapSql);
     if (migration.set == MigrationSet::Extension)
         sql += upCheckSql(migration);
     sql += "\n" + std::string(migration.up) + "\n" + std::string(GrantsSql)
@@ -248,7 +250,7 @@ std::string composeUp(const Migration &migration)
 
 std::string composeDown(const Migration &migration)
 {
-    std::string sql = lockSql();
+    std::string sql = lockSql() + creatableCheckSql();
     if (migration.set == MigrationSet::Extension)
         sql += downCheckSql(migration);
     return sql + "\n" + std::string(migration.down)
@@ -277,7 +279,10 @@ std::vector<AppliedMigration> Migrator::applied()
 {
     const pg::Result exists = m_connection.exec(
             "find leader_ext.migrations",
-            "SELECT pg_catalog.to_regclass('leader_ext.migrations') IS NOT NULL", {}, QueryTimeout);
+            "SELECT CASE WHEN pg_catalog.to_regnamespace('leader_ext') IS NULL THEN false "
+            "WHEN NOT pg_catalog.has_schema_privilege('leader_ext', 'USAGE') THEN false "
+            "ELSE pg_catalog.to_regclass('leader_ext.migrations') IS NOT NULL END",
+            {}, QueryTimeout);
     if (!exists.toBool(0, 0))
         return {};
     const pg::Result result = m_connection.exec(
@@ -295,8 +300,8 @@ void Migrator::refuseUnknown(const std::vector<AppliedMigration> &applied) const
 {
     for (const AppliedMigration &migration : applied) {
         if (!isKnown(migration.version))
-            throw SchemaError("the database has migration " + versionLabel(migration.version)
-                              + " (" + migration.name
+            throw SchemaError("the database has migration " + versionLabel(migration.version) + " ("
+                              + migration.name
                               + ") that this build does not know; upgrade leader console "
                                 "before using it with this database");
     }
@@ -323,14 +328,15 @@ std::vector<Migration> Migrator::pending(std::initializer_list<MigrationSet> set
             continue;
         // ADR-114's own migrations that the application applied: its, not ours to record.
         if (migration.set == MigrationSet::Adr) {
-            const bool present = migration.version == 174 ? features.leaseTable
-                                                          : features.notBefore;
+            const bool present
+                    = migration.version == 174 ? features.leaseTable : features.notBefore;
             if (present)
                 continue;
             if (features.leaseTable && !isApplied(174))
                 throw SchemaError("leader_leases in " + m_connection.target()
                                   + " is the application's and lacks ADR-114's migration "
-                                  + versionLabel(migration.version) + " (" + std::string(migration.name)
+                                  + versionLabel(migration.version) + " ("
+                                  + std::string(migration.name)
                                   + "); apply it with the application's migrations");
         }
         todo.push_back(migration);
@@ -346,13 +352,7 @@ void Migrator::refuseCreatableSchemas()
     for (int row = 0; row < result.rows(); ++row) {
         const std::string schema(result.text(row, 0));
         std::string refusal;
-        if (result.toBool(row, 5)) {
-            refusal = "the schema leader_ext is owned by " + std::string(result.text(row, 3))
-                      + ", not by the migrating login " + std::string(result.text(row, 4))
-                      + ": its objects would run with that owner's privileges; drop it or hand it "
-                        "over first: ALTER SCHEMA leader_ext OWNER TO "
-                      + std::string(result.text(row, 4)) + ";";
-        } else if (!result.isNull(row, 1)) {
+        if (!result.isNull(row, 1)) {
             const std::string grantees(result.text(row, 1));
             refusal = "the schema " + schema + " lets " + grantees
                       + " create objects, which could then run with the owner's privileges in "
@@ -406,8 +406,7 @@ std::vector<int> Migrator::rollbackTo(int version)
 
 void Migrator::runInTransaction(const Migration &migration, bool up)
 {
-    const std::string statement = (up ? "migrate " : "rollback ")
-                                  + versionLabel(migration.version);
+    const std::string statement = (up ? "migrate " : "rollback ") + versionLabel(migration.version);
     try {
         m_connection.exec(statement, "BEGIN", {}, QueryTimeout);
         m_connection.exec(statement, "SELECT pg_catalog.pg_advisory_xact_lock($1)",
