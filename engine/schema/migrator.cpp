@@ -178,7 +178,7 @@ BEGIN
                     WHERE version OPERATOR(pg_catalog.=) )sql"
                + std::to_string(migration.version - 1) + R"sql() THEN
         RAISE EXCEPTION '% needs leader_ext )sql"
-               + versionLabel(migration.version - 1) + R"sql( first', )sql" + label + R"sql(
+               + versionLabel(migration.version - 1) + R"sql( first.', )sql" + label + R"sql(
             USING ERRCODE = 'object_not_in_prerequisite_state';
     END IF;
 )sql";
