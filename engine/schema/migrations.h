@@ -26,5 +26,9 @@ struct Migration
 // Every migration compiled into this binary (from migrations/*/NNNN_name.{up,down}.sql), in
 // ascending version order.
 std::span<const Migration> embeddedMigrations();
+// The extensions' down scripts as leaderctl installed them before leader_ext existed (in the lease
+// schema, tracked in its schema_migrations), in ascending version order, up empty: frozen, to move
+// such an install into leader_ext.
+std::span<const Migration> legacyExtensionDowns();
 
 } // namespace leader::schema

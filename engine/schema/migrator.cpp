@@ -314,9 +314,8 @@ std::vector<Migration> Migrator::pending(std::initializer_list<MigrationSet> set
     const LeaseFeatures features = probeFeatures(m_connection);
     if (features.legacyLayout)
         throw SchemaError("the database " + m_connection.target()
-                          + " has the extensions where an earlier leaderctl put them (its own "
-                            "schema_migrations); moving them into leader_ext is not supported "
-                            "by this build yet");
+                          + " has the extensions where an earlier leaderctl put them; move them "
+                            "into leader_ext with: leaderctl migrate --database URL");
     const auto isApplied = [&done](int version) {
         return std::any_of(done.begin(), done.end(),
                            [version](const AppliedMigration &a) { return a.version == version; });
@@ -374,6 +373,10 @@ void Migrator::refuseCreatableSchemas()
 
 std::vector<int> Migrator::migrate(std::initializer_list<MigrationSet> sets)
 {
+    if (probeFeatures(m_connection).legacyLayout) {
+        refuseCreatableSchemas();
+        relocateLegacy();
+    }
     std::vector<int> versions;
     const std::vector<Migration> todo = pending(sets);
     if (!todo.empty())
@@ -402,6 +405,115 @@ std::vector<int> Migrator::rollbackTo(int version)
         versions.push_back(migration.version);
     }
     return versions;
+}
+
+void Migrator::relocateLegacy()
+{
+    constexpr std::string_view Statement = "move the extensions into leader_ext";
+    try {
+        m_connection.exec(Statement, "BEGIN", {}, QueryTimeout);
+        m_connection.exec(Statement, "SELECT pg_catalog.pg_advisory_xact_lock($1)",
+                          {MigrationLockKey}, MigrationTimeout);
+        // Read as JSON, so any shape reads; only a table of this project's own rows is ours.
+        const pg::Result rows = m_connection.exec(
+                Statement,
+                "SELECT (pg_catalog.to_jsonb(m) OPERATOR(pg_catalog.->>) 'version')::bigint, "
+                "pg_catalog.to_jsonb(m) OPERATOR(pg_catalog.->>) 'name', "
+                "pg_catalog.to_jsonb(m) OPERATOR(pg_catalog.->>) 'applied_at' "
+                "FROM schema_migrations AS m ORDER BY 1",
+                {}, QueryTimeout);
+        std::vector<AppliedMigration> legacy;
+        int legacyVersion = 0;
+        for (int row = 0; row < rows.rows(); ++row) {
+            const int version = static_cast<int>(rows.toInt64(row, 0));
+            const Migration *known = findMigration(version);
+            if (!known || known->name != rows.text(row, 1))
+                throw SchemaError("schema_migrations in " + m_connection.target() + " has "
+                                  + versionLabel(version)
+                                  + ", which no leaderctl wrote: the extensions beside it are "
+                                    "not leaderctl's to move; move them by hand "
+                                    "(docs/extensions.md)");
+            legacy.push_back({version, std::string(rows.text(row, 1)),
+                              std::string(rows.text(row, 2))});
+            if (known->set == MigrationSet::Extension)
+                legacyVersion = std::max(legacyVersion, version);
+        }
+        // What outlives the move: the pause history and each role's pause end and early take
+        // switch. The registry refills within one beat; a holder names its marker again at its
+        // next RENEW.
+        m_connection.execScript(Statement, R"sql(
+CREATE TEMPORARY TABLE leader_legacy_leases ON COMMIT DROP AS
+    SELECT role, pg_catalog.to_jsonb(l) AS lease FROM leader_leases AS l;
+CREATE TEMPORARY TABLE leader_legacy_log (entry jsonb) ON COMMIT DROP;
+)sql",
+                                QueryTimeout);
+        if (legacyVersion >= static_cast<int>(Extension::PauseLog))
+            m_connection.exec(Statement,
+                              "INSERT INTO leader_legacy_log SELECT pg_catalog.to_jsonb(p) "
+                              "FROM leader_pause_log AS p",
+                              {}, MigrationTimeout);
+        const auto downs = legacyExtensionDowns();
+        for (auto down = downs.rbegin(); down != downs.rend(); ++down) {
+            if (down->version > legacyVersion)
+                continue;
+            if (m_announce)
+                m_announce(*down, false);
+            m_connection.execScript(Statement, down->down, MigrationTimeout);
+        }
+        m_connection.exec(Statement, "DROP TABLE schema_migrations", {}, QueryTimeout);
+        for (const AppliedMigration &applied : legacy) {
+            const Migration &migration = *findMigration(applied.version);
+            if (m_announce)
+                m_announce(migration, true);
+            m_connection.execScript(Statement,
+                                    migration.set == MigrationSet::Extension
+                                            ? composeUp(migration)
+                                            : lockSql() + std::string(BootstrapSql)
+                                                      + std::string(GrantsSql)
+                                                      + "INSERT INTO leader_ext.migrations "
+                                                        "(version, name) VALUES ("
+                                                      + std::to_string(migration.version) + ", "
+                                                      + quoted(migration.name) + ");\n",
+                                    MigrationTimeout);
+            m_connection.exec(Statement,
+                              "UPDATE leader_ext.migrations SET applied_at = $2::timestamptz "
+                              "WHERE version = $1",
+                              {applied.version, applied.appliedAt}, QueryTimeout);
+        }
+        if (legacyVersion >= static_cast<int>(Extension::PauseLog))
+            m_connection.execScript(Statement, R"sql(
+INSERT INTO leader_ext.leader_pause_log OVERRIDING SYSTEM VALUE
+    SELECT (pg_catalog.jsonb_populate_record(NULL::leader_ext.leader_pause_log, entry)).*
+      FROM leader_legacy_log;
+SELECT pg_catalog.setval(pg_catalog.pg_get_serial_sequence('leader_ext.leader_pause_log', 'id'),
+                         (SELECT max(id) FROM leader_ext.leader_pause_log))
+ WHERE EXISTS (SELECT FROM leader_ext.leader_pause_log);
+UPDATE leader_leases AS l
+   SET paused_until = (s.lease OPERATOR(pg_catalog.->>) 'paused_until')::timestamptz
+  FROM leader_legacy_leases AS s
+ WHERE s.role OPERATOR(pg_catalog.=) l.role AND l.paused_at IS NOT NULL
+   AND s.lease OPERATOR(pg_catalog.->>) 'paused_until' IS NOT NULL;
+)sql",
+                                    MigrationTimeout);
+        if (legacyVersion >= static_cast<int>(Extension::EarlyTakeSwitch))
+            m_connection.execScript(Statement, R"sql(
+UPDATE leader_leases AS l
+   SET early_take = (s.lease OPERATOR(pg_catalog.->>) 'early_take')::boolean
+  FROM leader_legacy_leases AS s
+ WHERE s.role OPERATOR(pg_catalog.=) l.role;
+)sql",
+                                    MigrationTimeout);
+        m_connection.exec(Statement, "COMMIT", {}, QueryTimeout);
+    } catch (...) {
+        if (m_connection.isOpen() && m_connection.inTransaction()) {
+            try {
+                m_connection.exec(Statement, "ROLLBACK", {}, QueryTimeout);
+            } catch (const pg::Error &) {
+                m_connection.close(); // the server rolls back a dropped session's transaction
+            }
+        }
+        throw;
+    }
 }
 
 void Migrator::runInTransaction(const Migration &migration, bool up)

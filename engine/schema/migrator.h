@@ -47,14 +47,17 @@ class Migrator final
 {
 public:
     // Told each migration just before it is applied or undone, e.g. to name its changes outside
-    // leader_ext (outsideChanges).
+    // leader_ext (outsideChanges); a legacy down script when an earlier install is moved.
     using Announce = std::function<void(const Migration &, bool up)>;
 
     explicit Migrator(pg::Connection &connection, Announce announce = {});
 
     std::vector<AppliedMigration> applied();
     std::vector<Migration> pending(std::initializer_list<MigrationSet> sets);
-    // Returns the versions it applied: none when the database is up to date.
+    // Returns the versions it applied: none when the database is up to date. An install of an
+    // earlier leaderctl (extensions in the lease schema, its own schema_migrations) is moved into
+    // leader_ext first, in one transaction, keeping the pause log and each role's pause end and
+    // early take switch; its versions are not among those returned.
     std::vector<int> migrate(std::initializer_list<MigrationSet> sets);
     // Undoes every migration it recorded from the newest down to and including version.
     std::vector<int> rollbackTo(int version);
@@ -63,6 +66,7 @@ private:
     void refuseUnknown(const std::vector<AppliedMigration> &applied) const;
     void refuseCreatableSchemas();
     void runInTransaction(const Migration &migration, bool up);
+    void relocateLegacy();
 
     pg::Connection &m_connection;
     Announce m_announce;

@@ -9,6 +9,7 @@
 #include "schema/migrator.h"
 #include "testdatabase.h"
 
+#include <QFile>
 #include <QtTest>
 
 #include <memory>
@@ -72,6 +73,82 @@ SELECT md5(string_agg(d, E'\n' ORDER BY d)) FROM (
 ) AS definitions
 )sql";
 
+// The lease schema and leader_ext as a catalog sees them: every function (body, settings, owner,
+// grants), relation, column (type, default, grants), constraint, index, trigger and comment. Two
+// databases with the same fingerprint have the same schema dump, up to the order of columns.
+constexpr const char *SchemaFingerprintSql = R"sql(
+WITH ns AS (
+    SELECT oid, nspname FROM pg_namespace WHERE nspname IN ('public', 'leader_ext')
+), rel AS (
+    SELECT c.oid, ns.nspname || '.' || c.relname AS name, c.relkind, c.relacl, c.relowner
+      FROM pg_class AS c JOIN ns ON ns.oid = c.relnamespace
+)
+SELECT md5(string_agg(d, E'\n' ORDER BY d)) FROM (
+    SELECT n.nspname || ' ' || pg_get_functiondef(p.oid) || ' acl ' || coalesce(p.proacl::text, '')
+           || ' owner ' || pg_get_userbyid(p.proowner) || ' '
+           || coalesce(obj_description(p.oid, 'pg_proc'), '') AS d
+      FROM pg_proc AS p JOIN ns AS n ON n.oid = p.pronamespace
+    UNION ALL
+    SELECT 'schema ' || n.nspname || ' ' || coalesce(obj_description(n.oid, 'pg_namespace'), '')
+           || coalesce(n.nspacl::text, '') || pg_get_userbyid(n.nspowner)
+      FROM pg_namespace AS n JOIN ns USING (oid)
+    UNION ALL
+    SELECT name || ' ' || relkind::text || ' ' || coalesce(relacl::text, '') || ' '
+           || pg_get_userbyid(relowner) || ' '
+           || CASE WHEN relkind = 'v' THEN pg_get_viewdef(oid) ELSE '' END || ' '
+           || coalesce(obj_description(oid, 'pg_class'), '')
+      FROM rel WHERE relkind IN ('r', 'v', 'S')
+    UNION ALL
+    SELECT rel.name || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || ' '
+           || a.attnotnull || ' ' || coalesce(a.attacl::text, '') || ' '
+           || coalesce(pg_get_expr(ad.adbin, ad.adrelid), '') || ' ' || a.attidentity::text || ' '
+           || coalesce(col_description(a.attrelid, a.attnum), '')
+      FROM pg_attribute AS a JOIN rel ON rel.oid = a.attrelid
+      LEFT JOIN pg_attrdef AS ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum
+     WHERE a.attnum > 0 AND NOT a.attisdropped AND rel.relkind IN ('r', 'v')
+    UNION ALL
+    SELECT rel.name || ' constraint ' || c.conname || ' ' || pg_get_constraintdef(c.oid)
+      FROM pg_constraint AS c JOIN rel ON rel.oid = c.conrelid
+    UNION ALL
+    SELECT pg_get_indexdef(i.indexrelid) FROM pg_index AS i JOIN rel ON rel.oid = i.indrelid
+    UNION ALL
+    SELECT pg_get_triggerdef(t.oid) || ' ' || t.tgenabled::text
+      FROM pg_trigger AS t JOIN rel ON rel.oid = t.tgrelid WHERE NOT t.tgisinternal
+) AS definitions
+)sql";
+
+// The extensions as an earlier leaderctl installed them up to `version`: the frozen files of that
+// release (tests/fixtures/legacy-extensions) in the lease schema, tracked in its schema_migrations.
+void installLegacy(Connection &owner, int version)
+{
+    owner.execScript("legacy install", R"sql(
+CREATE TABLE schema_migrations (
+    version    bigint PRIMARY KEY,
+    name       text NOT NULL,
+    applied_at timestamptz NOT NULL DEFAULT now()
+);
+INSERT INTO schema_migrations (version, name, applied_at)
+VALUES (174, 'leader_leases', '2026-11-02 10:00+00'), (175, 'not_before', '2026-11-02 10:00+00');
+)sql",
+                     Short);
+    const QDir fixtures(QStringLiteral(LEGACY_FIXTURES));
+    for (const QString &file :
+         fixtures.entryList({QStringLiteral("*.up.sql")}, QDir::Files, QDir::Name)) {
+        const int fileVersion = file.left(4).toInt();
+        if (fileVersion > version)
+            break;
+        QFile sql(fixtures.filePath(file));
+        if (!sql.open(QIODevice::ReadOnly))
+            qFatal("cannot read %s", qPrintable(sql.fileName()));
+        owner.exec("legacy install", "BEGIN", {}, Short);
+        owner.execScript("legacy install", sql.readAll().toStdString(), 30s);
+        owner.exec("legacy install",
+                   "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)",
+                   {fileVersion, file.mid(5, file.size() - 5 - 7).toStdString()}, Short);
+        owner.exec("legacy install", "COMMIT", {}, Short);
+    }
+}
+
 } // namespace
 
 class TestMigrator final : public QObject
@@ -90,6 +167,8 @@ private slots:
     void migrationRefusesWhatItLacks();
     void leaderExtOfAnotherOwnerIsRefused();
     void featuresFollowTheVersionTable();
+    void legacyInstallMovesIntoLeaderExt_data();
+    void legacyInstallMovesIntoLeaderExt();
     void everyExtensionNamesItsOutsideChanges_data();
     void everyExtensionNamesItsOutsideChanges();
 
@@ -304,6 +383,84 @@ void TestMigrator::featuresFollowTheVersionTable()
     features = leader::schema::probeFeatures(monitor);
     QCOMPARE(features.extension, 0);
     QVERIFY(features.legacyLayout);
+}
+
+void TestMigrator::legacyInstallMovesIntoLeaderExt_data()
+{
+    QTest::addColumn<int>("version");
+    for (int version = 176; version <= leader::schema::LatestExtension; ++version)
+        QTest::addRow("%d", version) << version;
+}
+
+void TestMigrator::legacyInstallMovesIntoLeaderExt()
+{
+    QFETCH(int, version);
+    // What a fresh install through the application's tool and leaderctl migrate gives.
+    QString fresh;
+    {
+        Connection owner = m_db->connect(Login::Owner);
+        applyAdrAsTheApplication(owner);
+        Migrator(owner).migrate({MigrationSet::Extension});
+        fresh = scalar(owner, SchemaFingerprintSql);
+    }
+    m_db->recreate();
+    Connection owner = m_db->connect(Login::Owner);
+    applyAdrAsTheApplication(owner);
+    installLegacy(owner, version);
+    if (version >= 177) {
+        owner.execScript("legacy use", R"sql(
+SELECT leader_pause('billing', 'alice@ops', 'ledger freeze', now() + interval '1 hour');
+SELECT leader_pause('dunning', 'bob@ops', 'mail outage');
+SELECT leader_unpause('dunning', 'bob@ops', 'mail back');
+)sql",
+                         Short);
+    }
+    if (version >= 180)
+        owner.exec("legacy use",
+                   "UPDATE leader_leases SET early_take = false WHERE role = 'email_outbox'", {},
+                   Short);
+    const QString log
+            = version >= 177 ? scalar(
+                      owner,
+                      "SELECT string_agg(id || action || role || coalesce(by, '') || at, ',' "
+                      "ORDER BY id) FROM leader_pause_log")
+                             : QString();
+    const QString until
+            = version >= 177 ? scalar(
+                      owner, "SELECT paused_until FROM leader_leases WHERE role = 'billing'")
+                             : QString();
+
+    // The owner reads the old schema_migrations; from 0177 on anyone sees the old objects.
+    QVERIFY(leader::schema::probeFeatures(owner).legacyLayout);
+    Connection monitor = m_db->connect(Login::Monitor);
+    QCOMPARE(leader::schema::probeFeatures(monitor).legacyLayout, version >= 177);
+    std::vector<int> rest;
+    for (int v = version + 1; v <= leader::schema::LatestExtension; ++v)
+        rest.push_back(v);
+    QCOMPARE(Migrator(owner).migrate({MigrationSet::Adr, MigrationSet::Extension}), rest);
+
+    QVERIFY(leader::schema::probeFeatures(monitor).complete());
+    QCOMPARE(scalar(owner, "SELECT to_regclass('schema_migrations') IS NULL"), QStringLiteral("t"));
+    QCOMPARE(scalar(owner, SchemaFingerprintSql), fresh);
+    // The ADR's rows keep their instant: leaderctl applied them, so it may undo them later.
+    QCOMPARE(scalar(owner, "SELECT applied_at = '2026-11-02 10:00+00' FROM leader_ext.migrations "
+                           "WHERE version = 174"),
+             QStringLiteral("t"));
+    if (version >= 177) {
+        QCOMPARE(scalar(owner, "SELECT string_agg(id || action || role || coalesce(by, '') || at, "
+                               "',' ORDER BY id) FROM leader_ext.leader_pause_log"),
+                 log);
+        QCOMPARE(scalar(owner, "SELECT paused_until FROM leader_leases WHERE role = 'billing'"),
+                 until);
+        // The sequence goes on after the moved rows.
+        owner.exec("after", "SELECT leader_unpause('billing')", {}, Short);
+        QCOMPARE(scalar(owner, "SELECT count(DISTINCT id) = count(*) FROM "
+                               "leader_ext.leader_pause_log"),
+                 QStringLiteral("t"));
+    }
+    if (version >= 180)
+        QCOMPARE(scalar(owner, "SELECT early_take FROM leader_leases WHERE role = 'email_outbox'"),
+                 QStringLiteral("f"));
 }
 
 void TestMigrator::everyExtensionNamesItsOutsideChanges_data()
