@@ -17,7 +17,7 @@ enum class StatementKind : std::uint8_t {
     Renew,
     Release,
     Read,     // the wait read: "until acquirable", per role or for all of a replica's roles
-    Registry, // leader_replica_seen / leader_replica_gone
+    Registry, // leader_ext.leader_replica_seen / leader_ext.leader_replica_gone
     Other,    // the schema checks at start, a loss reason
 };
 inline constexpr int StatementKinds = 6;

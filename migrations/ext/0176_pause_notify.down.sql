@@ -1,3 +1,6 @@
+-- outside leader_ext: replaces function leader_pause(text, text, text) (back to ADR 0174's body)
+-- outside leader_ext: replaces function leader_unpause(text) (back to ADR 0174's body)
+
 -- Back to 0174's leader_pause and leader_unpause, which send no NOTIFY (a build from before 0176
 -- sends its own). CREATE OR REPLACE keeps the owner and the grants.
 SELECT set_config('search_path', format('%I, pg_temp', current_schema()), true);

@@ -1,3 +1,6 @@
+-- outside leader_ext: replaces function leader_pause(text, text, text) (same signature and meaning)
+-- outside leader_ext: replaces function leader_unpause(text) (same signature and meaning)
+
 -- Pauses wake holders themselves: leader_pause and leader_unpause send the wake NOTIFY
 -- (channel leader_leases, payload the role, as WakeListener listens) inside the function, in the
 -- caller's transaction, so a pause from psql or the console wakes a holder as fast as one from

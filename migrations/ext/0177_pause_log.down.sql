@@ -1,3 +1,12 @@
+-- outside leader_ext: drops trigger leader_leases_log_pause_insert on leader_leases
+-- outside leader_ext: drops trigger leader_leases_log_pause_update on leader_leases
+-- outside leader_ext: clears the pauses of leader_leases whose paused_until has passed
+-- outside leader_ext: drops constraint leader_leases_pause_end_needs_pause on leader_leases
+-- outside leader_ext: drops column leader_leases.paused_until
+-- outside leader_ext: replaces view leader_status (back to 0175's columns)
+-- outside leader_ext: replaces function leader_pause(text, text, text) (back to 0176's body)
+-- outside leader_ext: replaces function leader_unpause(text) (back to 0176's body)
+
 -- Back to 0176: pauses without an end and without a log. A pause in force keeps going, now until
 -- leader_unpause; one whose end had passed is cleared here, so rolling back never revives it. The
 -- log goes with the migration: export it first (leaderctl history --json) if it must be kept.
@@ -5,18 +14,21 @@ SELECT set_config('search_path', format('%I, pg_temp', current_schema()), true);
 
 DROP TRIGGER leader_leases_log_pause_insert ON leader_leases;
 DROP TRIGGER leader_leases_log_pause_update ON leader_leases;
-DROP FUNCTION leader_log_pause_change();
-DROP TABLE leader_pause_log;
-DROP FUNCTION leader_pause(text, text, text, timestamptz);
-DROP FUNCTION leader_unpause(text, text, text);
+DROP FUNCTION leader_ext.leader_log_pause_change();
+DROP TABLE leader_ext.leader_pause_log;
+DROP FUNCTION leader_ext.leader_pause(text, text, text, timestamptz);
+DROP FUNCTION leader_ext.leader_unpause(text, text, text);
 
+-- paused_until goes too: the CHECK leader_leases_pause_end_needs_pause holds until the column does.
 UPDATE leader_leases
-   SET paused_at = NULL, paused_by = NULL, pause_reason = NULL
+   SET paused_at = NULL, paused_by = NULL, pause_reason = NULL, paused_until = NULL
  WHERE paused_until <= now();
 
 -- CREATE OR REPLACE cannot drop the view's new columns: drop and recreate it, with 0174's grant.
 DROP VIEW leader_status;
-ALTER TABLE leader_leases DROP COLUMN paused_until;
+ALTER TABLE leader_leases
+    DROP CONSTRAINT leader_leases_pause_end_needs_pause,
+    DROP COLUMN paused_until;
 
 CREATE VIEW leader_status AS
 SELECT l.role,

@@ -1,5 +1,14 @@
--- Pauses an operator can trust: every pause, unpause and expiry is a row of leader_pause_log, and a
--- pause may end by itself at leader_leases.paused_until on the database clock.
+-- outside leader_ext: adds column leader_leases.paused_until
+-- outside leader_ext: adds constraint leader_leases_pause_end_needs_pause on leader_leases
+-- outside leader_ext: adds trigger leader_leases_log_pause_insert on leader_leases
+-- outside leader_ext: adds trigger leader_leases_log_pause_update on leader_leases
+-- outside leader_ext: replaces view leader_status (columns appended)
+-- outside leader_ext: replaces function leader_pause(text, text, text) (same signature and meaning)
+-- outside leader_ext: replaces function leader_unpause(text) (same signature and meaning)
+
+-- Pauses an operator can trust: every pause, unpause and expiry is a row of
+-- leader_ext.leader_pause_log, and a pause may end by itself at leader_leases.paused_until on the
+-- database clock.
 --
 -- One trigger writes the log, for every change of paused_at, whoever made it: the functions, a
 -- replica's ACQUIRE clearing an expired pause, or an UPDATE typed by hand. It runs as the table's
@@ -11,6 +20,10 @@
 -- and clears the pause in the statement that claims it, which logs the expiry at paused_until.
 -- Until then leader_status shows the role as not paused, and a pause or unpause that meets the
 -- expired row logs the expiry first.
+--
+-- The log, its trigger function and the new forms leader_pause(role, by, reason, until) and
+-- leader_unpause(role, by, reason) live in leader_ext; the column, the two triggers, the view and
+-- the ADR's two forms (now wrappers of the new ones) stay beside leader_leases.
 
 SELECT set_config('search_path', format('%I, pg_temp', current_schema()), true);
 
@@ -21,7 +34,7 @@ ALTER TABLE leader_leases ADD CONSTRAINT leader_leases_pause_end_needs_pause
 COMMENT ON COLUMN leader_leases.paused_until IS
     'the pause ends by itself at this instant (database clock); NULL: until leader_unpause';
 
-CREATE TABLE leader_pause_log (
+CREATE TABLE leader_ext.leader_pause_log (
     id           bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     role         text NOT NULL,
     action       text NOT NULL CONSTRAINT leader_pause_log_action_known
@@ -35,15 +48,15 @@ CREATE TABLE leader_pause_log (
     reason       text,
     paused_until timestamptz, -- a pause's planned end
     -- The pause an unpause or expiry ended; NULL only when that pause predates the log.
-    pause_id     bigint REFERENCES leader_pause_log (id)
+    pause_id     bigint REFERENCES leader_ext.leader_pause_log (id)
 );
 
-CREATE INDEX leader_pause_log_role_at ON leader_pause_log (role, at);
+CREATE INDEX leader_pause_log_role_at ON leader_ext.leader_pause_log (role, at);
 
-COMMENT ON TABLE leader_pause_log IS
+COMMENT ON TABLE leader_ext.leader_pause_log IS
     'every pause, unpause and expiry of a leader role; written only by leader_log_pause_change()';
 
-CREATE FUNCTION leader_log_pause_change() RETURNS trigger
+CREATE FUNCTION leader_ext.leader_log_pause_change() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT
 AS $$
 DECLARE
@@ -52,13 +65,14 @@ DECLARE
 BEGIN
     IF TG_OP = 'UPDATE' AND OLD.paused_at IS NOT NULL THEN
         SELECT max(id) INTO v_pause_id
-          FROM leader_pause_log WHERE role = OLD.role AND action = 'pause';
+          FROM leader_ext.leader_pause_log WHERE role = OLD.role AND action = 'pause';
         v_expired := OLD.paused_until IS NOT NULL AND OLD.paused_until <= now();
         IF v_expired THEN
-            INSERT INTO leader_pause_log (role, action, at, login, pause_id)
+            INSERT INTO leader_ext.leader_pause_log (role, action, at, login, pause_id)
             VALUES (OLD.role, 'expire', OLD.paused_until, session_user, v_pause_id);
         ELSIF NEW.paused_at IS NULL OR NEW.paused_at IS DISTINCT FROM OLD.paused_at THEN
-            INSERT INTO leader_pause_log (role, action, at, login, by, reason, pause_id)
+            INSERT INTO leader_ext.leader_pause_log
+                   (role, action, at, login, by, reason, pause_id)
             VALUES (OLD.role, 'unpause', now(), session_user,
                     nullif(current_setting('leader.unpause_by', true), ''),
                     nullif(current_setting('leader.unpause_reason', true), ''), v_pause_id);
@@ -66,7 +80,8 @@ BEGIN
     END IF;
     IF NEW.paused_at IS NOT NULL
        AND (TG_OP = 'INSERT' OR OLD.paused_at IS DISTINCT FROM NEW.paused_at) THEN
-        INSERT INTO leader_pause_log (role, action, at, login, by, reason, paused_until)
+        INSERT INTO leader_ext.leader_pause_log
+               (role, action, at, login, by, reason, paused_until)
         VALUES (NEW.role, 'pause', NEW.paused_at, session_user, NEW.paused_by, NEW.pause_reason,
                 NEW.paused_until);
     END IF;
@@ -75,10 +90,11 @@ END
 $$;
 
 CREATE TRIGGER leader_leases_log_pause_insert AFTER INSERT ON leader_leases
-    FOR EACH ROW WHEN (NEW.paused_at IS NOT NULL) EXECUTE FUNCTION leader_log_pause_change();
+    FOR EACH ROW WHEN (NEW.paused_at IS NOT NULL)
+    EXECUTE FUNCTION leader_ext.leader_log_pause_change();
 CREATE TRIGGER leader_leases_log_pause_update AFTER UPDATE ON leader_leases
     FOR EACH ROW WHEN (OLD.paused_at IS DISTINCT FROM NEW.paused_at)
-    EXECUTE FUNCTION leader_log_pause_change();
+    EXECUTE FUNCTION leader_ext.leader_log_pause_change();
 
 -- The view shows a pause only while it is in force; columns are appended, as CREATE OR REPLACE
 -- requires.
@@ -116,7 +132,8 @@ SELECT l.role,
  CROSS JOIN LATERAL (SELECT l.paused_at IS NOT NULL
                             AND (l.paused_until IS NULL OR l.paused_until > now()) AS in_force) p;
 
-CREATE FUNCTION leader_pause(p_role text, p_by text, p_reason text, p_until timestamptz)
+CREATE FUNCTION leader_ext.leader_pause(p_role text, p_by text, p_reason text,
+                                        p_until timestamptz)
     RETURNS timestamptz
     LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT
 AS $$
@@ -140,7 +157,8 @@ BEGIN
     IF p_until IS NOT NULL AND p_until <= now() THEN
         RAISE EXCEPTION 'a pause cannot end at %, which is not after now (%)', p_until, now()
             USING ERRCODE = 'invalid_parameter_value',
-                  HINT = 'SELECT leader_pause(''billing'', ''alice@ops'', ''why'', now() + interval ''1 hour'')';
+                  HINT = 'SELECT leader_ext.leader_pause(''billing'', ''alice@ops'', ''why'', '
+                         'now() + interval ''1 hour'')';
     END IF;
 
     -- Nulls the holder in the same statement, so the fence is false from this commit on. A pause
@@ -183,10 +201,11 @@ $$;
 CREATE OR REPLACE FUNCTION leader_pause(p_role text, p_by text, p_reason text) RETURNS timestamptz
     LANGUAGE sql SECURITY DEFINER SET search_path FROM CURRENT
 AS $$
-    SELECT leader_pause(p_role, p_by, p_reason, NULL::timestamptz)
+    SELECT leader_ext.leader_pause(p_role, p_by, p_reason, NULL::timestamptz)
 $$;
 
-CREATE FUNCTION leader_unpause(p_role text, p_by text, p_reason text) RETURNS boolean
+CREATE FUNCTION leader_ext.leader_unpause(p_role text, p_by text, p_reason text)
+    RETURNS boolean
     LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT
 AS $$
 DECLARE
@@ -223,13 +242,14 @@ $$;
 CREATE OR REPLACE FUNCTION leader_unpause(p_role text) RETURNS boolean
     LANGUAGE sql SECURITY DEFINER SET search_path FROM CURRENT
 AS $$
-    SELECT leader_unpause(p_role, NULL, NULL)
+    SELECT leader_ext.leader_unpause(p_role, NULL, NULL)
 $$;
 
-REVOKE ALL ON leader_pause_log FROM PUBLIC;
-REVOKE ALL ON FUNCTION leader_log_pause_change() FROM PUBLIC;
-REVOKE ALL ON FUNCTION leader_pause(text, text, text, timestamptz) FROM PUBLIC;
-REVOKE ALL ON FUNCTION leader_unpause(text, text, text) FROM PUBLIC;
-GRANT SELECT ON leader_pause_log TO hardcount_app, hardcount_monitor;
-GRANT EXECUTE ON FUNCTION leader_pause(text, text, text, timestamptz) TO hardcount_app;
-GRANT EXECUTE ON FUNCTION leader_unpause(text, text, text) TO hardcount_app;
+REVOKE ALL ON leader_ext.leader_pause_log FROM PUBLIC;
+REVOKE ALL ON FUNCTION leader_ext.leader_log_pause_change() FROM PUBLIC;
+REVOKE ALL ON FUNCTION leader_ext.leader_pause(text, text, text, timestamptz) FROM PUBLIC;
+REVOKE ALL ON FUNCTION leader_ext.leader_unpause(text, text, text) FROM PUBLIC;
+GRANT SELECT ON leader_ext.leader_pause_log TO hardcount_app, hardcount_monitor;
+GRANT EXECUTE ON FUNCTION leader_ext.leader_pause(text, text, text, timestamptz)
+    TO hardcount_app;
+GRANT EXECUTE ON FUNCTION leader_ext.leader_unpause(text, text, text) TO hardcount_app;

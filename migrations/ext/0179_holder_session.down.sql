@@ -1,7 +1,13 @@
+-- outside leader_ext: replaces view leader_status (back to 0177's columns)
+-- outside leader_ext: drops constraint leader_leases_took_over_known on leader_leases
+-- outside leader_ext: drops column leader_leases.took_over
+-- outside leader_ext: drops column leader_leases.holder_session_incarnation (and its INSERT grant)
+-- outside leader_ext: drops column leader_leases.holder_session (and its INSERT grant)
+
 -- Back to 0178: leases end at their expiry only. A replica that needs 0179 refuses to start.
 SELECT set_config('search_path', format('%I, pg_temp', current_schema()), true);
 
-DROP FUNCTION leader_server_incarnation();
+DROP FUNCTION leader_ext.leader_server_incarnation();
 -- A view loses no column by CREATE OR REPLACE: 0177's is recreated whole.
 DROP VIEW leader_status;
 CREATE VIEW leader_status AS
@@ -42,6 +48,7 @@ REVOKE ALL ON leader_status FROM PUBLIC;
 GRANT SELECT ON leader_status TO hardcount_app, hardcount_monitor;
 
 ALTER TABLE leader_leases
+    DROP CONSTRAINT leader_leases_took_over_known,
     DROP COLUMN took_over,
     DROP COLUMN holder_session_incarnation,
     DROP COLUMN holder_session;

@@ -1,3 +1,10 @@
+-- outside leader_ext: adds column leader_leases.holder_session
+-- outside leader_ext: adds column leader_leases.holder_session_incarnation
+-- outside leader_ext: adds column leader_leases.took_over
+-- outside leader_ext: adds constraint leader_leases_took_over_known on leader_leases
+-- outside leader_ext: grants INSERT (holder_session, holder_session_incarnation) on leader_leases to hardcount_app
+-- outside leader_ext: replaces view leader_status (columns appended)
+
 -- Takeover at process death (docs/lease-runtime.md, amendment 2026-12-04). A holder on a direct
 -- connection names a database session that lives exactly as long as its process: its fast-wake
 -- listener's, which holds a session advisory lock on holder_session for its whole life. ACQUIRE
@@ -6,6 +13,9 @@
 -- sockets and Postgres ended its backend. A severed, stopped or frozen holder keeps its backend
 -- and so its lock, and is taken only at its expiry, as before. Through a transaction pooler there
 -- is no such session: holder_session stays NULL and the TTL alone decides.
+--
+-- leader_server_incarnation() lives in leader_ext; the columns, their grant and the view stay
+-- beside leader_leases.
 
 SELECT set_config('search_path', format('%I, pg_temp', current_schema()), true);
 
@@ -21,7 +31,8 @@ COMMENT ON COLUMN leader_leases.holder_session IS
     'its backend pid), written by ACQUIRE and RENEW only when they find the lock held; NULL: '
     'no marker (a pooled holder), the lease ends at expires_at only';
 COMMENT ON COLUMN leader_leases.holder_session_incarnation IS
-    'leader_server_incarnation() of the server on which holder_session was last seen held';
+    'leader_ext.leader_server_incarnation() of the server on which holder_session was last seen '
+    'held';
 COMMENT ON COLUMN leader_leases.took_over IS
     'how ACQUIRE found the row it took: NULL unheld (released, or never held), ''expired'' held '
     'past its expiry (the TTL takeover), ''session_ended'' held, unexpired, its holder''s session '
@@ -32,7 +43,7 @@ COMMENT ON COLUMN leader_leases.took_over IS
 -- postmaster lives on. Advisory locks live exactly one incarnation: a lock absent in another one
 -- says nothing about the holder. A manual pg_stat_reset_shared('bgwriter') also changes it; that
 -- only sends leases back to the TTL until their next RENEW.
-CREATE FUNCTION leader_server_incarnation() RETURNS bigint
+CREATE FUNCTION leader_ext.leader_server_incarnation() RETURNS bigint
     LANGUAGE sql STABLE PARALLEL SAFE
 AS $$
 SELECT (extract(epoch FROM pg_postmaster_start_time()) * 1000000)::bigint
@@ -40,7 +51,8 @@ SELECT (extract(epoch FROM pg_postmaster_start_time()) * 1000000)::bigint
                   0)
 $$;
 
-GRANT EXECUTE ON FUNCTION leader_server_incarnation() TO hardcount_app, hardcount_monitor;
+GRANT EXECUTE ON FUNCTION leader_ext.leader_server_incarnation()
+    TO hardcount_app, hardcount_monitor;
 -- ACQUIRE recreates a missing row with its marker, as it does with its holder (0174's grant).
 GRANT INSERT (holder_session, holder_session_incarnation) ON leader_leases TO hardcount_app;
 

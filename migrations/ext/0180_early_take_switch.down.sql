@@ -1,3 +1,6 @@
+-- outside leader_ext: replaces view leader_status (back to 0179's columns)
+-- outside leader_ext: drops column leader_leases.early_take
+
 -- Back to 0179: the early take is always on. A replica that needs 0180 refuses to start.
 SELECT set_config('search_path', format('%I, pg_temp', current_schema()), true);
 

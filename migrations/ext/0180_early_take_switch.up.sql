@@ -1,3 +1,6 @@
+-- outside leader_ext: adds column leader_leases.early_take
+-- outside leader_ext: replaces view leader_status (columns appended)
+
 -- The early take's off switch, per role (docs/lease-runtime.md, amendment 2026-12-05). The takeover
 -- at process death (0179) takes a held, unexpired row once its holder's marker session has ended;
 -- an operator who distrusts that in a given environment (reapers, proxies, failovers the early take

@@ -1,17 +1,23 @@
--- Back to 0180: the definer functions of 0177 and 0178 as they were (search_path this schema,
+-- outside leader_ext: drops trigger leader_leases_guard on leader_leases
+-- outside leader_ext: revokes UPDATE (holder_token, holder_id, acquired_at, expires_at, holder_session, holder_session_incarnation, took_over, last_tick_ended_at, last_tick_holder, not_before, paused_at, paused_by, pause_reason, paused_until) on leader_leases from hardcount_app
+-- outside leader_ext: grants UPDATE on leader_leases to hardcount_app
+-- outside leader_ext: replaces function leader_pause(text, text, text) (back to 0177's body)
+-- outside leader_ext: replaces function leader_unpause(text) (back to 0177's body)
+
+-- Back to 0180: the definer functions of 0177 and 0178 as they were (search_path the lease schema,
 -- pg_temp last; leader_unpause hands by and reason to the trigger in two settings, the log stamps
 -- a pause with paused_at), the app's UPDATE on every column of leader_leases, and no guard trigger.
 -- The pause log keeps its rows.
 SELECT set_config('search_path', format('%I, pg_temp', current_schema()), true);
 
 DROP TRIGGER leader_leases_guard ON leader_leases;
-DROP FUNCTION leader_leases_guard();
+DROP FUNCTION leader_ext.leader_leases_guard();
 
 REVOKE UPDATE ON leader_leases FROM hardcount_app;
 GRANT UPDATE ON leader_leases TO hardcount_app;
 
 -- 0177's bodies.
-CREATE OR REPLACE FUNCTION leader_log_pause_change() RETURNS trigger
+CREATE OR REPLACE FUNCTION leader_ext.leader_log_pause_change() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT
 AS $$
 DECLARE
@@ -20,13 +26,14 @@ DECLARE
 BEGIN
     IF TG_OP = 'UPDATE' AND OLD.paused_at IS NOT NULL THEN
         SELECT max(id) INTO v_pause_id
-          FROM leader_pause_log WHERE role = OLD.role AND action = 'pause';
+          FROM leader_ext.leader_pause_log WHERE role = OLD.role AND action = 'pause';
         v_expired := OLD.paused_until IS NOT NULL AND OLD.paused_until <= now();
         IF v_expired THEN
-            INSERT INTO leader_pause_log (role, action, at, login, pause_id)
+            INSERT INTO leader_ext.leader_pause_log (role, action, at, login, pause_id)
             VALUES (OLD.role, 'expire', OLD.paused_until, session_user, v_pause_id);
         ELSIF NEW.paused_at IS NULL OR NEW.paused_at IS DISTINCT FROM OLD.paused_at THEN
-            INSERT INTO leader_pause_log (role, action, at, login, by, reason, pause_id)
+            INSERT INTO leader_ext.leader_pause_log
+                   (role, action, at, login, by, reason, pause_id)
             VALUES (OLD.role, 'unpause', now(), session_user,
                     nullif(current_setting('leader.unpause_by', true), ''),
                     nullif(current_setting('leader.unpause_reason', true), ''), v_pause_id);
@@ -34,7 +41,8 @@ BEGIN
     END IF;
     IF NEW.paused_at IS NOT NULL
        AND (TG_OP = 'INSERT' OR OLD.paused_at IS DISTINCT FROM NEW.paused_at) THEN
-        INSERT INTO leader_pause_log (role, action, at, login, by, reason, paused_until)
+        INSERT INTO leader_ext.leader_pause_log
+               (role, action, at, login, by, reason, paused_until)
         VALUES (NEW.role, 'pause', NEW.paused_at, session_user, NEW.paused_by, NEW.pause_reason,
                 NEW.paused_until);
     END IF;
@@ -42,7 +50,8 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE FUNCTION leader_pause(p_role text, p_by text, p_reason text, p_until timestamptz)
+CREATE OR REPLACE FUNCTION leader_ext.leader_pause(p_role text, p_by text, p_reason text,
+                                                   p_until timestamptz)
     RETURNS timestamptz
     LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT
 AS $$
@@ -66,7 +75,8 @@ BEGIN
     IF p_until IS NOT NULL AND p_until <= now() THEN
         RAISE EXCEPTION 'a pause cannot end at %, which is not after now (%)', p_until, now()
             USING ERRCODE = 'invalid_parameter_value',
-                  HINT = 'SELECT leader_pause(''billing'', ''alice@ops'', ''why'', now() + interval ''1 hour'')';
+                  HINT = 'SELECT leader_ext.leader_pause(''billing'', ''alice@ops'', ''why'', '
+                         'now() + interval ''1 hour'')';
     END IF;
 
     -- Nulls the holder in the same statement, so the fence is false from this commit on. A pause
@@ -109,10 +119,11 @@ $$;
 CREATE OR REPLACE FUNCTION leader_pause(p_role text, p_by text, p_reason text) RETURNS timestamptz
     LANGUAGE sql SECURITY DEFINER SET search_path FROM CURRENT
 AS $$
-    SELECT leader_pause(p_role, p_by, p_reason, NULL::timestamptz)
+    SELECT leader_ext.leader_pause(p_role, p_by, p_reason, NULL::timestamptz)
 $$;
 
-CREATE OR REPLACE FUNCTION leader_unpause(p_role text, p_by text, p_reason text) RETURNS boolean
+CREATE OR REPLACE FUNCTION leader_ext.leader_unpause(p_role text, p_by text, p_reason text)
+    RETURNS boolean
     LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT
 AS $$
 DECLARE
@@ -149,17 +160,19 @@ $$;
 CREATE OR REPLACE FUNCTION leader_unpause(p_role text) RETURNS boolean
     LANGUAGE sql SECURITY DEFINER SET search_path FROM CURRENT
 AS $$
-    SELECT leader_unpause(p_role, NULL, NULL)
+    SELECT leader_ext.leader_unpause(p_role, NULL, NULL)
 $$;
 
 -- 0178's bodies.
-CREATE OR REPLACE FUNCTION leader_replica_seen(p_holder_id text, p_host text, p_pid integer, p_version text,
-                                    p_roles text[])
+CREATE OR REPLACE FUNCTION leader_ext.leader_replica_seen(p_holder_id text, p_host text,
+                                                          p_pid integer, p_version text,
+                                                          p_roles text[])
     RETURNS void
     LANGUAGE sql SECURITY DEFINER SET search_path FROM CURRENT
 AS $$
-    DELETE FROM leader_replicas WHERE last_seen < now() - interval '24 hours';
-    INSERT INTO leader_replicas AS r (holder_id, host, pid, version, roles, started_at, last_seen)
+    DELETE FROM leader_ext.leader_replicas WHERE last_seen < now() - interval '24 hours';
+    INSERT INTO leader_ext.leader_replicas AS r
+           (holder_id, host, pid, version, roles, started_at, last_seen)
     VALUES (p_holder_id, p_host, p_pid, p_version, p_roles, now(), now())
     ON CONFLICT (holder_id) DO UPDATE
         SET host = EXCLUDED.host, pid = EXCLUDED.pid, version = EXCLUDED.version,
@@ -167,9 +180,10 @@ AS $$
 $$;
 
 -- A clean stop. True when the row was there.
-CREATE OR REPLACE FUNCTION leader_replica_gone(p_holder_id text) RETURNS boolean
+CREATE OR REPLACE FUNCTION leader_ext.leader_replica_gone(p_holder_id text) RETURNS boolean
     LANGUAGE sql SECURITY DEFINER SET search_path FROM CURRENT
 AS $$
-    WITH gone AS (DELETE FROM leader_replicas WHERE holder_id = p_holder_id RETURNING 1)
+    WITH gone AS (DELETE FROM leader_ext.leader_replicas WHERE holder_id = p_holder_id
+                  RETURNING 1)
     SELECT EXISTS (SELECT FROM gone);
 $$;

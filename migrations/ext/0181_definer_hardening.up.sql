@@ -1,16 +1,21 @@
+-- outside leader_ext: replaces function leader_pause(text, text, text) (same signature and meaning)
+-- outside leader_ext: replaces function leader_unpause(text) (same signature and meaning)
+-- outside leader_ext: adds trigger leader_leases_guard on leader_leases
+-- outside leader_ext: revokes UPDATE on leader_leases from hardcount_app
+-- outside leader_ext: grants UPDATE (holder_token, holder_id, acquired_at, expires_at, holder_session, holder_session_incarnation, took_over, last_tick_ended_at, last_tick_holder, not_before, paused_at, paused_by, pause_reason, paused_until) on leader_leases to hardcount_app
+
 -- Definer functions no caller can hijack, and a pause history only the functions write (issue 31,
 -- findings 1 and 6; docs/security.md).
 --
--- 1. Every SECURITY DEFINER function of the lease schema (both forms of leader_pause and of
---    leader_unpause, the pause log's trigger, leader_replica_seen, leader_replica_gone) is
---    recreated with search_path = pg_catalog, pg_temp and every object of this schema named with
---    its schema. Their search_path was this schema: a login that may CREATE here (every login on
---    public before PostgreSQL 15) could plant an operator that a function then ran as the owner,
---    e.g. public.||(text, timestamptz) in leader_pause's "already paused" notice. Now an
---    unqualified function or operator can only be pg_catalog's (neither is ever looked up in
---    pg_temp; tables are named with their schema), and string literals are typed, so each operator
---    is pg_catalog's exact match. The migrator refuses a schema where PUBLIC or an app or monitor
---    role can create objects.
+-- 1. Every SECURITY DEFINER function (both forms of leader_pause and of leader_unpause, the pause
+--    log's trigger, leader_replica_seen, leader_replica_gone) is recreated with search_path =
+--    pg_catalog, pg_temp and every object named with its schema. Their search_path was the lease
+--    schema: a login that may CREATE there (every login on public before PostgreSQL 15) could
+--    plant an operator that a function then ran as the owner, e.g. public.||(text, timestamptz)
+--    in leader_pause's "already paused" notice. Now an unqualified function or operator can only
+--    be pg_catalog's (neither is ever looked up in pg_temp; tables are named with their schema),
+--    and string literals are typed, so each operator is pg_catalog's exact match. The migrator
+--    refuses a schema where PUBLIC or an app or monitor role can create objects.
 -- 2. The app's UPDATE on leader_leases is limited to the columns ACQUIRE, RENEW and RELEASE write
 --    (not role, not early_take), and a BEFORE UPDATE trigger lets a login other than the owner
 --    change a pause only as ACQUIRE does (clearing one whose paused_until has passed, logged as its
@@ -19,9 +24,11 @@
 --    longer read, so a caller cannot forge them), and every logged instant is the database's now(),
 --    or a pause's own paused_until for its expiry, never a value the UPDATE carried.
 --
--- The bodies name this schema, so they are written with @lease@ and run by EXECUTE once it is
--- replaced with the schema's quoted name. Signatures, owners and grants stay those of 0177 and
--- 0178 (CREATE OR REPLACE keeps them), so every caller of 0180 works unchanged.
+-- The bodies name the lease schema, so they are written with @lease@ and run by EXECUTE once it
+-- is replaced with the schema's quoted name; the extensions' own objects are named leader_ext.name.
+-- Signatures, owners and grants stay those of 0177 and 0178 (CREATE OR REPLACE keeps them), so
+-- every caller of 0180 works unchanged. The guard's function lives in leader_ext, its trigger on
+-- leader_leases.
 
 SELECT set_config('search_path', format('%I, pg_temp', current_schema()), true);
 
@@ -32,8 +39,8 @@ DECLARE
 BEGIN
     FOREACH v_ddl IN ARRAY ARRAY[
 $ddl$
-CREATE OR REPLACE FUNCTION @lease@.leader_pause(p_role text, p_by text, p_reason text,
-                                                p_until timestamptz)
+CREATE OR REPLACE FUNCTION leader_ext.leader_pause(p_role text, p_by text, p_reason text,
+                                                   p_until timestamptz)
     RETURNS timestamptz
     LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $fn$
@@ -59,7 +66,8 @@ BEGIN
     IF p_until IS NOT NULL AND p_until <= now() THEN
         RAISE EXCEPTION 'a pause cannot end at %, which is not after now (%)', p_until, now()
             USING ERRCODE = 'invalid_parameter_value',
-                  HINT = 'SELECT leader_pause(''billing'', ''alice@ops'', ''why'', now() + interval ''1 hour'')';
+                  HINT = 'SELECT leader_ext.leader_pause(''billing'', ''alice@ops'', ''why'', '
+                         'now() + interval ''1 hour'')';
     END IF;
 
     -- Nulls the holder in the same statement, so the fence is false from this commit on. A pause
@@ -108,11 +116,11 @@ CREATE OR REPLACE FUNCTION @lease@.leader_pause(p_role text, p_by text, p_reason
     RETURNS timestamptz
     LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT @lease@.leader_pause(p_role, p_by, p_reason, NULL::timestamptz)
+    SELECT leader_ext.leader_pause(p_role, p_by, p_reason, NULL::timestamptz)
 $fn$
 $ddl$,
 $ddl$
-CREATE OR REPLACE FUNCTION @lease@.leader_unpause(p_role text, p_by text, p_reason text)
+CREATE OR REPLACE FUNCTION leader_ext.leader_unpause(p_role text, p_by text, p_reason text)
     RETURNS boolean
     LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $fn$
@@ -147,9 +155,9 @@ BEGIN
     -- The trigger logged this unpause with the login; who and why are this call's arguments. The
     -- row lock taken above keeps any other unpause of this role out until commit, so the newest
     -- unpause of the role is the one this statement made.
-    UPDATE @lease@.leader_pause_log AS g
+    UPDATE leader_ext.leader_pause_log AS g
        SET by = nullif(p_by, ''::text), reason = nullif(p_reason, ''::text)
-     WHERE g.id = (SELECT max(m.id) FROM @lease@.leader_pause_log AS m
+     WHERE g.id = (SELECT max(m.id) FROM leader_ext.leader_pause_log AS m
                     WHERE m.role = p_role AND m.action = 'unpause'::text);
     RETURN true;
 END
@@ -159,11 +167,11 @@ $ddl$
 CREATE OR REPLACE FUNCTION @lease@.leader_unpause(p_role text) RETURNS boolean
     LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT @lease@.leader_unpause(p_role, NULL::text, NULL::text)
+    SELECT leader_ext.leader_unpause(p_role, NULL::text, NULL::text)
 $fn$
 $ddl$,
 $ddl$
-CREATE OR REPLACE FUNCTION @lease@.leader_log_pause_change() RETURNS trigger
+CREATE OR REPLACE FUNCTION leader_ext.leader_log_pause_change() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
@@ -171,20 +179,20 @@ DECLARE
 BEGIN
     IF TG_OP = 'UPDATE'::text AND OLD.paused_at IS NOT NULL THEN
         SELECT max(g.id) INTO v_pause_id
-          FROM @lease@.leader_pause_log AS g
+          FROM leader_ext.leader_pause_log AS g
          WHERE g.role = OLD.role AND g.action = 'pause'::text;
         IF OLD.paused_until IS NOT NULL AND OLD.paused_until <= now() THEN
-            INSERT INTO @lease@.leader_pause_log (role, action, at, login, pause_id)
+            INSERT INTO leader_ext.leader_pause_log (role, action, at, login, pause_id)
             VALUES (OLD.role, 'expire', OLD.paused_until, session_user, v_pause_id);
         ELSIF NEW.paused_at IS NULL OR NEW.paused_at IS DISTINCT FROM OLD.paused_at THEN
             -- leader_unpause adds its by and reason to this row.
-            INSERT INTO @lease@.leader_pause_log (role, action, at, login, pause_id)
+            INSERT INTO leader_ext.leader_pause_log (role, action, at, login, pause_id)
             VALUES (OLD.role, 'unpause', now(), session_user, v_pause_id);
         END IF;
     END IF;
     IF NEW.paused_at IS NOT NULL
        AND (TG_OP = 'INSERT'::text OR OLD.paused_at IS DISTINCT FROM NEW.paused_at) THEN
-        INSERT INTO @lease@.leader_pause_log (role, action, at, login, by, reason, paused_until)
+        INSERT INTO leader_ext.leader_pause_log (role, action, at, login, by, reason, paused_until)
         VALUES (NEW.role, 'pause', now(), session_user, NEW.paused_by, NEW.pause_reason,
                 NEW.paused_until);
     END IF;
@@ -193,14 +201,14 @@ END
 $fn$
 $ddl$,
 $ddl$
-CREATE OR REPLACE FUNCTION @lease@.leader_replica_seen(p_holder_id text, p_host text,
-                                                       p_pid integer, p_version text,
-                                                       p_roles text[])
+CREATE OR REPLACE FUNCTION leader_ext.leader_replica_seen(p_holder_id text, p_host text,
+                                                          p_pid integer, p_version text,
+                                                          p_roles text[])
     RETURNS void
     LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $fn$
-    DELETE FROM @lease@.leader_replicas AS r WHERE r.last_seen < now() - '24 hours'::interval;
-    INSERT INTO @lease@.leader_replicas AS r
+    DELETE FROM leader_ext.leader_replicas AS r WHERE r.last_seen < now() - '24 hours'::interval;
+    INSERT INTO leader_ext.leader_replicas AS r
            (holder_id, host, pid, version, roles, started_at, last_seen)
     VALUES (p_holder_id, p_host, p_pid, p_version, p_roles, now(), now())
     ON CONFLICT (holder_id) DO UPDATE
@@ -209,19 +217,19 @@ AS $fn$
 $fn$
 $ddl$,
 $ddl$
-CREATE OR REPLACE FUNCTION @lease@.leader_replica_gone(p_holder_id text) RETURNS boolean
+CREATE OR REPLACE FUNCTION leader_ext.leader_replica_gone(p_holder_id text) RETURNS boolean
     LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $fn$
-    WITH gone AS (DELETE FROM @lease@.leader_replicas AS r WHERE r.holder_id = p_holder_id
+    WITH gone AS (DELETE FROM leader_ext.leader_replicas AS r WHERE r.holder_id = p_holder_id
                   RETURNING 1)
     SELECT EXISTS (SELECT FROM gone);
 $fn$
 $ddl$,
--- Runs as whoever updates the row (no SECURITY DEFINER): current_user is then the app's login for
--- its own statements and the owner inside the definer functions. It also runs as the owner, so it
--- is pinned like them.
+    -- Runs as whoever updates the row (no SECURITY DEFINER): current_user is then the app's
+    -- login for its own statements and the owner inside the definer functions. It also runs as
+    -- the owner, so it is pinned like them.
 $ddl$
-CREATE FUNCTION @lease@.leader_leases_guard() RETURNS trigger
+CREATE FUNCTION leader_ext.leader_leases_guard() RETURNS trigger
     LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $fn$
 BEGIN
@@ -236,7 +244,8 @@ BEGIN
                 AND NEW.pause_reason IS NULL AND NEW.paused_until IS NULL) THEN
         RAISE EXCEPTION 'only leader_pause and leader_unpause change the pause of role %', OLD.role
             USING ERRCODE = 'insufficient_privilege',
-                  HINT = 'SELECT leader_pause(role, by, reason) or leader_unpause(role, by, reason)';
+                  HINT = 'SELECT leader_pause(role, by, reason) or '
+                         'leader_ext.leader_unpause(role, by, reason)';
     END IF;
     -- A tick cannot have ended after now: that would keep the role from being due and its stall
     -- gauge healthy.
@@ -253,7 +262,7 @@ CREATE TRIGGER leader_leases_guard BEFORE UPDATE ON @lease@.leader_leases
     WHEN ((OLD.paused_at, OLD.paused_by, OLD.pause_reason, OLD.paused_until)
               IS DISTINCT FROM (NEW.paused_at, NEW.paused_by, NEW.pause_reason, NEW.paused_until)
           OR NEW.last_tick_ended_at > now())
-    EXECUTE FUNCTION @lease@.leader_leases_guard()
+    EXECUTE FUNCTION leader_ext.leader_leases_guard()
 $ddl$
     ] LOOP
         EXECUTE pg_catalog.replace(v_ddl, '@lease@', v_schema);
@@ -261,7 +270,7 @@ $ddl$
 END
 $migration$;
 
-REVOKE ALL ON FUNCTION leader_leases_guard() FROM PUBLIC;
+REVOKE ALL ON FUNCTION leader_ext.leader_leases_guard() FROM PUBLIC;
 
 -- What ACQUIRE (its DO UPDATE), RENEW and RELEASE write (engine/lease/statements.cpp); the pause
 -- columns because ACQUIRE clears an expired pause, which the guard allows and nothing else.

@@ -1,17 +1,20 @@
 // Issue 31, finding 1: a member of hardcount_app who may create objects plants operators, functions
-// and tables under every name the lease schema's SECURITY DEFINER functions use, in every schema it
-// can create in (public, where the lease schema lives, granted after the migration as PostgreSQL
-// before 15 grants it to everyone; a schema of its own; its pg_temp), and calls every function
-// through every branch. A planted object that ran inside a definer function would run as the owner
-// and write its current_user to the log; none may. And the migrator refuses a schema where PUBLIC
-// or an app or monitor role may create, with the REVOKE that fixes it.
+// and tables under every name the SECURITY DEFINER functions (the lease schema's and leader_ext's)
+// use, in every schema it can create in (public, where the lease schema lives, granted after the
+// migration as PostgreSQL before 15 grants it to everyone; a schema of its own; its pg_temp), and
+// calls every function through every branch. A planted object that ran inside a definer function
+// would run as the owner and write its current_user to the log; none may. And the migrator refuses
+// a schema where PUBLIC or an app or monitor role may create (leader_ext too), with the REVOKE
+// that fixes it.
 //
 // Mutation checks, each done once: with migration 0181 rolled back after the migration (its down
 // script restores the functions of 0177 and 0178, their search_path the lease schema) both
 // planted... tests fail: leader_pause's "already paused" branch ran public.||(text, timestamptz)
 // twice and its recreate-a-missing-row branch public.*(numeric, integer), all as lt_owner; and
-// everyDefinerFunctionIsPinned names all seven. Without Migrator's refuseCreatableSchemas the four
-// rows of migratorRefusesACreatableSchema fail (the migrations were applied).
+// everyDefinerFunctionIsPinned names all seven (checked again with the extensions in leader_ext).
+// Without Migrator's refuseCreatableSchemas the rows of migratorRefusesACreatableSchema fail (the
+// migrations were applied); without leader_ext in its query, the row "leader_ext, to the app
+// role" does (checked once).
 
 #include "lease/statements.h"
 #include "pg/error.h"
@@ -76,7 +79,7 @@ constexpr Function Functions[] = {
         {"replace", "text, text, text", "pg_catalog.replace($1, $2, $3)", "text"},
 };
 
-// The tables the bodies write, shadowed; any write to a shadow is logged.
+// The tables the bodies write, shadowed under their bare names; any write to a shadow is logged.
 constexpr const char *Tables[] = {"leader_leases", "leader_pause_log", "leader_replicas"};
 
 std::string plantSql(const std::string &schema)
@@ -112,8 +115,8 @@ std::string plantSql(const std::string &schema)
     sql += "CREATE AGGREGATE " + schema + ".max(bigint) (SFUNC = " + schema
            + ".planted_max, STYPE = bigint);\n";
     for (const char *table : Tables) {
-        if (schema == "public")
-            break; // the lease schema: these are the real tables
+        if (schema == "public" && std::string(table) == "leader_leases")
+            continue; // the lease schema: the real table (the others live in leader_ext)
         const std::string qualified = schema + "." + table;
         sql += std::string("CREATE ") + (schema == "pg_temp" ? "TEMPORARY " : "") + "TABLE "
                + qualified + " (id bigint, role text, holder_id text);\n";
@@ -147,12 +150,15 @@ private:
 
     std::unique_ptr<TestDatabase> m_db;
     std::unique_ptr<Connection> m_owner;
+    // Empty before each row of migratorRefusesACreatableSchema.
+    std::unique_ptr<TestDatabase> m_fresh;
 };
 
 void TestDefinerHijack::initTestCase()
 {
     m_db = std::make_unique<TestDatabase>("definerhijack");
     m_db->migrateLease();
+    m_fresh = std::make_unique<TestDatabase>("definerhijack_fresh");
     m_owner = std::make_unique<Connection>(m_db->connect(Login::Owner));
     // The mistake the definer functions must survive: the app may create in the lease schema
     // (public here), and in a schema of its own.
@@ -212,7 +218,7 @@ void TestDefinerHijack::expectRefused(Connection &app, const std::string &sql)
 void TestDefinerHijack::callEveryBranch(Connection &app)
 {
     m_db->resetLeases();
-    m_owner->exec("clear", "TRUNCATE leader_pause_log", {}, Short);
+    m_owner->exec("clear", "TRUNCATE leader_ext.leader_pause_log", {}, Short);
     const auto call = [&app](const std::string &sql) {
         return std::string(app.exec("call", sql, {}, Short).text(0, 0));
     };
@@ -225,27 +231,33 @@ void TestDefinerHijack::callEveryBranch(Connection &app)
     // leader_pause: pauses; already paused without and with an end (the notice's ||); refused.
     call("SELECT leader_pause('billing', 'alice', 'first')");
     call("SELECT leader_pause('billing', 'bob', 'second')");
-    call("SELECT leader_pause('dunning', 'alice', 'first', now() + interval '1 hour')");
-    call("SELECT leader_pause('dunning', 'bob', 'second', now() + interval '2 hours')");
+    call("SELECT leader_ext.leader_pause('dunning', 'alice', 'first', now() + interval '1 hour')");
+    call("SELECT leader_ext.leader_pause('dunning', 'bob', 'second', now() + interval '2 hours')");
     expectRefused(app, "SELECT leader_pause('payroll', 'alice', 'why')");
     expectRefused(app, "SELECT leader_pause('billing', ' ', 'why')");
-    expectRefused(app, "SELECT leader_pause('email_outbox', 'a', 'b', now() - interval '1 s')");
+    expectRefused(
+            app,
+            "SELECT leader_ext.leader_pause('email_outbox', 'a', 'b', now() - interval '1 s')");
     // leader_unpause: both forms, paused and not, an unknown role.
     QCOMPARE(call("SELECT leader_unpause('billing')"), std::string("t"));
     QCOMPARE(call("SELECT leader_unpause('billing')"), std::string("f"));
-    QCOMPARE(call("SELECT leader_unpause('dunning', 'carol', 'back')"), std::string("t"));
+    QCOMPARE(call("SELECT leader_ext.leader_unpause('dunning', 'carol', 'back')"),
+             std::string("t"));
     expectRefused(app, "SELECT leader_unpause('payroll')");
-    expectRefused(app, "SELECT leader_unpause('payroll', 'carol', 'back')");
+    expectRefused(app, "SELECT leader_ext.leader_unpause('payroll', 'carol', 'back')");
     // Pauses whose end has passed: a re-pause and an unpause log the expiry (the trigger).
-    call("SELECT leader_pause('webhook_outbox', 'alice', 'w', now() + interval '1 hour')");
+    call("SELECT leader_ext.leader_pause('webhook_outbox', 'alice', 'w', now() + interval '1 "
+         "hour')");
     endPauseNow("webhook_outbox");
     call("SELECT leader_pause('webhook_outbox', 'bob', 'again')");
-    call("SELECT leader_pause('webhook_delivery', 'alice', 'w', now() + interval '1 hour')");
+    call("SELECT leader_ext.leader_pause('webhook_delivery', 'alice', 'w', now() + interval '1 "
+         "hour')");
     endPauseNow("webhook_delivery");
-    QCOMPARE(call("SELECT leader_unpause('webhook_delivery', 'carol', 'late')"), std::string("f"));
+    QCOMPARE(call("SELECT leader_ext.leader_unpause('webhook_delivery', 'carol', 'late')"),
+             std::string("f"));
     // ACQUIRE, RENEW and RELEASE as the app: the claim clears an expired pause (the trigger, and
     // the guard as the app), the release stamps a completed tick.
-    call("SELECT leader_pause('email_outbox', 'alice', 'e', now() + interval '1 hour')");
+    call("SELECT leader_ext.leader_pause('email_outbox', 'alice', 'e', now() + interval '1 hour')");
     endPauseNow("email_outbox");
     const auto acquired = leader::lease::acquire(app, "email_outbox", "app:1:00000001", 0ms);
     QVERIFY(acquired.has_value());
@@ -257,10 +269,11 @@ void TestDefinerHijack::callEveryBranch(Connection &app)
     // A missing row is recreated paused.
     m_owner->exec("lose a row", "DELETE FROM leader_leases WHERE role = 'billing'", {}, Short);
     call("SELECT leader_pause('billing', 'alice', 'recreated')");
-    QCOMPARE(call("SELECT leader_unpause('billing', 'carol', 'done')"), std::string("t"));
+    QCOMPARE(call("SELECT leader_ext.leader_unpause('billing', 'carol', 'done')"),
+             std::string("t"));
     // The replica registry's functions.
-    call("SELECT leader_replica_seen('h:1:00000001', 'h', 1, 'v', '{billing}')::text");
-    QCOMPARE(call("SELECT leader_replica_gone('h:1:00000001')"), std::string("t"));
+    call("SELECT leader_ext.leader_replica_seen('h:1:00000001', 'h', 1, 'v', '{billing}')::text");
+    QCOMPARE(call("SELECT leader_ext.leader_replica_gone('h:1:00000001')"), std::string("t"));
     // The guard's clamp, as the app.
     app.exec("future tick",
              "UPDATE leader_leases SET last_tick_ended_at = now() + interval '1 hour' "
@@ -271,7 +284,7 @@ void TestDefinerHijack::callEveryBranch(Connection &app)
     const leader::pg::Result log = m_owner->exec(
             "log",
             "SELECT string_agg(format('%s %s %s', role, action, coalesce(by, '-')), ', ' "
-            "ORDER BY id) FROM public.leader_pause_log",
+            "ORDER BY id) FROM leader_ext.leader_pause_log",
             {}, Short);
     QCOMPARE(QString::fromUtf8(log.text(0, 0)),
              QStringLiteral("billing pause alice, dunning pause alice, billing unpause -, "
@@ -329,7 +342,7 @@ SELECT count(*), coalesce(string_agg(p.oid::regprocedure::text, ', ')
                               FILTER (WHERE NOT coalesce(p.proconfig, '{}')
                                             @> ARRAY['search_path=pg_catalog, pg_temp']), '')
   FROM pg_proc p
- WHERE p.pronamespace = 'public'::regnamespace AND p.prosecdef
+ WHERE p.pronamespace IN ('public'::regnamespace, 'leader_ext'::regnamespace) AND p.prosecdef
 )sql",
                                                     {}, Short);
     QCOMPARE(result.toInt64(0, 0), 7);
@@ -338,45 +351,58 @@ SELECT count(*), coalesce(string_agg(p.oid::regprocedure::text, ', ')
 
 void TestDefinerHijack::migratorRefusesACreatableSchema_data()
 {
+    QTest::addColumn<QString>("schema"); // opened, and first on the path unless it is leader_ext
     QTest::addColumn<QString>("grantee");
-    QTest::newRow("PUBLIC") << "PUBLIC";
-    QTest::newRow("the app role") << "hardcount_app";
-    QTest::newRow("the monitor role") << "hardcount_monitor";
-    QTest::newRow("an app login") << QString::fromStdString(loginName(Login::App));
+    QTest::newRow("PUBLIC") << "open_schema"
+                            << "PUBLIC";
+    QTest::newRow("the app role") << "open_schema"
+                                  << "hardcount_app";
+    QTest::newRow("the monitor role") << "open_schema"
+                                      << "hardcount_monitor";
+    QTest::newRow("an app login") << "open_schema" << QString::fromStdString(loginName(Login::App));
+    QTest::newRow("leader_ext, to the app role") << "leader_ext"
+                                                 << "hardcount_app";
 }
 
 void TestDefinerHijack::migratorRefusesACreatableSchema()
 {
+    QFETCH(QString, schema);
     QFETCH(QString, grantee);
-    static int opened = 0;
-    const std::string schema = "open_" + std::to_string(++opened);
-    m_owner->execScript("open schema",
-                        "CREATE SCHEMA " + schema + "; GRANT CREATE ON SCHEMA " + schema + " TO "
-                                + grantee.toStdString(),
-                        Short);
+    // A database of its own each time: the versions applied are the database's
+    // (leader_ext.migrations), so a second lease schema beside the first finds nothing to do.
+    m_fresh->recreate();
     // Straight to Postgres: the search_path must hold across the migrator's transactions.
-    Connection owner = m_db->connectDirect(Login::Owner);
-    owner.exec("path", "SET search_path = " + schema, {}, Short);
+    Connection owner = m_fresh->connectDirect(Login::Owner);
+    owner.execScript("open schema",
+                     "CREATE SCHEMA " + schema.toStdString() + "; GRANT CREATE ON SCHEMA "
+                             + schema.toStdString() + " TO " + grantee.toStdString(),
+                     Short);
+    if (schema != QLatin1String("leader_ext"))
+        owner.exec("path", "SET search_path = " + schema.toStdString(), {}, Short);
+    using leader::schema::MigrationSet;
     std::string revoke;
     try {
-        leader::schema::Migrator(owner).migrate({leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension});
+        leader::schema::Migrator(owner).migrate({MigrationSet::Adr, MigrationSet::Extension});
         QFAIL("the migrations were applied to a schema others may create in");
     } catch (const leader::schema::SchemaError &error) {
         const QString message = QString::fromUtf8(error.what());
-        const QString expected = "REVOKE CREATE ON SCHEMA " + QString::fromStdString(schema)
-                                 + " FROM " + grantee + ";";
+        const QString expected = "REVOKE CREATE ON SCHEMA " + schema + " FROM " + grantee + ";";
         QVERIFY2(message.endsWith(": " + expected), qPrintable(message));
         QVERIFY2(!message.contains(u'\n'), qPrintable(message));
         revoke = expected.toStdString();
     }
-    QCOMPARE(owner.exec("nothing", "SELECT to_regclass('schema_migrations') IS NULL", {}, Short)
+    QCOMPARE(owner.exec("nothing",
+                        "SELECT to_regclass('leader_leases') IS NULL "
+                        "AND to_regclass('leader_ext.migrations') IS NULL "
+                        "AND to_regclass('schema_migrations') IS NULL",
+                        {}, Short)
                      .toBool(0, 0),
              true);
     // The line it prints is the fix: run it, and the migrations apply.
     owner.exec("revoke", revoke, {}, Short);
     const std::vector<int> applied
-            = leader::schema::Migrator(owner).migrate({leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension});
-    QVERIFY(std::find(applied.begin(), applied.end(), 181) != applied.end());
+            = leader::schema::Migrator(owner).migrate({MigrationSet::Adr, MigrationSet::Extension});
+    QCOMPARE(applied, (std::vector<int>{174, 175, 176, 177, 178, 179, 180, 181}));
 }
 
 QTEST_GUILESS_MAIN(TestDefinerHijack)

@@ -686,9 +686,12 @@ void TestLeaseSql::reapplyReseedsAboveEveryToken()
     leader::schema::Migrator migrator(*m_owner);
     QCOMPARE(migrator.rollbackTo(174), (std::vector<int>{181, 180, 179, 178, 177, 176, 175, 174}));
     QCOMPARE(scalar(*m_owner, "SELECT to_regclass('leader_leases') IS NULL"), QStringLiteral("t"));
-    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension}),
+    QCOMPARE(migrator.migrate(
+                     {leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension}),
              (std::vector<int>{174, 175, 176, 177, 178, 179, 180, 181}));
-    QVERIFY(migrator.migrate({leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension}).empty());
+    QVERIFY(migrator.migrate({leader::schema::MigrationSet::Adr,
+                              leader::schema::MigrationSet::Extension})
+                    .empty());
 
     QCOMPARE(scalar(*m_app, "SELECT count(*) FROM leader_leases WHERE holder_token > "
                                     + std::to_string(highest)),
@@ -708,7 +711,8 @@ void TestLeaseSql::schemaCheckNamesAMissing0176()
         QVERIFY2(QString::fromUtf8(error.what()).contains("lacks lease migration 0176"),
                  error.what());
     }
-    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension}),
+    QCOMPARE(migrator.migrate(
+                     {leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension}),
              (std::vector<int>{176, 177, 178, 179, 180, 181}));
     leader::schema::requireLeaseSchema(*m_app);
 }
@@ -726,7 +730,8 @@ void TestLeaseSql::schemaCheckNamesAMissing0177()
         QVERIFY2(QString::fromUtf8(error.what()).contains("lacks lease migration 0177"),
                  error.what());
     }
-    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension}),
+    QCOMPARE(migrator.migrate(
+                     {leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension}),
              (std::vector<int>{177, 178, 179, 180, 181}));
     leader::schema::requireLeaseSchema(*m_app);
 }
@@ -754,7 +759,7 @@ Marker holdMarker(const TestDatabase &db)
 
 std::int64_t incarnation(Connection &connection)
 {
-    return scalar(connection, "SELECT leader_server_incarnation()").toLongLong();
+    return scalar(connection, "SELECT leader_ext.leader_server_incarnation()").toLongLong();
 }
 
 // Whether any session still holds the key exclusively (a shared try-lock is refused).
@@ -771,9 +776,10 @@ bool keyHeld(Connection &connection, std::int64_t key)
 void TestLeaseSql::sessionIsRecordedOnlyWhileItsLockIsHeld()
 {
     Marker marker = holdMarker(*m_db);
-    const std::string sessionOf = "SELECT coalesce(holder_session::text, 'none') || ' ' || "
-                                  "(holder_session_incarnation = leader_server_incarnation()) "
-                                  "FROM leader_leases WHERE role = 'billing'";
+    const std::string sessionOf
+            = "SELECT coalesce(holder_session::text, 'none') || ' ' || "
+              "(holder_session_incarnation = leader_ext.leader_server_incarnation()) "
+              "FROM leader_leases WHERE role = 'billing'";
     const QString recorded = QString::number(marker.key) + " true";
     const auto acquired = leader::lease::acquire(*m_app, "billing", Me, 0ms, marker.key);
     QVERIFY(acquired);
@@ -864,7 +870,8 @@ void TestLeaseSql::schemaCheckNamesAMissing0179()
         QVERIFY2(QString::fromUtf8(error.what()).contains("lacks lease migration 0179"),
                  error.what());
     }
-    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension}),
+    QCOMPARE(migrator.migrate(
+                     {leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension}),
              (std::vector<int>{179, 180, 181}));
     leader::schema::requireHolderSession(*m_app);
 }
@@ -1027,7 +1034,9 @@ void TestLeaseSql::schemaCheckNamesAMissing0180()
         QVERIFY2(QString::fromUtf8(error.what()).contains("lacks lease migration 0180"),
                  error.what());
     }
-    QCOMPARE(migrator.migrate({leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension}), (std::vector<int>{180, 181}));
+    QCOMPARE(migrator.migrate(
+                     {leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension}),
+             (std::vector<int>{180, 181}));
     leader::schema::requireEarlyTakeSwitch(*m_app);
 }
 

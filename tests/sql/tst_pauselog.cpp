@@ -114,7 +114,7 @@ void TestPauseLog::initTestCase()
 void TestPauseLog::init()
 {
     m_db->resetLeases();
-    m_owner->exec("clear log", "TRUNCATE leader_pause_log", {}, Short);
+    m_owner->exec("clear log", "TRUNCATE leader_ext.leader_pause_log", {}, Short);
 }
 
 QList<LogRow> TestPauseLog::log(const char *role)
@@ -122,7 +122,7 @@ QList<LogRow> TestPauseLog::log(const char *role)
     const leader::pg::Result result = m_monitor->exec(
             "log",
             "SELECT action, login, by, reason, paused_until IS NOT NULL, "
-            "pause_id IS NOT NULL FROM leader_pause_log WHERE role = $1 ORDER BY id",
+            "pause_id IS NOT NULL FROM leader_ext.leader_pause_log WHERE role = $1 ORDER BY id",
             {role}, Short);
     QList<LogRow> rows;
     for (int row = 0; row < result.rows(); ++row)
@@ -157,7 +157,8 @@ QString TestPauseLog::sqlstateOf(Connection &connection, const std::string &sql)
 void TestPauseLog::pauseAndUnpauseAreLoggedWithTheLogin()
 {
     scalar(*m_app, "SELECT leader_pause('billing', 'alice@ops', 'incident 42')");
-    QCOMPARE(scalar(*m_app, "SELECT leader_unpause('billing', 'carol@ops', 'card processor back')"),
+    QCOMPARE(scalar(*m_app, "SELECT leader_ext.leader_unpause('billing', 'carol@ops', 'card "
+                            "processor back')"),
              QStringLiteral("t"));
     const QString app = QString::fromStdString(loginName(Login::App));
     const QList<LogRow> rows = log();
@@ -225,7 +226,7 @@ void TestPauseLog::directUpdateIsLoggedToo()
     QCOMPARE(rows[1].action, QStringLiteral("unpause"));
     QCOMPARE(rows[1].login, QString::fromStdString(loginName(Login::Owner)));
     QCOMPARE(scalar(*m_monitor, "SELECT bool_and(at > now() - interval '1 hour') "
-                                "FROM leader_pause_log WHERE role = 'billing'"),
+                                "FROM leader_ext.leader_pause_log WHERE role = 'billing'"),
              QStringLiteral("t"));
 }
 
@@ -255,7 +256,7 @@ void TestPauseLog::appCannotForgeThePauseHistory_data()
 void TestPauseLog::appCannotForgeThePauseHistory()
 {
     QFETCH(QString, sql);
-    scalar(*m_app, "SELECT leader_pause('billing', 'alice@ops', 'incident 42', "
+    scalar(*m_app, "SELECT leader_ext.leader_pause('billing', 'alice@ops', 'incident 42', "
                    "now() + interval '1 hour')");
     const std::string pauseSql = "SELECT paused_at, paused_by, pause_reason, paused_until "
                                  "FROM leader_status ORDER BY role";
@@ -283,7 +284,7 @@ void TestPauseLog::unpauseTakesWhoAndWhyFromItsArguments()
     // The settings 0177 read are set in the caller's statement, before the call: ignored.
     const std::string forged = "SELECT set_config('leader.unpause_by', 'mallory', true), "
                                "set_config('leader.unpause_reason', 'forged', true), ";
-    scalar(*m_app, forged + "leader_unpause('billing', 'carol@ops', 'fixed')");
+    scalar(*m_app, forged + "leader_ext.leader_unpause('billing', 'carol@ops', 'fixed')");
     scalar(*m_app, forged + "leader_unpause('dunning')");
     const QList<LogRow> billing = log();
     QCOMPARE(billing.size(), 2);
@@ -309,8 +310,8 @@ void TestPauseLog::tickCannotEndInTheFuture()
 
 void TestPauseLog::expiringPauseRefusesAcquireUntilItsEnd()
 {
-    scalar(*m_app,
-           "SELECT leader_pause('billing', 'alice', 'one hour', now() + interval '1 hour')");
+    scalar(*m_app, "SELECT leader_ext.leader_pause('billing', 'alice', 'one hour', now() + "
+                   "interval '1 hour')");
     QVERIFY(!leader::lease::acquire(*m_app, "billing", "a:1:00000001", 0ms));
     QCOMPARE(scalar(*m_monitor, "SELECT state FROM leader_status WHERE role = 'billing'"),
              QStringLiteral("paused"));
@@ -327,7 +328,8 @@ void TestPauseLog::expiringPauseRefusesAcquireUntilItsEnd()
 
 void TestPauseLog::expiredPauseLetsAcquireThrough()
 {
-    scalar(*m_app, "SELECT leader_pause('billing', 'alice', 'short', now() + interval '1 hour')");
+    scalar(*m_app, "SELECT leader_ext.leader_pause('billing', 'alice', 'short', now() + interval "
+                   "'1 hour')");
     endPauseNow();
     // No cron, no console: the view stops showing it, and the next claim clears it.
     QCOMPARE(scalar(*m_monitor, "SELECT state || ',' || coalesce(paused_by, '-') FROM "
@@ -347,13 +349,15 @@ void TestPauseLog::expiredPauseLetsAcquireThrough()
     QVERIFY(rows[1].by.isEmpty());
     QVERIFY(rows[1].linkedToPause);
     // Stamped with the pause's end, not with the claim that noticed it.
-    QCOMPARE(scalar(*m_monitor, "SELECT at < now() FROM leader_pause_log WHERE action = 'expire'"),
+    QCOMPARE(scalar(*m_monitor,
+                    "SELECT at < now() FROM leader_ext.leader_pause_log WHERE action = 'expire'"),
              QStringLiteral("t"));
 }
 
 void TestPauseLog::repauseLogsTheExpiry()
 {
-    scalar(*m_app, "SELECT leader_pause('billing', 'alice', 'short', now() + interval '1 hour')");
+    scalar(*m_app, "SELECT leader_ext.leader_pause('billing', 'alice', 'short', now() + interval "
+                   "'1 hour')");
     endPauseNow();
     scalar(*m_app, "SELECT leader_pause('billing', 'bob', 'again')");
     QStringList actions;
@@ -366,9 +370,10 @@ void TestPauseLog::repauseLogsTheExpiry()
 
 void TestPauseLog::unpauseAfterTheEndUnpausesNothing()
 {
-    scalar(*m_app, "SELECT leader_pause('billing', 'alice', 'short', now() + interval '1 hour')");
+    scalar(*m_app, "SELECT leader_ext.leader_pause('billing', 'alice', 'short', now() + interval "
+                   "'1 hour')");
     endPauseNow();
-    QCOMPARE(scalar(*m_app, "SELECT leader_unpause('billing', 'carol', 'late')"),
+    QCOMPARE(scalar(*m_app, "SELECT leader_ext.leader_unpause('billing', 'carol', 'late')"),
              QStringLiteral("f"));
     QStringList actions;
     for (const LogRow &row : log())
@@ -388,7 +393,7 @@ void TestPauseLog::pausingAPausedRoleKeepsTheFirst()
 
 void TestPauseLog::pauseEndMustBeInTheFuture()
 {
-    QCOMPARE(sqlstateOf(*m_app, "SELECT leader_pause('billing', 'a', 'b', now())"),
+    QCOMPARE(sqlstateOf(*m_app, "SELECT leader_ext.leader_pause('billing', 'a', 'b', now())"),
              QStringLiteral("22023"));
     QCOMPARE(scalar(*m_monitor, "SELECT state FROM leader_status WHERE role = 'billing'"),
              QStringLiteral("never ran"));
@@ -398,14 +403,14 @@ void TestPauseLog::pauseEndMustBeInTheFuture()
 void TestPauseLog::appCannotWriteTheLog_data()
 {
     QTest::addColumn<QString>("sql");
-    QTest::newRow("insert") << "INSERT INTO leader_pause_log (role, action, at, login) "
+    QTest::newRow("insert") << "INSERT INTO leader_ext.leader_pause_log (role, action, at, login) "
                                "VALUES ('billing', 'unpause', now(), 'someone')";
-    QTest::newRow("update") << "UPDATE leader_pause_log SET by = 'someone else'";
-    QTest::newRow("delete") << "DELETE FROM leader_pause_log";
-    QTest::newRow("truncate") << "TRUNCATE leader_pause_log";
-    QTest::newRow("alter") << "ALTER TABLE leader_pause_log DISABLE TRIGGER ALL";
+    QTest::newRow("update") << "UPDATE leader_ext.leader_pause_log SET by = 'someone else'";
+    QTest::newRow("delete") << "DELETE FROM leader_ext.leader_pause_log";
+    QTest::newRow("truncate") << "TRUNCATE leader_ext.leader_pause_log";
+    QTest::newRow("alter") << "ALTER TABLE leader_ext.leader_pause_log DISABLE TRIGGER ALL";
     QTest::newRow("drop trigger") << "DROP TRIGGER leader_leases_log_pause_update ON leader_leases";
-    QTest::newRow("call the trigger function") << "SELECT leader_log_pause_change()";
+    QTest::newRow("call the trigger function") << "SELECT leader_ext.leader_log_pause_change()";
 }
 
 void TestPauseLog::appCannotWriteTheLog()
@@ -420,12 +425,13 @@ void TestPauseLog::appCannotWriteTheLog()
 
 void TestPauseLog::monitorReadsButCannotPause()
 {
-    QCOMPARE(sqlstateOf(*m_monitor, "SELECT leader_pause('billing', 'a', 'b', now() + "
+    QCOMPARE(sqlstateOf(*m_monitor, "SELECT leader_ext.leader_pause('billing', 'a', 'b', now() + "
                                     "interval '1 hour')"),
              QStringLiteral("42501"));
-    QCOMPARE(sqlstateOf(*m_monitor, "SELECT leader_unpause('billing', 'a', 'b')"),
+    QCOMPARE(sqlstateOf(*m_monitor, "SELECT leader_ext.leader_unpause('billing', 'a', 'b')"),
              QStringLiteral("42501"));
-    QCOMPARE(scalar(*m_monitor, "SELECT count(*) FROM leader_pause_log"), QStringLiteral("0"));
+    QCOMPARE(scalar(*m_monitor, "SELECT count(*) FROM leader_ext.leader_pause_log"),
+             QStringLiteral("0"));
 }
 
 void TestPauseLog::severalRolesPauseTogetherOrNotAtAll()

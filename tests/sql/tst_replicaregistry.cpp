@@ -101,7 +101,7 @@ void TestReplicaRegistry::initTestCase()
 
 void TestReplicaRegistry::init()
 {
-    ownerExec("DELETE FROM leader_replicas");
+    ownerExec("DELETE FROM leader_ext.leader_replicas");
 }
 
 std::vector<RegisteredReplica> TestReplicaRegistry::list(Connection &connection)
@@ -127,7 +127,7 @@ void TestReplicaRegistry::seenCreatesThenRefreshes()
     QVERIFY(rows[0].lastSeenAgeSeconds < 5);
 
     // As if 10 s had passed: the next beat keeps the start and moves last seen to now.
-    ownerExec("UPDATE leader_replicas SET started_at = started_at - interval '10 s', "
+    ownerExec("UPDATE leader_ext.leader_replicas SET started_at = started_at - interval '10 s', "
               "last_seen = last_seen - interval '10 s'");
     QVERIFY(list(*m_app)[0].lastSeenAgeSeconds >= 10);
     leader::lease::replicaSeen(*m_app, info("a:1:00000001", {"billing"}), Short);
@@ -139,7 +139,7 @@ void TestReplicaRegistry::seenCreatesThenRefreshes()
     QCOMPARE(rows[0].replica.roles, std::vector<std::string>{"billing"});
     QCOMPARE(m_owner->exec("started",
                            "SELECT round(extract(epoch FROM last_seen - started_at)) "
-                           "FROM leader_replicas",
+                           "FROM leader_ext.leader_replicas",
                            {}, Short)
                      .toDouble(0, 0),
              10.0);
@@ -165,7 +165,7 @@ void TestReplicaRegistry::stateFollowsLastSeen()
     QFETCH(int, secondsAgo);
     QFETCH(QString, state);
     leader::lease::replicaSeen(*m_app, info("a:1:00000001"), Short);
-    ownerExec("UPDATE leader_replicas SET started_at = started_at - interval '"
+    ownerExec("UPDATE leader_ext.leader_replicas SET started_at = started_at - interval '"
               + std::to_string(secondsAgo) + " s', last_seen = last_seen - interval '"
               + std::to_string(secondsAgo) + " s'");
     const std::vector<RegisteredReplica> rows = list(*m_monitor);
@@ -180,7 +180,7 @@ void TestReplicaRegistry::ageNeverNegative()
 {
     // A database clock stepped backwards must not show a negative age.
     leader::lease::replicaSeen(*m_app, info("a:1:00000001"), Short);
-    ownerExec("UPDATE leader_replicas SET started_at = now() + interval '1 h', "
+    ownerExec("UPDATE leader_ext.leader_replicas SET started_at = now() + interval '1 h', "
               "last_seen = now() + interval '1 h'");
     const std::vector<RegisteredReplica> rows = list(*m_monitor);
     QCOMPARE(rows[0].lastSeenAgeSeconds, 0.0);
@@ -191,9 +191,9 @@ void TestReplicaRegistry::beatPrunesOnlyRowsUnseenFor24h()
 {
     leader::lease::replicaSeen(*m_app, info("killed:1:00000001"), Short);
     leader::lease::replicaSeen(*m_app, info("killed:2:00000002"), Short);
-    ownerExec("UPDATE leader_replicas SET started_at = now() - interval '25 h', "
+    ownerExec("UPDATE leader_ext.leader_replicas SET started_at = now() - interval '25 h', "
               "last_seen = now() - interval '24 h 1 s' WHERE holder_id = 'killed:1:00000001'");
-    ownerExec("UPDATE leader_replicas SET started_at = now() - interval '25 h', "
+    ownerExec("UPDATE leader_ext.leader_replicas SET started_at = now() - interval '25 h', "
               "last_seen = now() - interval '23 h 59 min' WHERE holder_id = 'killed:2:00000002'");
     QCOMPARE(list(*m_monitor).size(), std::size_t(2)); // a read prunes nothing
 
@@ -265,25 +265,29 @@ void TestReplicaRegistry::refused_data()
     QTest::addColumn<Login>("login");
     QTest::addColumn<QString>("sql");
     // The app writes through the functions alone, so no row can claim a clock but the database's.
-    QTest::newRow("app inserts a row")
-            << Login::App
-            << "INSERT INTO leader_replicas VALUES ('x:1:0', 'x', 1, 'v', '{}', now(), now())";
+    QTest::newRow("app inserts a row") << Login::App
+                                       << "INSERT INTO leader_ext.leader_replicas VALUES ('x:1:0', "
+                                          "'x', 1, 'v', '{}', now(), now())";
     QTest::newRow("app moves last_seen")
-            << Login::App << "UPDATE leader_replicas SET last_seen = now() + interval '1 day'";
-    QTest::newRow("app deletes every row") << Login::App << "DELETE FROM leader_replicas";
-    QTest::newRow("app truncates") << Login::App << "TRUNCATE leader_replicas";
+            << Login::App
+            << "UPDATE leader_ext.leader_replicas SET last_seen = now() + interval '1 day'";
+    QTest::newRow("app deletes every row")
+            << Login::App << "DELETE FROM leader_ext.leader_replicas";
+    QTest::newRow("app truncates") << Login::App << "TRUNCATE leader_ext.leader_replicas";
     QTest::newRow("app alters the table")
-            << Login::App << "ALTER TABLE leader_replicas DROP CONSTRAINT leader_replicas_named";
+            << Login::App
+            << "ALTER TABLE leader_ext.leader_replicas DROP CONSTRAINT leader_replicas_named";
     QTest::newRow("monitor beats")
             << Login::Monitor
-            << "SELECT leader_replica_seen('m:1:0', 'm', 1, 'v', ARRAY['billing'])";
+            << "SELECT leader_ext.leader_replica_seen('m:1:0', 'm', 1, 'v', ARRAY['billing'])";
     QTest::newRow("monitor deletes a replica")
-            << Login::Monitor << "SELECT leader_replica_gone('a:1:00000001')";
-    QTest::newRow("monitor reads the table") << Login::Monitor << "SELECT * FROM leader_replicas";
+            << Login::Monitor << "SELECT leader_ext.leader_replica_gone('a:1:00000001')";
+    QTest::newRow("monitor reads the table")
+            << Login::Monitor << "SELECT * FROM leader_ext.leader_replicas";
     QTest::newRow("nobody reads the view")
-            << Login::Nobody << "SELECT * FROM leader_replicas_status";
-    QTest::newRow("nobody beats") << Login::Nobody
-                                  << "SELECT leader_replica_seen('n:1:0', 'n', 1, 'v', '{}')";
+            << Login::Nobody << "SELECT * FROM leader_ext.leader_replicas_status";
+    QTest::newRow("nobody beats")
+            << Login::Nobody << "SELECT leader_ext.leader_replica_seen('n:1:0', 'n', 1, 'v', '{}')";
 }
 
 void TestReplicaRegistry::refused()
@@ -318,7 +322,7 @@ void TestReplicaRegistry::olderSchemaReadsUnavailable()
         leader::schema::requireReplicaRegistry(*m_app);
         QFAIL("a schema without 0178 was accepted for a replica");
     } catch (const leader::schema::SchemaError &error) {
-        QVERIFY2(QString::fromUtf8(error.what()).contains("lacks lease migration 0178"),
+        QVERIFY2(QString::fromUtf8(error.what()).contains("needs the extension leader_ext 0178"),
                  error.what());
         QVERIFY2(QString::fromUtf8(error.what()).contains("leaderctl migrate"), error.what());
     }
@@ -340,10 +344,10 @@ void TestReplicaRegistry::replicaBeatsOncePerPeriodAndLeavesOnAStop()
     // search_path is pg_catalog, pg_temp (migration 0181).
     ownerExec("CREATE FUNCTION test_count_beat() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
               "INSERT INTO public.test_beats (op) VALUES (TG_OP); RETURN NULL; END $$");
-    ownerExec("CREATE TRIGGER test_count_beat AFTER INSERT ON leader_replicas "
+    ownerExec("CREATE TRIGGER test_count_beat AFTER INSERT ON leader_ext.leader_replicas "
               "FOR EACH STATEMENT EXECUTE FUNCTION test_count_beat()");
     const auto dropCounter = qScopeGuard([this] {
-        ownerExec("DROP TRIGGER test_count_beat ON leader_replicas");
+        ownerExec("DROP TRIGGER test_count_beat ON leader_ext.leader_replicas");
         ownerExec("DROP FUNCTION test_count_beat()");
         ownerExec("DROP TABLE test_beats");
     });
