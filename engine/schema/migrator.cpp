@@ -433,8 +433,8 @@ void Migrator::relocateLegacy()
                                   + ", which no leaderctl wrote: the extensions beside it are "
                                     "not leaderctl's to move; move them by hand "
                                     "(docs/extensions.md)");
-            legacy.push_back({version, std::string(rows.text(row, 1)),
-                              std::string(rows.text(row, 2))});
+            legacy.push_back(
+                    {version, std::string(rows.text(row, 1)), std::string(rows.text(row, 2))});
             if (known->set == MigrationSet::Extension)
                 legacyVersion = std::max(legacyVersion, version);
         }
@@ -452,6 +452,12 @@ CREATE TEMPORARY TABLE leader_legacy_log (entry jsonb) ON COMMIT DROP;
                               "INSERT INTO leader_legacy_log SELECT pg_catalog.to_jsonb(p) "
                               "FROM leader_pause_log AS p",
                               {}, MigrationTimeout);
+        // Its 0177 down would clear a pause whose end has passed but keep the end, against its own
+        // CHECK; without the end it keeps the pause, and the end put back below lets the next
+        // ACQUIRE clear it and log the expiry as before the move.
+        if (legacyVersion >= static_cast<int>(Extension::PauseLog))
+            m_connection.exec(Statement, "UPDATE leader_leases SET paused_until = NULL", {},
+                              QueryTimeout);
         const auto downs = legacyExtensionDowns();
         for (auto down = downs.rbegin(); down != downs.rend(); ++down) {
             if (down->version > legacyVersion)
