@@ -110,13 +110,10 @@ private slots:
     void statusStates();
     void tickAgeNeverNegative();
     void reapplyReseedsAboveEveryToken();
-    void schemaCheckNamesAMissing0176();
-    void schemaCheckNamesAMissing0177();
 
     void sessionIsRecordedOnlyWhileItsLockIsHeld();
     void heldRowIsTakenEarlyOnlyOnceItsSessionEnded();
     void sessionOfAnotherIncarnationIsNotTakenEarly();
-    void schemaCheckNamesAMissing0179();
     void recordedMarkerIsReturned();
     void heldRowIsNotTakenEarlyWithTheSwitchOff();
     void repairedRowIsNotTakenEarly_data();
@@ -124,7 +121,6 @@ private slots:
     void acquireAnnouncesTheMarkerItRecords();
     void heldAnnouncementParses_data();
     void heldAnnouncementParses();
-    void schemaCheckNamesAMissing0180();
 
 private:
     // Moves the role's clock-derived columns as if time had passed, as the owner.
@@ -698,44 +694,6 @@ void TestLeaseSql::reapplyReseedsAboveEveryToken()
              QStringLiteral("5"));
 }
 
-void TestLeaseSql::schemaCheckNamesAMissing0176()
-{
-    // Without 0176 nothing would wake a holder on pause: this build's engine no longer sends the
-    // NOTIFY itself, so a replica and leaderctl refuse such a schema.
-    leader::schema::Migrator migrator(*m_owner);
-    QCOMPARE(migrator.rollbackTo(176), (std::vector<int>{181, 180, 179, 178, 177, 176}));
-    try {
-        leader::schema::requireLeaseSchema(*m_app);
-        QFAIL("a schema without 0176 was accepted");
-    } catch (const leader::schema::SchemaError &error) {
-        QVERIFY2(QString::fromUtf8(error.what()).contains("lacks lease migration 0176"),
-                 error.what());
-    }
-    QCOMPARE(migrator.migrate(
-                     {leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension}),
-             (std::vector<int>{176, 177, 178, 179, 180, 181}));
-    leader::schema::requireLeaseSchema(*m_app);
-}
-
-void TestLeaseSql::schemaCheckNamesAMissing0177()
-{
-    // This build's ACQUIRE clears an expired pause's paused_until: without 0177 it fails on the
-    // missing column, so a replica and leaderctl refuse the schema up front instead.
-    leader::schema::Migrator migrator(*m_owner);
-    QCOMPARE(migrator.rollbackTo(177), (std::vector<int>{181, 180, 179, 178, 177}));
-    try {
-        leader::schema::requireLeaseSchema(*m_app);
-        QFAIL("a schema without 0177 was accepted");
-    } catch (const leader::schema::SchemaError &error) {
-        QVERIFY2(QString::fromUtf8(error.what()).contains("lacks lease migration 0177"),
-                 error.what());
-    }
-    QCOMPARE(migrator.migrate(
-                     {leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension}),
-             (std::vector<int>{177, 178, 179, 180, 181}));
-    leader::schema::requireLeaseSchema(*m_app);
-}
-
 namespace {
 
 // A marker session as a replica's listener holds one (migration 0179): straight to Postgres,
@@ -854,26 +812,6 @@ void TestLeaseSql::sessionOfAnotherIncarnationIsNotTakenEarly()
     QVERIFY2(!heldBy.has_value(), "a marker of another incarnation was offered to wait on");
     QCOMPARE(scalar(*m_app, "SELECT holder_id FROM leader_leases WHERE role = 'billing'"),
              QStringLiteral("a:1:00000001"));
-}
-
-void TestLeaseSql::schemaCheckNamesAMissing0179()
-{
-    // This build's ACQUIRE records the marker: a replica refuses a schema without it, leaderctl
-    // and the console's reads do not need it.
-    leader::schema::Migrator migrator(*m_owner);
-    QCOMPARE(migrator.rollbackTo(179), (std::vector<int>{181, 180, 179}));
-    leader::schema::requireLeaseSchema(*m_app);
-    try {
-        leader::schema::requireHolderSession(*m_app);
-        QFAIL("a schema without 0179 was accepted for a replica");
-    } catch (const leader::schema::SchemaError &error) {
-        QVERIFY2(QString::fromUtf8(error.what()).contains("lacks lease migration 0179"),
-                 error.what());
-    }
-    QCOMPARE(migrator.migrate(
-                     {leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension}),
-             (std::vector<int>{179, 180, 181}));
-    leader::schema::requireHolderSession(*m_app);
 }
 
 // ACQUIRE and RENEW return the marker they recorded: the holder protects its tick only while its
@@ -1018,26 +956,6 @@ void TestLeaseSql::heldAnnouncementParses()
     QFETCH(QString, payload);
     QFETCH(bool, valid);
     QCOMPARE(leader::lease::parseHeldAnnouncement(payload.toStdString()).has_value(), valid);
-}
-
-void TestLeaseSql::schemaCheckNamesAMissing0180()
-{
-    // This build's ACQUIRE and RENEW read the early take's switch: a replica refuses a schema
-    // without it.
-    leader::schema::Migrator migrator(*m_owner);
-    QCOMPARE(migrator.rollbackTo(180), (std::vector<int>{181, 180}));
-    leader::schema::requireHolderSession(*m_app);
-    try {
-        leader::schema::requireEarlyTakeSwitch(*m_app);
-        QFAIL("a schema without 0180 was accepted for a replica");
-    } catch (const leader::schema::SchemaError &error) {
-        QVERIFY2(QString::fromUtf8(error.what()).contains("lacks lease migration 0180"),
-                 error.what());
-    }
-    QCOMPARE(migrator.migrate(
-                     {leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension}),
-             (std::vector<int>{180, 181}));
-    leader::schema::requireEarlyTakeSwitch(*m_app);
 }
 
 QTEST_GUILESS_MAIN(TestLeaseSql)

@@ -167,6 +167,8 @@ private slots:
     void migrationRefusesWhatItLacks();
     void leaderExtOfAnotherOwnerIsRefused();
     void featuresFollowTheVersionTable();
+    void eachMissingExtensionIsNamed_data();
+    void eachMissingExtensionIsNamed();
     void legacyInstallMovesIntoLeaderExt_data();
     void legacyInstallMovesIntoLeaderExt();
     void everyExtensionNamesItsOutsideChanges_data();
@@ -383,6 +385,39 @@ void TestMigrator::featuresFollowTheVersionTable()
     features = leader::schema::probeFeatures(monitor);
     QCOMPARE(features.extension, 0);
     QVERIFY(features.legacyLayout);
+}
+
+void TestMigrator::eachMissingExtensionIsNamed_data()
+{
+    QTest::addColumn<int>("version");
+    for (int version = 176; version <= leader::schema::LatestExtension; ++version)
+        QTest::addRow("%d", version) << version;
+}
+
+void TestMigrator::eachMissingExtensionIsNamed()
+{
+    // leader-replica needs every extension: the one line it refuses with names the first missing.
+    QFETCH(int, version);
+    Connection owner = m_db->connect(Login::Owner);
+    applyAdrAsTheApplication(owner);
+    Migrator migrator(owner);
+    migrator.migrate({MigrationSet::Extension});
+    migrator.rollbackTo(version);
+    Connection app = m_db->connect(Login::App);
+    const leader::schema::LeaseFeatures features = leader::schema::probeFeatures(app);
+    QCOMPARE(features.extension, version == 176 ? 0 : version - 1);
+    QVERIFY(!features.complete());
+    try {
+        leader::schema::requireExtension(app, features, "leader-replica",
+                                         static_cast<Extension>(version));
+        QFAIL("a missing extension was accepted");
+    } catch (const leader::schema::SchemaError &error) {
+        QVERIFY2(QString::fromUtf8(error.what())
+                         .startsWith(
+                                 QStringLiteral("leader-replica needs the extension leader_ext 0%1")
+                                         .arg(version)),
+                 error.what());
+    }
 }
 
 void TestMigrator::legacyInstallMovesIntoLeaderExt_data()
