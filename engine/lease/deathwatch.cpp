@@ -128,9 +128,10 @@ void DeathWatch::run(Watch &watch, std::stop_token stop)
         while (!stop.stop_requested()) {
             // Checked before every wait, on the session that waits: after a restart or a
             // failover the lock is free for nothing, and a reconnected session must not wait.
-            const pg::Result same = connection.exec(
-                    "watch incarnation", "SELECT leader_server_incarnation() = $1::bigint",
-                    {watch.holder.incarnation}, StatementTimeout);
+            const pg::Result same
+                    = connection.exec("watch incarnation",
+                                      "SELECT leader_ext.leader_server_incarnation() = $1::bigint",
+                                      {watch.holder.incarnation}, StatementTimeout);
             if (!same.toBool(0, 0))
                 break;
             try {

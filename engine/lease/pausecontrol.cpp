@@ -3,6 +3,8 @@
 #include "constants.h"
 #include "pg/connection.h"
 #include "pg/error.h"
+#include "schema/features.h"
+#include "schema/migrator.h"
 
 #include <charconv>
 
@@ -11,18 +13,23 @@ namespace leader::lease {
 namespace {
 
 // Instants leave the database as ISO 8601 UTC with milliseconds, whatever the session's TimeZone.
-constexpr std::string_view PauseSql = "SELECT p = now() FROM leader_pause($1, $2, $3,"
+constexpr std::string_view PauseSql = "SELECT p = now() FROM leader_ext.leader_pause($1, $2, $3,"
                                       " coalesce($4::timestamptz, now() + $5::interval)) p";
+// The ADR's own: no end.
+constexpr std::string_view AdrPauseSql = "SELECT p = now() FROM leader_pause($1, $2, $3) p";
 // p = now() above: leader_pause stamps a pause it makes with the transaction's now(); a pause that
 // was there already is older.
 
+// paused_until through to_jsonb: the ADR's leader_status has no such column (NULL then).
 constexpr std::string_view PausedSql
         = "SELECT to_char(paused_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'),"
           " paused_by, pause_reason,"
-          " to_char(paused_until AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
-          " FROM leader_status WHERE role = $1";
+          " to_char((to_jsonb(s) ->> 'paused_until')::timestamptz AT TIME ZONE 'UTC',"
+          " 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+          " FROM leader_status AS s WHERE role = $1";
 
-constexpr std::string_view UnpauseSql = "SELECT leader_unpause($1, $2, $3)";
+constexpr std::string_view UnpauseSql = "SELECT leader_ext.leader_unpause($1, $2, $3)";
+constexpr std::string_view AdrUnpauseSql = "SELECT leader_unpause($1)";
 
 constexpr std::string_view HistorySql
         = "SELECT l.id, l.role, l.action,"
@@ -30,7 +37,8 @@ constexpr std::string_view HistorySql
           " l.reason,"
           " to_char(l.paused_until AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'),"
           " to_char(p.at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
-          " FROM leader_pause_log l LEFT JOIN leader_pause_log p ON p.id = l.pause_id"
+          " FROM leader_ext.leader_pause_log l"
+          " LEFT JOIN leader_ext.leader_pause_log p ON p.id = l.pause_id"
           " WHERE ($1::text IS NULL OR l.role = $1)"
           " AND l.at >= coalesce($3::timestamptz, now() - $2::interval, '-infinity')"
           " ORDER BY l.at DESC, l.id DESC LIMIT $4";
@@ -92,20 +100,60 @@ std::optional<std::string> intervalFromDuration(std::string_view duration)
     return std::to_string(amount) + unit;
 }
 
+std::vector<PauseRecord> pauseRoles(pg::Connection &connection,
+                                    const schema::LeaseFeatures &features,
+                                    std::span<const std::string> roles, std::string_view by,
+                                    std::string_view reason, const PauseEnd &end)
+{
+    const bool withLog = features.has(schema::Extension::PauseLog);
+    if (end.isSet() && !withLog)
+        throw schema::SchemaError(schema::extensionNeeded("a pause that ends by itself",
+                                                          schema::Extension::PauseLog));
+    const bool notifies = features.has(schema::Extension::PauseNotify);
+    return inTransaction(connection, [&] {
+        std::vector<PauseRecord> records;
+        for (const std::string &role : roles) {
+            const pg::Result paused
+                    = withLog ? connection.exec(
+                              "pause", PauseSql,
+                              {role, by, reason, optional(end.at), optional(end.after)},
+                              StatementTimeout)
+                              : connection.exec("pause", AdrPauseSql, {role, by, reason},
+                                                StatementTimeout);
+            const pg::Result row = connection.exec("paused", PausedSql, {role}, StatementTimeout);
+            const bool byThisCall = paused.toBool(0, 0);
+            records.push_back({role, std::string(row.text(0, 0)), std::string(row.text(0, 1)),
+                               std::string(row.text(0, 2)), row.optionalText(0, 3), byThisCall,
+                               byThisCall && notifies});
+        }
+        return records;
+    });
+}
+
 std::vector<PauseRecord> pauseRoles(pg::Connection &connection, std::span<const std::string> roles,
                                     std::string_view by, std::string_view reason,
                                     const PauseEnd &end)
 {
+    return pauseRoles(connection, schema::probeFeatures(connection), roles, by, reason, end);
+}
+
+std::vector<UnpauseRecord> unpauseRoles(pg::Connection &connection,
+                                        const schema::LeaseFeatures &features,
+                                        std::span<const std::string> roles, std::string_view by,
+                                        std::string_view reason)
+{
+    const bool withLog = features.has(schema::Extension::PauseLog);
+    const bool notifies = features.has(schema::Extension::PauseNotify);
     return inTransaction(connection, [&] {
-        std::vector<PauseRecord> records;
+        std::vector<UnpauseRecord> records;
         for (const std::string &role : roles) {
-            const pg::Result paused = connection.exec(
-                    "pause", PauseSql, {role, by, reason, optional(end.at), optional(end.after)},
-                    StatementTimeout);
-            const pg::Result row = connection.exec("paused", PausedSql, {role}, StatementTimeout);
-            records.push_back({role, std::string(row.text(0, 0)), std::string(row.text(0, 1)),
-                               std::string(row.text(0, 2)), row.optionalText(0, 3),
-                               paused.toBool(0, 0)});
+            const pg::Result result
+                    = withLog ? connection.exec("unpause", UnpauseSql,
+                                                {role, optional(by), optional(reason)},
+                                                StatementTimeout)
+                              : connection.exec("unpause", AdrUnpauseSql, {role}, StatementTimeout);
+            const bool wasPaused = result.toBool(0, 0);
+            records.push_back({role, wasPaused, withLog, wasPaused && notifies});
         }
         return records;
     });
@@ -115,16 +163,7 @@ std::vector<UnpauseRecord> unpauseRoles(pg::Connection &connection,
                                         std::span<const std::string> roles, std::string_view by,
                                         std::string_view reason)
 {
-    return inTransaction(connection, [&] {
-        std::vector<UnpauseRecord> records;
-        for (const std::string &role : roles) {
-            const pg::Result result
-                    = connection.exec("unpause", UnpauseSql, {role, optional(by), optional(reason)},
-                                      StatementTimeout);
-            records.push_back({role, result.toBool(0, 0)});
-        }
-        return records;
-    });
+    return unpauseRoles(connection, schema::probeFeatures(connection), roles, by, reason);
 }
 
 std::vector<PauseLogEntry> pauseHistory(pg::Connection &connection, const PauseLogQuery &query)

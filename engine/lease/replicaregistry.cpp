@@ -12,9 +12,9 @@ namespace {
 // Roles travel as one comma-separated text: role names hold no comma, and the table's CHECK
 // refuses anything but the five.
 constexpr std::string_view SeenSql
-        = "SELECT leader_replica_seen($1, $2, $3, $4, string_to_array($5, ','))";
+        = "SELECT leader_ext.leader_replica_seen($1, $2, $3, $4, string_to_array($5, ','))";
 
-constexpr std::string_view GoneSql = "SELECT leader_replica_gone($1)";
+constexpr std::string_view GoneSql = "SELECT leader_ext.leader_replica_gone($1)";
 
 constexpr std::string_view ListSql
         = "SELECT holder_id, host, pid, version, array_to_string(roles, ','),"
@@ -22,7 +22,7 @@ constexpr std::string_view ListSql
           " to_char(last_seen AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'),"
           " last_seen_age_seconds, state,"
           " to_char(observed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
-          " FROM leader_replicas_status ORDER BY host, started_at, holder_id";
+          " FROM leader_ext.leader_replicas_status ORDER BY host, started_at, holder_id";
 
 std::string joined(const std::vector<std::string> &roles)
 {
@@ -64,7 +64,8 @@ std::optional<std::vector<RegisteredReplica>> listReplicas(pg::Connection &conne
     try {
         result = connection.exec("replicas", ListSql, {}, StatementTimeout);
     } catch (const pg::Error &error) {
-        // The one relation the statement names: without it the database predates 0178.
+        // The one relation the statement names: without it (or without the schema leader_ext)
+        // the database lacks extension 0178.
         if (error.sqlstate() == pg::sqlstate::UndefinedTable)
             return std::nullopt;
         throw;

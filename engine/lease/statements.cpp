@@ -32,7 +32,7 @@ INSERT INTO leader_leases AS l (role, holder_token, holder_id, acquired_at, expi
 VALUES ($1, (extract(epoch FROM now()) * 1000)::bigint, $2, now(),
         now() + $4::bigint * interval '1 millisecond',
         CASE WHEN NOT pg_try_advisory_xact_lock_shared($5::bigint) THEN $5::bigint END,
-        leader_server_incarnation())
+        leader_ext.leader_server_incarnation())
 ON CONFLICT (role) DO UPDATE
    SET holder_token = greatest(l.holder_token + 1, (extract(epoch FROM now()) * 1000)::bigint),
        holder_id = EXCLUDED.holder_id,
@@ -48,7 +48,7 @@ ON CONFLICT (role) DO UPDATE
    AND (l.expires_at IS NULL OR l.expires_at <= now()
         OR (l.early_take
             AND l.holder_session IS NOT NULL
-            AND l.holder_session_incarnation = leader_server_incarnation()
+            AND l.holder_session_incarnation = leader_ext.leader_server_incarnation()
             AND pg_try_advisory_xact_lock_shared(l.holder_session)))
    AND (l.last_tick_ended_at IS NULL
         OR l.last_tick_ended_at <= now() - $3::bigint * interval '1 millisecond')
@@ -66,7 +66,7 @@ SELECT false, NULL, NULL, NULL, l.holder_session, l.holder_session_incarnation, 
   FROM leader_leases l
  WHERE l.role = $1 AND NOT EXISTS (SELECT FROM claimed)
    AND l.holder_id <> $2 AND l.expires_at > now() AND l.early_take
-   AND l.holder_session_incarnation = leader_server_incarnation()
+   AND l.holder_session_incarnation = leader_ext.leader_server_incarnation()
 )sql";
 
 // Proves the holder id as well as the token: a token is this holder's only if both match.
@@ -78,7 +78,7 @@ UPDATE leader_leases
    SET expires_at = now() + $4::bigint * interval '1 millisecond',
        holder_session = CASE WHEN early_take AND NOT pg_try_advisory_xact_lock_shared($5::bigint)
                              THEN $5::bigint END,
-       holder_session_incarnation = leader_server_incarnation()
+       holder_session_incarnation = leader_ext.leader_server_incarnation()
  WHERE role = $1 AND holder_token = $2 AND holder_id = $3
 RETURNING now(), extract(epoch FROM now()), holder_session
 )sql";
@@ -110,8 +110,9 @@ RETURNING role
 SELECT now(), extract(epoch FROM now()), pg_notify('leader_leases', role) FROM released
 )sql";
 
-// Plain calls: leader_pause and leader_unpause send the wake NOTIFY themselves (migration 0176),
-// so every caller, psql and the console included, wakes holders and idle runners alike.
+// The ADR's own functions. With extension 0176 they send the wake NOTIFY themselves, so every
+// caller, psql and the console included, wakes holders and idle runners alike; without it a holder
+// sees the pause at its next heartbeat RENEW.
 constexpr std::string_view PauseSql = "SELECT leader_pause($1, $2, $3)";
 constexpr std::string_view UnpauseSql = "SELECT leader_unpause($1)";
 

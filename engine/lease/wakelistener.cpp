@@ -114,7 +114,7 @@ void WakeListener::takeMarker(pg::Connection &connection)
         // long stopped.
         const pg::Result row = connection.exec(
                 "marker",
-                "SELECT k, pg_advisory_lock(k), leader_server_incarnation(), "
+                "SELECT k, pg_advisory_lock(k), leader_ext.leader_server_incarnation(), "
                 "set_config('idle_session_timeout', '0', false), "
                 "set_config('idle_in_transaction_session_timeout', '0', false), "
                 "set_config('tcp_keepalives_idle', $2, false), "

@@ -3,19 +3,9 @@
 #include "pg/connection.h"
 #include "pg/conninfo.h"
 #include "pg/error.h"
+#include "schema/features.h"
 
 namespace leader::monitor {
-
-namespace {
-
-// to_regclass returns NULL for a missing table instead of failing, so an older schema is told
-// apart from a refused or broken read in one statement.
-constexpr auto HasLogSql = "SELECT to_regclass('leader_pause_log') IS NOT NULL";
-
-constexpr auto Unavailable
-        = "pause log unavailable: migration 0177 not applied (run leaderctl migrate)";
-
-} // namespace
 
 PauseLogReader::PauseLogReader(std::string conninfo, std::stop_token stop,
                                std::chrono::milliseconds timeout)
@@ -33,11 +23,17 @@ Outcome<PauseLog> PauseLogReader::read(const lease::PauseLogQuery &query)
         if (!m_connection->isOpen())
             m_connection->open(m_timeout);
         PauseLog log;
-        if (!m_connection->exec("pause log present", HasLogSql, {}, m_timeout).toBool(0, 0)) {
-            log.unavailable = Unavailable;
+        // Read first: a login that may not read leader_ext gets its refusal, not "needs the
+        // extension", which the features probe would say for both.
+        try {
+            log.entries = lease::pauseHistory(*m_connection, query);
+        } catch (const pg::Error &error) {
+            if (error.sqlstate() != pg::sqlstate::UndefinedTable)
+                throw;
+            log.unavailable
+                    = schema::extensionNeeded("the pause history", schema::Extension::PauseLog);
             return log;
         }
-        log.entries = lease::pauseHistory(*m_connection, query);
         log.truncated = query.limit > 0 && int(log.entries.size()) >= query.limit;
         return log;
     } catch (const pg::Error &error) {

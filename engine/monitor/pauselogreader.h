@@ -11,12 +11,13 @@
 
 namespace leader::monitor {
 
-// What the console's History view reads: the pause log (migration 0177), newest first.
+// What the console's History view reads: the pause log (extension 0177), newest first.
 struct PauseLog
 {
     std::vector<lease::PauseLogEntry> entries;
-    // Non-empty when the database has no pause log (an older schema): one line saying which
-    // migration is missing and how to apply it. Not a failure: the rest of the console works.
+    // Non-empty when the database has no pause log (the ADR's schema alone): one line saying which
+    // extension it needs and how to add it (schema::extensionNeeded). Not a failure: the rest of
+    // the console works.
     std::string unavailable;
     bool truncated = false; // the query's limit was reached: older entries exist
 };

@@ -1,8 +1,10 @@
 #include "statusreader.h"
 
+#include "lease/constants.h"
 #include "lease/replicaregistry.h"
 #include "pg/connection.h"
 #include "pg/error.h"
+#include "schema/features.h"
 #include "schema/migrator.h"
 
 #include <libpq-fe.h>
@@ -19,45 +21,37 @@ namespace {
 using namespace std::chrono_literals;
 
 // Instants come back as epoch seconds (float8), so neither the session's TimeZone nor its
-// DateStyle can change what the console shows. The pause's end is appended when the view has it
-// (migration 0177): an older Hardcount still polls.
-constexpr auto PollColumns
-        = "SELECT role, state, holder_id, holder_token,"
-          " extract(epoch FROM acquired_at)::float8, expires_in_seconds::float8,"
-          " extract(epoch FROM last_tick_ended_at)::float8, last_tick_holder,"
-          " last_tick_age_seconds::float8, extract(epoch FROM paused_at)::float8, paused_by,"
-          " pause_reason, extract(epoch FROM not_before)::float8, not_before_in_seconds::float8,"
-          " extract(epoch FROM observed_at)::float8";
-constexpr auto PollEndColumns
-        = ", extract(epoch FROM paused_until)::float8, pause_remaining_seconds::float8";
-// How a led role's row was taken (migration 0179), after those; then the early take's switch
-// (migration 0180).
-constexpr auto PollTakeoverColumn = ", took_over";
-constexpr auto PollEarlyTakeColumn = ", early_take";
-constexpr auto PollFrom = " FROM leader_status ORDER BY role";
+// DateStyle can change what the console shows. The extensions' columns (0177's pause end, 0179's
+// took_over, 0180's early_take) are read through to_jsonb: NULL where the view lacks them, so the
+// same statement polls the ADR's leader_status and every extended one, also when an extension is
+// added or removed under a connected console.
+constexpr auto PollSql = R"sql(
+SELECT role, state, holder_id, holder_token,
+       extract(epoch FROM acquired_at)::float8, expires_in_seconds::float8,
+       extract(epoch FROM last_tick_ended_at)::float8, last_tick_holder,
+       last_tick_age_seconds::float8, extract(epoch FROM paused_at)::float8, paused_by,
+       pause_reason, extract(epoch FROM not_before)::float8, not_before_in_seconds::float8,
+       extract(epoch FROM observed_at)::float8,
+       extract(epoch FROM (to_jsonb(s) ->> 'paused_until')::timestamptz)::float8,
+       (to_jsonb(s) ->> 'pause_remaining_seconds')::float8,
+       to_jsonb(s) ->> 'took_over',
+       (to_jsonb(s) ->> 'early_take')::boolean
+  FROM leader_status AS s
+ ORDER BY role
+)sql";
 
 // to_regclass/to_regprocedure return NULL instead of failing, so one statement tells a missing
-// schema, a missing SELECT and a read-only login apart.
+// SELECT and a read-only login apart. $1, $2: the pause and unpause functions pause() and
+// unpause() call; $3: whether they live in leader_ext (USAGE on it is needed too).
 constexpr auto AccessSql
         = "SELECT current_user::text, current_database()::text,"
-          " to_regclass('leader_status') IS NOT NULL,"
           " coalesce(has_table_privilege(to_regclass('leader_status')::oid, 'SELECT'), false),"
-          " coalesce(has_function_privilege("
-          "to_regprocedure('leader_pause(text,text,text)')::oid, 'EXECUTE'), false),"
-          " coalesce(has_function_privilege("
-          "to_regprocedure('leader_unpause(text)')::oid, 'EXECUTE'), false),"
-          " EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('leader_status')"
-          " AND attname = 'pause_remaining_seconds' AND NOT attisdropped)"
-          " AND to_regprocedure('leader_pause(text,text,text,timestamptz)') IS NOT NULL"
-          " AND to_regprocedure('leader_unpause(text,text,text)') IS NOT NULL,"
-          " EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('leader_status')"
-          " AND attname = 'took_over' AND NOT attisdropped),"
-          " EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('leader_status')"
-          " AND attname = 'early_take' AND NOT attisdropped)";
+          " coalesce(has_function_privilege(to_regprocedure($1)::oid, 'EXECUTE'), false),"
+          " coalesce(has_function_privilege(to_regprocedure($2)::oid, 'EXECUTE'), false),"
+          " NOT $3::boolean OR coalesce(has_schema_privilege("
+          "(SELECT oid FROM pg_namespace WHERE nspname = 'leader_ext'), 'USAGE'), false)";
 
 constexpr auto MigrateHint = "run `leaderctl migrate --database URL` as the database owner";
-constexpr auto NeedsPauseEnds = "read-only: pausing from this console needs lease migration 0177"
-                                " (several roles at once, pauses that end by themselves): ";
 
 std::string sqlstateMeaning(const std::string &code)
 {
@@ -135,6 +129,42 @@ bool hasNul(const std::vector<std::string> &roles, std::initializer_list<const s
 
 } // namespace
 
+std::string extensionsSummary(const schema::LeaseFeatures &features)
+{
+    using schema::Extension;
+    if (!features.adr() || features.complete())
+        return {};
+    if (features.legacyLayout)
+        return "the extensions are where an earlier leaderctl put them (beside the lease table, "
+               "tracked in schema_migrations), and only the ADR's features are used until "
+               "leaderctl migrate moves them into leader_ext";
+    const std::string heartbeat = std::to_string(lease::HeartbeatEvery / 1s);
+    const std::array<std::pair<Extension, std::string>, 6> adds{{
+            {Extension::PauseNotify, "the pause wake NOTIFY (without it a holder stops at its next "
+                                     "heartbeat, within "
+                                             + heartbeat + " s)"},
+            {Extension::PauseLog, "the pause log and pauses that end by themselves"},
+            {Extension::ReplicaRegistry, "the replicas registry"},
+            {Extension::HolderSession, "the takeover at process death"},
+            {Extension::EarlyTakeSwitch, "the early take switch"},
+            {Extension::DefinerHardening, "the hardened definer functions"},
+    }};
+    std::string added;
+    for (const auto &[extension, what] : adds)
+        if (!features.has(extension))
+            added += (added.empty() ? "" : ", ") + what;
+    const int first = std::max(features.extension + 1, static_cast<int>(Extension::PauseNotify));
+    const bool one = first == schema::LatestExtension;
+    const std::string versions = one ? "the extension leader_ext 0" + std::to_string(first)
+                                     : "the extensions leader_ext 0" + std::to_string(first)
+                                                 + " to 0"
+                                                 + std::to_string(schema::LatestExtension);
+    return versions + " would add " + added + "; leader-replica needs " + (one ? "it" : "them")
+           + ". Add " + (one ? "it" : "them")
+           + " with leaderctl migrate, or through your own migration tool: leaderctl migrate "
+             "--print-sql --format FORMAT --out DIR";
+}
+
 StatusReader::StatusReader(std::string conninfo, std::stop_token stop,
                            std::chrono::milliseconds statementTimeout)
     : m_conninfo(std::move(conninfo))
@@ -149,17 +179,25 @@ Outcome<Access> StatusReader::open()
 {
     try {
         m_connection->open();
-        const pg::Result row = m_connection->exec("privileges", AccessSql, {}, m_statementTimeout);
-        const std::string user(row.text(0, 0));
-        const std::string database(row.text(0, 1));
-        if (!row.toBool(0, 2)) {
+        m_features = schema::probeFeatures(*m_connection);
+        m_featuresProbedAt = std::chrono::steady_clock::now();
+        try {
+            schema::requireAdr(*m_connection, m_features);
+        } catch (const schema::SchemaError &error) {
             close();
-            return Failure{"the lease schema is missing in database " + database + ": "
-                                   + MigrateHint,
-                           {},
-                           true};
+            return Failure{error.what(), {}, true}; // what is missing, and how to add it
         }
-        if (!row.toBool(0, 3)) {
+        const bool withLog = m_features.has(schema::Extension::PauseLog);
+        const std::string pauseFunction
+                = withLog ? "leader_ext.leader_pause(text,text,text,timestamptz)"
+                          : "leader_pause(text,text,text)";
+        const std::string unpauseFunction
+                = withLog ? "leader_ext.leader_unpause(text,text,text)" : "leader_unpause(text)";
+        const pg::Result row = m_connection->exec(
+                "privileges", AccessSql,
+                {pauseFunction, unpauseFunction, withLog ? "true" : "false"}, m_statementTimeout);
+        const std::string user(row.text(0, 0));
+        if (!row.toBool(0, 2)) {
             close();
             return Failure{"privilege missing: " + user
                                    + " may not read leader_status; GRANT hardcount_monitor TO "
@@ -167,29 +205,18 @@ Outcome<Access> StatusReader::open()
                            {},
                            true};
         }
-        m_pauseEnds = row.toBool(0, 6);
-        m_takeovers = m_pauseEnds && row.toBool(0, 7);
-        m_earlyTake = m_takeovers && row.toBool(0, 8);
-        Access access{user, row.toBool(0, 4), row.toBool(0, 5), {}, {}, m_pauseEnds};
+        const bool schemaUsage = row.toBool(0, 5);
+        Access access{user, row.toBool(0, 3) && schemaUsage, row.toBool(0, 4) && schemaUsage,
+                      {},   extensionsSummary(m_features),   m_features};
         std::string missing;
         if (!access.canPause)
-            missing = "leader_pause";
+            missing = pauseFunction.substr(0, pauseFunction.find('('));
         if (!access.canUnpause)
-            missing += (missing.empty() ? "" : " or ") + std::string("leader_unpause");
-        if (!missing.empty()) {
-            access.readOnlyReason = "read-only: " + user + " has no EXECUTE on " + missing;
-        } else if (!m_pauseEnds) {
-            // This build pauses through 0177's functions (several roles, an end): said here,
-            // so the window disables the actions instead of failing them.
-            access.canPause = access.canUnpause = false;
-            access.readOnlyReason = std::string(NeedsPauseEnds) + MigrateHint;
-        }
-        try {
-            schema::requireLeaseSchema(*m_connection);
-            schema::requireHolderSession(*m_connection);
-        } catch (const schema::SchemaError &error) {
-            access.schemaWarning = error.what(); // what is missing, and the command to apply it
-        }
+            missing += (missing.empty() ? "" : " or ")
+                       + unpauseFunction.substr(0, unpauseFunction.find('('));
+        if (!missing.empty())
+            access.readOnlyReason = "read-only: " + user + " has no EXECUTE on " + missing
+                                    + (schemaUsage ? "" : " (no USAGE on the schema leader_ext)");
         return access;
     } catch (const pg::Error &error) {
         close();
@@ -228,11 +255,14 @@ std::string StatusReader::sessionKey() const
 Outcome<StatusRows> StatusReader::poll()
 {
     try {
-        const std::string sql = std::string(PollColumns) + (m_pauseEnds ? PollEndColumns : "")
-                                + (m_takeovers ? PollTakeoverColumn : "")
-                                + (m_earlyTake ? PollEarlyTakeColumn : "") + PollFrom;
-        const pg::Result result = m_connection->exec("poll", sql, {}, m_statementTimeout);
+        const auto now = std::chrono::steady_clock::now();
+        if (now - m_featuresProbedAt >= FeaturesProbedEvery) {
+            m_features = schema::probeFeatures(*m_connection);
+            m_featuresProbedAt = now;
+        }
+        const pg::Result result = m_connection->exec("poll", PollSql, {}, m_statementTimeout);
         StatusRows rows;
+        rows.features = m_features;
         for (int row = 0; row < result.rows(); ++row) {
             RoleRow role;
             role.role = std::string(result.text(row, 0));
@@ -250,28 +280,15 @@ Outcome<StatusRows> StatusReader::poll()
             role.notBefore = optionalDouble(result, row, 12);
             role.notBeforeInSeconds = optionalDouble(result, row, 13);
             rows.observedAt = optionalDouble(result, row, 14);
-            if (m_pauseEnds) {
-                role.pausedUntil = optionalDouble(result, row, 15);
-                role.pauseRemainingSeconds = optionalDouble(result, row, 16);
-            }
-            if (m_takeovers)
-                role.tookOver = std::string(result.text(row, 17));
-            if (m_earlyTake)
+            role.pausedUntil = optionalDouble(result, row, 15);
+            role.pauseRemainingSeconds = optionalDouble(result, row, 16);
+            role.tookOver = std::string(result.text(row, 17));
+            if (!result.isNull(row, 18))
                 role.earlyTake = result.toBool(row, 18);
             rows.roles.push_back(std::move(role));
         }
         return rows;
     } catch (const pg::Error &error) {
-        // 0180 or 0179 rolled back under a connected console: the view lost early_take or
-        // took_over, the polls go on without them.
-        if (m_earlyTake && error.sqlstate() == pg::sqlstate::UndefinedColumn) {
-            m_earlyTake = false;
-            return poll();
-        }
-        if (m_takeovers && error.sqlstate() == pg::sqlstate::UndefinedColumn) {
-            m_takeovers = false;
-            return poll();
-        }
         return failure(error);
     }
 }
@@ -279,11 +296,16 @@ Outcome<StatusRows> StatusReader::poll()
 Outcome<ReplicaList> StatusReader::replicas()
 {
     try {
+        ReplicaList list;
+        // Read whatever the features say: a login that may not read leader_ext gets its
+        // refusal, not "needs the extension".
         const std::optional<std::vector<lease::RegisteredReplica>> listed
                 = lease::listReplicas(*m_connection);
-        ReplicaList list;
-        if (!listed)
+        if (!listed) {
+            list.unavailable = schema::extensionNeeded("the replica registry",
+                                                       schema::Extension::ReplicaRegistry);
             return list;
+        }
         list.available = true;
         list.replicas.reserve(listed->size());
         for (const lease::RegisteredReplica &registered : *listed) {
@@ -304,28 +326,21 @@ Outcome<ReplicaList> StatusReader::replicas()
     }
 }
 
-std::optional<Failure> StatusReader::refuseWrite(const std::vector<std::string> &roles) const
-{
-    // An unknown role is the database's to refuse, inside the transaction: the roles before it
-    // are rolled back with it, which is what all-or-nothing means.
-    if (roles.empty())
-        return Failure{"no role given", {}, false};
-    if (!m_pauseEnds)
-        return Failure{std::string(NeedsPauseEnds) + MigrateHint, {}, false};
-    return std::nullopt;
-}
-
 Outcome<std::vector<lease::PauseRecord>> StatusReader::pause(const std::vector<std::string> &roles,
                                                              const std::string &by,
                                                              const std::string &reason,
                                                              const lease::PauseEnd &end)
 {
-    if (std::optional<Failure> refused = refuseWrite(roles))
-        return *refused;
+    // An unknown role is the database's to refuse, inside the transaction: the roles before it
+    // are rolled back with it, which is what all-or-nothing means.
+    if (roles.empty())
+        return Failure{"no role given", {}, false};
     if (hasNul(roles, {&by, &reason, &end.after, &end.at}))
         return Failure{"roles, who, why and the end may not contain NUL characters", {}, false};
     try {
-        return lease::pauseRoles(*m_connection, roles, by, reason, end);
+        return lease::pauseRoles(*m_connection, m_features, roles, by, reason, end);
+    } catch (const schema::SchemaError &error) {
+        return Failure{error.what(), {}, false}; // an end without 0177: nothing was sent
     } catch (const pg::Error &error) {
         return failure(error);
     }
@@ -335,12 +350,12 @@ Outcome<std::vector<lease::UnpauseRecord>>
 StatusReader::unpause(const std::vector<std::string> &roles, const std::string &by,
                       const std::string &reason)
 {
-    if (std::optional<Failure> refused = refuseWrite(roles))
-        return *refused;
+    if (roles.empty())
+        return Failure{"no role given", {}, false};
     if (hasNul(roles, {&by, &reason}))
         return Failure{"roles, who and why may not contain NUL characters", {}, false};
     try {
-        return lease::unpauseRoles(*m_connection, roles, by, reason);
+        return lease::unpauseRoles(*m_connection, m_features, roles, by, reason);
     } catch (const pg::Error &error) {
         return failure(error);
     }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "lease/pausecontrol.h"
+#include "schema/features.h"
 
 #include <chrono>
 #include <cstdint>
@@ -39,16 +40,16 @@ struct RoleRow
     std::string pauseReason;
     std::optional<double> notBefore;
     std::optional<double> notBeforeInSeconds;
-    // A pause that ends by itself (migration 0177): its end, and the seconds left on the
-    // database clock. Both empty on an older schema, and for a pause until leader_unpause.
+    // A pause that ends by itself (extension 0177): its end, and the seconds left on the
+    // database clock. Both empty without 0177, and for a pause until leader_unpause.
     std::optional<double> pausedUntil;
     std::optional<double> pauseRemainingSeconds;
-    // While led (migration 0179): "expired" when it was taken past the old lease's expiry,
+    // While led (extension 0179): "expired" when it was taken past the old lease's expiry,
     // "session_ended" when taken before it because the old holder's session had ended; empty
-    // when the row was free (a hand-over), and on an older schema.
+    // when the row was free (a hand-over), and without 0179 (tell a takeover by expiry then).
     std::string tookOver;
-    // Whether the role may be taken at its holder's death (migration 0180's early_take); nullopt on
-    // an older schema.
+    // Whether the role may be taken at its holder's death (extension 0180's early_take); nullopt
+    // without it.
     std::optional<bool> earlyTake;
 };
 
@@ -56,24 +57,35 @@ struct StatusRows
 {
     std::vector<RoleRow> roles; // ordered by role
     std::optional<double> observedAt;
+    // What the database offers, probed at open() and again every FeaturesProbedEvery while
+    // polling: an extension added or removed under a connected console shows without a reconnect.
+    schema::LeaseFeatures features;
 };
 
 // What the connected login may do, asked of the database rather than found by failing.
 struct Access
 {
     std::string user;
+    // EXECUTE on the functions pause() and unpause() call: the ADR's leader_pause and
+    // leader_unpause, or with extension 0177 leader_ext's (and USAGE on leader_ext).
     bool canPause = false;
     bool canUnpause = false;
     std::string readOnlyReason; // when a write is not allowed: one line saying why
-    // The lease schema predates a migration this build's replicas require (0176, 0177). Reading
-    // still works; the line names what is missing and the command that applies it.
+    // The database lacks extensions (extensionsSummary): one line saying what they would add and
+    // how to add them; empty with every one. Everything the ADR offers works without them.
     std::string schemaWarning;
-    // Migration 0177 is there: pauses with an end, several roles in one transaction, who paused
-    // a role that was paused already. Without it the console reads, but does not write.
-    bool pauseEnds = false;
+    // What the database offers. Without 0177 a pause has no end (pause() refuses one with
+    // schema::extensionNeeded's line) and an unpause records no who and why; without 0176 a pause
+    // reaches its holder at the next heartbeat (PauseRecord::notified).
+    schema::LeaseFeatures features;
 };
 
-// One replica of the registry (migration 0178's leader_replicas_status), as the database sees it:
+// The one line a database without every extension gets: what is missing, what that leaves out and
+// how to add it; empty when every extension is there. leaderctl status ends with it too.
+std::string extensionsSummary(const schema::LeaseFeatures &features);
+
+// One replica of the registry (extension 0178's leader_ext.leader_replicas_status), as the
+// database sees it:
 // instants ISO 8601 UTC with milliseconds, the age and the state computed on its clock.
 struct ReplicaRow
 {
@@ -90,9 +102,10 @@ struct ReplicaRow
 
 struct ReplicaList
 {
-    // False when the database has no registry (an older schema, without 0178): not a failure,
-    // the rest of the console works.
+    // False when the database has no registry (without extension 0178): not a failure, the rest
+    // of the console works; unavailable then says what it needs and how to add it.
     bool available = false;
+    std::string unavailable;
     std::vector<ReplicaRow> replicas; // by host, then start
 };
 
@@ -135,26 +148,29 @@ public:
     // The replica registry, on the poll's session: one statement.
     Outcome<ReplicaList> replicas();
     // Pauses every role in one transaction, all or none (lease::pauseRoles): per role, whether
-    // this call paused it or whose pause was in force already. An unknown role, a missing
-    // privilege or an end not after now() fails the whole call and changes nothing.
+    // this call paused it or whose pause was in force already, and whether the wake NOTIFY
+    // stopped its holder at once. An unknown role, a missing privilege or an end not after now()
+    // fails the whole call and changes nothing; so does an end without extension 0177, before
+    // anything is sent.
     Outcome<std::vector<lease::PauseRecord>> pause(const std::vector<std::string> &roles,
                                                    const std::string &by, const std::string &reason,
                                                    const lease::PauseEnd &end = {});
-    // Unpauses every role in one transaction, recording by and reason in the pause log.
+    // Unpauses every role in one transaction, recording by and reason in the pause log with
+    // extension 0177 (UnpauseRecord::attributed), dropping them without it.
     Outcome<std::vector<lease::UnpauseRecord>> unpause(const std::vector<std::string> &roles,
                                                        const std::string &by,
                                                        const std::string &reason);
 
+    static constexpr std::chrono::seconds FeaturesProbedEvery{15};
+
 private:
     Failure failure(const pg::Error &error);
-    std::optional<Failure> refuseWrite(const std::vector<std::string> &roles) const;
 
     std::string m_conninfo;
     std::chrono::milliseconds m_statementTimeout;
     std::unique_ptr<pg::Connection> m_connection;
-    bool m_pauseEnds = false; // found by open(): picks the poll's columns and allows writes
-    bool m_takeovers = false; // found by open(): leader_status has took_over
-    bool m_earlyTake = false; // and early_take
+    schema::LeaseFeatures m_features;
+    std::chrono::steady_clock::time_point m_featuresProbedAt;
 };
 
 } // namespace leader::monitor

@@ -10,7 +10,10 @@
 #include "registrar.h"
 #include "scheduler/rolerunner.h"
 #include "scheduler/stepguard.h"
+#include "schema/features.h"
 #include "schema/migrator.h"
+
+#include <algorithm>
 
 namespace leader::replica {
 
@@ -119,10 +122,16 @@ void Replica::start()
     {
         pg::ConnectionPool::Lease connection = m_manager->pool().take();
         connection->open();
-        schema::requireLeaseSchema(*connection);
-        schema::requireReplicaRegistry(*connection);
-        schema::requireHolderSession(*connection);
-        schema::requireEarlyTakeSwitch(*connection);
+        // A replica runs with every extension (the wake, its registry row, the takeover at
+        // process death, the early take's switch): the first one missing is named.
+        const schema::LeaseFeatures features = schema::probeFeatures(*connection);
+        schema::requireAdr(*connection, features);
+        if (!features.complete())
+            schema::requireExtension(*connection, features, "a replica",
+                                     static_cast<schema::Extension>(std::clamp(
+                                             features.extension + 1,
+                                             static_cast<int>(schema::Extension::PauseNotify),
+                                             schema::LatestExtension)));
         demo::requireDemoSchema(*connection);
     }
     lease::ReplicaInfo registered{.holderId = holderId(),

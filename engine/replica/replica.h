@@ -68,9 +68,9 @@ public:
     Replica(const Replica &) = delete;
     Replica &operator=(const Replica &) = delete;
 
-    // Checks the schema (schema::SchemaError naming the missing migration, 0180 included; pg::Error
-    // for an unreachable or refusing database), then starts the registry beat, the listener and the
-    // runners. Once only.
+    // Checks the schema: the ADR's and every extension (schema::SchemaError naming the first one
+    // missing and leaderctl migrate; pg::Error for an unreachable or refusing database), then
+    // starts the registry beat, the listener and the runners. Once only.
     void start();
     // A clean stop: running ticks are cancelled and released as interrupted, runners joined, the
     // registry row deleted (bounded: see Registrar::requestStop).

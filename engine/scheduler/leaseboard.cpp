@@ -43,11 +43,11 @@ SELECT s.role,
                                    l.last_tick_ended_at + s.interval_ms * interval '1 millisecond')
                           - now()) * 1000,
        CASE WHEN l.expires_at > now() AND l.holder_id <> $3
-                 AND l.holder_session_incarnation = leader_server_incarnation()
+                 AND l.holder_session_incarnation = leader_ext.leader_server_incarnation()
             THEN l.holder_session END,
        l.holder_session_incarnation,
        CASE WHEN $4::boolean
-            THEN (SELECT count(*) FROM leader_replicas_status r
+            THEN (SELECT count(*) FROM leader_ext.leader_replicas_status r
                    WHERE r.state = 'alive' AND s.role = ANY(r.roles)) END
   FROM unnest($1::text[], $2::bigint[]) AS s(role, interval_ms)
   LEFT JOIN leader_leases l ON l.role = s.role

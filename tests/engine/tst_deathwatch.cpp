@@ -65,7 +65,10 @@ private:
     // A marker session holding its key, as a holder's listener does.
     std::int64_t holdMarker(Connection &session);
     QString field(const std::string &sql);
-    std::int64_t incarnation() { return field("SELECT leader_server_incarnation()").toLongLong(); }
+    std::int64_t incarnation()
+    {
+        return field("SELECT leader_ext.leader_server_incarnation()").toLongLong();
+    }
     // Watch sessions of this database waiting for a lock.
     int waiting() { return field(WaitingSql).toInt(); }
 

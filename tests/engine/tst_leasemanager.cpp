@@ -147,10 +147,11 @@ void TestLeaseManager::init()
 
 void TestLeaseManager::registerAliveReplicas(int count)
 {
-    m_owner->exec("forget replicas", "DELETE FROM leader_replicas", {}, 5s);
+    m_owner->exec("forget replicas", "DELETE FROM leader_ext.leader_replicas", {}, 5s);
     m_db->connect(Login::App)
             .exec("replicas seen",
-                  "SELECT leader_replica_seen('host:' || g || ':00000000', 'host', g, 'test', "
+                  "SELECT leader_ext.leader_replica_seen('host:' || g || ':00000000', 'host', g, "
+                  "'test', "
                   "ARRAY['dunning', 'email_outbox']) FROM generate_series(1, $1) AS g",
                   {count}, 5s);
 }
@@ -232,10 +233,11 @@ void TestLeaseManager::boardSpreadsADueInstantAlikeByTheFleet()
     // one replica then led every role (tst_demohost).
     registerAliveReplicas(4);
     // Gone (not seen for an hour): not counted.
-    m_owner->exec("gone replica",
-                  "INSERT INTO leader_replicas VALUES ('host:9:00000009', 'host', 9, 'test', "
-                  "ARRAY['dunning'], now() - interval '2 hours', now() - interval '1 hour')",
-                  {}, 5s);
+    m_owner->exec(
+            "gone replica",
+            "INSERT INTO leader_ext.leader_replicas VALUES ('host:9:00000009', 'host', 9, 'test', "
+            "ARRAY['dunning'], now() - interval '2 hours', now() - interval '1 hour')",
+            {}, 5s);
     Replica a(appUrl(), "a:1:0000000a");
     Replica b(appUrl(), "b:2:0000000b");
     leader::scheduler::LeaseBoard boardA(a.manager.pool(), a.manager.holderId());
