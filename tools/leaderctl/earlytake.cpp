@@ -2,7 +2,7 @@
 
 #include "output.h"
 #include "pg/connection.h"
-#include "schema/migrator.h"
+#include "schema/features.h"
 
 #include <chrono>
 #include <iostream>
@@ -35,8 +35,9 @@ std::string arrayLiteral(const std::vector<std::string> &roles)
 
 void earlyTake(leader::pg::Connection &connection, const std::vector<std::string> &roles, bool on)
 {
-    leader::schema::requireLeaseSchema(connection);
-    leader::schema::requireEarlyTakeSwitch(connection);
+    leader::schema::requireExtension(connection, leader::schema::probeFeatures(connection),
+                                     "the early-take switch",
+                                     leader::schema::Extension::EarlyTakeSwitch);
     const leader::pg::Result result = connection.exec(
             "early take", EarlyTakeSql, {on ? "true" : "false", arrayLiteral(roles)}, 5s);
     const char *now = on ? "on" : "off";

@@ -11,6 +11,8 @@
 #include "lease/roles.h"
 #include "log/json.h"
 #include "log/log.h"
+#include "migratecommand.h"
+#include "monitor/statusreader.h"
 #include "output.h"
 #include "pausecommands.h"
 #include "pg/connection.h"
@@ -18,6 +20,7 @@
 #include "platform/control.h"
 #include "platform/process.h"
 #include "replicacommands.h"
+#include "schema/features.h"
 #include "schema/migrator.h"
 
 #include <algorithm>
@@ -54,26 +57,40 @@ enum ExitCode {
 constexpr const char *HelpText = R"(Usage: leaderctl COMMAND [OPTIONS]
 
 Commands:
-  status    [--json]                 who leads what, on the database clock (leader_status)
+  status    [--json]                 who leads what, on the database clock (leader_status); the
+                                     last line names the extensions missing, if any
   pause     ROLE... --reason WHY [--by WHO] [--for DURATION | --until TIME]
                                      pause roles cluster-wide (leader_pause), all of them or none;
                                      WHO defaults to user@host. --for 15m, 1h, 4h, 2d: the pause
                                      ends by itself that long after now, on the database clock;
-                                     --until '2026-12-04 09:00+01' at that instant
+                                     --until '2026-12-04 09:00+01' at that instant (both need
+                                     extension 0177; without 0176 a holder stops at its next
+                                     heartbeat, within 3 s)
   unpause   ROLE... [--by WHO --reason WHY]
-                                     unpause roles (leader_unpause), recorded in the pause log
+                                     unpause roles (leader_unpause); WHO and WHY go into the
+                                     pause log (extension 0177)
   history   [ROLE] [--since DURATION|TIME] [--json]
-                                     the pause log, newest first: every pause, unpause and expiry
-                                     with the database login, who and why
-  replicas  [--json]                 the replicas that could take over (leader_replicas_status):
-                                     holder, host, pid, version, roles, started, last seen on
-                                     the database clock, alive or gone (not seen for 35 s)
-  early-take on|off [ROLE...]        the takeover at process death, per role (all five when none
-                                     is named): on, a role whose holder's process died is taken
-                                     about 0.2 s later; off, only at its lease's expiry (10 s
-                                     after the last heartbeat). Takes effect at once, no deploy
-  migrate   [--demo]                 apply the lease migrations (0174 to 0181), and with
-                                     --demo the demo domain (1001, 1002); a no-op when up to date
+                                     the pause log (extension 0177), newest first: every pause,
+                                     unpause and expiry with the database login, who and why
+  replicas  [--json]                 the replicas that could take over (extension 0178's
+                                     leader_ext.leader_replicas_status): holder, host, pid,
+                                     version, roles, started, last seen on the database clock,
+                                     alive or gone (not seen for 35 s)
+  early-take on|off [ROLE...]        the takeover at process death (extension 0180), per role
+                                     (all five when none is named): on, a role whose holder's
+                                     process died is taken about 0.2 s later; off, only at its
+                                     lease's expiry (10 s after the last heartbeat). Takes effect
+                                     at once, no deploy
+  migrate   [--demo]                 apply the extensions (leader_ext 0176 to 0181, in the
+                                     schema leader_ext, recorded in leader_ext.migrations), and
+                                     ADR-114's 0174 and 0175 where leader_leases does not exist
+                                     yet; names every change outside leader_ext before making it;
+                                     --demo adds the demo domain (1001, 1002). Never touches the
+                                     application's schema_migrations; a no-op when up to date
+  migrate   --print-sql [--format plain|sql-migrate|golang-migrate|goose|flyway] [--to V]
+            [--down] [--out DIR]     the extension migrations as files for the application's
+                                     own migration tool (default plain, to standard output; --down
+                                     the undo direction); each file checks first what it needs
   workload  [--rate N/s] [--count N] [--duration S]
                                      create demo tenants, each with a subscription falling due, a
                                      webhook event and an email: --rate a second (default 10)
@@ -102,7 +119,8 @@ Options:
 Roles: billing, dunning, webhook_outbox, email_outbox, webhook_delivery; "all" for the five
 
 Exit codes: 0 done; 1 the database refused or failed the operation; 2 wrong arguments;
-            3 lease (or, for workload and audit, demo) schema missing or newer than this build;
+            3 lease (or, for workload and audit, demo) schema missing or newer than this build,
+            or the command needs an extension the database lacks;
             4 cannot connect (server unreachable or login refused); 5 audit (or demo --run): an
             invariant fails.
 )";
@@ -134,10 +152,12 @@ public:
 Arguments parse(int argc, char **argv)
 {
     static const std::vector<std::string> valued{
-            "--database", "--reason",   "--by",      "--dir", "--rate",  "--count",
-            "--duration", "--replicas", "--seconds", "--for", "--until", "--since"};
-    static const std::vector<std::string> switches{"--json", "--keep-running", "--demo",   "--run",
-                                                   "--stop", "--help",         "--version"};
+            "--database", "--reason",   "--by",       "--dir",     "--rate",
+            "--count",    "--duration", "--replicas", "--seconds", "--for",
+            "--until",    "--since",    "--format",   "--to",      "--out"};
+    static const std::vector<std::string> switches{"--json",    "--keep-running", "--demo",
+                                                   "--run",     "--stop",         "--help",
+                                                   "--version", "--print-sql",    "--down"};
     Arguments arguments;
     for (int i = 1; i < argc; ++i) {
         std::string arg = argv[i];
@@ -241,7 +261,9 @@ leader::lease::PauseLogQuery historyQuery(const Arguments &arguments)
 
 int printStatus(leader::pg::Connection &connection, bool json)
 {
-    leader::schema::requireLeaseSchema(connection);
+    const leader::schema::LeaseFeatures features = leader::schema::probeFeatures(connection);
+    leader::schema::requireAdr(connection, features);
+    // The extensions' columns through to_jsonb: NULL where the ADR's leader_status lacks them.
     const leader::pg::Result result = connection.exec("status", R"sql(
 SELECT role, state, holder_id, holder_token::text,
        to_char(acquired_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
@@ -250,8 +272,9 @@ SELECT role, state, holder_id, holder_token::text,
        paused_by, to_char(paused_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
        pause_reason, to_char(not_before AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
        to_char(observed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-       to_char(paused_until AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-       round(pause_remaining_seconds::numeric, 3)::text,
+       to_char((to_jsonb(s) ->> 'paused_until')::timestamptz AT TIME ZONE 'UTC',
+               'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+       round((to_jsonb(s) ->> 'pause_remaining_seconds')::numeric, 3)::text,
        CASE to_jsonb(s) ->> 'early_take' WHEN 'true' THEN 'on' WHEN 'false' THEN 'off' END
   FROM leader_status AS s
  ORDER BY array_position(ARRAY['billing', 'dunning', 'webhook_outbox', 'email_outbox',
@@ -275,11 +298,14 @@ SELECT role, state, holder_id, holder_token::text,
                                                                {11, "not_before"},
                                                                {15, "early_take"}};
     static const std::set<int> numeric{3, 5, 6, 14};
+    const std::string missing = leader::monitor::extensionsSummary(features);
     if (json) {
         std::cout << "{\"observed_at\":"
                   << (result.rows() ? leader::log::jsonQuoted(std::string(result.text(0, 12)))
                                     : std::string("null"))
                   << ",\"server\":" << leader::log::jsonQuoted(connection.target())
+                  << ",\"extension\":" << features.extension << ",\"extensions_missing\":"
+                  << (missing.empty() ? std::string("null") : leader::log::jsonQuoted(missing))
                   << ",\"roles\":[";
         for (int row = 0; row < result.rows(); ++row) {
             std::cout << (row ? "," : "") << "{";
@@ -300,22 +326,38 @@ SELECT role, state, holder_id, holder_token::text,
         std::cout << "]}\n";
         return Ok;
     }
+    // A pause's end and the early take's switch only where the extensions that add them are.
+    const bool pauseEnds = features.has(leader::schema::Extension::PauseLog);
+    const bool earlyTake = features.has(leader::schema::Extension::EarlyTakeSwitch);
+    std::vector<std::string> headers{
+            "ROLE",         "STATE",           "HOLDER",    "TOKEN", "ACQUIRED (UTC)",
+            "EXPIRES IN s", "LAST TICK AGE s", "PAUSED BY", "REASON"};
+    std::vector<int> columns{0, 1, 2, 3, 4, 5, 6, 8, 10};
+    if (pauseEnds) {
+        headers.push_back("PAUSED UNTIL (UTC)");
+        columns.push_back(13);
+    }
+    headers.push_back("NOT BEFORE (UTC)");
+    columns.push_back(11);
+    if (earlyTake) {
+        headers.push_back("EARLY TAKE");
+        columns.push_back(15);
+    }
     std::vector<std::vector<std::optional<std::string>>> rows;
     for (int row = 0; row < result.rows(); ++row) {
         std::vector<std::optional<std::string>> cells;
-        for (int column : {0, 1, 2, 3, 4, 5, 6, 8, 10, 13, 11, 15})
+        for (int column : columns)
             cells.push_back(result.optionalText(row, column));
         rows.push_back(std::move(cells));
     }
-    std::cout << leaderctl::formatTable({"ROLE", "STATE", "HOLDER", "TOKEN", "ACQUIRED (UTC)",
-                                         "EXPIRES IN s", "LAST TICK AGE s", "PAUSED BY", "REASON",
-                                         "PAUSED UNTIL (UTC)", "NOT BEFORE (UTC)", "EARLY TAKE"},
-                                        rows);
+    std::cout << leaderctl::formatTable(headers, rows);
     // The server that answered: with a multi-host URL, the one libpq chose (the new primary
     // after a failover, with target_session_attrs=read-write).
     if (result.rows())
         std::cout << "database clock: " << result.text(0, 12) << " on " << connection.target()
                   << "\n";
+    if (!missing.empty())
+        std::cout << "leaderctl: " << missing << "\n";
     return Ok;
 }
 
@@ -332,14 +374,29 @@ void printApplied(const std::string &target, const std::vector<int> &applied)
     }
 }
 
-int migrate(leader::pg::Connection &connection, bool withDemo)
+leaderctl::PrintSqlOptions printSqlOptions(const Arguments &arguments)
 {
-    using leader::schema::MigrationSet;
-    leader::schema::Migrator migrator(connection);
-    printApplied(connection.target(),
-                 withDemo ? migrator.migrate({MigrationSet::Lease, MigrationSet::Demo})
-                          : migrator.migrate({MigrationSet::Lease}));
-    return Ok;
+    leaderctl::PrintSqlOptions options;
+    if (!arguments.option("--format").empty()) {
+        const auto format = leader::schema::parseScriptFormat(arguments.option("--format"));
+        if (!format)
+            throw UsageError("unknown --format '" + arguments.option("--format")
+                             + "'; formats are plain, sql-migrate, golang-migrate, goose, flyway");
+        options.format = *format;
+    }
+    if (!arguments.option("--to").empty()) {
+        const std::string text = arguments.option("--to");
+        const auto [end, error]
+                = std::from_chars(text.data(), text.data() + text.size(), options.to);
+        if (error != std::errc() || end != text.data() + text.size() || options.to <= 0)
+            throw UsageError("--to takes a migration version, e.g. --to 0178, not '" + text + "'");
+    }
+    options.down = arguments.hasFlag("--down");
+    if (options.down && leader::schema::holdsBothDirections(options.format))
+        throw UsageError("--down is for plain, golang-migrate and flyway: sql-migrate and goose "
+                         "files hold both directions");
+    options.out = arguments.option("--out");
+    return options;
 }
 
 std::filesystem::path demoDirectory(const Arguments &arguments)
@@ -642,6 +699,18 @@ int run(const Arguments &arguments)
         return arguments.hasFlag("--run") ? runDemo(arguments) : demo(arguments);
     }
 
+    if (arguments.command == "migrate" && arguments.hasFlag("--print-sql")) {
+        if (!arguments.option("--database").empty() || arguments.hasFlag("--demo"))
+            throw UsageError("--print-sql writes files and needs no database: leave out "
+                             "--database and --demo");
+        leaderctl::printSql(printSqlOptions(arguments));
+        return Ok;
+    }
+    if (arguments.command == "migrate"
+        && (!arguments.option("--format").empty() || !arguments.option("--to").empty()
+            || !arguments.option("--out").empty() || arguments.hasFlag("--down")))
+        throw UsageError("--format, --to, --down and --out go with --print-sql");
+
     const std::string url = leader::pg::databaseUrlFrom(arguments.option("--database"));
     if (arguments.command == "status") {
         leader::pg::Connection connection = connect(url);
@@ -656,7 +725,8 @@ int run(const Arguments &arguments)
     }
     if (arguments.command == "migrate") {
         leader::pg::Connection connection = connect(url);
-        return migrate(connection, arguments.hasFlag("--demo"));
+        leaderctl::migrate(connection, arguments.hasFlag("--demo"));
+        return Ok;
     }
     if (arguments.command == "workload") {
         const leader::demo::WorkloadOptions options = workloadOptions(arguments);
@@ -678,8 +748,9 @@ int run(const Arguments &arguments)
                 = arguments.option("--by").empty() ? defaultOperator() : arguments.option("--by");
         const leader::lease::PauseEnd end = pauseEnd(arguments);
         leader::pg::Connection connection = connect(url);
-        leader::schema::requireLeaseSchema(connection);
-        leaderctl::pause(connection, roles, by, reason, end);
+        const leader::schema::LeaseFeatures features = leader::schema::probeFeatures(connection);
+        leader::schema::requireAdr(connection, features);
+        leaderctl::pause(connection, features, roles, by, reason, end);
         return Ok;
     }
     if (arguments.command == "early-take") {
@@ -700,15 +771,15 @@ int run(const Arguments &arguments)
     if (arguments.command == "unpause") {
         const std::vector<std::string> roles = requireRoles(arguments);
         leader::pg::Connection connection = connect(url);
-        leader::schema::requireLeaseSchema(connection);
-        leaderctl::unpause(connection, roles, arguments.option("--by"),
+        const leader::schema::LeaseFeatures features = leader::schema::probeFeatures(connection);
+        leader::schema::requireAdr(connection, features);
+        leaderctl::unpause(connection, features, roles, arguments.option("--by"),
                            arguments.option("--reason"));
         return Ok;
     }
     if (arguments.command == "history") {
         const leader::lease::PauseLogQuery query = historyQuery(arguments);
         leader::pg::Connection connection = connect(url);
-        leader::schema::requireLeaseSchema(connection);
         leaderctl::history(connection, query, arguments.hasFlag("--json"));
         return Ok;
     }

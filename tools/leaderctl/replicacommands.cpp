@@ -4,6 +4,8 @@
 #include "log/json.h"
 #include "output.h"
 #include "pg/connection.h"
+#include "schema/features.h"
+#include "schema/migrator.h"
 
 #include <iomanip>
 #include <iostream>
@@ -34,17 +36,16 @@ std::string joined(const std::vector<std::string> &roles)
 
 void replicas(leader::pg::Connection &connection, bool json)
 {
+    // The registry is read first: a login that may not read leader_ext gets its refusal, not
+    // "needs the extension" (the features probe cannot tell the two apart).
     const std::optional<std::vector<leader::lease::RegisteredReplica>> listed
             = leader::lease::listReplicas(connection);
     if (!listed) {
-        if (json)
-            std::cout << "{\"server\":" << leader::log::jsonQuoted(connection.target())
-                      << ",\"available\":false,\"replicas\":null}\n";
-        else
-            std::cout << "leaderctl: replica registry unavailable: " << connection.target()
-                      << " has no leader_replicas (migration 0178 not applied; leaderctl migrate "
-                         "adds it)\n";
-        return;
+        constexpr std::string_view Feature = "the replica registry";
+        leader::schema::requireExtension(connection, leader::schema::probeFeatures(connection),
+                                         Feature, leader::schema::Extension::ReplicaRegistry);
+        throw leader::schema::SchemaError(leader::schema::extensionNeeded(
+                Feature, leader::schema::Extension::ReplicaRegistry));
     }
     if (json) {
         std::cout << "{\"server\":" << leader::log::jsonQuoted(connection.target())

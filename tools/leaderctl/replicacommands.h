@@ -8,7 +8,7 @@ class Connection;
 namespace leaderctl {
 
 // Every registered replica: a table, or one JSON object with a "replicas" array. A database
-// without the registry (before migration 0178) prints one line saying so and is not an error.
+// without the registry (extension 0178) throws schema::SchemaError with extensionNeeded's line.
 void replicas(leader::pg::Connection &connection, bool json);
 
 } // namespace leaderctl
