@@ -435,13 +435,27 @@ void TestMigrator::legacyInstallMovesIntoLeaderExt()
     {
         Connection owner = m_db->connect(Login::Owner);
         applyAdrAsTheApplication(owner);
-        Migrator(owner).migrate({MigrationSet::Extension});
+        if (version == leader::schema::LatestExtension)
+            Migrator(owner).migrate({MigrationSet::Extension, MigrationSet::Demo});
+        else
+            Migrator(owner).migrate({MigrationSet::Extension});
         fresh = scalar(owner, SchemaFingerprintSql);
     }
     m_db->recreate();
     Connection owner = m_db->connect(Login::Owner);
     applyAdrAsTheApplication(owner);
     installLegacy(owner, version);
+    // The demo's cluster of an earlier build: its domain tracked in the same table.
+    if (version == leader::schema::LatestExtension) {
+        for (const int demo : {1001, 1002}) {
+            owner.exec("legacy demo", "BEGIN", {}, Short);
+            owner.execScript("legacy demo", migration(demo).up, 30s);
+            owner.exec("legacy demo",
+                       "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)",
+                       {demo, std::string(migration(demo).name)}, Short);
+            owner.exec("legacy demo", "COMMIT", {}, Short);
+        }
+    }
     if (version >= 177) {
         owner.execScript("legacy use", R"sql(
 SELECT leader_pause('billing', 'alice@ops', 'ledger freeze', now() + interval '1 hour');
@@ -477,6 +491,10 @@ UPDATE leader_leases SET paused_until = now() - interval '1 minute'
     for (int v = version + 1; v <= leader::schema::LatestExtension; ++v)
         rest.push_back(v);
     QCOMPARE(Migrator(owner).migrate({MigrationSet::Adr, MigrationSet::Extension}), rest);
+    if (version == leader::schema::LatestExtension)
+        QCOMPARE(scalar(owner, "SELECT string_agg(version::text, ',' ORDER BY version) FROM "
+                               "leader_ext.migrations WHERE version > 1000"),
+                 QStringLiteral("1001,1002"));
 
     QVERIFY(leader::schema::probeFeatures(monitor).complete());
     QCOMPARE(scalar(owner, "SELECT to_regclass('schema_migrations') IS NULL"), QStringLiteral("t"));
