@@ -8,7 +8,7 @@
 
 namespace leader::console {
 
-// One replica of the registry (migration 0178), its instants, age and liveness the database's.
+// One replica of the registry (extension 0178), its instants, age and liveness the database's.
 struct RegistryEntry
 {
     QString holderId; // hostname:pid:8hex, as leader_status.holder_id names it
@@ -25,9 +25,10 @@ struct RegistryEntry
 // One read of the registry, every few polls.
 struct RegistrySnapshot
 {
-    // False on a database without the registry (an older Hardcount): the panel says so, and
-    // nothing is an error.
+    // False on a database without the registry (extension 0178): the panel says so, and nothing
+    // is an error.
     bool available = false;
+    QString unavailable; // then: what it needs and how to add it, one line
     QList<RegistryEntry> replicas;
     QString error; // one line when the read failed; replicas is then empty
 };

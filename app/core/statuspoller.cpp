@@ -60,6 +60,12 @@ std::vector<std::string> stdStrings(const QStringList &list)
     return strings;
 }
 
+bool sameFeatures(const schema::LeaseFeatures &a, const schema::LeaseFeatures &b)
+{
+    return a.leaseTable == b.leaseTable && a.notBefore == b.notBefore && a.extension == b.extension
+           && a.legacyLayout == b.legacyLayout;
+}
+
 // The engine's instants: ISO 8601, UTC, milliseconds, printed by the database.
 QDateTime utcFromIso(const std::string &text)
 {
@@ -175,7 +181,8 @@ void StatusPoller::pause(const QStringList &roles, const QString &by, const QStr
     for (const lease::PauseRecord &record : std::get<std::vector<lease::PauseRecord>>(outcome)) {
         result.changes.append({qtext(record.role), record.byThisCall, utcFromIso(record.pausedAt),
                                qtext(record.pausedBy), qtext(record.reason),
-                               record.until ? utcFromIso(*record.until) : QDateTime()});
+                               record.until ? utcFromIso(*record.until) : QDateTime(),
+                               record.notified});
     }
     result.ok = true;
     emit actionFinished(result);
@@ -250,8 +257,9 @@ void StatusPoller::connectNow()
         return;
     }
     const monitor::Access &access = std::get<monitor::Access>(opened);
-    emit privilegesChanged(Privileges{access.canPause, access.canUnpause,
-                                      qtext(access.readOnlyReason), qtext(access.schemaWarning)});
+    m_privileges = Privileges{access.canPause, access.canUnpause, qtext(access.readOnlyReason),
+                              qtext(access.schemaWarning), access.features};
+    emit privilegesChanged(m_privileges);
 
     m_connected = true;
     m_sessionKey = m_reader->sessionKey();
@@ -308,6 +316,13 @@ void StatusPoller::poll()
         return;
     }
     const monitor::StatusRows &rows = std::get<monitor::StatusRows>(outcome);
+    // An extension added or removed under this console (the reader probes now and then): the
+    // window's controls follow without a reconnect.
+    if (!sameFeatures(rows.features, m_privileges.features)) {
+        m_privileges.features = rows.features;
+        m_privileges.schemaWarning = qtext(monitor::extensionsSummary(rows.features));
+        emit privilegesChanged(m_privileges);
+    }
     StatusSnapshot result;
     result.roundTripMs = roundTrip.nsecsElapsed() / 1e6;
     result.receivedAt = QDateTime::currentDateTimeUtc();
@@ -351,6 +366,7 @@ void StatusPoller::readRegistry()
     }
     const monitor::ReplicaList &list = std::get<monitor::ReplicaList>(outcome);
     registry.available = list.available;
+    registry.unavailable = qtext(list.unavailable);
     registry.replicas.reserve(qsizetype(list.replicas.size()));
     for (const monitor::ReplicaRow &row : list.replicas) {
         QStringList roles;

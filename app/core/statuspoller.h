@@ -101,6 +101,7 @@ private:
     QString m_lastFailure;
     QElapsedTimer m_downSince;
     QElapsedTimer m_sinceGoodPoll;
+    Privileges m_privileges;           // as open() found them, features updated by polls
     std::string m_sessionKey;          // the session the last good poll ran on
     QElapsedTimer m_sinceRegistryRead; // invalid: the next good poll reads the registry
 };

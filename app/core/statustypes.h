@@ -1,5 +1,7 @@
 #pragma once
 
+#include "schema/features.h"
+
 #include <QDateTime>
 #include <QList>
 #include <QMetaType>
@@ -88,6 +90,9 @@ struct RoleChange
     QString pausedBy;
     QString reason;
     QDateTime until; // invalid: until unpaused
+    // Pause: this request's wake NOTIFY stopped the holder at once (extension 0176); false: the
+    // holder stops at its next heartbeat, within 3 s.
+    bool notified = false;
 };
 
 // How a pause or unpause of several roles went: all of them changed together, or nothing did.
@@ -106,8 +111,13 @@ struct Privileges
 {
     bool canPause = false;
     bool canUnpause = false;
-    QString reason;        // when a write is not allowed: one line saying why
-    QString schemaWarning; // the schema lacks a migration pauses rely on (see monitor::Access)
+    QString reason; // when a write is not allowed: one line saying why
+    // The extensions the database lacks, what that leaves out and how to add them, one line
+    // (monitor::extensionsSummary); empty with every one. Not a failure.
+    QString schemaWarning;
+    // What the database offers beyond ADR-114's 0174 and 0175 (the extensions in leader_ext): the
+    // console pauses and unpauses on the ADR's functions alone, and says what the rest needs.
+    schema::LeaseFeatures features;
 };
 
 } // namespace leader::console

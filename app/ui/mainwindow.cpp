@@ -253,6 +253,9 @@ void MainWindow::connectSession()
                 if (!privileges.canPause && !privileges.reason.isEmpty())
                     m_events->appendLocal(QStringLiteral("privileges"), privileges.reason, {},
                                           true);
+                m_statusLine->showFeatures(privileges.features);
+                // The extensions this database lacks, one line (collapsed when a reconnect says
+                // it again): the ADR's schema alone is a database the console supports.
                 if (!privileges.schemaWarning.isEmpty())
                     m_events->appendLocal(QStringLiteral("schema"), privileges.schemaWarning, {},
                                           true);

@@ -1,6 +1,7 @@
 #include "pausecontroller.h"
 
 #include "core/consolesession.h"
+#include "core/extensionnotes.h"
 #include "core/timerule.h"
 #include "models/plaintext.h"
 #include "models/statusmodel.h"
@@ -114,11 +115,12 @@ void PauseController::update()
                                 paused->pauseReason);
     else if (!anyRunning)
         pauseTip = tr("%1 are already paused").arg(names);
+    else if (offers(m_privileges.features, ExtensionFeature::PauseWake))
+        pauseTip = tr("Pause %1 cluster-wide (leader_pause)").arg(names);
     else
-        pauseTip = m_privileges.schemaWarning.isEmpty()
-                           ? tr("Pause %1 cluster-wide (leader_pause)").arg(names)
-                           : tr("Pause %1 cluster-wide (leader_pause). %2")
-                                     .arg(names, m_privileges.schemaWarning);
+        pauseTip = tr("Pause %1 cluster-wide (leader_pause): each holder stops at its next "
+                      "heartbeat, within 3 s")
+                           .arg(names);
     const QString unpauseTip = !why.isEmpty()             ? why
                                : !m_privileges.canUnpause ? m_privileges.reason
                                : anyPaused ? tr("Unpause %1 (leader_unpause)").arg(names)
@@ -139,6 +141,7 @@ void PauseController::open(bool pause)
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setTimeZoneMode(m_timeRule->mode());
     dialog->setTypedConfirmation(m_production);
+    dialog->setFeatures(m_privileges.features);
     QList<RoleStatus> paused;
     for (const QString &role : roles) {
         if (const std::optional<RoleStatus> status = m_model->statusFor(role);
@@ -157,8 +160,12 @@ void PauseController::open(bool pause)
         } else {
             const QString because
                     = dialog->why().isEmpty() ? QString() : tr(": %1").arg(dialog->why());
+            // Without the pause log, leader_unpause(role) takes no who: the database's login is
+            // all it knows.
+            const QString by
+                    = dialog->who().isEmpty() ? QString() : tr(" by %1").arg(dialog->who());
             Q_EMIT logged(roles.size() == 1 ? names : QString(), QStringLiteral("unpause"),
-                          tr("%1 requested by %2%3").arg(names, dialog->who(), because));
+                          tr("%1 requested%2%3").arg(names, by, because));
             m_session->unpause(roles, dialog->who(), dialog->why());
         }
     });
@@ -203,12 +210,26 @@ void PauseController::onFinished(const ActionResult &result)
         return;
     }
     QStringList lines;
+    bool unheard = false;
     for (const RoleChange &change : result.changes) {
         lines << describe(result, change);
         Q_EMIT logged(change.role, result.action, lines.constLast());
+        unheard = unheard
+                  || (result.action == QLatin1String("pause") && change.changed
+                      && !change.notified);
     }
-    Q_EMIT finished(lines.size() == 1 ? lines.constFirst()
-                                      : tr("%1 %2: done").arg(result.action, names));
+    QString line
+            = lines.size() == 1 ? lines.constFirst() : tr("%1 %2: done").arg(result.action, names);
+    // Without the wake NOTIFY (extension 0176) no holder hears of the pause until its next
+    // heartbeat's renewal finds the row paused.
+    if (unheard) {
+        Q_EMIT logged(role, QStringLiteral("pause"),
+                      tr("the pause reaches the holder at its next heartbeat (within 3 s), not at "
+                         "once: %1")
+                              .arg(extensionNeeded(ExtensionFeature::PauseWake)));
+        line += tr("; it reaches the holder at its next heartbeat (within 3 s)");
+    }
+    Q_EMIT finished(line);
 }
 
 } // namespace leader::console

@@ -1,5 +1,7 @@
 #include "ui/pausedialog.h"
 
+#include "core/extensionnotes.h"
+
 #include <QComboBox>
 #include <QDateTimeEdit>
 #include <QDir>
@@ -110,7 +112,7 @@ void PauseDialog::buildEditPage()
     m_whyEdit->setMaxLength(MaxWhyLength);
     m_whyEdit->setPlaceholderText(
             m_mode == Mode::Pause ? tr("Required: recorded with the pause and shown to everyone")
-                                  : tr("Optional: recorded in leader_pause_log"));
+                                  : tr("Optional: recorded in the pause log"));
 
     m_endCombo = new QComboBox;
     m_endCombo->setObjectName(QStringLiteral("endCombo"));
@@ -126,6 +128,8 @@ void PauseDialog::buildEditPage()
     m_endTimeEdit->setCalendarPopup(true);
     m_endTimeEdit->setDisplayFormat(QStringLiteral("yyyy-MM-dd HH:mm"));
     m_endTimeEdit->setDateTime(QDateTime::currentDateTime().addSecs(3600));
+    m_endNeedsLabel = wrappedLabel(QStringLiteral("endNeedsLabel"));
+    m_endNeedsLabel->hide();
     m_hintLabel = wrappedLabel(QStringLiteral("hintLabel"));
 
     m_cancelButton = new QPushButton(tr("Cancel"));
@@ -146,6 +150,7 @@ void PauseDialog::buildEditPage()
     }
     form->addRow(tr("&Ends:"), m_endCombo);
     form->addRow(QString(), m_endTimeEdit);
+    form->addRow(QString(), m_endNeedsLabel);
     auto buttons = new QHBoxLayout;
     buttons->addStretch();
     buttons->addWidget(m_cancelButton);
@@ -177,6 +182,8 @@ void PauseDialog::buildConfirmPage()
     m_typedEdit = new QLineEdit;
     m_typedEdit->setObjectName(QStringLiteral("typedNameEdit"));
     m_typeLabel->setBuddy(m_typedEdit);
+    m_noteNeedsLabel = wrappedLabel(QStringLiteral("noteNeedsLabel"));
+    m_noteNeedsLabel->hide();
 
     m_backButton = new QPushButton(m_mode == Mode::Pause ? tr("Back") : tr("Cancel"));
     m_backButton->setObjectName(QStringLiteral("backButton"));
@@ -198,6 +205,7 @@ void PauseDialog::buildConfirmPage()
         auto form = new QFormLayout;
         form->addRow(tr("Unpaused &by:"), m_whoEdit);
         form->addRow(tr("&Reason:"), m_whyEdit);
+        form->addRow(QString(), m_noteNeedsLabel);
         layout->addLayout(form);
     }
     layout->addWidget(m_typeLabel);
@@ -220,19 +228,30 @@ void PauseDialog::buildConfirmPage()
 
 QString PauseDialog::who() const
 {
+    // The ADR's leader_unpause(role) takes neither: nothing typed is sent as if it were kept.
+    if (m_mode == Mode::Unpause && !m_notesOffered)
+        return {};
     return m_whoEdit->text().trimmed();
 }
 
 QString PauseDialog::why() const
 {
+    if (m_mode == Mode::Unpause && !m_notesOffered)
+        return {};
     return m_whyEdit->text().trimmed();
+}
+
+PauseDialog::EndChoice PauseDialog::endChoice() const
+{
+    // Without the pause log the combo is off, whatever a caller set it to.
+    return m_endsOffered ? EndChoice(m_endCombo->currentData().toInt()) : EndChoice::UntilUnpaused;
 }
 
 PauseEnd PauseDialog::pauseEnd() const
 {
     if (m_mode != Mode::Pause)
         return {};
-    const auto choice = EndChoice(m_endCombo->currentData().toInt());
+    const auto choice = endChoice();
     if (choice == EndChoice::AtTime)
         return {{}, m_endTimeEdit->dateTime().toUTC()};
     return {durationOf(choice), {}};
@@ -250,6 +269,8 @@ void PauseDialog::setWhy(const QString &why)
 
 void PauseDialog::setEndChoice(EndChoice choice)
 {
+    if (!m_endsOffered)
+        choice = EndChoice::UntilUnpaused;
     m_endCombo->setCurrentIndex(m_endCombo->findData(int(choice)));
     validate();
 }
@@ -289,6 +310,29 @@ void PauseDialog::setTypedConfirmation(bool required)
     m_confirmButton->setEnabled(canConfirm());
 }
 
+void PauseDialog::setFeatures(const schema::LeaseFeatures &features)
+{
+    const QString endNeeds = extensionNeeded(features, ExtensionFeature::PauseEnd);
+    m_endsOffered = endNeeds.isEmpty();
+    if (!m_endsOffered)
+        setEndChoice(EndChoice::UntilUnpaused);
+    m_endCombo->setEnabled(m_endsOffered);
+    m_endNeedsLabel->setText(endNeeds);
+    m_endNeedsLabel->setVisible(m_mode == Mode::Pause && !m_endsOffered);
+
+    const QString noteNeeds = extensionNeeded(features, ExtensionFeature::UnpauseNote);
+    m_notesOffered = noteNeeds.isEmpty();
+    // A pause's who and why are the ADR's paused_by and pause_reason: always there.
+    const bool notes = m_mode == Mode::Pause || m_notesOffered;
+    m_whoEdit->setEnabled(notes);
+    m_whyEdit->setEnabled(notes);
+    m_noteNeedsLabel->setText(noteNeeds);
+    m_noteNeedsLabel->setVisible(!notes);
+    validate();
+    if (isConfirming())
+        showConfirmation();
+}
+
 bool PauseDialog::isConfirming() const
 {
     return m_pages->currentWidget() == m_confirmPage;
@@ -303,7 +347,7 @@ bool PauseDialog::canContinue() const
     // database checks it again on its own.
     if (who().isEmpty() || why().isEmpty())
         return false;
-    const auto choice = EndChoice(m_endCombo->currentData().toInt());
+    const auto choice = endChoice();
     return choice != EndChoice::AtTime
            || m_endTimeEdit->dateTime() > QDateTime::currentDateTimeUtc();
 }
@@ -326,7 +370,7 @@ void PauseDialog::validate()
 {
     if (!m_hintLabel)
         return;
-    const bool atTime = EndChoice(m_endCombo->currentData().toInt()) == EndChoice::AtTime;
+    const bool atTime = endChoice() == EndChoice::AtTime;
     m_endTimeEdit->setVisible(atTime);
     QString hint;
     if (who().isEmpty())
@@ -350,7 +394,7 @@ void PauseDialog::showEdit()
 
 QString PauseDialog::endText() const
 {
-    switch (EndChoice(m_endCombo->currentData().toInt())) {
+    switch (endChoice()) {
     case EndChoice::After15Minutes:
         return tr("It ends by itself 15 minutes after it starts, on the database clock.");
     case EndChoice::After1Hour:
@@ -405,7 +449,7 @@ void PauseDialog::showConfirmation()
     m_backButton->setAutoDefault(m_mode == Mode::Pause);
     if (m_typedConfirmation)
         m_typedEdit->setFocus();
-    else if (m_mode == Mode::Unpause)
+    else if (m_mode == Mode::Unpause && m_notesOffered)
         m_whyEdit->setFocus();
     else
         m_backButton->setFocus();

@@ -59,6 +59,10 @@ public:
     void setCurrentPauses(const QList<RoleStatus> &paused);
     // Production: confirming needs the role's name typed (each name, for several roles).
     void setTypedConfirmation(bool required);
+    // What the database offers: without the pause log (extension 0177) a pause has no end and an
+    // unpause records no who or why (the ADR's leader_pause and leader_unpause), so those controls
+    // are disabled with the line saying what they need beside them.
+    void setFeatures(const schema::LeaseFeatures &features);
 
     bool isConfirming() const; // the confirmation page is showing
     bool canContinue() const;  // Pause: who, why and an end in the future given
@@ -78,6 +82,7 @@ private:
     void showEdit();
     void confirm();
     QString subject() const; // "billing", "3 roles: billing, dunning, email_outbox"
+    EndChoice endChoice() const;
     QString endText() const;
     QString pauseText(const RoleStatus &status) const;
 
@@ -88,6 +93,8 @@ private:
     TimeZoneMode m_zone = TimeZoneMode::Local;
     bool m_typedConfirmation = false;
     bool m_confirmed = false;
+    bool m_endsOffered = true;  // a pause may end by itself
+    bool m_notesOffered = true; // an unpause records who and why
 
     QStackedWidget *m_pages = nullptr;
     QWidget *m_editPage = nullptr;
@@ -96,6 +103,8 @@ private:
     QLineEdit *m_whyEdit = nullptr;
     QComboBox *m_endCombo = nullptr;
     QDateTimeEdit *m_endTimeEdit = nullptr;
+    QLabel *m_endNeedsLabel = nullptr;
+    QLabel *m_noteNeedsLabel = nullptr;
     QLabel *m_hintLabel = nullptr;
     QPushButton *m_continueButton = nullptr;
     QPushButton *m_cancelButton = nullptr;

@@ -4,6 +4,7 @@
 #include "core/consolesession.h"
 #include "core/timerule.h"
 #include "models/registrymodel.h"
+#include "schema/features.h"
 #include "tableview.h"
 
 #include <QHeaderView>
@@ -82,10 +83,15 @@ void RegistryController::setRegistry(const RegistrySnapshot &registry)
         return;
     }
     if (!registry.available) {
-        // An older schema: the rest of the console works, so this is a line, not an error.
+        // The ADR's schema alone: the rest of the console works, so this is the engine's line
+        // saying what the registry needs, not an error.
         m_model->setReplicas({});
-        m_unavailable->setText(tr("Replica registry unavailable: migration 0178 not applied (run "
-                                  "leaderctl migrate)"));
+        QString line = registry.unavailable.isEmpty()
+                               ? QString::fromStdString(schema::extensionNeeded(
+                                       "the replica registry", schema::Extension::ReplicaRegistry))
+                               : registry.unavailable;
+        line[0] = line[0].toUpper();
+        m_unavailable->setText(line);
         m_stack->setCurrentWidget(m_unavailable);
         m_state->clear();
         return;

@@ -1,5 +1,7 @@
 #include "sessionstatusbar.h"
 
+#include "core/extensionnotes.h"
+
 #include <QLabel>
 #include <QStatusBar>
 #include <QStringList>
@@ -22,10 +24,11 @@ SessionStatusBar::SessionStatusBar(QStatusBar *bar)
     m_drift->setToolTip(tr("The database clock minus this workstation's. Ages and expiries are "
                            "computed on the database clock, so drift does not skew them."));
     m_earlyTake->setObjectName(QStringLiteral("earlyTakeLabel"));
-    m_earlyTake->setToolTip(tr(
+    m_earlyTakeTip = tr(
             "The takeover at a holder's death (leader_leases.early_take): on, a role whose "
             "holder's process died runs elsewhere about 0.2 s later; off, only once its lease "
-            "expired (10 s after its last heartbeat). leaderctl early-take on|off switches it."));
+            "expired (10 s after its last heartbeat). leaderctl early-take on|off switches it.");
+    m_earlyTake->setToolTip(m_earlyTakeTip);
     m_earlyTake->hide(); // until a schema with the switch answers
     bar->addWidget(m_connection, 1);
     bar->addPermanentWidget(m_earlyTake);
@@ -78,6 +81,18 @@ void SessionStatusBar::showSnapshot(const StatusSnapshot &snapshot)
         if (role.earlyTake == false)
             off << role.role;
     }
+    // The ADR's own takeover, as ADR-114 has it: nothing to warn about, but said once where the
+    // switch would be.
+    if (!known && !m_expiryOnly.isEmpty()) {
+        m_earlyTake->setVisible(true);
+        m_earlyTake->setText(tr("takeover at expiry"));
+        m_earlyTake->setToolTip(
+                tr("A role whose holder died runs elsewhere once its lease expired (10 s after "
+                   "its last heartbeat). %1")
+                        .arg(m_expiryOnly));
+        return;
+    }
+    m_earlyTake->setToolTip(m_earlyTakeTip);
     m_earlyTake->setVisible(known);
     if (off.isEmpty())
         m_earlyTake->setText(tr("early take on"));
@@ -85,6 +100,13 @@ void SessionStatusBar::showSnapshot(const StatusSnapshot &snapshot)
         m_earlyTake->setText(tr("early take off"));
     else
         m_earlyTake->setText(tr("early take off: %1").arg(off.join(QStringLiteral(", "))));
+}
+
+void SessionStatusBar::showFeatures(const schema::LeaseFeatures &features)
+{
+    m_expiryOnly = extensionNeeded(features, ExtensionFeature::TakeoverAtDeath);
+    if (!m_expiryOnly.isEmpty())
+        m_expiryOnly[0] = m_expiryOnly[0].toUpper();
 }
 
 void SessionStatusBar::showPollProblem(const QString &message)

@@ -27,6 +27,9 @@ public:
     void showStep(const QString &text); // the demo's progress, a failure, the shutdown
     void showSnapshot(const StatusSnapshot &snapshot);
     void showPollProblem(const QString &message);
+    // The database's extensions, at connect: without the takeover at a holder's death (0179) the
+    // early take's place says a role is taken at its lease's expiry, and what the rest needs.
+    void showFeatures(const schema::LeaseFeatures &features);
 
     // One line for the status table's stale banner.
     QString staleReason() const;
@@ -36,7 +39,9 @@ private:
     QLabel *m_connection;
     QLabel *m_latency;
     QLabel *m_drift;
-    QLabel *m_earlyTake; // hidden on a schema without migration 0180
+    QLabel *m_earlyTake; // hidden until known; "takeover at expiry" without extension 0179
+    QString m_earlyTakeTip;
+    QString m_expiryOnly; // why a role is taken only at its expiry here; empty with 0179
     ConnectionState m_state = ConnectionState::Disconnected;
     QString m_lastProblem; // since the last rows
 };

@@ -24,6 +24,20 @@ T *child(const QWidget &parent, const char *name)
 
 const QString target = QStringLiteral("console@db.example.com:5432/hardcount");
 
+// A database with ADR-114's 0174 and 0175 only, and one with every extension.
+leader::schema::LeaseFeatures adrOnly()
+{
+    return {.leaseTable = true, .notBefore = true, .extension = 0, .legacyLayout = false};
+}
+
+leader::schema::LeaseFeatures complete()
+{
+    return {.leaseTable = true,
+            .notBefore = true,
+            .extension = leader::schema::LatestExtension,
+            .legacyLayout = false};
+}
+
 } // namespace
 
 class tst_PauseDialog final : public QObject
@@ -50,6 +64,9 @@ private slots:
     void severalRolesOneConfirmation();
     void productionNeedsTypedNames_data();
     void productionNeedsTypedNames();
+    void adrOnlyPauseHasNoEndAndSaysWhy();
+    void adrOnlyUnpauseTakesNoWhoOrWhyAndSaysWhy();
+    void withThePauseLogNothingIsDisabled();
 };
 
 void tst_PauseDialog::initTestCase()
@@ -428,6 +445,90 @@ void tst_PauseDialog::productionNeedsTypedNames()
     QCOMPARE(accepted.count(), 0);
     QTest::mouseClick(confirm, Qt::LeftButton);
     QCOMPARE(accepted.count(), confirmable ? 1 : 0);
+}
+
+// Without the pause log (extension 0177) the ADR's leader_pause(role, by, reason) has no end: the
+// end control is disabled, its reason beside it, and no end is asked for whatever the combo says.
+// Checked to fail with setFeatures' disabling removed.
+void tst_PauseDialog::adrOnlyPauseHasNoEndAndSaysWhy()
+{
+    PauseDialog dialog(PauseDialog::Mode::Pause, {QStringLiteral("billing")}, target);
+    dialog.setEndChoice(PauseDialog::EndChoice::After1Hour);
+    dialog.setFeatures(adrOnly());
+    dialog.show();
+    auto combo = child<QComboBox>(dialog, "endCombo");
+    auto needs = child<QLabel>(dialog, "endNeedsLabel");
+    QVERIFY(combo && needs);
+    QVERIFY(!combo->isEnabled());
+    QCOMPARE(PauseDialog::EndChoice(combo->currentData().toInt()),
+             PauseDialog::EndChoice::UntilUnpaused);
+    QVERIFY(needs->isVisible());
+    QVERIFY2(needs->text().startsWith(QLatin1String("a pause with an end needs the extension "
+                                                    "leader_ext 0177")),
+             qPrintable(needs->text()));
+    QVERIFY2(needs->text().contains(QLatin1String("leaderctl migrate --print-sql")),
+             qPrintable(needs->text()));
+
+    dialog.setEndChoice(PauseDialog::EndChoice::After4Hours);
+    combo->setCurrentIndex(combo->findData(int(PauseDialog::EndChoice::After15Minutes)));
+    QVERIFY(dialog.pauseEnd().duration.isEmpty());
+    QVERIFY(!dialog.pauseEnd().at.isValid());
+    // Who and why are the ADR's paused_by and pause_reason: asked as always.
+    QVERIFY(child<QLineEdit>(dialog, "whoEdit")->isEnabled());
+    QVERIFY(child<QLineEdit>(dialog, "whyEdit")->isEnabled());
+    dialog.setWhy(QStringLiteral("maintenance"));
+    QVERIFY(dialog.canContinue());
+    dialog.accept();
+    QVERIFY(dialog.isConfirming());
+    const QString text = child<QLabel>(dialog, "confirmLabel")->text();
+    QVERIFY2(text.contains(QLatin1String("until unpaused")), qPrintable(text));
+}
+
+// The ADR's leader_unpause(role) takes no who or why: both fields are disabled with the reason
+// beside them, and nothing typed is handed on as if it were kept. Checked to fail with
+// setFeatures' disabling removed.
+void tst_PauseDialog::adrOnlyUnpauseTakesNoWhoOrWhyAndSaysWhy()
+{
+    PauseDialog dialog(PauseDialog::Mode::Unpause,
+                       {QStringLiteral("billing"), QStringLiteral("dunning")}, target);
+    QSignalSpy accepted(&dialog, &QDialog::accepted);
+    dialog.setWhy(QStringLiteral("typed before the features arrived"));
+    dialog.setFeatures(adrOnly());
+    dialog.open();
+    QVERIFY(dialog.isConfirming());
+    auto whoEdit = child<QLineEdit>(dialog, "whoEdit");
+    auto whyEdit = child<QLineEdit>(dialog, "whyEdit");
+    auto needs = child<QLabel>(dialog, "noteNeedsLabel");
+    QVERIFY(whoEdit && whyEdit && needs);
+    QVERIFY(!whoEdit->isEnabled());
+    QVERIFY(!whyEdit->isEnabled());
+    QVERIFY(needs->isVisible());
+    QVERIFY2(needs->text().startsWith(QLatin1String("who unpaused and why needs the extension "
+                                                    "leader_ext 0177")),
+             qPrintable(needs->text()));
+    QVERIFY(dialog.who().isEmpty());
+    QVERIFY(dialog.why().isEmpty());
+    QTest::mouseClick(child<QPushButton>(dialog, "confirmButton"), Qt::LeftButton);
+    QCOMPARE(accepted.count(), 1);
+}
+
+void tst_PauseDialog::withThePauseLogNothingIsDisabled()
+{
+    PauseDialog pause(PauseDialog::Mode::Pause, {QStringLiteral("billing")}, target);
+    pause.setFeatures(complete());
+    pause.show();
+    QVERIFY(child<QComboBox>(pause, "endCombo")->isEnabled());
+    QVERIFY(!child<QLabel>(pause, "endNeedsLabel")->isVisible());
+    pause.setEndChoice(PauseDialog::EndChoice::After1Hour);
+    QCOMPARE(pause.pauseEnd().duration, QStringLiteral("1h"));
+
+    PauseDialog unpause(PauseDialog::Mode::Unpause, {QStringLiteral("billing")}, target);
+    unpause.setFeatures(complete());
+    unpause.setWhy(QStringLiteral("fixed"));
+    unpause.show();
+    QVERIFY(child<QLineEdit>(unpause, "whyEdit")->isEnabled());
+    QVERIFY(!child<QLabel>(unpause, "noteNeedsLabel")->isVisible());
+    QCOMPARE(unpause.why(), QStringLiteral("fixed"));
 }
 
 QTEST_MAIN(tst_PauseDialog)

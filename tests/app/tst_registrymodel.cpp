@@ -1,7 +1,7 @@
 // The Replicas panel without a database: one row per replica and role it runs, its standing
 // (holding, eligible, gone) from the registry's rows and the latest leader_status rows, the order
 // (per role, holding first), dataChanged only for the cells that changed, and the one line a
-// database without the registry (migration 0178) gets instead of the table, shown only once the
+// database without the registry (extension 0178) gets instead of the table, shown only once the
 // window watches a database rather than the demo.
 
 #include "core/consolesession.h"
@@ -276,13 +276,21 @@ private Q_SLOTS:
         QVERIFY(page());
         QCOMPARE(tabs->tabText(tabs->indexOf(page())), QStringLiteral("Replicas"));
 
-        Q_EMIT session->registryChanged(RegistrySnapshot{});
+        // The reader's line, as a sentence; without one, the console's own.
+        RegistrySnapshot without;
+        without.unavailable = QStringLiteral("the replica registry needs the extension leader_ext "
+                                             "0178 (the replicas registry); add it with …");
+        Q_EMIT session->registryChanged(without);
         auto *stack = page()->findChild<QStackedWidget *>();
         auto *line = page()->findChild<QLabel *>(QStringLiteral("registryUnavailable"));
         QVERIFY(stack && line);
         QCOMPARE(stack->currentWidget(), static_cast<QWidget *>(line));
-        QCOMPARE(line->text(), QStringLiteral("Replica registry unavailable: migration 0178 not "
-                                              "applied (run leaderctl migrate)"));
+        QCOMPARE(line->text(), QStringLiteral("The replica registry needs the extension leader_ext "
+                                              "0178 (the replicas registry); add it with …"));
+        Q_EMIT session->registryChanged(RegistrySnapshot{});
+        QVERIFY2(line->text().startsWith(QLatin1String("The replica registry needs the extension "
+                                                       "leader_ext 0178")),
+                 qPrintable(line->text()));
 
         RegistrySnapshot registry;
         registry.available = true;

@@ -1,13 +1,15 @@
 // StatusPoller against a real server, straight to Postgres and again through PgBouncer in
 // transaction mode: polls from its own thread, read-only detection, pause/unpause round trips,
 // the one-line failure messages (no password), reconnecting after the backend or the link dies,
-// many polls beside busy pooled clients with no failure (unnamed statements only), and the replica
-// registry read beside the polls (unavailable, not an error, without migration 0178).
+// many polls beside busy pooled clients with no failure (unnamed statements only), the replica
+// registry read beside the polls (unavailable, not an error, without extension 0178), and a
+// database with ADR-114's 0174 and 0175 only, which reads, pauses and unpauses.
 
 #include "core/connectionprofile.h"
 #include "core/statuspoller.h"
 #include "faults/linkproxy.h"
 #include "loopbackport.h"
+#include "monitor/statusreader.h"
 #include "pg/connection.h"
 #include "profilefor.h"
 #include "schema/migrator.h"
@@ -216,8 +218,8 @@ private Q_SLOTS:
         QTest::addColumn<QString>("reason");
         QTest::newRow("app") << Login::App << true << QString();
         QTest::newRow("monitor") << Login::Monitor << false
-                                 << "read-only: lt_monitor has no EXECUTE on leader_pause or "
-                                    "leader_unpause";
+                                 << "read-only: lt_monitor has no EXECUTE on "
+                                    "leader_ext.leader_pause or leader_ext.leader_unpause";
         QTest::newRow("owner") << Login::Owner << true << QString();
     }
 
@@ -259,29 +261,138 @@ private Q_SLOTS:
         QVERIFY(harness.failures.isEmpty());
     }
 
-    // A schema from before 0176 still reads, but a pause from here would wake no holder: the
-    // console says so once at connect, with what to run, instead of failing or staying silent.
-    void schemaWithout0176IsNamed()
+    // ADR-114's 0174 and 0175 only, as leaderctl migrate applies them (no extension: not even
+    // 0176's wake NOTIFY): the app login reads, pauses two roles in one transaction through the
+    // ADR's leader_pause (no end: refused in one line, nothing changed; an unknown role among
+    // them: none changed) and unpauses them through leader_unpause(role); the registry says what
+    // it needs; the schema line names what is missing, and nothing is a failure. Checked to fail
+    // with the poller's Privileges left without the reader's features.
+    void adrOnlyDatabasePausesAndUnpauses()
     {
-        leader::pg::Connection owner = m_db->connectDirect(Login::Owner);
-        leader::schema::Migrator migrator(owner);
-        QCOMPARE(migrator.rollbackTo(176), (std::vector<int>{181, 180, 179, 178, 177, 176}));
-        const auto restore = qScopeGuard(
-                [&migrator] { migrator.migrate({leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension}); });
+        TestDatabase adr("statuspoller_adr");
+        {
+            leader::pg::Connection owner = adr.connect(Login::Owner);
+            leader::schema::Migrator(owner).migrate({leader::schema::MigrationSet::Adr});
+        }
+        PollerHarness harness;
+        harness.setTarget(profileFor(adr.url(Login::App)));
+        QVERIFY(harness.waitForState(ConnectionState::Connected));
+        QTRY_VERIFY_WITH_TIMEOUT(!harness.privileges.isEmpty(), Timeout);
+        const auto privileges = harness.privileges.last().at(0).value<Privileges>();
+        QVERIFY(privileges.canPause && privileges.canUnpause);
+        QCOMPARE(privileges.reason, QString());
+        QVERIFY(privileges.features.adr());
+        QCOMPARE(privileges.features.extension, 0);
+        QVERIFY2(privileges.schemaWarning.contains(QLatin1String("leader_ext 0176"))
+                         && privileges.schemaWarning.contains(QLatin1String("leaderctl migrate")),
+                 qPrintable(privileges.schemaWarning));
+        QVERIFY(!privileges.schemaWarning.contains(QLatin1Char('\n')));
+
+        QTRY_VERIFY_WITH_TIMEOUT(!harness.snapshots.isEmpty(), Timeout);
+        const auto first = harness.snapshots.last().at(0).value<StatusSnapshot>();
+        QCOMPARE(first.roles.size(), 5);
+        for (const auto &role : first.roles) {
+            QVERIFY(!role.earlyTake.has_value());
+            QVERIFY(role.tookOver.isEmpty());
+        }
+
+        harness.call([](StatusPoller *poller) {
+            poller->pause({QStringLiteral("billing"), QStringLiteral("dunning")},
+                          QStringLiteral("alice@ops"), QStringLiteral("adr only"), {});
+        });
+        QTRY_COMPARE_WITH_TIMEOUT(harness.actions.size(), 1, Timeout);
+        const ActionResult paused = actionAt(harness.actions, 0);
+        QVERIFY2(paused.ok, qPrintable(paused.error));
+        QCOMPARE(paused.changes.size(), 2);
+        for (const auto &change : paused.changes) {
+            QVERIFY(change.changed);
+            QVERIFY(!change.notified); // no wake NOTIFY: the holder hears at its next heartbeat
+            QVERIFY(!change.until.isValid());
+            QCOMPARE(change.pausedBy, QStringLiteral("alice@ops"));
+        }
+
+        // An end needs the pause log: one line, before anything is sent.
+        harness.call([](StatusPoller *poller) {
+            poller->pause({QStringLiteral("email_outbox")}, QStringLiteral("alice@ops"),
+                          QStringLiteral("timed"), {QStringLiteral("15m"), {}});
+        });
+        QTRY_COMPARE_WITH_TIMEOUT(harness.actions.size(), 2, Timeout);
+        const ActionResult timed = actionAt(harness.actions, 1);
+        QVERIFY(!timed.ok);
+        QVERIFY2(timed.error.contains(QLatin1String("needs the extension leader_ext 0177")),
+                 qPrintable(timed.error));
+        QVERIFY(!timed.error.contains(QLatin1Char('\n')));
+
+        // All or nothing on the ADR's function too.
+        harness.call([](StatusPoller *poller) {
+            poller->pause({QStringLiteral("webhook_outbox"), QStringLiteral("payroll")},
+                          QStringLiteral("alice@ops"), QStringLiteral("typo"), {});
+        });
+        QTRY_COMPARE_WITH_TIMEOUT(harness.actions.size(), 3, Timeout);
+        QVERIFY(!actionAt(harness.actions, 2).ok);
+
+        auto snapshot = harness.nextSnapshot();
+        QCOMPARE(snapshot.roles.size(), 5);
+        const auto stateOf = [&snapshot](int row) {
+            return snapshot.roles.at(row).state;
+        };
+        QCOMPARE(stateOf(0), leader::console::RoleState::Paused);   // billing
+        QCOMPARE(stateOf(1), leader::console::RoleState::Paused);   // dunning
+        QCOMPARE(stateOf(2), leader::console::RoleState::NeverRan); // email_outbox
+        QCOMPARE(stateOf(4), leader::console::RoleState::NeverRan); // webhook_outbox
+
+        harness.call([](StatusPoller *poller) {
+            poller->unpause({QStringLiteral("billing"), QStringLiteral("dunning")}, QString(),
+                            QString());
+        });
+        QTRY_COMPARE_WITH_TIMEOUT(harness.actions.size(), 4, Timeout);
+        const ActionResult unpaused = actionAt(harness.actions, 3);
+        QVERIFY2(unpaused.ok, qPrintable(unpaused.error));
+        QCOMPARE(unpaused.changes.size(), 2);
+        QVERIFY(unpaused.changes.at(0).changed && unpaused.changes.at(1).changed);
+        snapshot = harness.nextSnapshot();
+        QCOMPARE(stateOf(0), leader::console::RoleState::NeverRan);
+        QCOMPARE(stateOf(1), leader::console::RoleState::NeverRan);
+
+        const RegistrySnapshot registry = harness.nextRegistry();
+        QVERIFY2(registry.error.isEmpty(), qPrintable(registry.error));
+        QVERIFY(!registry.available);
+        QVERIFY2(
+                registry.unavailable.contains(QLatin1String("needs the extension leader_ext 0178")),
+                qPrintable(registry.unavailable));
+        QVERIFY(harness.failures.isEmpty());
+    }
+
+    // An extension rolled back under a connected console (and added again): the reader probes
+    // now and then, and the window's privileges follow without a reconnect. Checked to fail with
+    // StatusPoller's comparison of the polled features removed.
+    void featuresFollowTheDatabaseWithoutAReconnect()
+    {
         PollerHarness harness;
         harness.setTarget(profileFor(m_db->url(Login::App)));
         QVERIFY(harness.waitForState(ConnectionState::Connected));
         QTRY_VERIFY_WITH_TIMEOUT(!harness.privileges.isEmpty(), Timeout);
-        const auto privileges = harness.privileges.last().at(0).value<Privileges>();
-        // Pausing from this build needs 0177 as well: off, and the reason says so.
-        QVERIFY(!privileges.canPause);
-        QVERIFY2(privileges.reason.contains(QLatin1String("needs lease migration 0177")),
-                 qPrintable(privileges.reason));
-        QVERIFY2(privileges.schemaWarning.contains(QLatin1String("lacks lease migration 0176")),
-                 qPrintable(privileges.schemaWarning));
-        QVERIFY2(privileges.schemaWarning.contains(QLatin1String("leaderctl migrate")),
-                 qPrintable(privileges.schemaWarning));
-        QTRY_VERIFY_WITH_TIMEOUT(!harness.snapshots.isEmpty(), Timeout);
+        QCOMPARE(harness.privileges.last().at(0).value<Privileges>().features.extension,
+                 leader::schema::LatestExtension);
+
+        leader::pg::Connection owner = m_db->connectDirect(Login::Owner);
+        leader::schema::Migrator migrator(owner);
+        QCOMPARE(migrator.rollbackTo(177), (std::vector<int>{181, 180, 179, 178, 177}));
+        const auto restore = qScopeGuard([&migrator] {
+            migrator.migrate(
+                    {leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension});
+        });
+        const int probe
+                = int(std::chrono::milliseconds(leader::monitor::StatusReader::FeaturesProbedEvery)
+                              .count());
+        const auto latest = [&harness] {
+            return harness.privileges.last().at(0).value<Privileges>();
+        };
+        harness.call([](StatusPoller *poller) { poller->setInterval(500); });
+        QTRY_VERIFY_WITH_TIMEOUT(latest().features.extension == 176, probe + Timeout);
+        QVERIFY2(latest().schemaWarning.contains(QLatin1String("leader_ext 0177")),
+                 qPrintable(latest().schemaWarning));
+        QCOMPARE(harness.connection.size(), 2); // connecting, connected: no reconnect
         QVERIFY(harness.failures.isEmpty());
     }
 
@@ -290,12 +401,13 @@ private Q_SLOTS:
         const std::string holder = "console-test:4242:0000abcd";
         auto owner = m_db->connectDirect(Login::Owner);
         const auto forget = qScopeGuard([&owner, &holder] {
-            owner.exec("forget", "DELETE FROM leader_replicas WHERE holder_id = $1", {holder}, 5s);
+            owner.exec("forget", "DELETE FROM leader_ext.leader_replicas WHERE holder_id = $1",
+                       {holder}, 5s);
         });
         // As a replica registers itself: the app login, through the function.
         m_db->connectDirect(Login::App)
                 .exec("seen",
-                      "SELECT leader_replica_seen($1, 'console-test', 4242, '9.9.9',"
+                      "SELECT leader_ext.leader_replica_seen($1, 'console-test', 4242, '9.9.9',"
                       " ARRAY['billing', 'dunning'])",
                       {holder}, 5s);
 
@@ -317,10 +429,13 @@ private Q_SLOTS:
         QVERIFY2(found->lastSeenAgeSeconds >= 0 && found->lastSeenAgeSeconds < 35,
                  qPrintable(QString::number(found->lastSeenAgeSeconds)));
 
-        // An older Hardcount: the registry reads as unavailable and the polls go on.
+        // Without extension 0178: the registry reads as unavailable, says what it needs, and the
+        // polls go on.
         leader::schema::Migrator migrator(owner);
-        const auto restore = qScopeGuard(
-                [&migrator] { migrator.migrate({leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension}); });
+        const auto restore = qScopeGuard([&migrator] {
+            migrator.migrate(
+                    {leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension});
+        });
         QCOMPARE(migrator.rollbackTo(178), (std::vector<int>{181, 180, 179, 178}));
         RegistrySnapshot without = harness.nextRegistry();
         // A read already in flight when the rollback committed may still have found the registry
@@ -330,6 +445,8 @@ private Q_SLOTS:
         QVERIFY2(without.error.isEmpty(), qPrintable(without.error));
         QVERIFY(!without.available);
         QVERIFY(without.replicas.isEmpty());
+        QVERIFY2(without.unavailable.contains(QLatin1String("needs the extension leader_ext 0178")),
+                 qPrintable(without.unavailable));
         QCOMPARE(harness.nextSnapshot().roles.size(), 5);
         QVERIFY(harness.failures.isEmpty());
     }
@@ -594,8 +711,10 @@ private Q_SLOTS:
         }
         leader::schema::Migrator migrator(owner);
         QCOMPARE(migrator.rollbackTo(180), (std::vector<int>{181, 180}));
-        const auto migrateBack = qScopeGuard(
-                [&migrator] { migrator.migrate({leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension}); });
+        const auto migrateBack = qScopeGuard([&migrator] {
+            migrator.migrate(
+                    {leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension});
+        });
         PollerHarness harness;
         harness.setTarget(profileFor(m_db->url(Login::App)));
         QVERIFY(harness.waitForState(ConnectionState::Connected));
@@ -640,15 +759,19 @@ private Q_SLOTS:
         QVERIFY(!dunning.until.isValid());
     }
 
-    // An older Hardcount (no migration 0177): the console still polls it, without the pause's
-    // end, and a pause says in one line what it needs instead of failing on a missing column.
-    void schemaWithout0177StillPolls()
+    // Extension 0177 rolled back (0176's wake NOTIFY kept): the console polls without the pause's
+    // end and pauses on the ADR's leader_pause, with its holder woken at once; an end is refused
+    // in one line naming what it needs, before any statement. Checked to fail with the poller
+    // dropping the record's notified.
+    void schemaWithout0177PausesWithoutAnEnd()
     {
         leader::pg::Connection owner = m_db->connectDirect(Login::Owner);
         leader::schema::Migrator migrator(owner);
         QCOMPARE(migrator.rollbackTo(177), (std::vector<int>{181, 180, 179, 178, 177}));
-        const auto restore = qScopeGuard(
-                [&migrator] { migrator.migrate({leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension}); });
+        const auto restore = qScopeGuard([&migrator] {
+            migrator.migrate(
+                    {leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension});
+        });
         owner.exec("pause", "SELECT leader_pause('email_outbox', 'alice@ops', 'old schema')", {},
                    5s);
         PollerHarness harness;
@@ -662,22 +785,30 @@ private Q_SLOTS:
         QVERIFY(!snapshot.roles.at(2).pauseRemainingSeconds);
         QTRY_VERIFY_WITH_TIMEOUT(!harness.privileges.isEmpty(), Timeout);
         const auto privileges = harness.privileges.last().at(0).value<Privileges>();
-        QVERIFY(!privileges.canPause && !privileges.canUnpause);
-        QVERIFY2(privileges.reason.contains(QLatin1String("needs lease migration 0177")),
-                 qPrintable(privileges.reason));
+        QVERIFY(privileges.canPause && privileges.canUnpause);
+        QCOMPARE(privileges.features.extension, 176);
 
-        // Asked anyway (a queued request, a script): refused before any statement.
+        harness.call([](StatusPoller *poller) {
+            poller->pause({QStringLiteral("billing")}, QStringLiteral("alice@ops"),
+                          QStringLiteral("why"), {QStringLiteral("1h"), {}});
+        });
+        QTRY_COMPARE_WITH_TIMEOUT(harness.actions.size(), 1, Timeout);
+        const ActionResult timed = actionAt(harness.actions, 0);
+        QVERIFY(!timed.ok);
+        QVERIFY2(timed.error.contains(QLatin1String("needs the extension leader_ext 0177")),
+                 qPrintable(timed.error));
+        QVERIFY(!timed.error.contains(QLatin1Char('\n')));
+
         harness.call([](StatusPoller *poller) {
             poller->pause({QStringLiteral("billing")}, QStringLiteral("alice@ops"),
                           QStringLiteral("why"), {});
         });
-        QTRY_COMPARE_WITH_TIMEOUT(harness.actions.size(), 1, Timeout);
-        const ActionResult result = actionAt(harness.actions, 0);
-        QVERIFY(!result.ok);
-        QVERIFY2(result.error.contains(QLatin1String("needs lease migration 0177")),
-                 qPrintable(result.error));
-        QVERIFY(!result.error.contains(QLatin1Char('\n')));
-        QCOMPARE(harness.nextSnapshot().roles.size(), 5);
+        QTRY_COMPARE_WITH_TIMEOUT(harness.actions.size(), 2, Timeout);
+        const ActionResult paused = actionAt(harness.actions, 1);
+        QVERIFY2(paused.ok, qPrintable(paused.error));
+        QVERIFY(paused.changes.at(0).changed);
+        QVERIFY(paused.changes.at(0).notified); // 0176's NOTIFY is there
+        QCOMPARE(harness.nextSnapshot().roles.at(0).state, leader::console::RoleState::Paused);
         QVERIFY(harness.failures.isEmpty());
     }
 
@@ -688,7 +819,7 @@ private Q_SLOTS:
         QTest::newRow("wrong password") << "password"
                                         << "authentication failed";
         QTest::newRow("missing schema") << "schema"
-                                        << "the lease schema is missing in database";
+                                        << "lacks ADR-114's migration 0174";
         QTest::newRow("no SELECT on leader_status")
                 << "nobody"
                 << "privilege missing: lt_nobody may not read leader_status; GRANT "

@@ -1,0 +1,61 @@
+#include "extensionnotes.h"
+
+#include <QCoreApplication>
+
+#include <array>
+
+namespace leader::console {
+
+namespace {
+
+using schema::Extension;
+
+struct Need
+{
+    ExtensionFeature feature;
+    Extension extension;
+    const char *subject; // how extensionNeeded's sentence starts
+};
+
+constexpr std::array<Need, 4> Needs{{
+        {ExtensionFeature::PauseWake, Extension::PauseNotify,
+         QT_TRANSLATE_NOOP("ExtensionNotes", "a pause that reaches the holder at once")},
+        {ExtensionFeature::PauseEnd, Extension::PauseLog,
+         QT_TRANSLATE_NOOP("ExtensionNotes", "a pause with an end")},
+        {ExtensionFeature::UnpauseNote, Extension::PauseLog,
+         QT_TRANSLATE_NOOP("ExtensionNotes", "who unpaused and why")},
+        {ExtensionFeature::TakeoverAtDeath, Extension::HolderSession,
+         QT_TRANSLATE_NOOP("ExtensionNotes", "the takeover at a holder's death")},
+}};
+
+const Need &needOf(ExtensionFeature feature)
+{
+    for (const Need &need : Needs) {
+        if (need.feature == feature)
+            return need;
+    }
+    Q_UNREACHABLE();
+}
+
+} // namespace
+
+bool offers(const schema::LeaseFeatures &features, ExtensionFeature feature)
+{
+    // The layout of an earlier leaderctl is offered by nothing until leaderctl migrate moves it,
+    // as the engine's readers and writers have it.
+    return features.has(needOf(feature).extension) && !features.legacyLayout;
+}
+
+QString extensionNeeded(ExtensionFeature feature)
+{
+    const Need &need = needOf(feature);
+    const QString subject = QCoreApplication::translate("ExtensionNotes", need.subject);
+    return QString::fromStdString(schema::extensionNeeded(subject.toStdString(), need.extension));
+}
+
+QString extensionNeeded(const schema::LeaseFeatures &features, ExtensionFeature feature)
+{
+    return offers(features, feature) ? QString() : extensionNeeded(feature);
+}
+
+} // namespace leader::console
