@@ -150,7 +150,6 @@ void PauseDialog::buildEditPage()
     }
     form->addRow(tr("&Ends:"), m_endCombo);
     form->addRow(QString(), m_endTimeEdit);
-    form->addRow(QString(), m_endNeedsLabel);
     auto buttons = new QHBoxLayout;
     buttons->addStretch();
     buttons->addWidget(m_cancelButton);
@@ -158,6 +157,8 @@ void PauseDialog::buildEditPage()
     auto layout = new QVBoxLayout(m_editPage);
     layout->addWidget(explanation);
     layout->addLayout(form);
+    // Under the form, not in a row of it: a wrapped label in a form row gets one line's height.
+    layout->addWidget(m_endNeedsLabel);
     layout->addWidget(m_hintLabel);
     layout->addStretch();
     layout->addLayout(buttons);
@@ -205,8 +206,8 @@ void PauseDialog::buildConfirmPage()
         auto form = new QFormLayout;
         form->addRow(tr("Unpaused &by:"), m_whoEdit);
         form->addRow(tr("&Reason:"), m_whyEdit);
-        form->addRow(QString(), m_noteNeedsLabel);
         layout->addLayout(form);
+        layout->addWidget(m_noteNeedsLabel);
     }
     layout->addWidget(m_typeLabel);
     layout->addWidget(m_typedEdit);
@@ -326,6 +327,13 @@ void PauseDialog::setFeatures(const schema::LeaseFeatures &features)
     const bool notes = m_mode == Mode::Pause || m_notesOffered;
     m_whoEdit->setEnabled(notes);
     m_whyEdit->setEnabled(notes);
+    if (!notes) {
+        // Greyed but filled in, they would look recorded.
+        m_whoEdit->clear();
+        m_whyEdit->clear();
+        m_whoEdit->setPlaceholderText(tr("not recorded on this database"));
+        m_whyEdit->setPlaceholderText(tr("not recorded on this database"));
+    }
     m_noteNeedsLabel->setText(noteNeeds);
     m_noteNeedsLabel->setVisible(!notes);
     validate();
