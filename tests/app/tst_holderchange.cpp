@@ -1,8 +1,9 @@
 // HolderChangeTracker: handover, takeover, pause or unknown, from what leader_status rows prove.
 // First on synthetic polls (one row per rule, and the rows where missed polls leave it unknown),
 // then on real rows: two holders ticking through the lease statements and polled by a real
-// StatusPoller (straight to Postgres and through PgBouncer, as LEADER_TEST_VIA says), and a holder
-// that stops renewing mid-tick and is taken over once its lease expires.
+// StatusPoller (straight to Postgres and through PgBouncer, as LEADER_TEST_VIA says), a holder
+// that stops renewing mid-tick and is taken over once its lease expires, and the same on a
+// database with ADR-114's schema alone, through the ADR's own statements.
 
 #include "core/connectionprofile.h"
 #include "core/holderchange.h"
@@ -10,6 +11,7 @@
 #include "core/statuspoller.h"
 #include "lease/constants.h"
 #include "lease/statements.h"
+#include "schema/migrations.h"
 #include "testdatabase.h"
 
 #include <QStandardPaths>
@@ -107,6 +109,7 @@ private slots:
     {
         m_poller.reset();
         m_db.reset();
+        m_adrOnly.reset();
     }
 
     void classify_data();
@@ -117,6 +120,7 @@ private slots:
     void realRows_handoversOnly();
     void realRows_releasedThenAcquiredAfterTheLeaseWouldHaveRunOut();
     void realRows_takeoverAfterExpiry();
+    void adrOnlyRows_handoverThenTakeoverByExpiry();
 
 private:
     ConnectionProfile profile() const;
@@ -126,6 +130,7 @@ private:
     std::unique_ptr<TestDatabase> m_db;
     std::unique_ptr<StatusPoller> m_poller;
     std::optional<StatusSnapshot> m_last;
+    std::unique_ptr<TestDatabase> m_adrOnly; // ADR-114's 0174 and 0175, nothing else
 };
 
 void TstHolderChange::classify_data()
@@ -483,6 +488,113 @@ void TstHolderChange::realRows_takeoverAfterExpiry()
     const auto failover = leader::console::takeoverFrom(change);
     QVERIFY(failover);
     QCOMPARE(failover->gapSeconds, gap);
+}
+
+namespace {
+
+// The ADR's own statements, as the application issues them on its schema alone (no extension,
+// so no took_over for the console to read): ACQUIRE, RENEW and a completed RELEASE of billing.
+constexpr auto AdrAcquire
+        = "INSERT INTO leader_leases (role, holder_token, holder_id, acquired_at, expires_at)"
+          " VALUES ('billing', 0, $1, now(), now() + interval '10 seconds')"
+          " ON CONFLICT (role) DO UPDATE SET holder_token = leader_leases.holder_token + 1,"
+          " holder_id = EXCLUDED.holder_id, acquired_at = now(),"
+          " expires_at = now() + interval '10 seconds'"
+          " WHERE leader_leases.paused_at IS NULL"
+          " AND (leader_leases.expires_at IS NULL OR leader_leases.expires_at <= now())"
+          " RETURNING holder_token";
+constexpr auto AdrRenew = "UPDATE leader_leases SET expires_at = now() + interval '10 seconds'"
+                          " WHERE role = 'billing' AND holder_token = $1 AND holder_id IS NOT NULL"
+                          " RETURNING extract(epoch FROM now())::float8";
+constexpr auto AdrRelease
+        = "UPDATE leader_leases SET holder_id = NULL, acquired_at = NULL, expires_at = NULL,"
+          " last_tick_ended_at = now(), last_tick_holder = $2"
+          " WHERE role = 'billing' AND holder_token = $1 AND holder_id = $2 RETURNING 1";
+
+bool adrAcquire(leader::pg::Connection &connection, Holder &holder)
+{
+    const leader::pg::Result acquired
+            = connection.exec("acquire", AdrAcquire, {holder.id}, std::chrono::seconds(5));
+    if (acquired.rows() == 1)
+        holder.token = acquired.toInt64(0, 0);
+    return acquired.rows() == 1;
+}
+
+} // namespace
+
+// On a database with the ADR's 0174 and 0175 only, the rows carry no took_over: a new holder
+// before the old lease's expiry is a hand-over, one after it (the old holder stopped renewing) a
+// takeover at expiry, said as such, with no claim of a death the rows cannot show. Checked to
+// fail with an empty took_over read as a session that ended.
+void TstHolderChange::adrOnlyRows_handoverThenTakeoverByExpiry()
+{
+    m_adrOnly = std::make_unique<TestDatabase>("holderchange_adr");
+    {
+        leader::pg::Connection owner = m_adrOnly->connectDirect(Login::Owner);
+        for (const auto &migration : leader::schema::embeddedMigrations()) {
+            if (migration.set == leader::schema::MigrationSet::Adr)
+                owner.execScript("apply", migration.up, 60s);
+        }
+    }
+    StatusPoller poller;
+    std::optional<StatusSnapshot> last;
+    connect(&poller, &StatusPoller::snapshot, this,
+            [&last](const StatusSnapshot &snapshot) { last = snapshot; });
+    QString error;
+    poller.setTarget(*ConnectionProfile::fromUrl(
+            QString::fromStdString(m_adrOnly->url(Login::Monitor)), &error));
+    HolderChangeTracker tracker;
+    const auto pollChanges = [&](StatusSnapshot *out = nullptr) {
+        last.reset();
+        poller.pollNow(); // synchronous in this thread
+        if (!last)
+            qFatal("the poll returned no snapshot");
+        if (out)
+            *out = *last;
+        QList<HolderChange> changes = tracker.append(*last);
+        changes.removeIf([](const HolderChange &change) { return change.role != "billing"; });
+        return changes;
+    };
+    QVERIFY(pollChanges().isEmpty());
+
+    auto connection = m_adrOnly->connect(Login::App);
+    Holder a{"adr:1:aaaaaaaa"};
+    Holder b{"adr:2:bbbbbbbb"};
+    QVERIFY(adrAcquire(connection, a));
+    QVERIFY(pollChanges().isEmpty());
+    QCOMPARE(connection.exec("release", AdrRelease, {a.token, a.id}, 5s).rows(), 1);
+    QVERIFY(adrAcquire(connection, b));
+    StatusSnapshot snapshot;
+    QList<HolderChange> changes = pollChanges(&snapshot);
+    QCOMPARE(changes.size(), 1);
+    QVERIFY2(changes.first().kind == HolderChangeKind::Handover,
+             qPrintable(changes.first().reason));
+    QVERIFY(snapshot.roles.constFirst().tookOver.isEmpty());
+
+    // B renews once and stops, as a killed process would; A contends every half second.
+    const leader::pg::Result renewed = connection.exec("renew", AdrRenew, {b.token}, 5s);
+    QCOMPARE(renewed.rows(), 1);
+    const double lastRenew = renewed.toDouble(0, 0);
+    changes.clear();
+    QDeadlineTimer deadline(30s);
+    while (!deadline.hasExpired()) {
+        QTest::qWait(500);
+        const bool acquired = adrAcquire(connection, a);
+        changes += pollChanges(&snapshot);
+        if (acquired)
+            break;
+    }
+    QCOMPARE(changes.size(), 1);
+    const HolderChange &change = changes.first();
+    QVERIFY2(change.kind == HolderChangeKind::Takeover, qPrintable(change.reason));
+    QCOMPARE(change.reason, QStringLiteral("the previous lease expired unreleased"));
+    QCOMPARE(change.previousHolder, QString::fromStdString(b.id));
+    QVERIFY(snapshot.roles.constFirst().tookOver.isEmpty());
+    QVERIFY2(std::abs(change.lastHeartbeatAt.toMSecsSinceEpoch() - qint64(lastRenew * 1000)) <= 2,
+             qPrintable(change.lastHeartbeatAt.toString(Qt::ISODateWithMs)));
+    const auto failover = leader::console::takeoverFrom(change);
+    QVERIFY(failover);
+    QCOMPARE(failover->fault, QStringLiteral("expiry (database)"));
 }
 
 QTEST_MAIN(TstHolderChange)
