@@ -3,6 +3,7 @@
 #include "core/timerule.h"
 #include "models/pauselogfilter.h"
 #include "models/pauselogmodel.h"
+#include "models/plaintext.h"
 #include "tableview.h"
 #include "thresholdsdialog.h"
 
@@ -61,16 +62,16 @@ PauseHistory::PauseHistory(const TimeRule *timeRule, QWidget *parent)
     auto *refreshButton = new QPushButton(tr("Refresh"));
     refreshButton->setObjectName(QStringLiteral("pauseHistoryRefresh"));
     connect(refreshButton, &QPushButton::clicked, this, &PauseHistory::refresh);
-    auto *exportButton = new QPushButton(tr("Export CSV…"));
-    exportButton->setObjectName(QStringLiteral("pauseHistoryExport"));
-    connect(exportButton, &QPushButton::clicked, this, &PauseHistory::exportRequested);
+    m_export = new QPushButton(tr("Export CSV…"));
+    m_export->setObjectName(QStringLiteral("pauseHistoryExport"));
+    connect(m_export, &QPushButton::clicked, this, &PauseHistory::exportRequested);
 
     auto *controls = new QHBoxLayout;
     controls->addWidget(m_role);
     controls->addWidget(m_since);
     controls->addWidget(m_text, 1);
     controls->addWidget(refreshButton);
-    controls->addWidget(exportButton);
+    controls->addWidget(m_export);
 
     QTableView *table = makeTableView(QStringLiteral("pauseHistoryView"), m_filter);
     table->setWordWrap(false);
@@ -111,16 +112,21 @@ void PauseHistory::refresh()
 void PauseHistory::setResult(const PauseLogResult &result)
 {
     if (!result.unavailable.isEmpty()) {
-        // An older schema: the rest of the console works, so this is a line, not an error.
+        // The ADR's schema alone: the rest of the console works, so this is a line, not an
+        // error.
         QString line = result.unavailable;
         line[0] = line[0].toUpper();
         m_unavailable->setText(line);
+        m_export->setEnabled(false);
+        m_export->setToolTip(plainToolTip(line));
         m_stack->setCurrentWidget(m_unavailable);
         m_model->setEntries({});
         m_state->clear();
         return;
     }
     m_stack->setCurrentIndex(0);
+    m_export->setEnabled(true);
+    m_export->setToolTip({});
     const QString at = TimeRule::clock(QDateTime::currentDateTimeUtc(),
                                        m_timeRule ? m_timeRule->mode() : TimeZoneMode::Local);
     if (!result.error.isEmpty()) {

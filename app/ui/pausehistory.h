@@ -7,6 +7,7 @@
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QPushButton;
 class QStackedWidget;
 
 namespace leader::console {
@@ -15,7 +16,7 @@ class PauseLogFilter;
 class PauseLogModel;
 class TimeRule;
 
-// The History view over the pause log (migration 0177): who paused, unpaused or let a pause
+// The History view over the pause log (extension 0177): who paused, unpaused or let a pause
 // expire, when, as which login and why. Every role or one, a text filter, how far back. It asks
 // for the log (readRequested) when it is shown, on Refresh and when the period changes; the owner
 // answers with setResult(). A database without the log gets one line saying so instead of the
@@ -57,6 +58,7 @@ private:
     QLabel *m_state;
     QStackedWidget *m_stack;
     QLabel *m_unavailable;
+    QPushButton *m_export; // off, saying why, where there is no log to export
 };
 
 } // namespace leader::console

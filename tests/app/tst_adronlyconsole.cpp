@@ -220,6 +220,7 @@ private Q_SLOTS:
         QCOMPARE(logged(QStringLiteral("unpause")).filter(QLatin1String("failed")).size(), 0);
     }
 
+    // Checked to fail with the history's export button left enabled.
     void historyAndReplicasSayWhatTheyNeed()
     {
         action("pauseHistoryAction")->trigger();
@@ -230,6 +231,11 @@ private Q_SLOTS:
                  qPrintable(history->text()));
         QVERIFY(history->text().at(0).isUpper());
         QVERIFY(child<QLabel>("pauseHistoryState")->text().isEmpty());
+        // Nothing to export: off, and why.
+        auto *exportLog = child<QPushButton>("pauseHistoryExport");
+        QVERIFY(!exportLog->isEnabled());
+        QVERIFY2(exportLog->toolTip().contains(QLatin1String("leader_ext 0177")),
+                 qPrintable(exportLog->toolTip()));
 
         auto *registry = child<QLabel>("registryUnavailable");
         QVERIFY(registry);
