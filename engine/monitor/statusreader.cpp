@@ -134,6 +134,9 @@ std::string extensionsSummary(const schema::LeaseFeatures &features)
     using schema::Extension;
     if (!features.adr() || features.complete())
         return {};
+    if (features.extensionsHidden)
+        return "this login may not read leader_ext, so only the ADR's features are used; connect "
+               "as a login holding hardcount_app or hardcount_monitor for the extensions' ones";
     if (features.legacyLayout)
         return "the extensions are where an earlier leaderctl put them (beside the lease table, "
                "tracked in schema_migrations), and only the ADR's features are used until "

@@ -24,10 +24,12 @@ SELECT pg_catalog.to_regclass('leader_leases') IS NOT NULL
        EXISTS (SELECT FROM pg_catalog.pg_attribute
                 WHERE attrelid OPERATOR(pg_catalog.=) pg_catalog.to_regclass('leader_leases')
                   AND attname OPERATOR(pg_catalog.=) 'not_before' AND NOT attisdropped),
-       CASE WHEN pg_catalog.to_regnamespace('leader_ext') IS NULL THEN false
-            WHEN NOT pg_catalog.has_schema_privilege('leader_ext', 'USAGE') THEN false
-            WHEN pg_catalog.to_regclass('leader_ext.migrations') IS NULL THEN false
-            ELSE pg_catalog.has_table_privilege('leader_ext.migrations', 'SELECT') END,
+       CASE WHEN pg_catalog.to_regnamespace('leader_ext') IS NULL THEN 'absent'
+            WHEN NOT pg_catalog.has_schema_privilege('leader_ext', 'USAGE') THEN 'hidden'
+            WHEN pg_catalog.to_regclass('leader_ext.migrations') IS NULL THEN 'absent'
+            WHEN NOT pg_catalog.has_table_privilege('leader_ext.migrations', 'SELECT')
+                THEN 'hidden'
+            ELSE 'readable' END,
        -- What an earlier leaderctl left in the lease schema itself.
        pg_catalog.to_regclass('leader_pause_log') IS NOT NULL
            OR pg_catalog.to_regclass('leader_replicas') IS NOT NULL
@@ -78,7 +80,8 @@ LeaseFeatures probeFeatures(pg::Connection &connection)
     const pg::Result probe = connection.exec("probe lease schema", ProbeSql, {}, QueryTimeout);
     features.leaseTable = probe.toBool(0, 0);
     features.notBefore = probe.toBool(0, 1);
-    const bool versionTable = probe.toBool(0, 2);
+    const bool versionTable = probe.text(0, 2) == "readable";
+    features.extensionsHidden = probe.text(0, 2) == "hidden";
     const bool legacyObjects = probe.toBool(0, 3);
     const bool legacyTable = probe.toBool(0, 4);
     if (versionTable) {
@@ -127,6 +130,12 @@ void requireExtension(pg::Connection &connection, const LeaseFeatures &features,
                       std::string_view feature, Extension needed)
 {
     requireAdr(connection, features);
+    if (features.extensionsHidden)
+        throw SchemaError(std::string(feature)
+                          + " needs the extensions in leader_ext, which the login "
+                          + connection.target()
+                          + " may not read; connect as a login holding hardcount_app or "
+                            "hardcount_monitor (docs/privileges.md)");
     if (features.legacyLayout)
         throw SchemaError("the database " + connection.target()
                           + " has the extensions where an earlier leaderctl put them (the lease "

@@ -29,9 +29,12 @@ struct LeaseFeatures
 {
     bool leaseTable = false; // 0174: leader_leases, leader_fence, leader_status, leader_pause
     bool notBefore = false;  // 0175: leader_leases.not_before
-    // The highest extension version applied with every one before it; 0 when none (or when the
-    // login may not read leader_ext).
+    // The highest extension version applied with every one before it; 0 when none, or when the
+    // login may not read leader_ext (extensionsHidden).
     int extension = 0;
+    // leader_ext exists, but this login lacks USAGE on it or SELECT on leader_ext.migrations: a
+    // login holding neither hardcount_app nor hardcount_monitor.
+    bool extensionsHidden = false;
     // The extensions sit in the lease schema as leaderctl installed them before leader_ext
     // existed (its own schema_migrations): leaderctl migrate moves them.
     bool legacyLayout = false;

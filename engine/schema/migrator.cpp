@@ -555,25 +555,4 @@ void Migrator::runInTransaction(const Migration &migration, bool up)
     }
 }
 
-void requireLeaseSchema(pg::Connection &connection)
-{
-    const LeaseFeatures features = probeFeatures(connection);
-    requireExtension(connection, features, "this", Extension::PauseLog);
-}
-
-void requireReplicaRegistry(pg::Connection &connection)
-{
-    requireExtension(connection, probeFeatures(connection), "this", Extension::ReplicaRegistry);
-}
-
-void requireHolderSession(pg::Connection &connection)
-{
-    requireExtension(connection, probeFeatures(connection), "this", Extension::HolderSession);
-}
-
-void requireEarlyTakeSwitch(pg::Connection &connection)
-{
-    requireExtension(connection, probeFeatures(connection), "this", Extension::EarlyTakeSwitch);
-}
-
 } // namespace leader::schema

@@ -86,11 +86,4 @@ const Migration *findMigration(int version);
 // "0176", as the files and the version table name versions.
 std::string versionLabel(int version);
 
-// Transitional, until their callers use probeFeatures (features.h): each throws SchemaError unless
-// ADR-114's schema and every extension up to the one named are in place.
-void requireLeaseSchema(pg::Connection &connection);
-void requireReplicaRegistry(pg::Connection &connection);
-void requireHolderSession(pg::Connection &connection);
-void requireEarlyTakeSwitch(pg::Connection &connection);
-
 } // namespace leader::schema

@@ -362,6 +362,20 @@ void TestMigrator::featuresFollowTheVersionTable()
     Migrator migrator(owner);
     migrator.migrate({MigrationSet::Extension});
     QVERIFY(leader::schema::probeFeatures(monitor).complete());
+    // A login holding neither grant role sees the ADR's objects (PUBLIC may look them up) but not
+    // leader_ext: that is said as such, not as a missing extension.
+    Connection nobody = m_db->connect(Login::Nobody);
+    features = leader::schema::probeFeatures(nobody);
+    QVERIFY(features.extensionsHidden);
+    QCOMPARE(features.extension, 0);
+    try {
+        leader::schema::requireExtension(nobody, features, "the pause history",
+                                         Extension::PauseLog);
+        QFAIL("a login that cannot read leader_ext was told nothing");
+    } catch (const leader::schema::SchemaError &error) {
+        QVERIFY2(QString::fromUtf8(error.what()).contains("may not read"), error.what());
+    }
+    QVERIFY(!leader::schema::probeFeatures(monitor).extensionsHidden);
     QCOMPARE(migrator.rollbackTo(179), (std::vector<int>{181, 180, 179}));
     features = leader::schema::probeFeatures(monitor);
     QCOMPARE(features.extension, 178);

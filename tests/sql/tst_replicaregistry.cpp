@@ -19,6 +19,7 @@
 #include "pg/error.h"
 #include "replica/profile.h"
 #include "replica/replica.h"
+#include "schema/features.h"
 #include "schema/migrator.h"
 #include "testdatabase.h"
 
@@ -317,9 +318,9 @@ void TestReplicaRegistry::olderSchemaReadsUnavailable()
     QVERIFY(!leader::lease::listReplicas(*m_monitor).has_value());
     QVERIFY(!leader::lease::listReplicas(*m_app).has_value());
     // Readers need no 0178; a replica does, and says so.
-    leader::schema::requireLeaseSchema(*m_app);
     try {
-        leader::schema::requireReplicaRegistry(*m_app);
+        leader::schema::requireExtension(*m_app, leader::schema::probeFeatures(*m_app), "a replica",
+                                         leader::schema::Extension::ReplicaRegistry);
         QFAIL("a schema without 0178 was accepted for a replica");
     } catch (const leader::schema::SchemaError &error) {
         QVERIFY2(QString::fromUtf8(error.what()).contains("needs the extension leader_ext 0178"),
@@ -329,7 +330,7 @@ void TestReplicaRegistry::olderSchemaReadsUnavailable()
     QCOMPARE(migrator.migrate({MigrationSet::Adr, MigrationSet::Extension, MigrationSet::Demo}),
              (std::vector<int>{178, 179, 180, 181, 1001, 1002}));
     QVERIFY(leader::lease::listReplicas(*m_monitor)->empty());
-    leader::schema::requireReplicaRegistry(*m_app);
+    QVERIFY(leader::schema::probeFeatures(*m_app).complete());
 }
 
 // One leader_replica_seen statement a period, counted by a statement-level trigger the test adds

@@ -370,11 +370,12 @@ void TestLeaderReplica::badInput_data()
             << QStringList{"--metrics-address is the old name of --metrics-listen; give one"};
     QTest::newRow("no migrations")
             << QStringList{"--database", qs(m_bare->url(Login::App))} << QStringList() << 3
-            << QStringList{"lacks lease migration 0174", "leaderctl migrate"};
+            << QStringList{"lacks ADR-114's migration 0174", "leaderctl migrate"};
     QTest::newRow("no migrations, faults routed")
             << QStringList{"--database", qs(m_bare->url(Login::App)), "--control",
                            m_dir.filePath("unused.sock")}
-            << QStringList() << 3 << QStringList{"lacks lease migration 0174", "leaderctl migrate"};
+            << QStringList() << 3
+            << QStringList{"lacks ADR-114's migration 0174", "leaderctl migrate"};
     QTest::newRow("no demo migrations")
             << QStringList{"--database", qs(m_leaseOnly->url(Login::App))} << QStringList() << 3
             << QStringList{"lacks the demo migrations", "leaderctl migrate --demo"};
@@ -543,8 +544,9 @@ void TestLeaderReplica::killedProcessLeavesTheRowHeld()
     const QJsonObject acquired = *replica.find("acquired");
     const QString holder = acquired.value("holder").toString();
 
-    const std::string registered = "SELECT state FROM leader_replicas_status WHERE holder_id = '"
-                                   + holder.toStdString() + "'";
+    const std::string registered
+            = "SELECT state FROM leader_ext.leader_replicas_status WHERE holder_id = '"
+              + holder.toStdString() + "'";
     QTRY_COMPARE_WITH_TIMEOUT(field(registered), QStringLiteral("alive"), 5000);
 
     try {
@@ -579,10 +581,11 @@ void TestLeaderReplica::killedProcessLeavesTheRowHeld()
     // Its registry row stays too, and reads gone once unseen for 35 s (moved there as the owner,
     // as if the time had passed; the view's rule itself is tst_replicaregistry's).
     QCOMPARE(field(registered), QStringLiteral("alive"));
-    m_owner->exec("as if 36 s had passed",
-                  "UPDATE leader_replicas SET started_at = started_at - interval '36 s', "
-                  "last_seen = last_seen - interval '36 s' WHERE holder_id = $1",
-                  {holder.toStdString()}, 5s);
+    m_owner->exec(
+            "as if 36 s had passed",
+            "UPDATE leader_ext.leader_replicas SET started_at = started_at - interval '36 s', "
+            "last_seen = last_seen - interval '36 s' WHERE holder_id = $1",
+            {holder.toStdString()}, 5s);
     QCOMPARE(field(registered), QStringLiteral("gone"));
 }
 
@@ -720,7 +723,8 @@ void TestLeaderReplica::registersAgesAndLeavesOnACleanStop()
                             "billing,dunning", "--id", "r5"});
     QTRY_VERIFY_WITH_TIMEOUT(replica.find("started").has_value(), 10000);
     const std::string holder = replica.find("started")->value("holder").toString().toStdString();
-    const std::string where = " FROM leader_replicas_status WHERE holder_id = '" + holder + "'";
+    const std::string where
+            = " FROM leader_ext.leader_replicas_status WHERE holder_id = '" + holder + "'";
     const std::string row
             = "SELECT host || ' ' || pid || ' ' || version || ' ' || array_to_string(roles, ',') "
               "|| ' ' || state"
@@ -798,7 +802,8 @@ void TestLeaderReplica::metricsStayLocalAndCheapUnderAFlood()
     // Steady: a RENEW sent and a registry beat run while the tick holds its connection.
     const std::string steady
             = "SELECT r.last_seen > l.acquired_at AND l.expires_at - l.acquired_at > interval "
-              "'10 s' FROM leader_replicas r, leader_leases l WHERE l.role = 'billing' AND "
+              "'10 s' FROM leader_ext.leader_replicas r, leader_leases l WHERE l.role = 'billing' "
+              "AND "
               "r.holder_id = '"
               + acquired.value("holder").toString().toStdString() + "'";
     QTRY_COMPARE_WITH_TIMEOUT(field(steady), QStringLiteral("t"),
