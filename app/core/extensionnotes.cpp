@@ -55,7 +55,16 @@ QString extensionNeeded(ExtensionFeature feature)
 
 QString extensionNeeded(const schema::LeaseFeatures &features, ExtensionFeature feature)
 {
-    return offers(features, feature) ? QString() : extensionNeeded(feature);
+    if (offers(features, feature))
+        return {};
+    // The extensions may well be there: adding them would not help this login.
+    if (features.extensionsHidden)
+        return QCoreApplication::translate("ExtensionNotes",
+                                           "%1 needs the extensions in leader_ext, which this "
+                                           "login may not read; connect as a login holding "
+                                           "hardcount_app or hardcount_monitor")
+                .arg(QCoreApplication::translate("ExtensionNotes", needOf(feature).subject));
+    return extensionNeeded(feature);
 }
 
 } // namespace leader::console

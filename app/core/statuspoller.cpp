@@ -63,7 +63,7 @@ std::vector<std::string> stdStrings(const QStringList &list)
 bool sameFeatures(const schema::LeaseFeatures &a, const schema::LeaseFeatures &b)
 {
     return a.leaseTable == b.leaseTable && a.notBefore == b.notBefore && a.extension == b.extension
-           && a.legacyLayout == b.legacyLayout;
+           && a.extensionsHidden == b.extensionsHidden && a.legacyLayout == b.legacyLayout;
 }
 
 // The engine's instants: ISO 8601, UTC, milliseconds, printed by the database.

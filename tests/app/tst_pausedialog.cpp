@@ -67,6 +67,7 @@ private slots:
     void adrOnlyPauseHasNoEndAndSaysWhy();
     void adrOnlyUnpauseTakesNoWhoOrWhyAndSaysWhy();
     void withThePauseLogNothingIsDisabled();
+    void aLoginThatMayNotReadTheExtensionsIsToldSo();
 };
 
 void tst_PauseDialog::initTestCase()
@@ -529,6 +530,25 @@ void tst_PauseDialog::withThePauseLogNothingIsDisabled()
     QVERIFY(child<QLineEdit>(unpause, "whyEdit")->isEnabled());
     QVERIFY(!child<QLabel>(unpause, "noteNeedsLabel")->isVisible());
     QCOMPARE(unpause.why(), QStringLiteral("fixed"));
+}
+
+// The extensions may be there but hidden from this login: adding them again would not help, so
+// the line names the login's roles instead. Checked to fail with extensionsHidden ignored.
+void tst_PauseDialog::aLoginThatMayNotReadTheExtensionsIsToldSo()
+{
+    leader::schema::LeaseFeatures hidden = adrOnly();
+    hidden.extensionsHidden = true;
+    PauseDialog dialog(PauseDialog::Mode::Pause, {QStringLiteral("billing")}, target);
+    dialog.setFeatures(hidden);
+    dialog.show();
+    auto needs = child<QLabel>(dialog, "endNeedsLabel");
+    QVERIFY(!child<QComboBox>(dialog, "endCombo")->isEnabled());
+    QVERIFY2(needs->text().startsWith(QLatin1String("a pause with an end needs the extensions in "
+                                                    "leader_ext, which this login may not read")),
+             qPrintable(needs->text()));
+    QVERIFY2(needs->text().contains(QLatin1String("hardcount_app or hardcount_monitor")),
+             qPrintable(needs->text()));
+    QVERIFY(!needs->text().contains(QLatin1String("leaderctl migrate")));
 }
 
 QTEST_MAIN(tst_PauseDialog)
