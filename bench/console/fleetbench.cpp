@@ -234,10 +234,13 @@ int main(int argc, char **argv)
             leader::pg::Connection connection = connectTo(conninfos.last());
             if (i < ticking) {
                 leader::schema::Migrator(connection)
-                        .migrate({leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension,
+                        .migrate({leader::schema::MigrationSet::Adr,
+                                  leader::schema::MigrationSet::Extension,
                                   leader::schema::MigrationSet::Demo});
             } else {
-                leader::schema::Migrator(connection).migrate({leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension});
+                leader::schema::Migrator(connection)
+                        .migrate({leader::schema::MigrationSet::Adr,
+                                  leader::schema::MigrationSet::Extension});
             }
         }
     } catch (const std::exception &problem) {

@@ -243,8 +243,8 @@ void FailoverBench::setUp()
     m_results.serverVersion = std::string(
             m_db.exec("server version", "SHOW server_version", {}, StatementTimeout).text(0, 0));
     using leader::schema::MigrationSet;
-    const std::vector<int> applied
-            = leader::schema::Migrator(m_db).migrate({MigrationSet::Adr, MigrationSet::Extension, MigrationSet::Demo});
+    const std::vector<int> applied = leader::schema::Migrator(m_db).migrate(
+            {MigrationSet::Adr, MigrationSet::Extension, MigrationSet::Demo});
     for (const int version : applied)
         progress("failover-bench: applied migration " + std::to_string(version));
     leader::demo::requireDemoSchema(m_db);

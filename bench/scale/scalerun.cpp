@@ -377,7 +377,8 @@ public:
                 m_db.exec("database", "SELECT current_database()", {}, StatementTimeout)
                         .text(0, 0));
         using leader::schema::MigrationSet;
-        for (const int version : leader::schema::Migrator(m_db).migrate({MigrationSet::Adr, MigrationSet::Extension}))
+        for (const int version :
+             leader::schema::Migrator(m_db).migrate({MigrationSet::Adr, MigrationSet::Extension}))
             progress("applied migration " + std::to_string(version));
         m_admin.open();
         const ResultHandle version(PQexec(m_admin.handle(), "SHOW VERSION"));

@@ -61,7 +61,9 @@ DemoCluster startDemoCluster(const std::filesystem::path &directory,
         connection.exec("demo public schema", "REVOKE CREATE ON SCHEMA public FROM PUBLIC", {},
                         StatementTimeout);
         using schema::MigrationSet;
-        applied = schema::Migrator(connection).migrate({MigrationSet::Adr, MigrationSet::Extension, MigrationSet::Demo});
+        applied = schema::Migrator(connection)
+                          .migrate(
+                                  {MigrationSet::Adr, MigrationSet::Extension, MigrationSet::Demo});
     } catch (...) {
         try {
             cluster->stop();

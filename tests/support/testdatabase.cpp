@@ -143,7 +143,8 @@ void TestDatabase::resetDemo() const
 void TestDatabase::migrateDemo() const
 {
     pg::Connection owner = connect(Login::Owner);
-    schema::Migrator(owner).migrate({schema::MigrationSet::Adr, schema::MigrationSet::Extension, schema::MigrationSet::Demo});
+    schema::Migrator(owner).migrate({schema::MigrationSet::Adr, schema::MigrationSet::Extension,
+                                     schema::MigrationSet::Demo});
 }
 
 } // namespace leader::test

@@ -27,8 +27,8 @@ void migrate(leader::pg::Connection &connection, bool withDemo)
     };
     leader::schema::Migrator migrator(connection, announce);
     const std::vector<int> applied
-            = withDemo ? migrator.migrate({MigrationSet::Adr, MigrationSet::Extension,
-                                           MigrationSet::Demo})
+            = withDemo ? migrator.migrate(
+                      {MigrationSet::Adr, MigrationSet::Extension, MigrationSet::Demo})
                        : migrator.migrate({MigrationSet::Adr, MigrationSet::Extension});
     if (applied.empty())
         std::cout << "leaderctl: " << connection.target() << " is up to date\n";
@@ -44,10 +44,8 @@ void printSql(const PrintSqlOptions &options)
         const Migration *migration = leader::schema::findMigration(options.to);
         if (!migration || migration->set != MigrationSet::Extension)
             throw std::runtime_error(
-                    "--to " + std::to_string(options.to)
-                    + " is no extension migration; they are "
-                    + leader::schema::versionLabel(
-                            static_cast<int>(leader::schema::FirstExtension))
+                    "--to " + std::to_string(options.to) + " is no extension migration; they are "
+                    + leader::schema::versionLabel(static_cast<int>(leader::schema::FirstExtension))
                     + " to " + leader::schema::versionLabel(leader::schema::LatestExtension));
     }
     const std::vector<leader::schema::ScriptFile> files
