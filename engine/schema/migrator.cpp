@@ -511,13 +511,7 @@ UPDATE leader_leases AS l
                                     MigrationTimeout);
         m_connection.exec(Statement, "COMMIT", {}, QueryTimeout);
     } catch (...) {
-        if (m_connection.isOpen() && m_connection.inTransaction()) {
-            try {
-                m_connection.exec(Statement, "ROLLBACK", {}, QueryTimeout);
-            } catch (const pg::Error &) {
-                m_connection.close(); // the server rolls back a dropped session's transaction
-            }
-        }
+        rollbackAfterFailure(Statement);
         throw;
     }
 }
@@ -544,14 +538,19 @@ void Migrator::runInTransaction(const Migration &migration, bool up)
                                 MigrationTimeout);
         m_connection.exec(statement, "COMMIT", {}, QueryTimeout);
     } catch (const pg::Error &) {
-        if (m_connection.isOpen() && m_connection.inTransaction()) {
-            try {
-                m_connection.exec(statement, "ROLLBACK", {}, QueryTimeout);
-            } catch (const pg::Error &) {
-                m_connection.close(); // the server rolls back a dropped session's transaction
-            }
-        }
+        rollbackAfterFailure(statement);
         throw;
+    }
+}
+
+void Migrator::rollbackAfterFailure(std::string_view statement)
+{
+    if (!m_connection.isOpen() || !m_connection.inTransaction())
+        return;
+    try {
+        m_connection.exec(statement, "ROLLBACK", {}, QueryTimeout);
+    } catch (const pg::Error &) {
+        m_connection.close(); // the server rolls back a dropped session's transaction
     }
 }
 

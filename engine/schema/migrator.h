@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace leader::pg {
@@ -67,6 +68,7 @@ private:
     void refuseCreatableSchemas();
     void runInTransaction(const Migration &migration, bool up);
     void relocateLegacy();
+    void rollbackAfterFailure(std::string_view statement);
 
     pg::Connection &m_connection;
     Announce m_announce;

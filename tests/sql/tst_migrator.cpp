@@ -7,9 +7,11 @@
 #include "pg/error.h"
 #include "schema/features.h"
 #include "schema/migrator.h"
+#include "schema/scriptformat.h"
 #include "testdatabase.h"
 
 #include <QFile>
+#include <QRegularExpression>
 #include <QtTest>
 
 #include <memory>
@@ -171,6 +173,10 @@ private slots:
     void eachMissingExtensionIsNamed();
     void legacyInstallMovesIntoLeaderExt_data();
     void legacyInstallMovesIntoLeaderExt();
+    void printedFilesFollowEachTool_data();
+    void printedFilesFollowEachTool();
+    void printedFilesApplyAsLeaderctlDoes_data();
+    void printedFilesApplyAsLeaderctlDoes();
     void everyExtensionNamesItsOutsideChanges_data();
     void everyExtensionNamesItsOutsideChanges();
 
@@ -531,6 +537,95 @@ UPDATE leader_leases SET paused_until = now() - interval '1 minute'
     if (version >= 180)
         QCOMPARE(scalar(owner, "SELECT early_take FROM leader_leases WHERE role = 'email_outbox'"),
                  QStringLiteral("f"));
+}
+
+void TestMigrator::printedFilesFollowEachTool_data()
+{
+    QTest::addColumn<QString>("format");
+    QTest::addColumn<QStringList>("names"); // of leader_ext 0176, then the last file
+    QTest::addColumn<QStringList>("markers");
+    QTest::newRow("plain") << QStringLiteral("plain")
+                           << QStringList{"0176_pause_notify.up.sql", "0176_pause_notify.down.sql"}
+                           << QStringList{"BEGIN;\n", "COMMIT;\n"};
+    QTest::newRow("sql-migrate") << QStringLiteral(
+            "sql-migrate") << QStringList{"0176_pause_notify.sql", "0181_definer_hardening.sql"}
+                                 << QStringList{"-- +migrate Up\n-- +migrate StatementBegin\n",
+                                                "-- +migrate StatementEnd\n\n-- +migrate Down\n"};
+    QTest::newRow("golang-migrate")
+            << QStringLiteral("golang-migrate")
+            << QStringList{"0176_pause_notify.up.sql", "0176_pause_notify.down.sql"}
+            << QStringList{"BEGIN;\n", "COMMIT;\n"};
+    QTest::newRow("goose") << QStringLiteral("goose")
+                           << QStringList{"0176_pause_notify.sql", "0181_definer_hardening.sql"}
+                           << QStringList{"-- +goose Up\n-- +goose StatementBegin\n",
+                                          "-- +goose StatementEnd\n\n-- +goose Down\n"};
+    QTest::newRow("flyway") << QStringLiteral("flyway")
+                            << QStringList{"V0176__pause_notify.sql", "U0176__pause_notify.sql"}
+                            << QStringList{"pg_advisory_xact_lock",
+                                           "INSERT INTO leader_ext.migrations"};
+}
+
+void TestMigrator::printedFilesFollowEachTool()
+{
+    QFETCH(QString, format);
+    QFETCH(QStringList, names);
+    QFETCH(QStringList, markers);
+    const auto parsed = leader::schema::parseScriptFormat(format.toStdString());
+    QVERIFY(parsed);
+    const std::vector<leader::schema::ScriptFile> files
+            = leader::schema::extensionScripts(*parsed, 0);
+    QCOMPARE(QString::fromStdString(files.front().name), names.front());
+    QCOMPARE(QString::fromStdString(files.back().name), names.back());
+    for (const QString &marker : markers)
+        QVERIFY2(QString::fromStdString(files.front().text).contains(marker), qPrintable(marker));
+    // --to stops there, down files included.
+    for (const leader::schema::ScriptFile &file : leader::schema::extensionScripts(*parsed, 178))
+        QVERIFY2(!QString::fromStdString(file.name).contains(QRegularExpression("0179|0180|0181")),
+                 file.name.c_str());
+}
+
+void TestMigrator::printedFilesApplyAsLeaderctlDoes_data()
+{
+    QTest::addColumn<QString>("format");
+    QTest::newRow("plain") << QStringLiteral("plain");
+    QTest::newRow("flyway") << QStringLiteral("flyway");
+}
+
+void TestMigrator::printedFilesApplyAsLeaderctlDoes()
+{
+    // The files run as their tool runs them (plain and golang-migrate's as they are; Flyway's in
+    // a transaction it opens), then their down files in the order written: the schema is
+    // leaderctl migrate's, then the ADR's again. sql-migrate's are run by sql-migrate itself in
+    // tests/ops/sql-migrate-roundtrip.sh.
+    QFETCH(QString, format);
+    QString leaderctl;
+    {
+        Connection owner = m_db->connect(Login::Owner);
+        applyAdrAsTheApplication(owner);
+        Migrator(owner).migrate({MigrationSet::Extension});
+        leaderctl = scalar(owner, SchemaFingerprintSql);
+    }
+    m_db->recreate();
+    Connection owner = m_db->connect(Login::Owner);
+    applyAdrAsTheApplication(owner);
+    const QString adrOnly = scalar(owner, SchemaFingerprintSql);
+    const auto parsed = leader::schema::parseScriptFormat(format.toStdString());
+    const bool toolOpensTransaction = *parsed == leader::schema::ScriptFormat::Flyway;
+    bool downs = false;
+    for (const leader::schema::ScriptFile &file : leader::schema::extensionScripts(*parsed, 0)) {
+        const bool down = file.name.ends_with(".down.sql") || file.name.starts_with("U");
+        if (down && !downs) {
+            QCOMPARE(scalar(owner, SchemaFingerprintSql), leaderctl);
+            downs = true;
+        }
+        if (toolOpensTransaction)
+            owner.exec("tool", "BEGIN", {}, Short);
+        owner.execScript("tool", file.text, 30s);
+        if (toolOpensTransaction)
+            owner.exec("tool", "COMMIT", {}, Short);
+    }
+    QVERIFY(downs);
+    QCOMPARE(scalar(owner, SchemaFingerprintSql), adrOnly);
 }
 
 void TestMigrator::everyExtensionNamesItsOutsideChanges_data()
