@@ -711,6 +711,21 @@ void TestLeaderctl::badInput_data()
     QTest::newRow("pause without a role")
             << QStringList{"pause", "--reason", "x", "--database", url(Login::App)} << QStringList()
             << 2 << QStringList{"pause takes one or more roles"};
+    QTest::newRow("--print-sql in an unknown format")
+            << QStringList{"migrate", "--print-sql", "--format", "liquibase"} << QStringList() << 2
+            << QStringList{"unknown --format 'liquibase'", "sql-migrate, golang-migrate"};
+    QTest::newRow("--print-sql to an ADR migration")
+            << QStringList{"migrate", "--print-sql", "--to", "0175"} << QStringList() << 2
+            << QStringList{"--to 0175 is no extension migration", "0176 to 0181"};
+    QTest::newRow("--print-sql --down for sql-migrate")
+            << QStringList{"migrate", "--print-sql", "--format", "sql-migrate", "--down"}
+            << QStringList() << 2 << QStringList{"files hold both directions"};
+    QTest::newRow("--print-sql with a database")
+            << QStringList{"migrate", "--print-sql", "--database", url(Login::Owner)}
+            << QStringList() << 2 << QStringList{"needs no database"};
+    QTest::newRow("--format without --print-sql")
+            << QStringList{"migrate", "--format", "goose", "--database", url(Login::Owner)}
+            << QStringList() << 2 << QStringList{"go with --print-sql"};
     QTest::newRow("pause with a typo among several roles")
             << QStringList{"pause", "billing",    "biling",       "--reason",
                            "x",     "--database", url(Login::App)}

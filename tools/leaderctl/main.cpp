@@ -390,6 +390,12 @@ leaderctl::PrintSqlOptions printSqlOptions(const Arguments &arguments)
                 = std::from_chars(text.data(), text.data() + text.size(), options.to);
         if (error != std::errc() || end != text.data() + text.size() || options.to <= 0)
             throw UsageError("--to takes a migration version, e.g. --to 0178, not '" + text + "'");
+        const leader::schema::Migration *migration = leader::schema::findMigration(options.to);
+        if (!migration || migration->set != leader::schema::MigrationSet::Extension)
+            throw UsageError(
+                    "--to " + text + " is no extension migration; they are "
+                    + leader::schema::versionLabel(static_cast<int>(leader::schema::FirstExtension))
+                    + " to " + leader::schema::versionLabel(leader::schema::LatestExtension));
     }
     options.down = arguments.hasFlag("--down");
     if (options.down && leader::schema::holdsBothDirections(options.format))

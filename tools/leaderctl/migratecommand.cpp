@@ -40,14 +40,6 @@ void migrate(leader::pg::Connection &connection, bool withDemo)
 void printSql(const PrintSqlOptions &options)
 {
     using leader::schema::holdsBothDirections;
-    if (options.to != 0) {
-        const Migration *migration = leader::schema::findMigration(options.to);
-        if (!migration || migration->set != MigrationSet::Extension)
-            throw std::runtime_error(
-                    "--to " + std::to_string(options.to) + " is no extension migration; they are "
-                    + leader::schema::versionLabel(static_cast<int>(leader::schema::FirstExtension))
-                    + " to " + leader::schema::versionLabel(leader::schema::LatestExtension));
-    }
     const std::vector<leader::schema::ScriptFile> files
             = leader::schema::extensionScripts(options.format, options.to);
     if (options.out.empty()) {

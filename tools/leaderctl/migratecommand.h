@@ -21,7 +21,7 @@ struct PrintSqlOptions
 // leaderctl migrate: names each migration's changes outside leader_ext before it applies it.
 void migrate(leader::pg::Connection &connection, bool withDemo);
 // leaderctl migrate --print-sql: needs no database. Throws std::runtime_error with one line when
-// --to names no extension migration or DIR cannot be written.
+// DIR cannot be written.
 void printSql(const PrintSqlOptions &options);
 
 } // namespace leaderctl
