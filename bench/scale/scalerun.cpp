@@ -428,7 +428,7 @@ private:
                   "paused_at = NULL, paused_by = NULL, pause_reason = NULL, paused_until = NULL, "
                   "not_before = NULL",
                   {}, StatementTimeout);
-        m_db.exec("reset registry", "DELETE FROM leader_replicas", {}, StatementTimeout);
+        m_db.exec("reset registry", "DELETE FROM leader_ext.leader_replicas", {}, StatementTimeout);
     }
 
     Snapshot snapshot(const Fleet &fleet)
