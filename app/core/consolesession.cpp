@@ -60,6 +60,10 @@ void ConsoleSession::startPoller()
     connect(poller, &StatusPoller::privilegesChanged, this, &ConsoleSession::privilegesChanged);
     connect(poller, &StatusPoller::actionFinished, this, &ConsoleSession::actionFinished);
     connect(poller, &StatusPoller::pollFailed, this, &ConsoleSession::onPollFailed);
+    connect(poller, &StatusPoller::retryScheduled, this, [this](int milliseconds) {
+        if (m_phase == Phase::Running)
+            Q_EMIT retryScheduled(milliseconds);
+    });
     connect(poller, &StatusPoller::pauseLogRead, this, [this](const PauseLogResult &result) {
         if (m_phase == Phase::Running)
             Q_EMIT pauseLogRead(result);

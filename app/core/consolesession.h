@@ -82,6 +82,8 @@ public Q_SLOTS:
 Q_SIGNALS:
     void snapshot(const leader::console::StatusSnapshot &snapshot);
     void connectionChanged(leader::console::ConnectionState state, const QString &message);
+    // After a Failed: the poller tries again by itself in milliseconds; refresh() tries at once.
+    void retryScheduled(int milliseconds);
     void privilegesChanged(const leader::console::Privileges &privileges);
     void actionFinished(const leader::console::ActionResult &result);
     void pauseLogRead(const leader::console::PauseLogResult &result);

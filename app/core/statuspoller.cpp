@@ -296,8 +296,11 @@ void StatusPoller::scheduleRetry(const QString &reason)
     if (!m_downSince.isValid())
         m_downSince.start();
     emit connectionChanged(ConnectionState::Failed, reason);
-    if (m_target && !m_suspended && !m_abandon.stop_requested())
-        m_retryTimer->start(retryDelayMs(m_retryAttempt++));
+    if (m_target && !m_suspended && !m_abandon.stop_requested()) {
+        const int delayMs = retryDelayMs(m_retryAttempt++);
+        m_retryTimer->start(delayMs);
+        emit retryScheduled(delayMs);
+    }
 }
 
 void StatusPoller::poll()

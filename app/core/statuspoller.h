@@ -72,6 +72,8 @@ Q_SIGNALS:
     void privilegesChanged(const leader::console::Privileges &privileges);
     void actionFinished(const leader::console::ActionResult &result);
     void pollFailed(const QString &message);
+    // After a failed connect: the next attempt starts in milliseconds (none while suspended).
+    void retryScheduled(int milliseconds);
     void pauseLogRead(const leader::console::PauseLogResult &result);
     void registryRead(const leader::console::RegistrySnapshot &registry);
 

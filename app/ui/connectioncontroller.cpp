@@ -1,11 +1,13 @@
 #include "connectioncontroller.h"
 
+#include "connectionbanner.h"
 #include "connectiondialog.h"
 #include "core/consolesession.h"
 #include "core/passwordstore.h"
 #include "core/profilestore.h"
 
 #include <QMessageBox>
+#include <QVBoxLayout>
 
 namespace leader::console {
 
@@ -14,6 +16,7 @@ ConnectionController::ConnectionController(QWidget *window, ConsoleSession *sess
     , m_window(window)
     , m_session(session)
     , m_passwords(new PasswordStore(this))
+    , m_banner(new ConnectionBanner(window))
     , m_demo(demo)
 {
     connect(m_passwords, &PasswordStore::unavailable, this,
@@ -23,9 +26,12 @@ ConnectionController::ConnectionController(QWidget *window, ConsoleSession *sess
         m_target = monitor;
         m_hasTarget = true;
     });
-    connect(session, &ConsoleSession::snapshot, this, [this] { m_answered = true; });
     connect(session, &ConsoleSession::connectionChanged, this,
             &ConnectionController::onConnectionChanged);
+    connect(session, &ConsoleSession::retryScheduled, m_banner, &ConnectionBanner::setRetryIn);
+    connect(m_banner, &ConnectionBanner::retryRequested, session, &ConsoleSession::refresh);
+    connect(m_banner, &ConnectionBanner::editRequested, this,
+            [this] { openDialog(m_banner->reason()); });
 }
 
 ConnectionController::~ConnectionController() = default;
@@ -86,7 +92,8 @@ void ConnectionController::connectTo(const ConnectionProfile &profile)
     const bool anotherDatabase = m_hasTarget && !(profile == m_target);
     m_target = profile;
     m_hasTarget = true;
-    m_answered = false;
+    m_dialogAttempt = DialogAttempt::None;
+    m_banner->setConnectionState(ConnectionState::Disconnected, {}); // the last target's trouble
     Q_EMIT connecting(anotherDatabase);
     m_session->connectTo(profile);
 }
@@ -120,19 +127,47 @@ void ConnectionController::openDialog(const QString &error)
         }
         m_demo = false;
         connectTo(profile);
+        m_dialogAttempt = DialogAttempt::Sent;
     });
     dialog->open();
 }
 
+QWidget *ConnectionController::wrap(QWidget *central)
+{
+    auto *container = new QWidget;
+    auto *layout = new QVBoxLayout(container);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    // Below the views, not above: the status table keeps its place when an outage starts (the
+    // stale mark's promise); the chart below it gives up the line.
+    layout->addWidget(central);
+    layout->addWidget(m_banner);
+    return container;
+}
+
 void ConnectionController::onConnectionChanged(ConnectionState state, const QString &message)
 {
-    const ConnectionState before = m_state;
-    m_state = state;
-    // A real database refusing the first attempt: reopen the dialog with the reason. Later
-    // failures (a restart, a sleep) are retried by the poller and only reported.
-    if (state == ConnectionState::Failed && !m_demo && before != ConnectionState::Connected
-        && !m_answered && m_session->phase() == ConsoleSession::Phase::Running)
-        openDialog(message);
+    m_banner->setConnectionState(state, message);
+    // Only the operator's Connect in the dialog is answered in the dialog, once: a dialog that
+    // reopened on every retry blocked the fleet's other tabs and the window's close until someone
+    // dismissed it, again and again.
+    switch (state) {
+    case ConnectionState::Connecting:
+        if (m_dialogAttempt == DialogAttempt::Sent)
+            m_dialogAttempt = DialogAttempt::Trying;
+        break;
+    case ConnectionState::Failed:
+        if (m_dialogAttempt != DialogAttempt::Trying)
+            break;
+        m_dialogAttempt = DialogAttempt::None;
+        if (m_session->phase() == ConsoleSession::Phase::Running)
+            openDialog(message);
+        break;
+    case ConnectionState::Connected:
+    case ConnectionState::Disconnected:
+        m_dialogAttempt = DialogAttempt::None;
+        break;
+    }
 }
 
 } // namespace leader::console

@@ -10,14 +10,17 @@ class QWidget;
 
 namespace leader::console {
 
+class ConnectionBanner;
 class ConnectionDialog;
 class ConsoleSession;
 class PasswordStore;
 
 // Which database the window watches and how it gets there: a URL or a saved profile from the
 // command line (the profile's password from the keychain when one was remembered), File > Connect
-// and its dialog, and leaving the embedded demo for a real database. A first attempt the server
-// refuses reopens the dialog with the reason; later failures are the poller's to retry.
+// and its dialog, and leaving the embedded demo for a real database. A dialog opens only from the
+// operator's action: the dialog's own Connect, when its first attempt fails, reopens it with the
+// reason; every other failure is the poller's to retry, shown in the banner below the window's
+// views (its countdown, Retry now, Edit…).
 class ConnectionController final : public QObject
 {
     Q_OBJECT
@@ -44,6 +47,10 @@ public:
     // Raises the dialog if it is open, with error (empty: none) in either case.
     void openDialog(const QString &error = {});
 
+    // central with the connection banner below it: what the window sets as its central widget.
+    QWidget *wrap(QWidget *central);
+    ConnectionBanner *banner() const { return m_banner; }
+
 Q_SIGNALS:
     // Before the session connects; anotherDatabase: what was shown is not this database's.
     void connecting(bool anotherDatabase);
@@ -53,16 +60,20 @@ Q_SIGNALS:
     void keychainUnavailable(const QString &reason);
 
 private:
+    // The dialog's Connect, until its first attempt ends: Sent until the poller starts on it
+    // (a Failed before that is the previous target's), then Trying.
+    enum class DialogAttempt { None, Sent, Trying };
+
     void onConnectionChanged(ConnectionState state, const QString &message);
 
     QWidget *m_window;
     ConsoleSession *m_session;
     PasswordStore *m_passwords;
+    ConnectionBanner *m_banner;
     bool m_demo;
     ConnectionProfile m_target;
     bool m_hasTarget = false;
-    bool m_answered = false; // the target returned rows since connectTo
-    ConnectionState m_state = ConnectionState::Disconnected;
+    DialogAttempt m_dialogAttempt = DialogAttempt::None;
     QPointer<ConnectionDialog> m_dialog;
 };
 

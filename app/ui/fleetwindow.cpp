@@ -1,10 +1,12 @@
 #include "fleetwindow.h"
 
+#include "connectionbanner.h"
 #include "core/consolesession.h"
 #include "core/profilestore.h"
 #include "mainwindow.h"
 #include "models/agethresholds.h"
 #include "models/fleetmodel.h"
+#include "models/plaintext.h"
 #include "tableview.h"
 
 #include <QCloseEvent>
@@ -13,6 +15,7 @@
 #include <QMenuBar>
 #include <QSettings>
 #include <QStatusBar>
+#include <QStyle>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTimer>
@@ -102,6 +105,17 @@ MainWindow *FleetWindow::addDatabase(const ConsoleOptions::FleetMember &member)
         m_model->setTitle(row(), title, page->target());
     });
     connect(session, &ConsoleSession::finished, this, [this, page] { onPageFinished(page); });
+    // A database that cannot be reached is marked on its tab, to be seen from any other; the tab
+    // itself says why and offers Retry now and Edit… — nothing opens over the other databases.
+    if (auto *banner = page->findChild<ConnectionBanner *>()) {
+        connect(banner, &ConnectionBanner::changed, this, [this, page, banner] {
+            const int index = m_tabs->indexOf(page);
+            m_tabs->setTabIcon(index, banner->isFailing()
+                                              ? style()->standardIcon(QStyle::SP_MessageBoxWarning)
+                                              : QIcon());
+            m_tabs->setTabToolTip(index, plainToolTip(banner->text()));
+        });
+    }
     return page;
 }
 

@@ -213,7 +213,7 @@ void MainWindow::buildCentral()
     splitter->addWidget(m_history);
     splitter->setStretchFactor(0, 0);
     splitter->setStretchFactor(1, 1);
-    setCentralWidget(m_guard->wrap(splitter));
+    setCentralWidget(m_guard->wrap(m_connection->wrap(splitter)));
 }
 
 void MainWindow::buildDocks()
