@@ -1,6 +1,7 @@
 #include "statusdiff.h"
 
 #include "models/agethresholds.h"
+#include "models/health.h"
 
 namespace leader::console {
 
@@ -72,8 +73,15 @@ QString changeDetail(const HolderChange &change)
 
 QList<EventLogEntry> changesBetween(const StatusSnapshot &before, const StatusSnapshot &after,
                                     const AgeThresholds *thresholds,
-                                    const QList<HolderChange> &holderChanges)
+                                    const QList<HolderChange> &holderChanges,
+                                    const AgeOrigins *origins)
 {
+    // Observing a poll again changes nothing, so origins as of either snapshot give both states.
+    AgeOrigins atAfter = origins ? *origins : AgeOrigins();
+    atAfter.observe(before);
+    const AgeOrigins atBefore = atAfter;
+    atAfter.observe(after);
+
     QList<EventLogEntry> entries;
     const QDateTime time
             = (after.receivedAt.isValid() ? after.receivedAt : QDateTime::currentDateTimeUtc())
@@ -131,24 +139,27 @@ QList<EventLogEntry> changesBetween(const StatusSnapshot &before, const StatusSn
         }
 
         if (thresholds) {
-            const AgeLevel wasLevel = thresholds->level(was->role, was->lastTickAgeSeconds);
-            const AgeLevel level = thresholds->level(now.role, now.lastTickAgeSeconds);
-            // Unknown -> Ok is a role's first tick, not news; any step into or out of trouble is.
-            const bool news
-                    = level != wasLevel
-                      && (level == AgeLevel::Warning || level == AgeLevel::Alert
-                          || (level == AgeLevel::Ok
-                              && (wasLevel == AgeLevel::Warning || wasLevel == AgeLevel::Alert)));
-            if (news) {
+            const AgeLevel wasLevel = ageLevelOf(*was, *thresholds, atBefore);
+            const AgeLevel level = ageLevelOf(now, *thresholds, atAfter);
+            // Unknown or Neutral -> Ok is a role's first tick, not news; a step into trouble is,
+            // and out of it unless into a pause (the "paused" event says that).
+            const bool trouble = level == AgeLevel::Warning || level == AgeLevel::Alert;
+            const bool wasTrouble = wasLevel == AgeLevel::Warning || wasLevel == AgeLevel::Alert;
+            if (level != wasLevel && (trouble || (level == AgeLevel::Ok && wasTrouble))) {
                 const AgeThreshold limits = thresholds->threshold(now.role);
                 const double limit
                         = level == AgeLevel::Alert ? limits.alertSeconds : limits.warnSeconds;
+                const QString at = QStringLiteral("%1 at %2")
+                                           .arg(level == AgeLevel::Ok ? QStringLiteral("warning")
+                                                                      : ageLevelName(level),
+                                                seconds(limit));
+                const QString age = seconds(now.lastTickAgeSeconds.value_or(0));
+                const std::optional<double> since = atAfter.sinceOrigin(now);
                 add(now, QStringLiteral("age ") + ageLevelName(level),
-                    QStringLiteral("last tick %1 ago (%2 at %3)")
-                            .arg(seconds(now.lastTickAgeSeconds.value_or(0)),
-                                 level == AgeLevel::Ok ? QStringLiteral("warning")
-                                                       : ageLevelName(level),
-                                 seconds(limit)));
+                    since ? QStringLiteral("no tick in %1 since its pause ended, last tick %2 ago "
+                                           "(%3)")
+                                    .arg(seconds(*since), age, at)
+                          : QStringLiteral("last tick %1 ago (%2)").arg(age, at));
             }
         }
     }

@@ -8,6 +8,7 @@
 
 namespace leader::console {
 
+class AgeOrigins;
 class AgeThresholds;
 
 // What changed between two polls of leader_status, as event log entries with source "poll":
@@ -16,11 +17,16 @@ class AgeThresholds;
 //   when no classification of the change is given), one event per classified holder change in
 //   holderChanges (HolderChangeTracker::append(after)): "handover", "takeover" (with the gap
 //   from the last heartbeat), "after pause" and "new holder" (unknown), and, with thresholds,
-//   "age warning", "age alert" and "age ok" when a role's last-tick age crosses a level.
+//   "age warning", "age alert" and "age ok" when a role's age level (ageLevelOf()) crosses one.
+// A paused role, and one starting (not run since it was unpaused or first seen, within its first
+// interval), is neutral: no age event; an unpaused role that does not run warns and alerts by the
+// time since its unpause. origins are as of before or after (the console's own, fed every poll);
+// without them the diff knows only the pauses that end between the two polls.
 // Roles missing from either snapshot produce nothing (the first poll has no "before").
 // Pure: the entries are stamped with after.receivedAt and after.databaseTime.
 QList<EventLogEntry> changesBetween(const StatusSnapshot &before, const StatusSnapshot &after,
                                     const AgeThresholds *thresholds = nullptr,
-                                    const QList<HolderChange> &holderChanges = {});
+                                    const QList<HolderChange> &holderChanges = {},
+                                    const AgeOrigins *origins = nullptr);
 
 } // namespace leader::console

@@ -23,6 +23,8 @@ QString ageLevelName(AgeLevel level)
         return QStringLiteral("warning");
     case AgeLevel::Alert:
         return QStringLiteral("alert");
+    case AgeLevel::Neutral:
+        return QStringLiteral("neutral");
     case AgeLevel::Unknown:
         break;
     }

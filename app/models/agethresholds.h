@@ -16,9 +16,12 @@ enum class AgeLevel {
     Warning,
     Alert,
     Unknown, // the role never completed a tick (or no age is known)
+    // Not judged: the role is paused, or not yet due since it was unpaused or first seen
+    // (ageLevelOf() in models/health.h); level() never returns it.
+    Neutral,
 };
 
-QString ageLevelName(AgeLevel level); // "ok", "warning", "alert", "unknown"
+QString ageLevelName(AgeLevel level); // "ok", "warning", "alert", "unknown", "neutral"
 
 struct AgeThreshold
 {

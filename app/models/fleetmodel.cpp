@@ -20,6 +20,7 @@ Tone healthTone(Health health)
 {
     switch (health) {
     case Health::Ok:
+    case Health::Starting: // worstHealth() counts it as ok
         return Tone::Good;
     case Health::Paused:
     case Health::Warn:
@@ -71,7 +72,7 @@ FleetModel::Level FleetModel::health(int row) const
     // No rows yet, or rows no longer live: nothing is known for sure.
     if (!entry.haveSnapshot)
         return Level::Stale;
-    return worstHealth(entry.snapshot.roles, m_thresholds, entry.stale);
+    return worstHealth(entry.snapshot.roles, m_thresholds, entry.stale, entry.origins);
 }
 
 QStringList FleetModel::pausedRoles(const Row &row)
@@ -92,7 +93,7 @@ QString FleetModel::healthText(const Row &row) const
         return healthName(worst);
     QStringList roles;
     for (const RoleStatus &status : row.snapshot.roles) {
-        if (healthOf(status, m_thresholds, row.stale) == worst)
+        if (healthOf(status, m_thresholds, row.stale, row.origins) == worst)
             roles << status.role;
     }
     return tr("%1: %2").arg(healthName(worst), roles.join(QStringLiteral(", ")));
@@ -114,7 +115,8 @@ QString FleetModel::healthToolTip(const Row &row) const
                                     ? tr("%1 s").arg(*status.lastTickAgeSeconds, 0, 'f', 0)
                                     : tr("no tick yet");
         lines << tr("%1: %2 (last tick %3; warns at %4 s, alerts at %5 s)")
-                         .arg(status.role, healthName(healthOf(status, m_thresholds, false)), age)
+                         .arg(status.role,
+                              healthName(healthOf(status, m_thresholds, false, row.origins)), age)
                          .arg(threshold.warnSeconds, 0, 'f', 0)
                          .arg(threshold.alertSeconds, 0, 'f', 0);
     }
@@ -252,6 +254,7 @@ void FleetModel::setSnapshot(int row, const StatusSnapshot &snapshot)
     const QString healthBefore = healthText(entry);
     const QString pausedBefore = pausedRoles(entry).join(QLatin1Char(','));
     entry.snapshot = snapshot;
+    entry.origins.observe(snapshot);
     entry.haveSnapshot = true;
     if (healthText(entry) != healthBefore)
         changed(row, Health, Health, HealthLookRoles);

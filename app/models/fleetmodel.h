@@ -17,6 +17,7 @@ namespace leader::console {
 // The fleet overview: one row per database the window watches, in the order opened, saying how
 // it is at a glance (the worst role's health, the paused roles, the last takeover) so an operator
 // watching many installations sees which one needs them. Each database's tab feeds its row.
+// Roles starting (never ran or just unpaused, not due yet) count as ok (worstHealth()).
 class FleetModel final : public QAbstractTableModel
 {
     Q_OBJECT
@@ -58,6 +59,7 @@ private:
         QString message;
         bool haveSnapshot = false;
         StatusSnapshot snapshot;
+        AgeOrigins origins; // a freshly migrated database's roles are starting, not late
         bool stale = false;
         std::optional<Failover> lastTakeover;
     };

@@ -106,7 +106,7 @@ QVariant StatusModel::data(const QModelIndex &index, int role) const
         return {};
     case AgeLevelRole:
         if (column == LastTickAge)
-            return int(m_thresholds.level(status.role, status.lastTickAgeSeconds));
+            return int(rowAgeLevel(status));
         return {};
     case Qt::ForegroundRole:
         // On a tone's fill the palette's own text is the legible one.
@@ -118,15 +118,12 @@ QVariant StatusModel::data(const QModelIndex &index, int role) const
                                                      : currentPalette().color(QPalette::Text);
         }
         if (column == LastTickAge) {
-            switch (m_thresholds.level(status.role, status.lastTickAgeSeconds)) {
-            case AgeLevel::Warning:
-            case AgeLevel::Alert:
-                return currentPalette().color(QPalette::Text);
-            case AgeLevel::Unknown:
+            // "never" in grey, the palette's text on a level's fill.
+            if (!status.lastTickAgeSeconds)
                 return toneText(Tone::Neutral, currentPalette());
-            case AgeLevel::Ok:
-                break;
-            }
+            const AgeLevel level = rowAgeLevel(status);
+            if (level == AgeLevel::Warning || level == AgeLevel::Alert)
+                return currentPalette().color(QPalette::Text);
         }
         return {};
     case Qt::BackgroundRole:
@@ -141,19 +138,21 @@ QVariant StatusModel::data(const QModelIndex &index, int role) const
             case HealthLevel::Alert:
                 return toneFill(Tone::Alert, currentPalette());
             case HealthLevel::Ok:
+            case HealthLevel::Starting:
             case HealthLevel::Stale:
                 break;
             }
         }
         if (column == LastTickAge) {
-            // Still coloured when paused: how long work has been held back is worth seeing.
-            switch (m_thresholds.level(status.role, status.lastTickAgeSeconds)) {
+            // A paused or starting role's age is no alarm (Neutral): no fill that would say so.
+            switch (rowAgeLevel(status)) {
             case AgeLevel::Warning:
                 return toneFill(Tone::Warning, currentPalette());
             case AgeLevel::Alert:
                 return toneFill(Tone::Alert, currentPalette());
             case AgeLevel::Ok:
             case AgeLevel::Unknown:
+            case AgeLevel::Neutral:
                 break;
             }
         }
@@ -199,8 +198,9 @@ QVariant StatusModel::headerData(int section, Qt::Orientation orientation, int r
     } else if (role == Qt::ToolTipRole) {
         switch (Column(section)) {
         case Health:
-            return tr("The role at a glance: OK, paused, warn (late or never ran), alert (stalled) "
-                      "or stale (the rows are not live)");
+            return tr("The role at a glance: OK, starting (not due yet: never ran or just "
+                      "unpaused), paused, warn (late or never ran), alert (stalled) or stale (the "
+                      "rows are not live)");
         case Holder:
             return tr("The replica leading this tick (hostname:pid:id; a hosted replica by its "
                       "name)");
@@ -227,19 +227,28 @@ void StatusModel::setSnapshot(const StatusSnapshot &snapshot)
     if (!sameRows) {
         beginResetModel();
         m_snapshot = snapshot;
+        m_origins.observe(snapshot);
         endResetModel();
         return;
     }
 
+    const AgeOrigins originsBefore = m_origins;
+    m_origins.observe(snapshot);
     const StatusSnapshot before = std::exchange(m_snapshot, snapshot);
     for (int row = 0; row < int(m_snapshot.roles.size()); ++row) {
         const RoleStatus &was = before.roles.at(row);
         const RoleStatus &now = m_snapshot.roles.at(row);
+        // Time alone moves a role out of its first interval: a never-ran role's cells stay put.
+        const bool healthMoved = healthOf(was, m_thresholds, m_stale, originsBefore) != health(now);
+        const bool levelMoved
+                = leader::console::ageLevelOf(was, m_thresholds, originsBefore) != rowAgeLevel(now);
         int first = -1;
         int last = -1;
         QList<int> roles;
         for (int column = 0; column < ColumnCount; ++column) {
-            if (!cellDiffers(was, now, column))
+            const bool moved
+                    = (column == Health && healthMoved) || (column == LastTickAge && levelMoved);
+            if (!moved && !cellDiffers(was, now, column))
                 continue;
             if (first < 0)
                 first = column;
@@ -248,13 +257,10 @@ void StatusModel::setSnapshot(const StatusSnapshot &snapshot)
                 roles = TextRoles;
             if (column == State)
                 roles += StateLookRoles;
-            if (column == Health && health(was) != health(now))
+            if (column == Health && healthMoved)
                 roles += HealthLookRoles;
-            if (column == LastTickAge
-                && m_thresholds.level(was.role, was.lastTickAgeSeconds)
-                           != m_thresholds.level(now.role, now.lastTickAgeSeconds)) {
+            if (column == LastTickAge && levelMoved)
                 roles += AgeLookRoles;
-            }
         }
         if (first < 0)
             continue;
@@ -268,6 +274,7 @@ void StatusModel::clear()
 {
     beginResetModel();
     m_snapshot = {};
+    m_origins.clear();
     endResetModel();
 }
 
@@ -296,7 +303,7 @@ void StatusModel::setThresholds(const AgeThresholds &thresholds)
     // Health: only the rows whose thresholds (named in the tooltip) or level moved.
     for (int row = 0; row < rowCount(); ++row) {
         const RoleStatus &status = m_snapshot.roles.at(row);
-        const bool levelMoved = healthOf(status, before, m_stale) != health(status);
+        const bool levelMoved = healthOf(status, before, m_stale, m_origins) != health(status);
         if (!levelMoved && before.threshold(status.role) == thresholds.threshold(status.role)
             && before.roleIntervals().value(status.role)
                        == thresholds.roleIntervals().value(status.role)) {
@@ -375,7 +382,7 @@ AgeLevel StatusModel::ageLevel(const QString &role) const
     const int row = rowOf(role);
     if (row < 0)
         return AgeLevel::Unknown;
-    return m_thresholds.level(role, m_snapshot.roles.at(row).lastTickAgeSeconds);
+    return rowAgeLevel(m_snapshot.roles.at(row));
 }
 
 QString StatusModel::formatSeconds(double seconds)
@@ -397,6 +404,8 @@ QString StatusModel::healthText(HealthLevel health)
     switch (health) {
     case HealthLevel::Ok:
         return tr("OK");
+    case HealthLevel::Starting:
+        return tr("starting");
     case HealthLevel::Paused:
         return tr("paused");
     case HealthLevel::Warn:
@@ -411,7 +420,12 @@ QString StatusModel::healthText(HealthLevel health)
 
 HealthLevel StatusModel::health(const RoleStatus &status) const
 {
-    return healthOf(status, m_thresholds, m_stale);
+    return healthOf(status, m_thresholds, m_stale, m_origins);
+}
+
+AgeLevel StatusModel::rowAgeLevel(const RoleStatus &status) const
+{
+    return leader::console::ageLevelOf(status, m_thresholds, m_origins);
 }
 
 QString StatusModel::thresholdsText(const QString &role) const
@@ -432,9 +446,19 @@ QString StatusModel::healthToolTip(const RoleStatus &status) const
     const QString limits = thresholdsText(status.role);
     const QString age
             = status.lastTickAgeSeconds ? formatSeconds(*status.lastTickAgeSeconds) : QString();
+    // Not run since its pause ended: judged from then, not from the tick before the pause.
+    const std::optional<double> since = m_origins.sinceOrigin(status);
     switch (health(status)) {
     case HealthLevel::Ok:
         return tr("OK: last tick %1 ago. %2").arg(age, limits);
+    case HealthLevel::Starting:
+        if (m_origins.isUnpause(status.role))
+            return tr("Starting: unpaused and not due yet; until its next tick its age counts "
+                      "from the pause's end. %1")
+                    .arg(limits);
+        return tr("Starting: no tick completed yet and not due yet; its age counts from when the "
+                  "console first saw the role. %1")
+                .arg(limits);
     case HealthLevel::Paused:
         return tr("Paused: stopped on purpose, so its last tick ages and that is no alarm; it "
                   "runs again once unpaused (the State cell says by whom and until when).");
@@ -442,8 +466,15 @@ QString StatusModel::healthToolTip(const RoleStatus &status) const
         if (!status.lastTickAgeSeconds)
             return tr("Warn: no tick has completed yet, so nothing shows the role runs. %1")
                     .arg(limits);
+        if (since)
+            return tr("Warn: no tick in %1 since its pause ended (last tick %2 ago). %3")
+                    .arg(formatSeconds(*since), age, limits);
         return tr("Warn: last tick %1 ago, a tick or a takeover late. %2").arg(age, limits);
     case HealthLevel::Alert:
+        if (since)
+            return tr("Alert: no tick in %1 since its pause ended (last tick %2 ago): stalled. "
+                      "%3")
+                    .arg(formatSeconds(*since), age, limits);
         return tr("Alert: last tick %1 ago: stalled, ticks or takeovers failed in a row. %2")
                 .arg(age, limits);
     case HealthLevel::Stale:

@@ -3,6 +3,7 @@
 #include "core/statustypes.h"
 #include "core/timerule.h"
 #include "models/agethresholds.h"
+#include "models/health.h"
 
 #include <QAbstractTableModel>
 #include <QHash>
@@ -11,7 +12,6 @@
 
 namespace leader::console {
 
-enum class Health;
 struct ReplicaInfo;
 
 // leader_status as a table, one row per role, updated in place from each poll: when the role set
@@ -26,7 +26,7 @@ public:
     enum Column {
         Role,
         State,
-        Health, // healthOf() the row with the model's thresholds and stale flag
+        Health, // healthOf() the row with the model's thresholds, stale flag and age origins
         Holder,
         Token,
         Acquired,
@@ -43,7 +43,9 @@ public:
         // itself (the holder as shown), int(Health) in rising concern; an unknown age or expiry
         // is null. Also the sort role.
         RawRole = Qt::UserRole,
-        AgeLevelRole, // int(AgeLevel) of the row's last-tick age, on every column
+        // int(ageLevelOf()) of the row's last-tick age, on the LastTickAge column: Neutral, and
+        // uncoloured, while the role is paused or starting.
+        AgeLevelRole,
     };
 
     explicit StatusModel(QObject *parent = nullptr);
@@ -58,6 +60,8 @@ public:
     void setSnapshot(const leader::console::StatusSnapshot &snapshot);
     void clear();
     const StatusSnapshot &snapshot() const { return m_snapshot; }
+    // Since when each role's age is judged, as of the last snapshot; cleared with the rows.
+    const AgeOrigins &ageOrigins() const { return m_origins; }
 
     // Stale: the rows are the last ones received, not live; every cell is drawn in the palette's
     // disabled text colour, without the state and age colours that would claim otherwise.
@@ -77,13 +81,14 @@ public:
     QString roleAt(int row) const;        // empty when out of range
     int rowOf(const QString &role) const; // -1 when absent
     std::optional<RoleStatus> statusFor(const QString &role) const;
-    AgeLevel ageLevel(const QString &role) const; // Unknown for an absent role
+    AgeLevel ageLevel(const QString &role) const; // ageLevelOf() the row; Unknown for none
 
     // "12.3 s", "4 min 2 s", "2 h 5 min": how the table writes a duration.
     static QString formatSeconds(double seconds);
     // What is left of a pause that ends by itself: "35 s", "42 min", "3 h 5 min".
     static QString formatRemaining(double seconds);
-    // The Health cell's text (translatable): "OK", "paused", "warn", "alert", "stale".
+    // The Health cell's text (translatable): "OK", "starting", "paused", "warn", "alert",
+    // "stale".
     static QString healthText(leader::console::Health health);
 
 private:
@@ -93,12 +98,14 @@ private:
     QString healthToolTip(const RoleStatus &status) const;
     QString thresholdsText(const QString &role) const;
     leader::console::Health health(const RoleStatus &status) const;
+    AgeLevel rowAgeLevel(const RoleStatus &status) const;
     static bool cellDiffers(const RoleStatus &before, const RoleStatus &after, int column);
     TimeZoneMode zone() const { return m_timeRule.zone(); }
     QString fullTime(const QDateTime &time) const;
     void timeRuleChanged();
 
     StatusSnapshot m_snapshot;
+    AgeOrigins m_origins;
     AgeThresholds m_thresholds = AgeThresholds::defaults();
     bool m_stale = false;
     TimeRuleBinding m_timeRule;

@@ -51,13 +51,12 @@ void AlertController::setDatabase(const QString &database)
 
 void AlertController::onSnapshot(const StatusSnapshot &snapshot)
 {
+    m_origins.observe(snapshot);
     for (const RoleStatus &row : snapshot.roles) {
         const AgeLevel before = m_levels.value(row.role, AgeLevel::Unknown);
-        const AgeLevel now = m_thresholds.level(row.role, row.lastTickAgeSeconds);
+        // A paused role ages on purpose (Neutral): the pause itself is what the log reports.
+        const AgeLevel now = ageLevelOf(row, m_thresholds, m_origins);
         m_levels.insert(row.role, now);
-        // A paused role ages on purpose; the pause itself is what the log reports.
-        if (row.state == RoleState::Paused || !row.lastTickAgeSeconds)
-            continue;
         if (now == AgeLevel::Alert && before != AgeLevel::Alert)
             notify(row.role, tr("%1 has not completed a tick for %2 s")
                                      .arg(row.role)
@@ -82,6 +81,7 @@ void AlertController::setStale(bool stale, const QDateTime &asOf)
 void AlertController::reset()
 {
     m_levels.clear();
+    m_origins.clear();
     m_lastRoles.clear();
     m_noDataAlerted.clear();
     m_noDataCheck->stop();

@@ -2,6 +2,7 @@
 
 #include "core/statustypes.h"
 #include "models/agethresholds.h"
+#include "models/health.h"
 
 #include <QDateTime>
 #include <QHash>
@@ -15,7 +16,8 @@ class QWidget;
 namespace leader::console {
 
 // When to tell the operator: a role whose last-tick age rises into its alert level (once per
-// entry into it), and a role the console has had no data about for longer than that role's alert
+// entry into it; never while paused or starting, and after a pause by the time since it ended:
+// ageLevelOf()), and a role the console has had no data about for longer than that role's alert
 // threshold (the pending period: a database that cannot be read may be hiding exactly the stall
 // the alert exists for). Notifications go to the system tray when there is one (one icon for the
 // process, shared by every database the fleet watches), each naming its database; alerted() always.
@@ -47,6 +49,7 @@ private:
     QString m_database;
     AgeThresholds m_thresholds;
     QHash<QString, AgeLevel> m_levels;
+    AgeOrigins m_origins;
     QList<RoleStatus> m_lastRoles;
     QTimer *m_noDataCheck = nullptr;
     QDateTime m_asOf;

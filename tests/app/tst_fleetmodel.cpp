@@ -2,6 +2,7 @@
 // worst role's health (stale until rows arrive and whenever they stop being live), the paused
 // roles, the last takeover, and dataChanged only for the cells that changed.
 
+#include "agepolls.h"
 #include "models/fleetmodel.h"
 
 #include <QAbstractItemModelTester>
@@ -82,6 +83,60 @@ private Q_SLOTS:
         QCOMPARE(cell(model, row, FleetModel::Health), text);
         QCOMPARE(model.index(row, FleetModel::Health).data(FleetModel::HealthRole).toInt(),
                  int(expected));
+    }
+
+    // A database just migrated: every role never ran. Its roles are starting, which the overview
+    // counts as ok, until each one's first interval (its warning threshold) has passed with no
+    // tick. Mutation checks (done once each): without the row's AgeOrigins it read "warn:
+    // billing, dunning, …" from the first poll and failed every row; ranking starting above ok
+    // in worstHealth() failed "first poll" and "18 s on".
+    void freshlyMigrated_data()
+    {
+        QTest::addColumn<QList<double>>("polls"); // seconds after the first
+        QTest::addColumn<QString>("paused");      // a role paused since the migration
+        QTest::addColumn<Health>("expected");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("first poll") << QList<double>{0} << QString() << Health::Ok << "ok";
+        // The outboxes warn at 19 s, dunning at 35 s, billing at 135 s.
+        QTest::newRow("18 s on") << QList<double>{0, 1, 18} << QString() << Health::Ok << "ok";
+        QTest::newRow("a role paused")
+                << QList<double>{0, 1, 18} << "dunning" << Health::Paused << "paused";
+        QTest::newRow("still no tick 20 s on")
+                << QList<double>{0, 1, 20} << QString() << Health::Warn
+                << "warn: email_outbox, webhook_delivery, webhook_outbox";
+    }
+    void freshlyMigrated()
+    {
+        QFETCH(QList<double>, polls);
+        QFETCH(QString, paused);
+        QFETCH(Health, expected);
+        FleetModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const int row = model.addDatabase(QStringLiteral("fresh"), ConnectionProfile{});
+        for (const double at : std::as_const(polls)) {
+            QList<RoleStatus> roles;
+            for (const char *name :
+                 {"billing", "dunning", "email_outbox", "webhook_delivery", "webhook_outbox"}) {
+                const QString role = QString::fromLatin1(name);
+                roles << leader::test::statusAt(
+                        role, {at, role == paused ? RoleState::Paused : RoleState::NeverRan});
+            }
+            model.setSnapshot(row, leader::test::snapshotAt({at}, roles));
+        }
+        QCOMPARE(model.health(row), expected);
+        QTEST(cell(model, row, FleetModel::Health), "text");
+        QCOMPARE(model.index(row, FleetModel::Health).data(FleetModel::HealthRole).toInt(),
+                 int(expected));
+        if (polls.constLast() < 19) {
+            QVERIFY2(
+                    model.index(row, FleetModel::Health)
+                            .data(Qt::ToolTipRole)
+                            .toString()
+                            .contains(QLatin1String("billing: starting")),
+                    qPrintable(
+                            model.index(row, FleetModel::Health).data(Qt::ToolTipRole).toString()));
+        }
     }
 
     void onlyChangedCellsAreAnnounced()

@@ -4,6 +4,7 @@
 // Health column (per state, age, stale flag and thresholds, its tooltip, its precise dataChanged)
 // and holders shown by name.
 
+#include "agepolls.h"
 #include "core/demotypes.h"
 #include "core/statusdiff.h"
 #include "core/statuspoller.h"
@@ -341,8 +342,9 @@ private Q_SLOTS:
                                << HealthLevel::Alert << "alert";
         QTest::newRow("outbox alert") << "webhook_outbox" << RoleState::Led << 38.0 << false << 0.0
                                       << HealthLevel::Alert << "alert";
+        // Its first poll: not due yet (neutralStates has the rest of the run).
         QTest::newRow("never ran") << "dunning" << RoleState::NeverRan << -1.0 << false << 0.0
-                                   << HealthLevel::Warn << "warn";
+                                   << HealthLevel::Starting << "starting";
         QTest::newRow("paused, however old") << "billing" << RoleState::Paused << 900.0 << false
                                              << 0.0 << HealthLevel::Paused << "paused";
         QTest::newRow("stale outranks ok") << "billing" << RoleState::Led << 12.0 << true << 0.0
@@ -381,8 +383,8 @@ private Q_SLOTS:
         const QModelIndex cell = model.index(0, StatusModel::Health);
         QTEST(cell.data().toString(), "text");
         QCOMPARE(cell.data(StatusModel::RawRole).toInt(), int(health));
-        QCOMPARE(health,
-                 leader::console::healthOf(*model.statusFor(role), model.thresholds(), stale));
+        QCOMPARE(health, leader::console::healthOf(*model.statusFor(role), model.thresholds(),
+                                                   stale, model.ageOrigins()));
 
         // The tones of the state and age cells; stale draws like the rest of a stale table.
         const QPalette palette = QGuiApplication::palette();
@@ -391,6 +393,8 @@ private Q_SLOTS:
         switch (health) {
         case HealthLevel::Ok:
             foreground = leader::console::toneText(Tone::Good, palette);
+            break;
+        case HealthLevel::Starting:
             break;
         case HealthLevel::Paused:
         case HealthLevel::Warn:
@@ -427,7 +431,9 @@ private Q_SLOTS:
                                   "at 38 s (4 × interval + 30 s).");
         QTest::newRow("never ran")
                 << aged("billing", -1) << false
-                << "Warn: no tick has completed yet, so nothing shows the role runs. " + billing;
+                << "Starting: no tick completed yet and not due yet; its age counts from when the "
+                   "console first saw the role. "
+                           + billing;
         QTest::newRow("paused") << aged("billing", 12, RoleState::Paused) << false
                                 << QStringLiteral(
                                            "Paused: stopped on purpose, so its last tick ages and "
@@ -543,6 +549,112 @@ private Q_SLOTS:
         QCOMPARE(model.index(0, StatusModel::Health).data().toString(), QStringLiteral("warn"));
         QCOMPARE(rolesAnnounced(changes, 0, StatusModel::Health).size(), 1);
         QVERIFY(rolesAnnounced(changes, 0, StatusModel::Health).at(0).contains(Qt::BackgroundRole));
+    }
+
+    // billing (warning at 135 s, alert at 270 s) over a run of polls: a paused role and one
+    // starting show no age colour and Health says so; an unpaused role is judged from the end of
+    // its pause. Every change of the Health text or the age level is announced, also when time
+    // alone moved it (a never-ran role's cells stay the same). Mutation checks (done once each):
+    // the age colours by thresholds.level() failed "paused an hour" and "unpaused, not yet
+    // due"; announcing Health only when its cells differ failed "never ran, past its first
+    // interval".
+    void neutralStates_data()
+    {
+        QTest::addColumn<leader::test::AgePolls>("polls");
+        QTest::addColumn<QString>("health");
+        QTest::addColumn<AgeLevel>("level");
+        QTest::addColumn<QColor>("ageFill"); // invalid: none
+        QTest::addColumn<QString>("tip");    // the Health tooltip's start
+        using S = RoleState;
+        using leader::test::AgePolls;
+        const QColor warning = toneFill(Tone::Warning, QGuiApplication::palette());
+        const QColor alert = toneFill(Tone::Alert, QGuiApplication::palette());
+        const AgePolls pausedAnHour{{0, S::Free, 10},
+                                    {10, S::Paused, 20},
+                                    {200, S::Paused, 210},
+                                    {3600, S::Paused, 3610}};
+        QTest::newRow("paused an hour") << pausedAnHour << "paused" << AgeLevel::Neutral << QColor()
+                                        << "Paused: stopped on purpose";
+        QTest::newRow("unpaused, not yet due")
+                << pausedAnHour + AgePolls{{3601, S::Free, 3611}, {3700, S::Free, 3710}}
+                << "starting" << AgeLevel::Neutral << QColor()
+                << "Starting: unpaused and not due yet";
+        QTest::newRow("unpaused, 135 s without a tick")
+                << pausedAnHour + AgePolls{{3601, S::Free, 3611}, {3735, S::Free, 3745}} << "warn"
+                << AgeLevel::Warning << warning
+                << "Warn: no tick in 2 min 15 s since its pause ended (last tick 1 h 2 min ago).";
+        QTest::newRow("unpaused, 270 s without a tick")
+                << pausedAnHour + AgePolls{{3601, S::Free, 3611}, {3870, S::Free, 3880}} << "alert"
+                << AgeLevel::Alert << alert
+                << "Alert: no tick in 4 min 30 s since its pause ended (last tick 1 h 4 min ago)";
+        QTest::newRow("unpaused and ticked")
+                << pausedAnHour + AgePolls{{3601, S::Free, 3611}, {3620, S::Free, 1}} << "OK"
+                << AgeLevel::Ok << QColor() << "OK: last tick 1.0 s ago.";
+        QTest::newRow("never ran, within its first interval")
+                << AgePolls{{0, S::NeverRan}, {1, S::NeverRan}, {134, S::NeverRan}} << "starting"
+                << AgeLevel::Neutral << QColor() << "Starting: no tick completed yet";
+        QTest::newRow("never ran, past its first interval")
+                << AgePolls{{0, S::NeverRan}, {1, S::NeverRan}, {135, S::NeverRan}} << "warn"
+                << AgeLevel::Unknown << QColor() << "Warn: no tick has completed yet";
+        QTest::newRow("late at the first poll")
+                << AgePolls{{0, S::Free, 200}} << "warn" << AgeLevel::Warning << warning
+                << "Warn: last tick 3 min 20 s ago";
+    }
+    void neutralStates()
+    {
+        QFETCH(leader::test::AgePolls, polls);
+        QFETCH(AgeLevel, level);
+        QFETCH(QColor, ageFill);
+        StatusModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        // Two roles, so that billing's row stays put (no reset) from the first poll on.
+        const leader::test::AgePoll quiet{0, RoleState::Led, 1};
+        for (const leader::test::AgePoll &poll : std::as_const(polls)) {
+            const QString healthBefore = model.index(0, StatusModel::Health).data().toString();
+            const QVariant levelBefore
+                    = model.index(0, StatusModel::LastTickAge).data(StatusModel::AgeLevelRole);
+            QSignalSpy changes(&model, &QAbstractItemModel::dataChanged);
+            model.setSnapshot(leader::test::snapshotAt(
+                    poll, {leader::test::statusAt(QStringLiteral("billing"), poll),
+                           leader::test::statusAt(QStringLiteral("dunning"), quiet)}));
+            if (healthBefore.isEmpty())
+                continue; // the first poll resets the model
+            const QModelIndex healthCell = model.index(0, StatusModel::Health);
+            const QModelIndex ageCell = model.index(0, StatusModel::LastTickAge);
+            if (healthCell.data().toString() != healthBefore) {
+                bool announced = false;
+                for (const QList<int> &roles : rolesAnnounced(changes, 0, StatusModel::Health))
+                    announced = announced
+                                || (roles.contains(Qt::DisplayRole)
+                                    && roles.contains(Qt::BackgroundRole));
+                QVERIFY2(announced,
+                         qPrintable(QStringLiteral("%1 -> %2 at %3 s unannounced")
+                                            .arg(healthBefore, healthCell.data().toString())
+                                            .arg(poll.at)));
+            }
+            if (ageCell.data(StatusModel::AgeLevelRole) != levelBefore) {
+                bool announced = false;
+                for (const QList<int> &roles : rolesAnnounced(changes, 0, StatusModel::LastTickAge))
+                    announced = announced || roles.contains(StatusModel::AgeLevelRole);
+                QVERIFY(announced);
+            }
+        }
+        const QModelIndex healthCell = model.index(0, StatusModel::Health);
+        const QModelIndex ageCell = model.index(0, StatusModel::LastTickAge);
+        QTEST(healthCell.data().toString(), "health");
+        QFETCH(QString, tip);
+        QVERIFY2(healthCell.data(Qt::ToolTipRole).toString().startsWith(tip),
+                 qPrintable(healthCell.data(Qt::ToolTipRole).toString()));
+        QCOMPARE(model.ageLevel(QStringLiteral("billing")), level);
+        QCOMPARE(ageCell.data(StatusModel::AgeLevelRole).toInt(), int(level));
+        QCOMPARE(ageCell.data(Qt::BackgroundRole).value<QColor>(), ageFill);
+        // Without a fill, an age in the palette's text ("never" stays grey).
+        if (!ageFill.isValid() && ageCell.data().toString() != QLatin1String("never"))
+            QVERIFY(!ageCell.data(Qt::ForegroundRole).isValid());
+        // Neither paused nor starting takes an alarm's fill in the Health cell either.
+        if (healthCell.data().toString() == QLatin1String("starting"))
+            QVERIFY(!healthCell.data(Qt::BackgroundRole).isValid());
     }
 
     // The demo's holders by replica name, the full id in the tooltip; names announced for the
@@ -768,7 +880,7 @@ private Q_SLOTS:
         QTest::newRow("outbox ok") << "webhook_outbox" << 10 << AgeLevel::Ok << QColor();
         QTest::newRow("outbox warning") << "webhook_outbox" << 25 << AgeLevel::Warning << warning;
         QTest::newRow("outbox alert") << "webhook_outbox" << 45 << AgeLevel::Alert << alert;
-        QTest::newRow("never ran") << "dunning" << -1 << AgeLevel::Unknown << QColor();
+        QTest::newRow("never ran") << "dunning" << -1 << AgeLevel::Neutral << QColor();
     }
 
     void lastTickColouring()
@@ -783,7 +895,8 @@ private Q_SLOTS:
         StatusPoller poller;
         connect(&poller, &StatusPoller::snapshot, &model, &StatusModel::setSnapshot);
         poller.setTarget(profile(Login::Monitor));
-        QCOMPARE(model.ageLevel(role), AgeLevel::Unknown);
+        // Never ran, first seen: not due yet.
+        QCOMPARE(model.ageLevel(role), AgeLevel::Neutral);
 
         if (age >= 0) {
             // A completed tick, age seconds ago on the database clock (the owner writes it).
@@ -800,7 +913,7 @@ private Q_SLOTS:
         const QModelIndex cell = model.index(row, StatusModel::LastTickAge);
         QCOMPARE(cell.data(StatusModel::AgeLevelRole).toInt(), int(level));
         QCOMPARE(cell.data(Qt::BackgroundRole).value<QColor>(), background);
-        if (level == AgeLevel::Unknown) {
+        if (level == AgeLevel::Neutral) {
             QCOMPARE(cell.data().toString(), QStringLiteral("never"));
             QCOMPARE(cell.data(Qt::ForegroundRole).value<QColor>(),
                      leader::console::toneText(Tone::Neutral, QGuiApplication::palette()));
@@ -809,7 +922,7 @@ private Q_SLOTS:
         }
         QVERIFY(std::abs(cell.data(StatusModel::RawRole).toDouble() - age) < 5);
         // Only the tick's row: its state ("never ran" -> "free") through its last-tick cell,
-        // with the colour roles since the level moved from Unknown.
+        // with the colour roles since the level moved from Neutral (starting).
         QCOMPARE(model.index(row, StatusModel::State).data().toString(), QStringLiteral("free"));
         QCOMPARE(changes.size(), 1);
         QCOMPARE(changes.at(0).at(0).toModelIndex(), model.index(row, StatusModel::State));
