@@ -263,11 +263,14 @@ void MainWindow::connectSession()
     connect(m_session, &ConsoleSession::pollProblem, this, [this](const QString &message) {
         m_statusLine->showPollProblem(message);
         m_events->appendLocal(QStringLiteral("poll failed"), message, {}, true);
-        m_statusPane->setStaleReason(m_statusLine->staleReason());
+        m_statusPane->setStaleReason(m_statusLine->staleReason(), m_statusLine->staleDetail());
     });
     connect(m_session, &ConsoleSession::staleChanged, this,
             [this](bool stale, const QDateTime &asOf) {
-                m_statusPane->setStaleReason(m_statusLine->staleReason());
+                if (stale)
+                    m_statusLine->showStale();
+                m_statusPane->setStaleReason(m_statusLine->staleReason(),
+                                             m_statusLine->staleDetail());
                 m_statusPane->setStale(stale, asOf);
                 m_alerts->setStale(stale, asOf);
             });
@@ -403,7 +406,7 @@ void MainWindow::onConnectionChanged(ConnectionState state, const QString &messa
         m_events->appendLocal(QStringLiteral("connection"), line);
     else if (state == ConnectionState::Failed)
         m_events->appendLocal(QStringLiteral("connection"), line, {}, true);
-    m_statusPane->setStaleReason(m_statusLine->staleReason());
+    m_statusPane->setStaleReason(m_statusLine->staleReason(), m_statusLine->staleDetail());
     m_pauses->setConnected(state == ConnectionState::Connected);
 }
 

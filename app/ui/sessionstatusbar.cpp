@@ -3,10 +3,29 @@
 #include "core/extensionnotes.h"
 
 #include <QLabel>
+#include <QRegularExpression>
 #include <QStatusBar>
 #include <QStringList>
 
 namespace leader::console {
+
+namespace {
+
+// A server's message on one line without what the banner says already: the target, restated by
+// the engine ("cannot connect to user@db1:5432/app: ") and by libpq ("connection to server at
+// "db1" (10.0.0.5), port 5432 failed: ", or "on socket …"), and libpq's generic hint ("Is the
+// server running on that host…?"). The tooltip keeps all of it.
+QString withoutRestatedTarget(const QString &message)
+{
+    static const QRegularExpression restated(
+            QStringLiteral(R"(cannot connect to \S+: )"
+                           R"(|connection to server (at "[^"]*"( \([^)]*\))?, port \d+)"
+                           R"(|on socket "[^"]*") failed: )"
+                           R"(|(; )?Is the server running [^?]*\?)"));
+    return QString(message).remove(restated).simplified();
+}
+
+} // namespace
 
 SessionStatusBar::SessionStatusBar(QStatusBar *bar)
     : QObject(bar)
@@ -42,6 +61,11 @@ QString SessionStatusBar::showConnection(ConnectionState state, const QString &m
                                          const QString &target)
 {
     m_state = state;
+    m_target = target;
+    if (state == ConnectionState::Connected)
+        m_connectProblem.clear();
+    else if (state == ConnectionState::Failed)
+        m_connectProblem = message;
     switch (state) {
     case ConnectionState::Connected:
         // The poller's message says more after a reconnect ("reconnected … after 4 s").
@@ -102,6 +126,12 @@ void SessionStatusBar::showSnapshot(const StatusSnapshot &snapshot)
         m_earlyTake->setText(tr("early take off: %1").arg(off.join(QStringLiteral(", "))));
 }
 
+void SessionStatusBar::showStale()
+{
+    m_latency->setText(tr("poll —"));
+    m_drift->setText(tr("db clock —"));
+}
+
 void SessionStatusBar::showFeatures(const schema::LeaseFeatures &features)
 {
     m_expiryOnly = extensionNeeded(features, ExtensionFeature::TakeoverAtDeath);
@@ -116,6 +146,26 @@ void SessionStatusBar::showPollProblem(const QString &message)
 }
 
 QString SessionStatusBar::staleReason() const
+{
+    QString cause;
+    QString next = tr("retrying"); // the poller reconnects and polls again by itself
+    if (m_state == ConnectionState::Disconnected) {
+        cause = tr("not connected");
+        next.clear();
+    } else if (m_state != ConnectionState::Connected) {
+        cause = m_connectProblem.isEmpty() ? tr("connecting")
+                                           : withoutRestatedTarget(m_connectProblem);
+    } else if (!m_lastProblem.isEmpty()) {
+        cause = tr("poll failed: %1").arg(withoutRestatedTarget(m_lastProblem));
+    } else {
+        cause = tr("no answer within two poll intervals");
+        next = tr("still waiting");
+    }
+    const QString line = m_target.isEmpty() ? cause : tr("%1: %2").arg(m_target, cause);
+    return next.isEmpty() ? line : tr("%1 — %2").arg(next, line);
+}
+
+QString SessionStatusBar::staleDetail() const
 {
     if (m_state != ConnectionState::Connected)
         return m_connection->text();

@@ -10,9 +10,9 @@ class QStatusBar;
 namespace leader::console {
 
 // The status bar's lasting part: what the connection is doing (or the demo's current step), whether
-// the early take is on, the last poll's round trip and the database clock's drift; and, from the
-// same facts, why the rows shown are not live. Transient messages stay the status bar's own
-// (showMessage).
+// the early take is on, the last poll's round trip and the database clock's drift (blank while the
+// rows are stale: they describe a poll that is no longer the last word); and, from the same facts,
+// why the rows shown are not live. Transient messages stay the status bar's own (showMessage).
 class SessionStatusBar final : public QObject
 {
     Q_OBJECT
@@ -31,8 +31,15 @@ public:
     // early take's place says a role is taken at its lease's expiry, and what the rest needs.
     void showFeatures(const schema::LeaseFeatures &features);
 
-    // One line for the status table's stale banner.
+    // The rows went stale: "poll —" and "db clock —" until the next showSnapshot().
+    void showStale();
+
+    // One line for the stale banner, what the console does next first and the target named once:
+    // "retrying — demo (…): cannot reach the server: Connection refused". The engine's and
+    // libpq's restatements of the host are left to staleDetail().
     QString staleReason() const;
+    // All of it, for the banner's tooltip: the connection line or the poll's error as received.
+    QString staleDetail() const;
 
 private:
     QStatusBar *m_bar;
@@ -43,7 +50,9 @@ private:
     QString m_earlyTakeTip;
     QString m_expiryOnly; // why a role is taken only at its expiry here; empty with 0179
     ConnectionState m_state = ConnectionState::Disconnected;
-    QString m_lastProblem; // since the last rows
+    QString m_target;
+    QString m_connectProblem; // the last failed connect's, until connected
+    QString m_lastProblem;    // since the last rows
 };
 
 } // namespace leader::console

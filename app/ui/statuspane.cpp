@@ -1,16 +1,13 @@
 #include "statuspane.h"
 
-#include "core/timerule.h"
-#include "models/plaintext.h"
 #include "models/statusmodel.h"
+#include "stalebanner.h"
 #include "tableview.h"
 
 #include <QHeaderView>
 #include <QItemSelection>
-#include <QLabel>
 #include <QSortFilterProxyModel>
 #include <QTableView>
-#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -21,10 +18,7 @@ namespace leader::console {
 StatusPane::StatusPane(StatusModel *model, const TimeRule *timeRule, QWidget *parent)
     : QWidget(parent)
     , m_model(model)
-    , m_timeRule(timeRule)
     , m_proxy(new QSortFilterProxyModel(this))
-    , m_banner(new QLabel)
-    , m_ticker(new QTimer(this))
 {
     m_proxy->setSourceModel(model);
     m_proxy->setSortRole(StatusModel::RawRole);
@@ -38,21 +32,11 @@ StatusPane::StatusPane(StatusModel *model, const TimeRule *timeRule, QWidget *pa
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &StatusPane::selectionChanged);
 
-    m_banner->setObjectName(QStringLiteral("staleBanner"));
-    m_banner->setTextFormat(Qt::PlainText); // it quotes the server's error
-    m_banner->setWordWrap(true);
-    m_banner->setForegroundRole(QPalette::BrightText);
-    m_banner->setBackgroundRole(QPalette::Dark);
-    m_banner->setAutoFillBackground(true);
-    m_banner->setContentsMargins(6, 3, 6, 3);
-    m_banner->hide();
-    m_ticker->setInterval(1000);
-    connect(m_ticker, &QTimer::timeout, this, &StatusPane::updateBanner);
+    m_banner = new StaleBanner(m_view, timeRule);
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
-    layout->addWidget(m_banner);
     layout->addWidget(m_view);
 }
 
@@ -80,36 +64,13 @@ void StatusPane::selectWhenShown(const QString &role)
 
 void StatusPane::setStale(bool stale, const QDateTime &asOf)
 {
-    m_stale = stale;
-    m_asOf = asOf;
     m_model->setStale(stale);
-    if (stale)
-        m_ticker->start();
-    else
-        m_ticker->stop();
-    updateBanner();
+    m_banner->setStale(stale, asOf);
 }
 
-void StatusPane::setStaleReason(const QString &why)
+void StatusPane::setStaleReason(const QString &why, const QString &detail)
 {
-    m_why = why;
-    updateBanner();
-}
-
-void StatusPane::updateBanner()
-{
-    if (!m_stale) {
-        m_banner->hide();
-        return;
-    }
-    const qint64 ago = m_asOf.isValid() ? m_asOf.secsTo(QDateTime::currentDateTimeUtc()) : 0;
-    const TimeZoneMode zone = m_timeRule ? m_timeRule->mode() : TimeZoneMode::Local;
-    m_banner->setText(tr("Not live — as of %1 (%2 s ago). %3")
-                              .arg(TimeRule::clock(m_asOf, zone))
-                              .arg(ago)
-                              .arg(m_why));
-    m_banner->setToolTip(plainToolTip(m_why));
-    m_banner->show();
+    m_banner->setReason(why, detail);
 }
 
 QStringList StatusPane::selectedRoles() const

@@ -5,19 +5,18 @@
 #include <QDateTime>
 #include <QWidget>
 
-class QLabel;
 class QSortFilterProxyModel;
 class QTableView;
-class QTimer;
 
 namespace leader::console {
 
+class StaleBanner;
 class StatusModel;
 class TimeRule;
 
-// The status table with, above it while the rows are not live, a banner saying since when and
-// why (ticking every second). Several rows may be selected (Ctrl, Shift); the selection survives
-// each poll's rows.
+// The status table with, over its header while the rows are not live, the stale banner saying for
+// how long and why (StaleBanner). Several rows may be selected (Ctrl, Shift); the selection
+// survives each poll's rows.
 class StatusPane final : public QWidget
 {
     Q_OBJECT
@@ -28,9 +27,10 @@ public:
     ~StatusPane() override;
 
     void setSnapshot(const StatusSnapshot &snapshot);
-    // asOf: when the rows shown were received; why: what is wrong, one line.
+    // asOf: when the rows shown were received; why: what is wrong, one line naming the target
+    // once; detail: all of it, for the banner's tooltip.
     void setStale(bool stale, const QDateTime &asOf);
-    void setStaleReason(const QString &why);
+    void setStaleReason(const QString &why, const QString &detail);
 
     QStringList selectedRoles() const;    // in the table's order
     bool selectRole(const QString &role); // false: no such row
@@ -38,23 +38,17 @@ public:
     // Selects role once rows arrive (--role); the first rows lacking it emit roleMissing instead.
     void selectWhenShown(const QString &role);
     QTableView *view() const { return m_view; }
+    StaleBanner *staleBanner() const { return m_banner; }
 
 Q_SIGNALS:
     void selectionChanged();
     void roleMissing(const QString &role);
 
 private:
-    void updateBanner();
-
     StatusModel *m_model;
-    const TimeRule *m_timeRule;
     QSortFilterProxyModel *m_proxy = nullptr;
     QTableView *m_view = nullptr;
-    QLabel *m_banner = nullptr;
-    QTimer *m_ticker = nullptr;
-    bool m_stale = false;
-    QDateTime m_asOf;
-    QString m_why;
+    StaleBanner *m_banner = nullptr;
     QString m_pendingRole;
 };
 

@@ -1,6 +1,7 @@
-// The status bar's connection line, early take, latency and drift, and the stale banner's reason
-// drawn from the same facts: the connection's own line while it is not up, else the last poll
-// error, else the poll's silence.
+// The status bar's connection line, early take, latency and drift (blank while stale), and the
+// stale banner's reason drawn from the same facts: the connection's problem while it is not up,
+// else the last poll error, else the poll's silence; the target named once (tst_stalebanner has
+// the banner's side).
 
 #include "ui/sessionstatusbar.h"
 
@@ -59,9 +60,9 @@ private Q_SLOTS:
         SessionStatusBar status(&bar);
         QCOMPARE(status.showConnection(state, message, Target), line);
         QCOMPARE(label(bar, "connectionLabel"), line);
-        // Not connected: the banner says what the status bar says.
+        // Not connected: the banner's tooltip says what the status bar says.
         if (state != ConnectionState::Connected)
-            QCOMPARE(status.staleReason(), line);
+            QCOMPARE(status.staleDetail(), line);
     }
 
     void staleReasonWhileConnected()
@@ -70,15 +71,23 @@ private Q_SLOTS:
         SessionStatusBar status(&bar);
         status.showConnection(ConnectionState::Connected, {}, Target);
         QCOMPARE(status.staleReason(),
+                 "still waiting — " + Target + ": no answer within two poll intervals");
+        QCOMPARE(status.staleDetail(),
                  QStringLiteral("No answer from the database within two poll intervals."));
         status.showPollProblem(QStringLiteral("permission denied for view leader_status"));
         QCOMPARE(status.staleReason(),
+                 "retrying — " + Target
+                         + ": poll failed: permission denied for view leader_status");
+        QCOMPARE(status.staleDetail(),
                  QStringLiteral("Poll failed: permission denied for view leader_status"));
-        QCOMPARE(bar.currentMessage(), status.staleReason());
+        QCOMPARE(bar.currentMessage(), status.staleDetail());
         // Rows again: the problem is over.
         status.showSnapshot(StatusSnapshot{});
-        QCOMPARE(status.staleReason(),
+        QCOMPARE(status.staleDetail(),
                  QStringLiteral("No answer from the database within two poll intervals."));
+        // Not connected and not trying: nothing is retried.
+        status.showConnection(ConnectionState::Disconnected, {}, Target);
+        QCOMPARE(status.staleReason(), Target + ": not connected");
         // A step (the demo's progress, the shutdown) replaces the connection line.
         status.showStep(QStringLiteral("Stopping the demo"));
         QCOMPARE(label(bar, "connectionLabel"), QStringLiteral("Stopping the demo"));
@@ -112,6 +121,37 @@ private Q_SLOTS:
         status.showSnapshot(snapshot);
         QCOMPARE(label(bar, "latencyLabel"), latency);
         QCOMPARE(label(bar, "driftLabel"), drift);
+    }
+
+    // While the rows are stale the figures describe a poll that is no longer the last word: blank
+    // until fresh rows bring new ones. Mutation seen failing: showStale() leaving the labels.
+    void figuresBlankWhileStale()
+    {
+        QStatusBar bar;
+        SessionStatusBar status(&bar);
+        status.showConnection(ConnectionState::Connected, {}, Target);
+        StatusSnapshot snapshot;
+        snapshot.roundTripMs = 1.2;
+        snapshot.clockDriftMs = 0;
+        status.showSnapshot(snapshot);
+        QCOMPARE(label(bar, "latencyLabel"), QStringLiteral("poll 1.2 ms"));
+        QCOMPARE(label(bar, "driftLabel"), QStringLiteral("db clock +0 ms"));
+
+        status.showStale();
+        QCOMPARE(label(bar, "latencyLabel"), QStringLiteral("poll —"));
+        QCOMPARE(label(bar, "driftLabel"), QStringLiteral("db clock —"));
+        // Reconnecting brings no figures: only rows do.
+        status.showConnection(ConnectionState::Failed, QStringLiteral("cannot reach the server"),
+                              Target);
+        status.showConnection(ConnectionState::Connected, {}, Target);
+        QCOMPARE(label(bar, "latencyLabel"), QStringLiteral("poll —"));
+        QCOMPARE(label(bar, "driftLabel"), QStringLiteral("db clock —"));
+
+        snapshot.roundTripMs = 3.4;
+        snapshot.clockDriftMs = -7;
+        status.showSnapshot(snapshot);
+        QCOMPARE(label(bar, "latencyLabel"), QStringLiteral("poll 3.4 ms"));
+        QCOMPARE(label(bar, "driftLabel"), QStringLiteral("db clock -7 ms"));
     }
 
     void earlyTake_data()
