@@ -377,7 +377,8 @@ void MainWindow::onSnapshot(const StatusSnapshot &snapshot)
     const QList<HolderChange> changes = m_holderChanges.append(snapshot);
     if (m_haveSnapshot) {
         for (const EventLogEntry &entry :
-             changesBetween(m_lastSnapshot, snapshot, &m_thresholds->thresholds(), changes))
+             changesBetween(m_lastSnapshot, snapshot, &m_thresholds->thresholds(), changes,
+                            &m_statusModel->ageOrigins()))
             m_events->append(entry);
     }
     // The demo measures its own takeovers from the faults it injects, with the fault named.
