@@ -19,7 +19,9 @@ struct RegistryEntry
     QDateTime startedAt;
     QDateTime lastSeen;
     double lastSeenAgeSeconds = 0;
-    bool alive = false; // seen within 35 s, as leader_replicas_status decides
+    bool alive = false; // seen within 35 s, as leader_replicas_status decides, and no marker ended
+    // The database ended its marker session (monitor::ReplicaRow::markerEnded): its process died.
+    bool markerEnded = false;
 };
 
 // One read of the registry, every few polls.
