@@ -58,6 +58,10 @@ void ConsoleSession::startPoller()
     connect(poller, &StatusPoller::snapshot, this, &ConsoleSession::onSnapshot);
     connect(poller, &StatusPoller::connectionChanged, this, &ConsoleSession::onConnectionChanged);
     connect(poller, &StatusPoller::privilegesChanged, this, &ConsoleSession::privilegesChanged);
+    connect(poller, &StatusPoller::identified, this, [this](const DatabaseIdentity &identity) {
+        if (m_phase == Phase::Running)
+            Q_EMIT databaseIdentified(identity);
+    });
     connect(poller, &StatusPoller::actionFinished, this, &ConsoleSession::actionFinished);
     connect(poller, &StatusPoller::pollFailed, this, &ConsoleSession::onPollFailed);
     connect(poller, &StatusPoller::retryScheduled, this, [this](int milliseconds) {

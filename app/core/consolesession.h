@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/connectionprofile.h"
+#include "core/databaseidentity.h"
 #include "core/demotypes.h"
 #include "core/pauselog.h"
 #include "core/registrytypes.h"
@@ -85,6 +86,9 @@ Q_SIGNALS:
     // After a Failed: the poller tries again by itself in milliseconds; refresh() tries at once.
     void retryScheduled(int milliseconds);
     void privilegesChanged(const leader::console::Privileges &privileges);
+    // After each connect, before its Connected (StatusPoller::identified): the chart's history
+    // is kept under this, not under how the database was opened.
+    void databaseIdentified(const leader::console::DatabaseIdentity &identity);
     void actionFinished(const leader::console::ActionResult &result);
     void pauseLogRead(const leader::console::PauseLogResult &result);
     // The replica registry, read every few polls (StatusPoller::RegistryEveryMs) and on refresh.

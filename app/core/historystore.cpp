@@ -41,13 +41,34 @@ const char *const Schema[] = {
 
 // A min/max bucket as TickHistory::addToBuckets keeps it: the lower minimum, the latest of equal
 // maxima. SQLite evaluates every SET expression on the old row.
-const char *const UpsertBucket
-        = "INSERT INTO buckets (tier, role, start_ms, min, min_off, max, max_off)"
-          " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tier, role, start_ms) DO UPDATE SET"
+const char *const BucketConflict
+        = " ON CONFLICT (tier, role, start_ms) DO UPDATE SET"
           " min_off = CASE WHEN excluded.min < min THEN excluded.min_off ELSE min_off END,"
           " min = CASE WHEN excluded.min < min THEN excluded.min ELSE min END,"
           " max_off = CASE WHEN excluded.max >= max THEN excluded.max_off ELSE max_off END,"
           " max = CASE WHEN excluded.max >= max THEN excluded.max ELSE max END";
+const char *const UpsertBucket = "INSERT INTO buckets (tier, role, start_ms, min, min_off, max,"
+                                 " max_off) VALUES (?, ?, ?, ?, ?, ?, ?)";
+
+// A former file's rows into the open one, in one transaction, so that a history kept under two
+// keys reads as one: roles after the open file's, samples already there kept, buckets joined as
+// the writer joins them ("WHERE true" lets SQLite parse an upsert after a SELECT), and markers
+// not already there (a merge cut short before the former file was deleted is merged again).
+const char *const MergeFormer[] = {
+        "INSERT OR IGNORE INTO main.roles (name, ordinal)"
+        " SELECT name, ordinal + (SELECT count(*) FROM main.roles) FROM former.roles",
+        "INSERT OR IGNORE INTO main.raw (role, time_ms, age)"
+        " SELECT role, time_ms, age FROM former.raw",
+        "INSERT INTO main.buckets (tier, role, start_ms, min, min_off, max, max_off)"
+        " SELECT tier, role, start_ms, min, min_off, max, max_off FROM former.buckets WHERE true",
+        "INSERT INTO main.markers (time_ms, kind, role, age, holder, token, previous, gap,"
+        " paused_by, reason) SELECT time_ms, kind, role, age, holder, token, previous, gap,"
+        " paused_by, reason FROM former.markers AS f WHERE NOT EXISTS (SELECT 1 FROM main.markers"
+        " AS m WHERE m.time_ms = f.time_ms AND m.kind = f.kind AND m.role = f.role)",
+};
+constexpr int MergeBuckets = 2; // MergeFormer's statement that needs BucketConflict
+
+const QStringList SqliteSuffixes{QString(), QStringLiteral("-wal"), QStringLiteral("-shm")};
 
 qint64 bucketStart(qint64 timeMs, qint64 bucketMs)
 {
@@ -65,9 +86,11 @@ QVariant textOrNull(const QString &text)
 class HistoryWriter final : public QObject
 {
 public:
-    HistoryWriter(HistoryStore *store, const QString &filePath, qint64 retentionMs, qint64 maxBytes)
+    HistoryWriter(HistoryStore *store, const QString &filePath, const QString &formerPath,
+                  qint64 retentionMs, qint64 maxBytes)
         : m_store(store)
         , m_filePath(filePath)
+        , m_formerPath(formerPath)
         , m_connectionName(QStringLiteral("leader-history-%1").arg(++s_connections))
         , m_retentionMs(retentionMs)
         , m_maxBytes(maxBytes)
@@ -86,6 +109,8 @@ public:
 private:
     QSqlDatabase database() const { return QSqlDatabase::database(m_connectionName, false); }
     bool openFile(QString *error);
+    bool takeOverFormer();
+    void mergeFormer();
     bool exec(const QString &sql, QString *error);
     bool run(const QString &sql, const QVariantList &values = {}, qint64 *firstValue = nullptr);
     bool load(TickHistory::Saved *saved, QString *error);
@@ -100,6 +125,7 @@ private:
 
     HistoryStore *m_store; // only to post results to the GUI thread
     QString m_filePath;
+    QString m_formerPath; // empty, or the file an earlier console kept this database's history in
     QString m_connectionName;
     qint64 m_retentionMs;
     qint64 m_maxBytes;
@@ -220,8 +246,9 @@ bool HistoryWriter::load(TickHistory::Saved *saved, QString *error)
                          query.value(6).toInt(), float(query.value(3).toDouble()),
                          float(query.value(5).toDouble())});
     }
-    query.prepare(QStringLiteral("SELECT time_ms, kind, role, age, holder, token, previous, gap,"
-                                 " paused_by, reason FROM markers WHERE time_ms >= ? ORDER BY id"));
+    query.prepare(QStringLiteral(
+            "SELECT time_ms, kind, role, age, holder, token, previous, gap,"
+            " paused_by, reason FROM markers WHERE time_ms >= ? ORDER BY time_ms, id"));
     query.addBindValue(latest - TickHistory::RetentionMs);
     if (!query.exec())
         return fail();
@@ -259,9 +286,13 @@ void HistoryWriter::open()
                      .arg(QDir::toNativeSeparators(directory)));
         return;
     }
+    const bool merge = takeOverFormer();
     TickHistory::Saved saved;
     QString error;
-    if (!openFile(&error) || !load(&saved, &error)) {
+    const bool opened = openFile(&error);
+    if (opened && merge)
+        mergeFormer();
+    if (!opened || !load(&saved, &error)) {
         close();
         saved = {};
         m_latestMs.reset();
@@ -298,6 +329,71 @@ void HistoryWriter::open()
     trim();
 }
 
+// The former file becomes this one when there is none yet (with its WAL, which holds what its
+// last session wrote); true when both exist and the former is to be merged once this one is open.
+bool HistoryWriter::takeOverFormer()
+{
+    if (m_formerPath.isEmpty() || m_formerPath == m_filePath || !QFileInfo::exists(m_formerPath))
+        return false;
+    if (QFileInfo::exists(m_filePath))
+        return true;
+    for (const QString &suffix : SqliteSuffixes) {
+        if (QFileInfo::exists(m_formerPath + suffix)
+            && !QFile::rename(m_formerPath + suffix, m_filePath + suffix)) {
+            report(QStringLiteral("History kept in %1 could not be moved to %2; it is not shown."
+                                  " Check the directory's permissions.")
+                           .arg(QDir::toNativeSeparators(m_formerPath),
+                                QDir::toNativeSeparators(m_filePath)));
+            return false;
+        }
+    }
+    return false;
+}
+
+void HistoryWriter::mergeFormer()
+{
+    QSqlDatabase db = database();
+    QString error;
+    {
+        QSqlQuery attach(db);
+        attach.prepare(QStringLiteral("ATTACH DATABASE ? AS former"));
+        attach.addBindValue(m_formerPath);
+        if (!attach.exec())
+            error = attach.lastError().text();
+    }
+    if (error.isEmpty()) {
+        qint64 version = 0;
+        if (!run(QStringLiteral("PRAGMA former.user_version"), {}, &version)
+            || version != FormatVersion) {
+            error = QStringLiteral("unknown format version %1").arg(version);
+        } else if (!db.transaction()) {
+            error = db.lastError().text();
+        } else {
+            for (int i = 0; i < int(std::size(MergeFormer)) && error.isEmpty(); ++i) {
+                QString sql = QLatin1String(MergeFormer[i]);
+                if (i == MergeBuckets)
+                    sql += QLatin1String(BucketConflict);
+                exec(sql, &error);
+            }
+            if (error.isEmpty() && !db.commit())
+                error = db.lastError().text();
+            if (!error.isEmpty())
+                db.rollback();
+        }
+        QString detachError;
+        exec(QStringLiteral("DETACH DATABASE former"), &detachError);
+    }
+    if (!error.isEmpty()) {
+        report(QStringLiteral("History kept in %1 could not be added to %2 (%3); it is not shown."
+                              " Delete it if it is not needed.")
+                       .arg(QDir::toNativeSeparators(m_formerPath),
+                            QDir::toNativeSeparators(m_filePath), error));
+        return;
+    }
+    for (const QString &suffix : SqliteSuffixes)
+        QFile::remove(m_formerPath + suffix);
+}
+
 void HistoryWriter::write(const std::vector<HistoryStore::Row> &rows)
 {
     if (!m_open)
@@ -323,7 +419,7 @@ void HistoryWriter::write(const std::vector<HistoryStore::Row> &rows)
                                     " VALUES (?, (SELECT count(*) FROM roles))"));
         raw.prepare(
                 QStringLiteral("INSERT OR REPLACE INTO raw (role, time_ms, age) VALUES (?, ?, ?)"));
-        bucket.prepare(QLatin1String(UpsertBucket));
+        bucket.prepare(QLatin1String(UpsertBucket) + QLatin1String(BucketConflict));
         marker.prepare(QStringLiteral(
                 "INSERT INTO markers (time_ms, kind, role, age, holder, token, previous, gap,"
                 " paused_by, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
@@ -558,11 +654,14 @@ void HistorySettings::save() const
     settings.setValue(QStringLiteral("history/maxMegabytes"), maxMegabytes);
 }
 
-HistoryStore::HistoryStore(const QString &key, qint64 retentionMs, qint64 maxBytes, QObject *parent)
+HistoryStore::HistoryStore(const HistoryKey &key, qint64 retentionMs, qint64 maxBytes,
+                           QObject *parent)
     : QObject(parent)
-    , m_filePath(directory() + QLatin1Char('/') + key + QStringLiteral(".sqlite"))
+    , m_filePath(filePathOf(key.key))
 {
-    m_writer = new HistoryWriter(this, m_filePath, retentionMs, maxBytes);
+    m_writer = new HistoryWriter(this, m_filePath,
+                                 key.formerKey.isEmpty() ? QString() : filePathOf(key.formerKey),
+                                 retentionMs, maxBytes);
     m_writer->moveToThread(&m_thread);
     connect(&m_thread, &QThread::finished, m_writer, &QObject::deleteLater);
     m_thread.setObjectName(QStringLiteral("history-writer"));
@@ -574,7 +673,7 @@ HistoryStore::HistoryStore(const QString &key, qint64 retentionMs, qint64 maxByt
     m_batchTimer.start();
 }
 
-HistoryStore::HistoryStore(const QString &key, const HistorySettings &settings, QObject *parent)
+HistoryStore::HistoryStore(const HistoryKey &key, const HistorySettings &settings, QObject *parent)
     : HistoryStore(key, settings.retentionMs(), settings.maxBytes(), parent)
 {}
 
@@ -591,13 +690,41 @@ HistoryStore::~HistoryStore()
 
 QString HistoryStore::keyFor(const ConnectionProfile &profile)
 {
-    const QString target = profile.user + QLatin1Char('@') + profile.host + QLatin1Char('-')
-                           + profile.portList() + QLatin1Char('-') + profile.database;
+    return readableKey(profile.user + QLatin1Char('@') + profile.host + QLatin1Char('-')
+                       + profile.portList() + QLatin1Char('-') + profile.database);
+}
+
+QString HistoryStore::keyFor(const DatabaseIdentity &identity)
+{
+    if (!identity.isValid())
+        return {};
+    const QString server = identity.systemIdentifier.isEmpty()
+                                   ? QStringLiteral("at-") + identity.serverAddress
+                                   : QStringLiteral("system-") + identity.systemIdentifier;
+    return readableKey(identity.database + QLatin1Char('-') + server);
+}
+
+HistoryKey HistoryStore::keyFor(const DatabaseIdentity &identity, const ConnectionProfile &openedAs)
+{
+    if (!identity.isValid())
+        return keyFor(openedAs);
+    HistoryKey key(keyFor(identity));
+    key.formerKey = keyFor(openedAs);
+    return key;
+}
+
+QString HistoryStore::readableKey(const QString &target)
+{
     static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9@._-]+"));
     QString readable = target;
     readable.replace(unsafe, QStringLiteral("_"));
     const QByteArray hash = QCryptographicHash::hash(target.toUtf8(), QCryptographicHash::Sha256);
     return readable.left(80) + QLatin1Char('-') + QString::fromLatin1(hash.toHex().left(8));
+}
+
+QString HistoryStore::filePathOf(const QString &key)
+{
+    return directory() + QLatin1Char('/') + key + QStringLiteral(".sqlite");
 }
 
 QString HistoryStore::directory()

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/databaseidentity.h"
 #include "core/statustypes.h"
 #include "models/tickhistory.h"
 
@@ -37,6 +38,22 @@ struct HistorySettings
     friend bool operator==(const HistorySettings &, const HistorySettings &) = default;
 };
 
+// Where a database's history is kept (HistoryStore::keyFor): the file's key and, when the
+// history was once kept under another one (how the database was opened, before it was kept under
+// its identity), that key: its file becomes this one, or is merged into it, when the store opens.
+struct HistoryKey
+{
+    HistoryKey() = default;
+    HistoryKey(const QString &key) // NOLINT(google-explicit-constructor): nothing to take over
+        : key(key)
+    {}
+
+    QString key;
+    QString formerKey;
+
+    friend bool operator==(const HistoryKey &, const HistoryKey &) = default;
+};
+
 // One database's status samples on disk, so that a console started again shows the last 24 h at
 // once: a SQLite file (QSQLITE) in AppDataLocation/history/<key>.sqlite with the tiers TickHistory
 // keeps in memory (raw 1 s samples for 15 min, 10 s min/max buckets for 2 h, 2 min min/max buckets
@@ -56,12 +73,12 @@ public:
     static constexpr int BatchSamples = 500;
     static constexpr int TrimEveryBatches = 60;
 
-    // key names the database (keyFor()); the file is directory() + "/" + key + ".sqlite".
-    // retentionMs and maxBytes bound the file; see HistorySettings.
-    HistoryStore(const QString &key, qint64 retentionMs, qint64 maxBytes,
+    // key names the database (keyFor()); the file is directory() + "/" + key.key + ".sqlite",
+    // taking over key.formerKey's. retentionMs and maxBytes bound the file; see HistorySettings.
+    HistoryStore(const HistoryKey &key, qint64 retentionMs, qint64 maxBytes,
                  QObject *parent = nullptr);
     // A store with settings' bounds.
-    HistoryStore(const QString &key, const HistorySettings &settings, QObject *parent = nullptr);
+    HistoryStore(const HistoryKey &key, const HistorySettings &settings, QObject *parent = nullptr);
     // Writes what is queued and closes the file; waits for the writer (a local file: bounded by
     // one batch and one trim).
     ~HistoryStore() override;
@@ -70,6 +87,13 @@ public:
     // name, sanitised and shortened, and a short hash of them so two targets that sanitise alike
     // do not share a file.
     static QString keyFor(const ConnectionProfile &profile);
+    // The same for a database's identity (its name and server), whichever way it was opened;
+    // empty for an invalid identity.
+    static QString keyFor(const DatabaseIdentity &identity);
+    // The key a window keeps a connected database's history under: its identity's, taking over
+    // what consoles before it kept under openedAs (keyFor(profile)); openedAs's alone when the
+    // identity could not be read.
+    static HistoryKey keyFor(const DatabaseIdentity &identity, const ConnectionProfile &openedAs);
     static QString directory(); // AppDataLocation/history
     QString filePath() const { return m_filePath; }
     bool isKeeping() const { return m_keeping; } // false after the writer gave up
@@ -106,6 +130,8 @@ private:
         TickHistory::Marker marker; // Kind::Marker
     };
 
+    static QString readableKey(const QString &target);
+    static QString filePathOf(const QString &key);
     void sendBatch();
     void loaded(const TickHistory::Saved &saved);
     void writerStopped(const QString &message);

@@ -1,5 +1,6 @@
 #include "statuspoller.h"
 
+#include "monitor/databaseidentity.h"
 #include "monitor/statusreader.h"
 
 #include <QDateTime>
@@ -87,6 +88,7 @@ StatusPoller::StatusPoller(QObject *parent)
     qRegisterMetaType<PauseLogResult>();
     qRegisterMetaType<ActionResult>();
     qRegisterMetaType<RegistrySnapshot>();
+    qRegisterMetaType<DatabaseIdentity>();
     m_retryTimer->setSingleShot(true);
     connect(m_pollTimer, &QTimer::timeout, this, &StatusPoller::poll);
     connect(m_retryTimer, &QTimer::timeout, this, &StatusPoller::connectNow);
@@ -260,6 +262,7 @@ void StatusPoller::connectNow()
     m_privileges = Privileges{access.canPause, access.canUnpause, qtext(access.readOnlyReason),
                               qtext(access.schemaWarning), access.features};
     emit privilegesChanged(m_privileges);
+    emit identified(readIdentity());
 
     m_connected = true;
     m_sessionKey = m_reader->sessionKey();
@@ -275,6 +278,22 @@ void StatusPoller::connectNow()
     m_everConnected = true;
     updateTimer();
     poll();
+}
+
+DatabaseIdentity StatusPoller::readIdentity()
+{
+    const monitor::Outcome<monitor::DatabaseIdentity> outcome = monitor::readDatabaseIdentity(
+            m_target->conninfo().toStdString(), m_abandon.get_token(),
+            std::chrono::milliseconds(StatementTimeoutMs));
+    if (const auto *failure = std::get_if<monitor::Failure>(&outcome)) {
+        qWarning("leader-console: which database this is could not be read (%s); its history is "
+                 "kept under the address it was opened with",
+                 failure->message.c_str());
+        return {};
+    }
+    const monitor::DatabaseIdentity &identity = std::get<monitor::DatabaseIdentity>(outcome);
+    return {qtext(identity.systemIdentifier), qtext(identity.serverAddress),
+            qtext(identity.database)};
 }
 
 QString StatusPoller::connectedMessage(const QString &verb, double downSeconds) const

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/connectionprofile.h"
+#include "core/databaseidentity.h"
 #include "core/pauselog.h"
 #include "core/registrytypes.h"
 #include "core/statustypes.h"
@@ -70,6 +71,9 @@ Q_SIGNALS:
     void snapshot(const leader::console::StatusSnapshot &snapshot);
     void connectionChanged(leader::console::ConnectionState state, const QString &message);
     void privilegesChanged(const leader::console::Privileges &privileges);
+    // After each connect, before its Connected: which database it reached, read over a short
+    // session of its own (invalid when that failed; the connection stands all the same).
+    void identified(const leader::console::DatabaseIdentity &identity);
     void actionFinished(const leader::console::ActionResult &result);
     void pollFailed(const QString &message);
     // After a failed connect: the next attempt starts in milliseconds (none while suspended).
@@ -79,6 +83,7 @@ Q_SIGNALS:
 
 private:
     void connectNow();
+    DatabaseIdentity readIdentity();
     QString connectedMessage(const QString &verb, double downSeconds) const;
     void scheduleRetry(const QString &reason);
     void poll();

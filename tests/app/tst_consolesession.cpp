@@ -2,7 +2,8 @@
 // transaction mode: the exit is bounded when the database hangs (a connect to a server that
 // accepts and never answers, a poll on a link that went silent); rows go stale within two poll
 // intervals when the link goes silent and live again when it returns; a revoked SELECT is an
-// error the operator sees at once (not a live-looking table), reported once with a count.
+// error the operator sees at once (not a live-looking table), reported once with a count. Each
+// connect says which database it reached, the same however it was spelled.
 
 #include "core/connectionprofile.h"
 #include "core/consolesession.h"
@@ -31,6 +32,7 @@ using leader::console::ActionResult;
 using leader::console::ConnectionProfile;
 using leader::console::ConnectionState;
 using leader::console::ConsoleSession;
+using leader::console::DatabaseIdentity;
 using leader::console::StatusSnapshot;
 using leader::test::Login;
 using leader::test::profileFor;
@@ -89,6 +91,41 @@ private Q_SLOTS:
         m_db->migrateLease();
     }
     void cleanupTestCase() { m_db.reset(); }
+
+    // The poller says which database it reached at each connect, as an unprivileged login may
+    // ask: the same for a URL to 127.0.0.1, for localhost and through PgBouncer, another for
+    // another database on the server. Checked to fail with the identity read from the URL
+    // (database and host as opened) instead of the server.
+    void identifiesTheDatabaseWhicheverWayOpened()
+    {
+        TestDatabase other("consolesession_other");
+        other.migrateLease();
+        const ConnectionProfile direct = profileFor(m_db->directUrl(Login::Monitor));
+        ConnectionProfile localhost = direct;
+        localhost.host = QStringLiteral("localhost");
+        ConnectionProfile bouncer = direct;
+        bouncer.port = qEnvironmentVariableIntValue("LEADER_TEST_BOUNCER_PORT");
+        const ConnectionProfile otherDatabase = profileFor(other.directUrl(Login::Monitor));
+
+        ConsoleSession session;
+        QSignalSpy identified(&session, &ConsoleSession::databaseIdentified);
+        QList<DatabaseIdentity> identities;
+        for (const ConnectionProfile &profile : {direct, localhost, bouncer, otherDatabase}) {
+            identified.clear();
+            session.connectTo(profile);
+            QVERIFY2(identified.wait(Timeout), qPrintable(profile.describe()));
+            identities.append(identified.first().first().value<DatabaseIdentity>());
+            QVERIFY2(identities.last().isValid(), qPrintable(profile.describe()));
+        }
+        QVERIFY(!identities.first().systemIdentifier.isEmpty());
+        QCOMPARE(identities.first().database, QString::fromStdString(m_db->name()));
+        QCOMPARE(identities.at(1), identities.first());
+        QCOMPARE(identities.at(2), identities.first());
+        QCOMPARE(identities.at(3).systemIdentifier, identities.first().systemIdentifier);
+        QCOMPARE(identities.at(3).database, QString::fromStdString(other.name()));
+        QVERIFY(identities.at(3) != identities.first());
+        session.shutdown();
+    }
 
     void exitIsBoundedWhenTheDatabaseHangs_data()
     {
