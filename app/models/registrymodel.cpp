@@ -2,6 +2,9 @@
 
 #include "models/plaintext.h"
 
+#include <QGuiApplication>
+#include <QPalette>
+
 #include <algorithm>
 #include <tuple>
 #include <utility>
@@ -90,6 +93,11 @@ QVariant RegistryModel::data(const QModelIndex &index, int role) const
         if (index.column() == State)
             return int(row.standing);
         break;
+    case Qt::ForegroundRole:
+        // Greyed as the palette greys what is not there; the State column says "gone" in words.
+        if (row.standing == Standing::Gone)
+            return QGuiApplication::palette().color(QPalette::Disabled, QPalette::Text);
+        break;
     case Qt::TextAlignmentRole:
         if (index.column() == Pid || index.column() == Up || index.column() == LastSeen)
             return QVariant(Qt::AlignRight | Qt::AlignVCenter);
@@ -103,8 +111,11 @@ QVariant RegistryModel::data(const QModelIndex &index, int role) const
                 return tr("Alive and runs %1: it can take over when the holder goes away")
                         .arg(row.role);
             case Standing::Gone:
-                return tr("Not seen for 35 s (database clock): killed, frozen or cut off, "
-                          "without a clean stop");
+                return row.markerEnded
+                               ? tr("The database ended its marker session: its process died. "
+                                    "It cannot take over")
+                               : tr("Not seen for 35 s (database clock): killed, frozen or cut "
+                                    "off, without a clean stop");
             }
         }
         if (index.column() == Up && row.startedAt.isValid())
@@ -173,30 +184,43 @@ void RegistryModel::clear()
     m_holders.clear();
     m_rows.clear();
     endResetModel();
+    if (m_counts != Counts{}) {
+        m_counts = {};
+        Q_EMIT countsChanged();
+    }
 }
 
 void RegistryModel::rebuild()
 {
     QList<Row> next;
+    Counts counts;
     for (const RegistryEntry &replica : std::as_const(m_replicas)) {
+        bool living = replica.alive;
         for (const QString &role : replica.roles) {
             // A lease is proof of life on its own: a holder the view calls gone (its beats cut
-            // off, its ticks not) still holds the role.
+            // off, its ticks not) still holds the role. Not when its marker session ended: its
+            // process died, and its lease only waits to be taken.
             const Standing standing
-                    = m_holders.value(role) == replica.holderId
+                    = m_holders.value(role) == replica.holderId && !replica.markerEnded
                               ? Standing::Holding
                               : (replica.alive ? Standing::Eligible : Standing::Gone);
+            living = living || standing != Standing::Gone;
             const double up = replica.startedAt.isValid() && replica.lastSeen.isValid()
                                       ? replica.startedAt.msecsTo(replica.lastSeen) / 1000.0
                                                 + replica.lastSeenAgeSeconds
                                       : 0;
             next.append({role, replica.holderId, replica.host, replica.pid, replica.version,
-                         standing, replica.lastSeenAgeSeconds, replica.startedAt, up});
+                         standing, replica.markerEnded, replica.lastSeenAgeSeconds,
+                         replica.startedAt, up});
         }
+        ++(living ? counts.alive : counts.gone);
     }
+    // The living first: who can take over is what an operator looks for.
     std::ranges::sort(next, [](const Row &a, const Row &b) {
-        return std::tie(a.role, a.standing, a.host, a.holderId)
-               < std::tie(b.role, b.standing, b.host, b.holderId);
+        const bool aGone = a.standing == Standing::Gone;
+        const bool bGone = b.standing == Standing::Gone;
+        return std::tie(aGone, a.role, a.standing, a.host, a.holderId)
+               < std::tie(bGone, b.role, b.standing, b.host, b.holderId);
     });
 
     const auto sameKey = [](const Row &a, const Row &b) {
@@ -229,13 +253,18 @@ void RegistryModel::rebuild()
         }
         updateRow(row, next.at(row));
     }
+    if (counts != m_counts) {
+        m_counts = counts;
+        Q_EMIT countsChanged();
+    }
 }
 
 void RegistryModel::updateRow(int row, const Row &next)
 {
     Row &current = m_rows[row];
+    const bool greyed = (current.standing == Standing::Gone) != (next.standing == Standing::Gone);
     QList<std::pair<int, QList<int>>> cells; // column, roles
-    if (current.standing != next.standing)
+    if (current.standing != next.standing || current.markerEnded != next.markerEnded)
         cells.emplace_back(State, QList<int>{Qt::DisplayRole, Qt::ToolTipRole, StandingRole});
     if (current.host != next.host)
         cells.emplace_back(Host, QList<int>{Qt::DisplayRole});
@@ -249,6 +278,8 @@ void RegistryModel::updateRow(int row, const Row &next)
     if (qRound(current.lastSeenAgeSeconds) != qRound(next.lastSeenAgeSeconds))
         cells.emplace_back(LastSeen, QList<int>{Qt::DisplayRole});
     current = next;
+    if (greyed)
+        Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1), {Qt::ForegroundRole});
     for (const auto &[column, roles] : std::as_const(cells))
         Q_EMIT dataChanged(index(row, column), index(row, column), roles);
 }

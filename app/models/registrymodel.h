@@ -9,10 +9,10 @@
 
 namespace leader::console {
 
-// Who could take over, per role: one row for each registered replica and each role it runs,
-// ordered by role, then holding, eligible, gone. Whether a replica holds a role comes from the
-// latest leader_status rows, so the two reads (the registry every few seconds, the status every
-// poll) each update the rows they decide.
+// Who could take over, per role: one row for each registered replica and each role it runs, the
+// living first (by role, holding before eligible), then the gone ones, greyed, by role. Whether a
+// replica holds a role comes from the latest leader_status rows, so the two reads (the registry
+// every few seconds, the status every poll) each update the rows they decide.
 class RegistryModel final : public QAbstractTableModel
 {
     Q_OBJECT
@@ -23,7 +23,16 @@ public:
     enum class Standing {
         Holding,  // its holder id is the role's holder in the latest leader_status rows
         Eligible, // alive, runs the role, does not hold it
-        Gone,     // not seen for 35 s (the view's word); it holds nothing, or it would be holding
+        // Its marker session ended (its process died), or not seen for 35 s (the view's word)
+        // and holding nothing: a lease outlives the beats of a holder cut off from them.
+        Gone,
+    };
+    // Replicas, not rows: a replica is gone when every row of it is.
+    struct Counts
+    {
+        int alive = 0;
+        int gone = 0;
+        friend bool operator==(const Counts &, const Counts &) = default;
     };
     // Standing as an int, on the State column.
     static constexpr int StandingRole = Qt::UserRole + 1;
@@ -47,6 +56,11 @@ public:
     void setStatus(const StatusSnapshot &snapshot);
     void clear(); // another database: neither its replicas nor its holders are this one's
 
+    Counts counts() const { return m_counts; }
+
+Q_SIGNALS:
+    void countsChanged();
+
 private:
     struct Row
     {
@@ -56,6 +70,7 @@ private:
         int pid = 0;
         QString version;
         Standing standing = Standing::Gone;
+        bool markerEnded = false;
         double lastSeenAgeSeconds = 0;
         QDateTime startedAt;
         double upSeconds = 0; // started to the database's now, on its clock
@@ -68,6 +83,7 @@ private:
     QList<RegistryEntry> m_replicas;
     QHash<QString, QString> m_holders; // role → holder id, for the roles held now
     QList<Row> m_rows;
+    Counts m_counts;
 };
 
 } // namespace leader::console

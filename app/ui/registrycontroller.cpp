@@ -24,6 +24,8 @@ RegistryController::RegistryController(ConsoleSession *session, ConnectionContro
     , m_model(new RegistryModel(this))
 {
     m_model->setObjectName(QStringLiteral("registryModel"));
+    // A holder's standing moves with the polls between two reads of the registry.
+    connect(m_model, &RegistryModel::countsChanged, this, &RegistryController::showCounts);
     connect(session, &ConsoleSession::registryChanged, this, &RegistryController::setRegistry);
     connect(session, &ConsoleSession::snapshot, m_model, &RegistryModel::setStatus);
     // Leaving the demo announces itself only when the demo was running; a demo that failed to
@@ -31,8 +33,10 @@ RegistryController::RegistryController(ConsoleSession *session, ConnectionContro
     connect(connection, &ConnectionController::demoLeft, this, &RegistryController::attach);
     connect(connection, &ConnectionController::connecting, this,
             [this, connection](bool anotherDatabase) {
-                if (anotherDatabase)
+                if (anotherDatabase) {
+                    m_readAt.clear();
                     m_model->clear();
+                }
                 if (!connection->isDemo())
                     attach();
             });
@@ -85,6 +89,7 @@ void RegistryController::setRegistry(const RegistrySnapshot &registry)
     if (!registry.available) {
         // The ADR's schema alone: the rest of the console works, so this is the engine's line
         // saying what the registry needs, not an error.
+        m_readAt.clear();
         m_model->setReplicas({});
         QString line = registry.unavailable.isEmpty()
                                ? QString::fromStdString(schema::extensionNeeded(
@@ -96,12 +101,26 @@ void RegistryController::setRegistry(const RegistrySnapshot &registry)
         m_state->clear();
         return;
     }
+    m_readAt = at;
     m_model->setReplicas(registry.replicas);
     m_stack->setCurrentIndex(0);
-    const qsizetype count = registry.replicas.size();
-    m_state->setText(
-            (count == 1 ? tr("1 replica registered") : tr("%1 replicas registered").arg(count))
-            + tr(", read at %1").arg(at));
+    showCounts();
+}
+
+void RegistryController::showCounts()
+{
+    if (!m_page || m_readAt.isEmpty())
+        return;
+    const RegistryModel::Counts counts = m_model->counts();
+    if (counts.alive == 0 && counts.gone == 0) {
+        m_state->setText(tr("No replica registered, read at %1").arg(m_readAt));
+        return;
+    }
+    // Gone replicas are never counted as registered ones that could take over.
+    QString line = tr("%1 alive").arg(counts.alive);
+    if (counts.gone > 0)
+        line += tr(" · %1 gone").arg(counts.gone);
+    m_state->setText(line + tr(", read at %1").arg(m_readAt));
 }
 
 } // namespace leader::console

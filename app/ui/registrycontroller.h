@@ -33,6 +33,8 @@ public:
 private:
     void attach();
     void setRegistry(const RegistrySnapshot &registry);
+    // "3 alive · 1 gone, read at …", replicas and not rows.
+    void showCounts();
 
     QTabWidget *m_tabs;
     const TimeRule *m_timeRule;
@@ -42,6 +44,7 @@ private:
     QStackedWidget *m_stack = nullptr;
     QLabel *m_unavailable = nullptr;
     QLabel *m_state = nullptr;
+    QString m_readAt; // the last good read's time, as the state line shows it
 };
 
 } // namespace leader::console

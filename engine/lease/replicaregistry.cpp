@@ -2,7 +2,9 @@
 
 #include "constants.h"
 #include "pg/error.h"
+#include "wakelistener.h"
 
+#include <set>
 #include <sstream>
 
 namespace leader::lease {
@@ -21,7 +23,16 @@ constexpr std::string_view ListSql
           " to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'),"
           " to_char(last_seen AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'),"
           " last_seen_age_seconds, state,"
-          " to_char(observed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+          " to_char(observed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'),"
+          // The high halves of the marker keys held now in this database: a marker is the
+          // exclusive session lock on hash << 32 | its own backend pid (WakeListener), so a
+          // death watch's shared wait or another key with the same high half does not count.
+          " (SELECT pg_catalog.string_agg(DISTINCT l.classid::text, ',')"
+          "    FROM pg_catalog.pg_locks l"
+          "   WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND l.mode = 'ExclusiveLock'"
+          "     AND l.granted AND l.objid::bigint = l.pid"
+          "     AND l.database = (SELECT d.oid FROM pg_catalog.pg_database d"
+          "                        WHERE d.datname = pg_catalog.current_database()))"
           " FROM leader_ext.leader_replicas_status ORDER BY host, started_at, holder_id";
 
 std::string joined(const std::vector<std::string> &roles)
@@ -71,6 +82,11 @@ std::optional<std::vector<RegisteredReplica>> listReplicas(pg::Connection &conne
         throw;
     }
     std::vector<RegisteredReplica> replicas;
+    std::set<std::int64_t> markers;
+    if (result->rows() > 0) {
+        for (const std::string &prefix : split(result->text(0, 10)))
+            markers.insert(std::stoll(prefix));
+    }
     // Member by member: GCC 12 destroys a member twice when a later initializer throws after a
     // nested designated initializer, and the number conversions throw on bad data.
     for (int row = 0; row < result->rows(); ++row) {
@@ -85,6 +101,8 @@ std::optional<std::vector<RegisteredReplica>> listReplicas(pg::Connection &conne
         listed.lastSeenAgeSeconds = result->toDouble(row, 7);
         listed.state = result->text(row, 8);
         listed.observedAt = result->text(row, 9);
+        listed.markerHeld
+                = markers.contains(WakeListener::sessionKeyPrefix(listed.replica.holderId));
     }
     return replicas;
 }

@@ -29,6 +29,10 @@ struct RegisteredReplica
     double lastSeenAgeSeconds = 0;
     std::string state; // "alive" (seen within 35 s) or "gone", as the view decides
     std::string observedAt;
+    // A session holds the replica's marker lock now (pg_locks, which every login may read): its
+    // process lives. A replica without a marker (through a pooler, or with the early take off)
+    // never reads true, so its absence alone proves nothing; see monitor::StatusReader::replicas.
+    bool markerHeld = false;
 };
 
 // One statement: leader_replica_seen, which also deletes rows unseen for 24 h. Throws pg::Error.

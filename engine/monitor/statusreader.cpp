@@ -311,6 +311,11 @@ Outcome<ReplicaList> StatusReader::replicas()
         }
         list.available = true;
         list.replicas.reserve(listed->size());
+        if (const std::string session = sessionKey(); session != m_markersSeenOn) {
+            m_markersSeen.clear();
+            m_markersSeenOn = session;
+        }
+        std::set<std::string> seen;
         for (const lease::RegisteredReplica &registered : *listed) {
             ReplicaRow &row = list.replicas.emplace_back();
             row.holderId = registered.replica.holderId;
@@ -321,8 +326,14 @@ Outcome<ReplicaList> StatusReader::replicas()
             row.startedAt = registered.startedAt;
             row.lastSeen = registered.lastSeen;
             row.lastSeenAgeSeconds = registered.lastSeenAgeSeconds;
-            row.alive = registered.state == "alive";
+            row.markerEnded
+                    = !registered.markerHeld && m_markersSeen.contains(registered.replica.holderId);
+            row.alive = registered.state == "alive" && !row.markerEnded;
+            // Once seen, remembered while it is registered: a marker ends only with its session.
+            if (registered.markerHeld || row.markerEnded)
+                seen.insert(registered.replica.holderId);
         }
+        m_markersSeen = std::move(seen);
         return list;
     } catch (const pg::Error &error) {
         return failure(error);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stop_token>
 #include <string>
 #include <variant>
@@ -97,7 +98,11 @@ struct ReplicaRow
     std::string startedAt;
     std::string lastSeen;
     double lastSeenAgeSeconds = 0;
-    bool alive = false; // the view's "alive"; anything else is gone
+    // The database ended its marker session: this reader saw the marker held earlier on the same
+    // session of its own (so on the same server's life) and not any more. Its process died,
+    // whatever its last beat says.
+    bool markerEnded = false;
+    bool alive = false; // the view's "alive" and no marker ended; anything else is gone
 };
 
 struct ReplicaList
@@ -145,7 +150,11 @@ public:
     std::string sessionKey() const;
 
     Outcome<StatusRows> poll();
-    // The replica registry, on the poll's session: one statement.
+    // The replica registry, on the poll's session: one statement. A replica whose marker this
+    // reader has seen held reads gone once the marker is not: the database ended its session, so
+    // its process died (a marker the server ended under a live replica is replaced within about
+    // a second, and it reads alive again). A first read knows no marker's past and judges by the
+    // beats alone, as leaderctl replicas does.
     Outcome<ReplicaList> replicas();
     // Pauses every role in one transaction, all or none (lease::pauseRoles): per role, whether
     // this call paused it or whose pause was in force already, and whether the wake NOTIFY
@@ -171,6 +180,10 @@ private:
     std::unique_ptr<pg::Connection> m_connection;
     schema::LeaseFeatures m_features;
     std::chrono::steady_clock::time_point m_featuresProbedAt;
+    // The holder ids whose marker replicas() has seen held, on the session m_markersSeenOn names:
+    // locks live one server life, so another session starts afresh.
+    std::set<std::string> m_markersSeen;
+    std::string m_markersSeenOn;
 };
 
 } // namespace leader::monitor

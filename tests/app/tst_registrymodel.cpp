@@ -1,8 +1,15 @@
 // The Replicas panel without a database: one row per replica and role it runs, its standing
 // (holding, eligible, gone) from the registry's rows and the latest leader_status rows, the order
-// (per role, holding first), dataChanged only for the cells that changed, and the one line a
+// (the living first, per role, holding first; then the gone ones), gone rows greyed, the count of
+// replicas alive and gone, dataChanged only for the cells that changed, and the one line a
 // database without the registry (extension 0178) gets instead of the table, shown only once the
-// window watches a database rather than the demo.
+// window watches a database rather than the demo. tst_registryread has the marker's end on a real
+// database.
+//
+// Mutation checks, each done once: with the gone rows sorted by role among the living,
+// onePerRolePerReplicaLivingFirst fails; without the ForegroundRole branch, standingOfOneRow's
+// greyed check fails; with a marker-ended holder left Holding, its row "marker ended, holding"
+// fails; with gone replicas counted as alive, countsAreReplicas fails.
 
 #include "core/consolesession.h"
 #include "models/registrymodel.h"
@@ -11,7 +18,9 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QColor>
 #include <QLabel>
+#include <QPalette>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStackedWidget>
@@ -33,7 +42,7 @@ constexpr auto B = "host-b:202:0000000b";
 constexpr auto C = "host-c:303:0000000c";
 
 RegistryEntry replica(const QString &holderId, const QStringList &roles, bool alive = true,
-                      double ageSeconds = 3)
+                      double ageSeconds = 3, bool markerEnded = false)
 {
     RegistryEntry entry;
     entry.holderId = holderId;
@@ -45,6 +54,7 @@ RegistryEntry replica(const QString &holderId, const QStringList &roles, bool al
     entry.lastSeen = QDateTime(QDate(2026, 12, 3), QTime(12, 0), Qt::UTC);
     entry.startedAt = entry.lastSeen.addSecs(-3 * 3600 - 125);
     entry.alive = alive;
+    entry.markerEnded = markerEnded;
     return entry;
 }
 
@@ -85,32 +95,66 @@ private Q_SLOTS:
     void standingOfOneRow_data()
     {
         QTest::addColumn<bool>("alive");
+        QTest::addColumn<bool>("markerEnded");
         QTest::addColumn<QString>("billingHolder");
         QTest::addColumn<Standing>("expected");
         QTest::addColumn<QString>("text");
-        QTest::newRow("holds it") << true << QString(A) << Standing::Holding << "holding";
-        QTest::newRow("another holds it") << true << QString(B) << Standing::Eligible << "eligible";
-        QTest::newRow("nobody holds it") << true << QString() << Standing::Eligible << "eligible";
-        QTest::newRow("gone") << false << QString(B) << Standing::Gone << "gone";
-        QTest::newRow("gone, nobody holds it") << false << QString() << Standing::Gone << "gone";
+        QTest::addColumn<QString>("tip");
+        QTest::newRow("holds it") << true << false << QString(A) << Standing::Holding << "holding"
+                                  << "Holds billing's lease";
+        QTest::newRow("another holds it")
+                << true << false << QString(B) << Standing::Eligible << "eligible"
+                << "can take over";
+        QTest::newRow("nobody holds it")
+                << true << false << QString() << Standing::Eligible << "eligible"
+                << "can take over";
+        QTest::newRow("gone") << false << false << QString(B) << Standing::Gone << "gone"
+                              << "Not seen for 35 s";
+        QTest::newRow("gone, nobody holds it")
+                << false << false << QString() << Standing::Gone << "gone"
+                << "Not seen for 35 s";
         // Its beats cut off, its ticks not: the lease says it is there.
-        QTest::newRow("gone yet holding") << false << QString(A) << Standing::Holding << "holding";
+        QTest::newRow("gone yet holding")
+                << false << false << QString(A) << Standing::Holding << "holding"
+                << "Holds billing's lease";
+        QTest::newRow("marker ended") << false << true << QString(B) << Standing::Gone << "gone"
+                                      << "ended its marker session";
+        // Its process died: the lease only waits to be taken over.
+        QTest::newRow("marker ended, holding")
+                << false << true << QString(A) << Standing::Gone << "gone"
+                << "ended its marker session";
     }
     void standingOfOneRow()
     {
         QFETCH(bool, alive);
+        QFETCH(bool, markerEnded);
         QFETCH(QString, billingHolder);
         QFETCH(Standing, expected);
         QFETCH(QString, text);
+        QFETCH(QString, tip);
         RegistryModel model;
         QAbstractItemModelTester tester(&model,
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setStatus(holders({{QStringLiteral("billing"), billingHolder}}));
-        model.setReplicas({replica(A, {QStringLiteral("billing")}, alive, 41.6)});
+        model.setReplicas({replica(A, {QStringLiteral("billing")}, alive, 41.6, markerEnded)});
         QCOMPARE(model.rowCount(), 1);
         QCOMPARE(model.columnCount(), int(RegistryModel::ColumnCount));
         QCOMPARE(standing(model, 0), expected);
         QCOMPARE(cell(model, 0, RegistryModel::State), text);
+        QVERIFY2(
+                model.index(0, RegistryModel::State).data(Qt::ToolTipRole).toString().contains(tip),
+                qPrintable(model.index(0, RegistryModel::State).data(Qt::ToolTipRole).toString()));
+        // Gone rows greyed across the row, the word in the State column; others keep the view's.
+        const QColor grey = QGuiApplication::palette().color(QPalette::Disabled, QPalette::Text);
+        for (int column = 0; column < model.columnCount(); ++column) {
+            const QVariant foreground = model.index(0, column).data(Qt::ForegroundRole);
+            if (expected == Standing::Gone)
+                QCOMPARE(foreground.value<QColor>(), grey);
+            else
+                QVERIFY(!foreground.isValid());
+        }
+        QCOMPARE(model.counts().alive, expected == Standing::Gone ? 0 : 1);
+        QCOMPARE(model.counts().gone, expected == Standing::Gone ? 1 : 0);
         QCOMPARE(cell(model, 0, RegistryModel::Role), QStringLiteral("billing"));
         QCOMPARE(cell(model, 0, RegistryModel::Holder), QString(A));
         QCOMPARE(cell(model, 0, RegistryModel::Host), QStringLiteral("host-a"));
@@ -144,7 +188,7 @@ private Q_SLOTS:
         QCOMPARE(RegistryModel::formatUptime(seconds), text);
     }
 
-    void onePerRolePerReplicaHoldingFirst()
+    void onePerRolePerReplicaLivingFirst()
     {
         RegistryModel model;
         QAbstractItemModelTester tester(&model,
@@ -155,11 +199,12 @@ private Q_SLOTS:
         model.setStatus(holders(
                 {{QStringLiteral("billing"), QString(B)}, {QStringLiteral("dunning"), QString()}}));
         QCOMPARE(model.rowCount(), 4);
+        // Who can take over first, every role; the gone below them all.
         const QList<std::tuple<QString, QString, Standing>> expected{
                 {QStringLiteral("billing"), QString(B), Standing::Holding},
                 {QStringLiteral("billing"), QString(A), Standing::Eligible},
-                {QStringLiteral("billing"), QString(C), Standing::Gone},
-                {QStringLiteral("dunning"), QString(A), Standing::Eligible}};
+                {QStringLiteral("dunning"), QString(A), Standing::Eligible},
+                {QStringLiteral("billing"), QString(C), Standing::Gone}};
         for (int row = 0; row < model.rowCount(); ++row) {
             QCOMPARE(cell(model, row, RegistryModel::Role), std::get<0>(expected.at(row)));
             QCOMPARE(cell(model, row, RegistryModel::Holder), std::get<1>(expected.at(row)));
@@ -213,13 +258,19 @@ private Q_SLOTS:
                 {replica(A, {QStringLiteral("billing"), QStringLiteral("dunning")}, true, 7.2)});
         QVERIFY(changed.isEmpty());
 
-        // It stops beating: the state cells change and their Up cells empty, then it leaves one
-        // role, then the registry.
+        // It stops beating: each row greys, its state cell changes and its Up cell empties; then
+        // it leaves one role, then the registry.
         model.setReplicas(
                 {replica(A, {QStringLiteral("billing"), QStringLiteral("dunning")}, false, 7.2)});
-        QCOMPARE(changed.size(), 4);
+        QCOMPARE(changed.size(), 6);
         for (const QList<QVariant> &arguments : std::as_const(changed)) {
             const int column = arguments.at(0).toModelIndex().column();
+            const QList<int> roles = arguments.at(2).value<QList<int>>();
+            if (roles == QList<int>{Qt::ForegroundRole}) {
+                QCOMPARE(column, 0);
+                QCOMPARE(arguments.at(1).toModelIndex().column(), model.columnCount() - 1);
+                continue;
+            }
             QVERIFY2(column == RegistryModel::State || column == RegistryModel::Up,
                      qPrintable(QString::number(column)));
             if (column == RegistryModel::State)
@@ -232,6 +283,31 @@ private Q_SLOTS:
         QCOMPARE(cell(model, 0, RegistryModel::Role), QStringLiteral("dunning"));
         model.setReplicas({});
         QCOMPARE(model.rowCount(), 0);
+    }
+
+    // Replicas, not rows: A runs two roles and counts once; C is gone; B is gone by its beats but
+    // holds a role, so it is there.
+    void countsAreReplicas()
+    {
+        RegistryModel model;
+        QSignalSpy counted(&model, &RegistryModel::countsChanged);
+        model.setReplicas({replica(A, {QStringLiteral("billing"), QStringLiteral("dunning")}),
+                           replica(B, {QStringLiteral("billing")}, false, 40),
+                           replica(C, {QStringLiteral("billing")}, false, 3, true)});
+        QCOMPARE(model.counts().alive, 1);
+        QCOMPARE(model.counts().gone, 2);
+        QCOMPARE(counted.size(), 1);
+        model.setStatus(holders({{QStringLiteral("billing"), QString(B)}}));
+        QCOMPARE(model.counts().alive, 2);
+        QCOMPARE(model.counts().gone, 1);
+        QCOMPARE(counted.size(), 2);
+        // A holder whose marker ended is gone though the lease still names it.
+        model.setStatus(holders({{QStringLiteral("billing"), QString(C)}}));
+        QCOMPARE(model.counts().alive, 1);
+        QCOMPARE(model.counts().gone, 2);
+        model.clear();
+        QCOMPARE(model.counts().alive + model.counts().gone, 0);
+        QCOMPARE(counted.size(), 4);
     }
 
     void clearForgetsHolders()
@@ -301,13 +377,17 @@ private Q_SLOTS:
         QVERIFY(model);
         QCOMPARE(model->rowCount(), 1);
         auto *state = page()->findChild<QLabel *>(QStringLiteral("registryState"));
-        QVERIFY2(state->text().startsWith(QLatin1String("1 replica registered, read at ")),
+        QVERIFY2(state->text().startsWith(QLatin1String("1 alive, read at ")),
+                 qPrintable(state->text()));
+        registry.replicas.append(replica(B, {QStringLiteral("billing")}, false, 3, true));
+        Q_EMIT session->registryChanged(registry);
+        QVERIFY2(state->text().startsWith(QStringLiteral("1 alive · 1 gone, read at ")),
                  qPrintable(state->text()));
 
         // A failed read keeps the last rows and says why under them.
         Q_EMIT session->registryChanged(RegistrySnapshot{
                 .available = false, .replicas = {}, .error = QStringLiteral("no SELECT")});
-        QCOMPARE(model->rowCount(), 1);
+        QCOMPARE(model->rowCount(), 2);
         QVERIFY2(state->text().contains(QLatin1String("no SELECT")), qPrintable(state->text()));
     }
 };

@@ -12,10 +12,14 @@
 // and a login without grants may beat (refused); without listReplicas' UndefinedTable branch an
 // older schema is an error (olderSchemaReadsUnavailable); with Replica::stop never deregistering
 // the row stays, and with the registrar waiting a quarter period the gaps shrink to 76 ms
-// (replicaBeatsOncePerPeriodAndLeavesOnAStop).
+// (replicaBeatsOncePerPeriodAndLeavesOnAStop). With listReplicas' marker column reading no lock
+// (`AND false` in its WHERE) every marker reads gone (markerHeldFollowsTheLock, rows "held",
+// "terminated", "closed"; aReplicasMarkerIsSeenUntilItIsKilled); without `l.objid::bigint = l.pid`
+// the other pid's key counts, and without `l.mode = 'ExclusiveLock'` the shared one does.
 
 #include "lease/constants.h"
 #include "lease/replicaregistry.h"
+#include "lease/wakelistener.h"
 #include "pg/error.h"
 #include "replica/profile.h"
 #include "replica/replica.h"
@@ -80,6 +84,9 @@ private slots:
     void refused();
     void olderSchemaReadsUnavailable();
     void replicaBeatsOncePerPeriodAndLeavesOnAStop();
+    void markerHeldFollowsTheLock_data();
+    void markerHeldFollowsTheLock();
+    void aReplicasMarkerIsSeenUntilItIsKilled();
 
 private:
     void ownerExec(const std::string &sql) { m_owner->exec("test setup", sql, {}, Short); }
@@ -385,6 +392,78 @@ void TestReplicaRegistry::replicaBeatsOncePerPeriodAndLeavesOnAStop()
                                 .arg(gaps.toInt64(0, 0))
                                 .arg(minimum)
                                 .arg(gaps.toDouble(0, 2))));
+}
+
+// A marker, as WakeListener takes it: the exclusive session lock on the holder id's hash << 32 |
+// the session's own backend pid, on a direct session (a pooler's would not keep it). Then its end,
+// as a reaper's pg_terminate_backend or the process's death closing the socket: the lock is gone
+// with the backend. Locks that are not a marker never count.
+void TestReplicaRegistry::markerHeldFollowsTheLock_data()
+{
+    QTest::addColumn<QString>("lock");
+    QTest::addColumn<bool>("held");
+    QTest::addColumn<QString>("end");
+    QTest::newRow("held") << "pg_advisory_lock(k)" << true << "";
+    QTest::newRow("terminated") << "pg_advisory_lock(k)" << true << "terminate";
+    QTest::newRow("closed") << "pg_advisory_lock(k)" << true << "close";
+    QTest::newRow("no lock") << "1" << false << "";
+    // A death watch waits on the key shared; granted only once the marker has ended.
+    QTest::newRow("shared") << "pg_advisory_lock_shared(k)" << false << "";
+    QTest::newRow("another pid's key") << "pg_advisory_lock(k + 1)" << false << "";
+}
+
+void TestReplicaRegistry::markerHeldFollowsTheLock()
+{
+    QFETCH(QString, lock);
+    QFETCH(bool, held);
+    QFETCH(QString, end);
+    const std::string holder = "marker-host:77:0000beef";
+    leader::lease::replicaSeen(*m_app, info(holder), Short);
+    auto marker = std::make_unique<Connection>(m_db->connectDirect(Login::App));
+    const std::int64_t pid
+            = marker->exec("marker",
+                           "SELECT pg_backend_pid(), " + lock.toStdString()
+                                   + " FROM (SELECT ($1::bigint << 32) | pg_backend_pid() AS k) s",
+                           {leader::lease::WakeListener::sessionKeyPrefix(holder)}, Short)
+                      .toInt64(0, 0);
+    QCOMPARE(find(list(*m_monitor), holder)->markerHeld, held);
+    QCOMPARE(find(list(*m_app), holder)->markerHeld, held);
+    if (end.isEmpty())
+        return;
+    if (end == "terminate")
+        m_app->exec("reaper", "SELECT pg_terminate_backend($1::int)", {pid}, Short);
+    else
+        marker->close();
+    // The end is the server's to complete: the lock goes when the backend does.
+    QTRY_VERIFY_WITH_TIMEOUT(m_owner->exec("backend",
+                                           "SELECT count(*) FROM pg_stat_activity "
+                                           "WHERE pid = $1",
+                                           {pid}, Short)
+                                             .toInt64(0, 0)
+                                     == 0,
+                             5000);
+    const RegisteredReplica row = *find(list(*m_monitor), holder);
+    QVERIFY(!row.markerHeld);
+    QCOMPARE(row.state, std::string("alive")); // the beats alone would say so for 35 s
+}
+
+// The engine's own marker is the one the registry read recognises, and a killed replica's ends.
+void TestReplicaRegistry::aReplicasMarkerIsSeenUntilItIsKilled()
+{
+    leader::replica::ReplicaOptions options;
+    options.id = "marked";
+    options.database.url = m_db->url(Login::App);
+    // Through PgBouncer a replica has its marker only from a direct listening session.
+    options.listen.url = m_db->directUrl(Login::App);
+    options.roles = leader::replica::selectRoles(leader::replica::demoProfile(), {"billing"});
+    leader::replica::Replica replica(std::move(options));
+    replica.start();
+    QTRY_VERIFY_WITH_TIMEOUT(find(list(*m_monitor), replica.holderId()).has_value()
+                                     && find(list(*m_monitor), replica.holderId())->markerHeld,
+                             5000);
+    replica.kill(); // no clean stop: the row stays, as a SIGKILL leaves it
+    QTRY_VERIFY_WITH_TIMEOUT(!find(list(*m_monitor), replica.holderId())->markerHeld, 5000);
+    QCOMPARE(find(list(*m_monitor), replica.holderId())->state, std::string("alive"));
 }
 
 QTEST_GUILESS_MAIN(TestReplicaRegistry)
