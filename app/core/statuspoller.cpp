@@ -396,7 +396,7 @@ void StatusPoller::readRegistry()
             roles.append(qtext(role));
         registry.replicas.append({qtext(row.holderId), qtext(row.host), row.pid, qtext(row.version),
                                   roles, utcFromIso(row.startedAt), utcFromIso(row.lastSeen),
-                                  row.lastSeenAgeSeconds, row.alive});
+                                  row.lastSeenAgeSeconds, row.alive, row.markerEnded});
     }
     emit registryRead(registry);
 }
