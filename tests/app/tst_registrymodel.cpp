@@ -290,6 +290,8 @@ private Q_SLOTS:
     void countsAreReplicas()
     {
         RegistryModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSignalSpy counted(&model, &RegistryModel::countsChanged);
         model.setReplicas({replica(A, {QStringLiteral("billing"), QStringLiteral("dunning")}),
                            replica(B, {QStringLiteral("billing")}, false, 40),
