@@ -1,5 +1,6 @@
 #include "tones.h"
 
+#include <array>
 #include <cmath>
 
 namespace leader::console {
@@ -61,6 +62,16 @@ bool isDarkColor(const QColor &color)
     return luminance(color) < 0.18; // below it white text contrasts more than black
 }
 
+// Okabe–Ito (orange, sky blue, bluish green, blue, vermillion, reddish purple, yellow), yellow
+// last as the weakest. On a light Base the originals of orange, sky blue, vermillion and yellow
+// fall below 3:1; their variants are the nearest darker ones that keep 3:1 and, simulated for
+// deuteranopia and protanopia, a CIELAB distance of at least 12 from each other and from black
+// and white (tst_tones checks both).
+constexpr std::array<QRgb, 7> LightRoleColors{0xbd8300, 0x1d96db, 0x009e73, 0x0072b2,
+                                              0xb65000, 0xc972a2, 0x474206};
+constexpr std::array<QRgb, 7> DarkRoleColors{0xe69f00, 0x56b4e9, 0x009e73, 0x007cc1,
+                                             0xd55e00, 0xcc79a7, 0xf0e442};
+
 } // namespace
 
 double contrastRatio(const QColor &a, const QColor &b)
@@ -100,6 +111,39 @@ Tone stateTone(RoleState state)
         break;
     }
     return Tone::Neutral;
+}
+
+int roleColorCount()
+{
+    return int(LightRoleColors.size());
+}
+
+QColor roleColor(int index, const QPalette &palette)
+{
+    const auto &colors
+            = isDarkColor(palette.color(QPalette::Base)) ? DarkRoleColors : LightRoleColors;
+    const int count = roleColorCount();
+    return QColor::fromRgb(colors[std::size_t(((index % count) + count) % count)]);
+}
+
+QColor markFill(Mark mark, const QPalette &palette)
+{
+    return palette.color(mark == Mark::Unpause ? QPalette::Base : QPalette::Text);
+}
+
+QColor markOutline(const QPalette &palette)
+{
+    return palette.color(QPalette::Text);
+}
+
+QColor highlightFill(const QPalette &palette)
+{
+    return palette.color(QPalette::Base);
+}
+
+QColor highlightOutline(const QPalette &palette)
+{
+    return palette.color(QPalette::Text);
 }
 
 } // namespace leader::console

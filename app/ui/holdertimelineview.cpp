@@ -10,7 +10,6 @@
 #include <QVarLengthArray>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <numeric>
 
@@ -20,6 +19,7 @@ namespace {
 
 constexpr int AxisHeightExtra = 6;
 constexpr int LaneGap = 4;
+constexpr double HighlightWidth = 2.0;
 
 QString gapLabel(const HolderTimeline::Span &span)
 {
@@ -82,7 +82,7 @@ void HolderTimelineView::setWindow(Window window)
     update();
 }
 
-QColor HolderTimelineView::holderColor(const QString &holderId)
+QColor HolderTimelineView::holderColor(const QString &holderId, const QPalette &palette)
 {
     // FNV-1a, not qHash: qHash is seeded per process and the colours must not change per run.
     quint32 hash = 2166136261u;
@@ -90,13 +90,7 @@ QColor HolderTimelineView::holderColor(const QString &holderId)
         hash ^= c.unicode();
         hash *= 16777619u;
     }
-    // Mid-lightness, well-separated hues: readable with dark or light text, on either theme.
-    static const std::array<QColor, 10> colors{QColor(0x4e, 0x79, 0xa7), QColor(0xf2, 0x8e, 0x2b),
-                                               QColor(0xe1, 0x57, 0x59), QColor(0x76, 0xb7, 0xb2),
-                                               QColor(0x59, 0xa1, 0x4f), QColor(0xed, 0xc9, 0x48),
-                                               QColor(0xb0, 0x7a, 0xa1), QColor(0xff, 0x9d, 0xa7),
-                                               QColor(0x9c, 0x75, 0x5f), QColor(0xba, 0xb0, 0xac)};
-    return colors[hash % colors.size()];
+    return roleColor(int(hash % quint32(roleColorCount())), palette);
 }
 
 int HolderTimelineView::laneHeight() const
@@ -235,7 +229,7 @@ void HolderTimelineView::paintEvent(QPaintEvent *)
                         if (known != seen.cend()) {
                             lastColor = known->color;
                         } else {
-                            lastColor = holderColor(span.holderId);
+                            lastColor = holderColor(span.holderId, pal);
                             if (!shownHolders.contains(span.holderId))
                                 shownHolders.append(span.holderId);
                             if (seen.size() < MaxSeenHolders)
@@ -295,12 +289,17 @@ void HolderTimelineView::paintGapLabel(QPainter &painter, const QRectF &box, con
 {
     const QPalette pal = palette();
     if (kind == HolderChangeKind::Takeover) {
-        painter.fillRect(box, toneFill(Tone::Alert, pal));
-        painter.setPen(pal.color(QPalette::Text));
-    } else {
-        painter.fillRect(box, pal.color(QPalette::ToolTipBase));
-        painter.setPen(pal.color(QPalette::ToolTipText));
+        // A frame, not a fill: every fill colour is some holder's, or near one for a colour-blind
+        // reader.
+        painter.fillRect(box, highlightFill(pal));
+        painter.setPen(QPen(highlightOutline(pal), HighlightWidth));
+        painter.drawRect(box.adjusted(HighlightWidth / 2, HighlightWidth / 2, -HighlightWidth / 2,
+                                      -HighlightWidth / 2));
+        painter.drawText(box, Qt::AlignCenter, text);
+        return;
     }
+    painter.fillRect(box, pal.color(QPalette::ToolTipBase));
+    painter.setPen(pal.color(QPalette::ToolTipText));
     painter.drawText(box, Qt::AlignCenter, text);
 }
 
@@ -326,7 +325,7 @@ void HolderTimelineView::paintLegend(QPainter &painter, const QStringList &holde
             x += fm.horizontalAdvance(QStringLiteral("…")) + 16;
             break;
         }
-        painter.fillRect(QRect(x, y + 2, swatch, swatch), holderColor(holderIds[i]));
+        painter.fillRect(QRect(x, y + 2, swatch, swatch), holderColor(holderIds[i], palette()));
         painter.setPen(palette().color(QPalette::Text));
         painter.drawText(x + swatch + 4, y + fm.ascent(), names[i]);
         x += w;

@@ -8,9 +8,10 @@
 
 namespace leader::console {
 
-// One lane per role, one coloured bar per span (a stable colour per holder id), over the same
-// window of database time as the age chart. A takeover's gap is labelled with its length on the
-// alert tone, a change the polls cannot classify with "?", a pause with "paused"; handovers, the
+// One lane per role, one coloured bar per span (a stable colour per holder id, from the roles'
+// colour-blind-safe palette), over the same window of database time as the age chart. A takeover's
+// gap is labelled with its length in a Text-coloured frame on Base (no hue, so no holder's colour
+// matches it), a change the polls cannot classify with "?", a pause with "paused"; handovers, the
 // ordinary rotation, are not marked. A legend names the holders in the window (by the model's
 // holder names, "r2", where it has them) and says so; hovering a bar or a gap says who, which
 // token, when and how the holder changed.
@@ -30,8 +31,8 @@ public:
     void setWindow(Window window);
     Window window() const { return m_window; }
 
-    // The same holder id always gets the same colour, in every run.
-    static QColor holderColor(const QString &holderId);
+    // The same holder id always gets the same colour on a theme, in every run.
+    static QColor holderColor(const QString &holderId, const QPalette &palette);
 
     // What the view shows at pos (a span's or a gap's description), empty if nothing.
     QString toolTipAt(const QPoint &pos) const;

@@ -4,9 +4,11 @@
 // painted offscreen and asked for its tooltips.
 
 #include "models/holdertimeline.h"
+#include "models/tones.h"
 #include "ui/holdertimelineview.h"
 
 #include <QAbstractItemModelTester>
+#include <QGuiApplication>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QtTest>
@@ -305,6 +307,19 @@ void TstHolderTimeline::viewPaintsAndExplains()
         gapTip = view.toolTipAt(QPoint(x, laneY));
     QVERIFY2(gapTip.contains(QStringLiteral("Takeover from %1").arg(A)), qPrintable(gapTip));
     QVERIFY(gapTip.contains(QStringLiteral("10.3 s")));
+    // The takeover's label is a frame on Base, not a fill a holder's colour could match: the
+    // alert fill it had before is nowhere in the gap (checked once: fails with that fill).
+    const QPalette palette = view.palette();
+    int highlightPixels = 0;
+    for (int x = 0; x < view.width(); ++x) {
+        if (!view.toolTipAt(QPoint(x, laneY)).contains(QLatin1String("no holder")))
+            continue;
+        const QColor pixel = image.pixelColor(x, laneY);
+        QVERIFY(pixel != leader::console::toneFill(leader::console::Tone::Alert, palette));
+        if (pixel == leader::console::highlightFill(palette))
+            ++highlightPixels;
+    }
+    QVERIFY(highlightPixels > 0);
 
     view.setWindow(HistoryWindow::Day);
     QCOMPARE(view.window(), HistoryWindow::Day);
@@ -381,13 +396,16 @@ void TstHolderTimeline::namesShownWhenKnown()
 
 void TstHolderTimeline::holderColorsAreStable()
 {
-    QCOMPARE(HolderTimelineView::holderColor(A), HolderTimelineView::holderColor(A));
-    QVERIFY(HolderTimelineView::holderColor(A).isValid());
-    // Ten colours, so among a handful of holders at least two differ.
+    const QPalette palette = QGuiApplication::palette();
+    QCOMPARE(HolderTimelineView::holderColor(A, palette),
+             HolderTimelineView::holderColor(A, palette));
+    QVERIFY(HolderTimelineView::holderColor(A, palette).isValid());
+    // Seven colours, so among a handful of holders at least two differ.
     QSet<QRgb> colors;
     for (int i = 0; i < 6; ++i)
         colors.insert(
-                HolderTimelineView::holderColor(QStringLiteral("host:%1:0badf00d").arg(i)).rgb());
+                HolderTimelineView::holderColor(QStringLiteral("host:%1:0badf00d").arg(i), palette)
+                        .rgb());
     QVERIFY(colors.size() > 1);
 }
 
