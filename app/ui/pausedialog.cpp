@@ -1,10 +1,10 @@
 #include "ui/pausedialog.h"
 
 #include "core/extensionnotes.h"
+#include "lease/defaultwho.h"
 
 #include <QComboBox>
 #include <QDateTimeEdit>
-#include <QDir>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -12,7 +12,6 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QStackedWidget>
-#include <QSysInfo>
 #include <QVBoxLayout>
 
 namespace leader::console {
@@ -77,12 +76,7 @@ PauseDialog::~PauseDialog() = default;
 
 QString PauseDialog::defaultWho()
 {
-    QString user = qEnvironmentVariable("USER").trimmed();
-    if (user.isEmpty())
-        user = qEnvironmentVariable("USERNAME").trimmed();
-    if (user.isEmpty())
-        user = QDir::home().dirName();
-    return user + QLatin1Char('@') + QSysInfo::machineHostName();
+    return QString::fromStdString(lease::defaultWho());
 }
 
 QString PauseDialog::subject() const

@@ -68,7 +68,7 @@ public:
     bool canContinue() const;  // Pause: who, why and an end in the future given
     bool canConfirm() const;   // and, on production, the names typed
 
-    // $USER (or the home directory's name) @ the machine's host name.
+    // leaderctl's default too: lease::defaultWho().
     static QString defaultWho();
 
     void done(int result) override; // Accepted only from the confirm button

@@ -9,6 +9,11 @@
 #include <QSysInfo>
 #include <QTest>
 
+#ifndef Q_OS_WIN
+#include <pwd.h>
+#include <unistd.h>
+#endif
+
 using namespace leader::console;
 
 namespace {
@@ -57,6 +62,7 @@ private slots:
     void escapeOnConfirmationGoesBack();
     void cancelRejects();
     void unpauseAsksWhoAndWhyOnItsConfirmation();
+    void defaultWhoIsUserAtHost_data();
     void defaultWhoIsUserAtHost();
     void endChoices_data();
     void endChoices();
@@ -306,18 +312,53 @@ void tst_PauseDialog::unpauseAsksWhoAndWhyOnItsConfirmation()
     QCOMPARE(dialog.why(), QStringLiteral("endpoint fixed"));
 }
 
+void tst_PauseDialog::defaultWhoIsUserAtHost_data()
+{
+    QTest::addColumn<QByteArray>("user");    // USER; null: unset
+    QTest::addColumn<QByteArray>("logname"); // LOGNAME; null: unset
+    QTest::addColumn<QString>("login");      // expected before the "@"
+#ifdef Q_OS_WIN
+    const QString account = QStringLiteral("operator"); // USERNAME unset, and no account entry
+#else
+    const QString account = QString::fromLocal8Bit(::getpwuid(::geteuid())->pw_name);
+#endif
+    QTest::newRow("USER") << QByteArray("operator-under-test") << QByteArray("other")
+                          << "operator-under-test";
+    QTest::newRow("LOGNAME, USER unset")
+            << QByteArray() << QByteArray("logname-under-test") << "logname-under-test";
+    QTest::newRow("LOGNAME, USER empty")
+            << QByteArray("") << QByteArray("logname-under-test") << "logname-under-test";
+    QTest::newRow("neither: the account") << QByteArray() << QByteArray() << account;
+}
+
+// The same rule and rows as tst_leaderctl's pauseAndUnpause: the console and leaderctl record the
+// same who. Checked to fail with the console's former rule (USER, else the home directory's name,
+// @ the full host name) on the rows without USER.
 void tst_PauseDialog::defaultWhoIsUserAtHost()
 {
-    const QByteArray saved = qgetenv("USER");
-    qputenv("USER", "operator-under-test");
-    const QString expected = QStringLiteral("operator-under-test@") + QSysInfo::machineHostName();
+    QFETCH(QByteArray, user);
+    QFETCH(QByteArray, logname);
+    QFETCH(QString, login);
+    const QByteArray savedUser = qgetenv("USER");
+    const QByteArray savedLogname = qgetenv("LOGNAME");
+    const QByteArray savedUsername = qgetenv("USERNAME");
+    const auto set = [](const char *name, const QByteArray &value) {
+        if (value.isNull())
+            qunsetenv(name);
+        else
+            qputenv(name, value);
+    };
+    set("USER", user);
+    set("LOGNAME", logname);
+    qunsetenv("USERNAME");
+    const QString expected = login + QLatin1Char('@')
+                             + QSysInfo::machineHostName().section(QLatin1Char('.'), 0, 0);
     QCOMPARE(PauseDialog::defaultWho(), expected);
     PauseDialog dialog(PauseDialog::Mode::Pause, {QStringLiteral("billing")}, target);
     QCOMPARE(dialog.who(), expected);
-    if (saved.isNull())
-        qunsetenv("USER");
-    else
-        qputenv("USER", saved);
+    set("USER", savedUser);
+    set("LOGNAME", savedLogname);
+    set("USERNAME", savedUsername);
 }
 
 void tst_PauseDialog::endChoices_data()

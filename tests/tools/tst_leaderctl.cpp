@@ -25,6 +25,11 @@
 #include <functional>
 #include <memory>
 
+#ifndef Q_OS_WIN
+#include <pwd.h>
+#include <unistd.h>
+#endif
+
 using namespace std::chrono_literals;
 using leader::test::Login;
 using leader::test::loginName;
@@ -63,13 +68,16 @@ struct Run
     }
 };
 
-// Entries of the form NAME=value.
+// Entries of the form NAME=value; a NAME alone is unset.
 Run leaderctl(const QStringList &arguments, const QStringList &assignments = {})
 {
     QProcessEnvironment environment = cleanEnvironment();
     for (const QString &assignment : assignments) {
         const qsizetype equals = assignment.indexOf(u'=');
-        environment.insert(assignment.left(equals), assignment.mid(equals + 1));
+        if (equals < 0)
+            environment.remove(assignment);
+        else
+            environment.insert(assignment.left(equals), assignment.mid(equals + 1));
     }
     QProcess process;
     process.setProcessEnvironment(environment);
@@ -357,26 +365,48 @@ void TestLeaderctl::pauseAndUnpause_data()
 {
     QTest::addColumn<QString>("role");
     QTest::addColumn<QString>("by"); // empty: leaderctl's default
+    QTest::addColumn<QStringList>("environment");
     QTest::addColumn<QString>("expectedBy");
+    // The console's rule too (tst_pausedialog's defaultWhoIsUserAtHost has the same rows): the
+    // login, "@", the host name up to its first dot. Checked to fail with leaderctl's former
+    // rule (USER, else "operator", @ the full host name) on the rows without USER.
+    const QString host = "@" + QSysInfo::machineHostName().section(u'.', 0, 0);
+#ifdef Q_OS_WIN
+    const QString account = QStringLiteral("operator"); // USERNAME unset, and no account entry
+#else
+    const QString account = QString::fromLocal8Bit(::getpwuid(::geteuid())->pw_name);
+#endif
     QTest::newRow("--by given") << "email_outbox"
-                                << "alice@ops"
-                                << "alice@ops";
-    QTest::newRow("--by defaults to user@host") << "dunning"
-                                                << ""
-                                                << "ops-tester@" + QSysInfo::machineHostName();
+                                << "alice@ops" << QStringList{"USER=ops-tester"} << "alice@ops";
+    QTest::newRow("--by defaults to USER@host")
+            << "dunning"
+            << "" << QStringList{"USER=ops-tester", "LOGNAME=other", "USERNAME"}
+            << "ops-tester" + host;
+    QTest::newRow("USER unset: LOGNAME@host")
+            << "billing"
+            << "" << QStringList{"USER", "LOGNAME=logname-tester", "USERNAME"}
+            << "logname-tester" + host;
+    QTest::newRow("USER empty: LOGNAME@host")
+            << "webhook_outbox"
+            << "" << QStringList{"USER=", "LOGNAME=logname-tester", "USERNAME"}
+            << "logname-tester" + host;
+    QTest::newRow("neither: the account@host")
+            << "webhook_delivery"
+            << "" << QStringList{"USER", "LOGNAME", "USERNAME"} << account + host;
 }
 
 void TestLeaderctl::pauseAndUnpause()
 {
     QFETCH(QString, role);
     QFETCH(QString, by);
+    QFETCH(QStringList, environment);
     QFETCH(QString, expectedBy);
     ensureMigrated();
     const QString reason = QStringLiteral("SMTP key rotation");
     QStringList arguments{"pause", role, "--reason", reason, "--database", url(Login::App)};
     if (!by.isEmpty())
         arguments << "--by" << by;
-    const Run pause = leaderctl(arguments, {"USER=ops-tester"});
+    const Run pause = leaderctl(arguments, environment);
     QVERIFY2(pause.finished && pause.exitCode == 0, qPrintable(pause.describe()));
     QVERIFY2(pause.out.startsWith("leaderctl: " + role + " paused at "), qPrintable(pause.out));
     QVERIFY2(pause.out.contains(" by " + expectedBy), qPrintable(pause.out));

@@ -7,6 +7,7 @@
 #include "demo/workload.h"
 #include "earlytake.h"
 #include "embedded/cluster.h"
+#include "lease/defaultwho.h"
 #include "lease/pausecontrol.h"
 #include "lease/roles.h"
 #include "log/json.h"
@@ -196,12 +197,6 @@ leader::pg::Connection connect(const std::string &url)
     leader::pg::Connection connection({.url = url, .applicationName = "leaderctl"});
     connection.open();
     return connection;
-}
-
-std::string defaultOperator()
-{
-    const char *user = std::getenv("USER");
-    return std::string(user && *user ? user : "operator") + "@" + leader::platform::hostName();
 }
 
 // ROLE... for pause and unpause: known roles, each once, or "all" for the five.
@@ -750,8 +745,8 @@ int run(const Arguments &arguments)
         const std::string reason = arguments.option("--reason");
         if (reason.empty())
             throw UsageError("pause needs --reason WHY, e.g. --reason 'SMTP key rotation'");
-        const std::string by
-                = arguments.option("--by").empty() ? defaultOperator() : arguments.option("--by");
+        const std::string by = arguments.option("--by").empty() ? leader::lease::defaultWho()
+                                                                : arguments.option("--by");
         const leader::lease::PauseEnd end = pauseEnd(arguments);
         leader::pg::Connection connection = connect(url);
         const leader::schema::LeaseFeatures features = leader::schema::probeFeatures(connection);
