@@ -120,6 +120,7 @@ void ConsoleSession::startDemo(const QString &directory)
         connectTo(monitor);
         Q_EMIT demoStarted(monitor);
     });
+    connect(demo, &DemoHost::pausedFromLastRun, this, &ConsoleSession::demoPausedFromLastRun);
     connect(demo, &DemoHost::failed, this, &ConsoleSession::demoFailed);
     connect(demo, &DemoHost::replicasChanged, this, [this](const QList<ReplicaInfo> &replicas) {
         m_replicas = replicas;

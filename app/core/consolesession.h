@@ -100,6 +100,8 @@ Q_SIGNALS:
 
     void demoProgress(const QString &step);
     void demoStarted(const leader::console::ConnectionProfile &monitor);
+    // Before demoStarted: roles still paused from the demo's last run (DemoHost).
+    void demoPausedFromLastRun(const QList<leader::console::LeftoverPause> &pauses);
     void demoFailed(const QString &message);
     void demoStopped();
     void replicasChanged(const QList<leader::console::ReplicaInfo> &replicas);

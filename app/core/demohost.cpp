@@ -1,11 +1,13 @@
 #include "demohost.h"
 
 #include "demo/demorunner.h"
+#include "monitor/statusreader.h"
 
 #include <QDateTime>
 #include <QStringList>
 
 #include <atomic>
+#include <variant>
 
 namespace leader::console {
 
@@ -63,6 +65,31 @@ Failover failoverOf(const demo::Takeover &takeover)
     failover.acquiredAt = utc(takeover.acquiredAt);
     failover.gapSeconds = takeover.gapSeconds;
     return failover;
+}
+
+QDateTime utcFromEpoch(const std::optional<double> &seconds)
+{
+    return seconds ? QDateTime::fromMSecsSinceEpoch(qRound64(*seconds * 1000), Qt::UTC)
+                   : QDateTime();
+}
+
+// The roles the demo's database has paused, read once as the console's poller reads them.
+QList<LeftoverPause> pausedRoles(const ConnectionProfile &database)
+{
+    monitor::StatusReader reader(database.conninfo().toStdString(), {},
+                                 std::chrono::milliseconds(5000));
+    QList<LeftoverPause> paused;
+    if (std::holds_alternative<monitor::Failure>(reader.open()))
+        return paused; // the poller will say what is wrong with the database
+    const monitor::Outcome<monitor::StatusRows> rows = reader.poll();
+    if (const auto *status = std::get_if<monitor::StatusRows>(&rows)) {
+        for (const monitor::RoleRow &row : status->roles) {
+            if (row.pausedAt)
+                paused.append({qtext(row.role), qtext(row.pausedBy), qtext(row.pauseReason),
+                               utcFromEpoch(row.pausedAt), utcFromEpoch(row.pausedUntil)});
+        }
+    }
+    return paused;
 }
 
 demo::DemoRunner::Options runnerOptions(const DemoHost::Options &options)
@@ -125,6 +152,7 @@ DemoHost::DemoHost(Options options, QObject *parent)
     qRegisterMetaType<EventLogEntry>();
     qRegisterMetaType<Failover>();
     qRegisterMetaType<ConnectionProfile>();
+    qRegisterMetaType<QList<LeftoverPause>>();
 }
 
 DemoHost::~DemoHost()
@@ -147,6 +175,9 @@ void DemoHost::start()
     monitor.user = qtext(result.endpoint.user);
     monitor.password = qtext(result.endpoint.password);
     monitor.sslMode = QStringLiteral("disable");
+    // Before started: nothing of this run can have paused a role yet.
+    if (const QList<LeftoverPause> paused = pausedRoles(monitor); !paused.isEmpty())
+        Q_EMIT pausedFromLastRun(paused);
     Q_EMIT started(monitor);
 }
 

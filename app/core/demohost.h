@@ -37,13 +37,18 @@ public:
     ~DemoHost() override; // stops everything still running
 
 public Q_SLOTS:
-    void start();    // emits progress(...) then started(...) or failed(...)
+    // Emits progress(...) then started(...) or failed(...); before started, pausedFromLastRun
+    // when roles are still paused from the last run.
+    void start();
     void shutdown(); // clean stop of replicas and workload, then the cluster; emits stopped()
     void inject(const leader::console::FaultRequest &request);
 
 Q_SIGNALS:
     void progress(const QString &step);
     void started(const leader::console::ConnectionProfile &monitor);
+    // The roles paused when the demo started, by role: nothing this run did, so the operator is
+    // told and may unpause them. Not emitted when none are, nor when they could not be read.
+    void pausedFromLastRun(const QList<leader::console::LeftoverPause> &pauses);
     void failed(const QString &message);
     void replicasChanged(const QList<leader::console::ReplicaInfo> &replicas);
     void event(const leader::console::EventLogEntry &entry);

@@ -53,6 +53,17 @@ struct EventLogEntry
     QDateTime lastTime;   // with repeats: when it was last seen (time stays the first)
 };
 
+// A role the demo's database has paused when the demo starts: the pause is its last run's (the
+// cluster's directory is kept between runs, and with it every pause until it is unpaused).
+struct LeftoverPause
+{
+    QString role;
+    QString pausedBy;
+    QString reason;
+    QDateTime pausedAt;    // database clock
+    QDateTime pausedUntil; // invalid: until unpaused
+};
+
 // A takeover that followed a fault from the panel, measured on the database clock: the victim's
 // last heartbeat (its last expires_at minus the lease TTL) to the successor's acquired_at.
 // ADR-114's failover bound: a dead leader's role is acquirable at most 10 s after its last
@@ -87,3 +98,4 @@ Q_DECLARE_METATYPE(leader::console::FaultRequest)
 Q_DECLARE_METATYPE(leader::console::ReplicaInfo)
 Q_DECLARE_METATYPE(leader::console::EventLogEntry)
 Q_DECLARE_METATYPE(leader::console::Failover)
+Q_DECLARE_METATYPE(leader::console::LeftoverPause)
