@@ -149,7 +149,7 @@ QString isoUtc(const QDateTime &time)
     return time.isValid() ? time.toUTC().toString(Qt::ISODateWithMs) : QString();
 }
 
-QString drillMarkdown(const DrillResult &result)
+QString drillMarkdown(const DrillResult &result, const QString &chartFile)
 {
     QString text = result.summary() + QStringLiteral("\n\n");
     text += QStringLiteral("## Failover drill on %1, %2\n\n")
@@ -184,6 +184,15 @@ QString drillMarkdown(const DrillResult &result)
                                      : QStringLiteral("**MISSED**"));
     }
 
+    if (!chartFile.isEmpty()) {
+        // The alt text says what the image shows for a reader who cannot see it.
+        const QString clock = QStringLiteral("HH:mm:ss");
+        text += QStringLiteral("\n![Each role's last tick age and who held %3, from %1 to %2 "
+                               "UTC; the faults, takeovers and the pause numbered as in the table "
+                               "above](%4)\n")
+                        .arg(result.startedAt.toUTC().toString(clock),
+                             result.endedAt.toUTC().toString(clock), result.role, chartFile);
+    }
     text += QStringLiteral("\n### Details\n\n");
     row = 0;
     for (const DrillFault &fault : result.faults) {

@@ -83,7 +83,9 @@ struct DrillResult
 // ISO 8601 in UTC with milliseconds ("2026-12-03T19:45:06.123Z"); empty when invalid.
 QString isoUtc(const QDateTime &time);
 
-QString drillMarkdown(const DrillResult &result);
+// chartFile: the chart's image beside the report (DrillChart), embedded after the table; empty:
+// none.
+QString drillMarkdown(const DrillResult &result, const QString &chartFile = QString());
 QByteArray drillJson(const DrillResult &result);
 
 } // namespace leader::console

@@ -9,12 +9,15 @@
 #include <QCursor>
 #include <QDateTimeAxis>
 #include <QEvent>
+#include <QFontMetricsF>
 #include <QGraphicsItem>
 #include <QGraphicsSceneHoverEvent>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QMap>
 #include <QPainter>
 #include <QScatterSeries>
 #include <QToolTip>
@@ -35,39 +38,30 @@ using Kind = TickHistory::Marker::Kind;
 
 constexpr int MarkerKindCount = 3;
 
-// Mid-saturation colours that stay readable on both the light and the dark chart theme.
-const QList<QColor> &roleColors()
-{
-    static const QList<QColor> colors{QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e),
-                                      QColor(0x2c, 0xa0, 0x2c), QColor(0x94, 0x67, 0xbd),
-                                      QColor(0x17, 0xbe, 0xcf), QColor(0x8c, 0x56, 0x4b),
-                                      QColor(0xe3, 0x77, 0xc2), QColor(0x7f, 0x7f, 0x7f)};
-    return colors;
-}
-
-// From the palette, so a marker stays visible on the dark chart as on the light one.
-QColor markerColor(Kind kind, const QPalette &palette)
+Mark toneMark(Kind kind)
 {
     switch (kind) {
     case Kind::Pause:
-        return toneText(Tone::Warning, palette);
+        return Mark::Pause;
     case Kind::Unpause:
-        return toneText(Tone::Good, palette);
+        return Mark::Unpause;
     case Kind::Takeover:
-        return toneText(Tone::Alert, palette);
+        break;
     }
-    return toneText(Tone::Neutral, palette);
+    return Mark::Takeover;
 }
 
+// The marks carry no hue (tones), so that none reads as a role's colour: their shapes tell them
+// apart, in the legend as on the chart.
 QScatterSeries::MarkerShape markerShape(Kind kind)
 {
     switch (kind) {
     case Kind::Pause:
         return QScatterSeries::MarkerShapeRectangle;
     case Kind::Unpause:
-        return QScatterSeries::MarkerShapeCircle;
-    case Kind::Takeover:
         return QScatterSeries::MarkerShapeTriangle;
+    case Kind::Takeover:
+        return QScatterSeries::MarkerShapeRotatedRectangle;
     }
     return QScatterSeries::MarkerShapeCircle;
 }
@@ -142,6 +136,12 @@ public:
         QPen pen;
     };
     using HoverHandler = std::function<void(const QString &role, const QPointF &value, bool state)>;
+    // A threshold line's name and value, written at its right end just above it.
+    struct LineLabel
+    {
+        double age = 0;
+        QString text;
+    };
 
     explicit AgeCurves(QGraphicsItem *parent)
         : QGraphicsItem(parent)
@@ -156,6 +156,17 @@ public:
     }
     Curve &curve(int index) { return m_curves[index]; }
     void setHoverHandler(HoverHandler handler) { m_hover = std::move(handler); }
+    void setLineLabels(QList<LineLabel> labels)
+    {
+        m_labels = std::move(labels);
+        update();
+    }
+    const QList<LineLabel> &lineLabels() const { return m_labels; }
+    void setLabelColor(const QColor &color)
+    {
+        m_labelColor = color;
+        update();
+    }
 
     void setTimeRange(double minX, double maxX)
     {
@@ -207,6 +218,20 @@ public:
         painter->setClipRect(m_plot);
         for (const Curve &curve : std::as_const(m_curves))
             paintCurve(painter, curve);
+        painter->setRenderHint(QPainter::TextAntialiasing, true);
+        painter->setPen(m_labelColor);
+        const QFontMetricsF metrics(painter->font());
+        // Lowest line first (m_labels ascend by age); a label too close to the one below it
+        // moves up rather than overprint it.
+        double ceiling = std::numeric_limits<double>::infinity();
+        for (const LineLabel &label : std::as_const(m_labels)) {
+            const double baseline = std::min(
+                    toPixel(QPointF(m_maxX, label.age)).y() - 3 - metrics.descent(), ceiling);
+            painter->drawText(
+                    QPointF(m_plot.right() - 4 - metrics.horizontalAdvance(label.text), baseline),
+                    label.text);
+            ceiling = baseline - metrics.height();
+        }
         painter->restore();
     }
 
@@ -320,6 +345,8 @@ private:
     double m_maxY = 1;
     HoverHandler m_hover;
     QString m_hovered;
+    QList<LineLabel> m_labels;
+    QColor m_labelColor = Qt::black;
     // Scratch for paintCurve(), kept so a frame allocates nothing.
     int m_firstColumn = 0;
     std::vector<double> m_low;
@@ -341,6 +368,8 @@ AgeChart::AgeChart(QWidget *parent)
     // Redrawing every poll is the point; animations would only lag behind it.
     m_chart->setAnimationOptions(QChart::NoAnimation);
     m_chart->legend()->setAlignment(Qt::AlignBottom);
+    // The marks differ by shape only: the legend shows each series' own.
+    m_chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);
     m_chart->setMargins(QMargins(4, 4, 4, 4));
 
     m_timeAxis = new QDateTimeAxis(m_chart);
@@ -448,7 +477,7 @@ AgeChart::RoleSeries &AgeChart::seriesFor(const QString &role)
     if (it != m_series.end())
         return *it;
     RoleSeries entry;
-    entry.color = roleColors().at(m_roleOrder.size() % roleColors().size());
+    entry.order = int(m_roleOrder.size());
     entry.legend = new QLineSeries(m_chart);
     entry.legend->setName(role);
     m_chart->addSeries(entry.legend);
@@ -493,6 +522,7 @@ void AgeChart::refresh()
             m_curves->curve(entry.index).points.clear();
             entry.threshold->clear();
         }
+        m_curves->setLineLabels({});
         m_curves->update();
         for (MarkerSeries &markers : m_markerSeries) {
             markers.series->clear();
@@ -519,11 +549,13 @@ void AgeChart::refresh()
     }
     m_curves->update();
     const double dataTop = top;
+    QMap<double, QStringList> labelled; // the outboxes share one alert: one label names them all
     for (const QString &role : m_history->roles()) {
         RoleSeries &entry = seriesFor(role);
         const auto threshold = m_thresholds.constFind(role);
         if (threshold != m_thresholds.cend() && *threshold <= dataTop * 1.5) {
             top = std::max(top, *threshold);
+            labelled[*threshold].append(role);
             const QList<QPointF> line{
                     QPointF(double(shifted(start).toMSecsSinceEpoch()), *threshold),
                     QPointF(double(shifted(end).toMSecsSinceEpoch()), *threshold)};
@@ -533,6 +565,13 @@ void AgeChart::refresh()
             entry.threshold->clear();
         }
     }
+    QList<AgeCurves::LineLabel> labels;
+    for (auto it = labelled.cbegin(); it != labelled.cend(); ++it)
+        labels.append({it.key(),
+                       tr("%1 alert %2 s")
+                               .arg(it.value().join(QStringLiteral(", ")))
+                               .arg(it.key(), 0, 'f', it.key() == std::floor(it.key()) ? 0 : 1)});
+    m_curves->setLineLabels(std::move(labels));
 
     QList<QList<QPointF>> markerPoints(MarkerKindCount);
     for (MarkerSeries &markers : m_markerSeries)
@@ -615,7 +654,7 @@ void AgeChart::applyTheme()
     m_chart->setBackgroundRoundness(0);
     // setTheme() recolours every series; put the role and marker colours back.
     for (const RoleSeries &entry : std::as_const(m_series)) {
-        const QColor color = dark ? entry.color.lighter(120) : entry.color;
+        const QColor color = roleColor(entry.order, palette());
         entry.legend->setPen(QPen(color, CurvePenWidth));
         m_curves->curve(entry.index).pen = QPen(color, CurvePenWidth);
         QPen thresholdPen(color, 1.0, Qt::DashLine);
@@ -623,9 +662,10 @@ void AgeChart::applyTheme()
     }
     for (int kind = 0; kind < MarkerKindCount; ++kind) {
         QScatterSeries *series = m_markerSeries[kind].series;
-        series->setColor(markerColor(Kind(kind), palette()));
-        series->setBorderColor(dark ? QColor(Qt::white) : QColor(Qt::black));
+        series->setColor(markFill(toneMark(Kind(kind)), palette()));
+        series->setPen(QPen(markOutline(palette()), 1.5));
     }
+    m_curves->setLabelColor(palette().color(QPalette::Text));
     m_curves->update();
 }
 
@@ -676,6 +716,14 @@ QDateTime AgeChart::rangeStart() const
 QDateTime AgeChart::rangeEnd() const
 {
     return m_timeAxis->max().addMSecs(-m_shiftMs);
+}
+
+QStringList AgeChart::thresholdLabels() const
+{
+    QStringList texts;
+    for (const AgeCurves::LineLabel &label : m_curves->lineLabels())
+        texts.append(label.text);
+    return texts;
 }
 
 QString AgeChart::timeAxisTitle() const

@@ -49,7 +49,8 @@ public:
     void setMaxPoints(int maxPoints);
     int maxPoints() const { return m_maxPoints; }
 
-    // A dashed horizontal line for role at seconds (nullopt removes it); shown from refresh().
+    // A dashed horizontal line for role's alert at seconds, labelled with its role and value
+    // (nullopt removes it); shown from refresh().
     void setThreshold(const QString &role, std::optional<double> seconds);
 
     // The axis, the tooltips and the markers' texts in the rule's zone; null: local time. Not
@@ -66,6 +67,8 @@ public:
     QDateTime rangeStart() const;
     QDateTime rangeEnd() const;
     double valueAxisMax() const;
+    // The threshold lines' labels, lowest first ("billing alert 270 s").
+    QStringList thresholdLabels() const;
     QString timeAxisTitle() const;
     // The label the time axis draws at time.
     QString timeAxisLabel(const QDateTime &time) const;
@@ -87,7 +90,7 @@ private:
         // Empty: it gives the role its legend entry; AgeCurves draws the role's points.
         QLineSeries *legend = nullptr;
         QLineSeries *threshold = nullptr;
-        QColor color;
+        int order = 0; // first seen: its colour (roleColor)
         int index = 0; // in AgeCurves
     };
     struct MarkerSeries

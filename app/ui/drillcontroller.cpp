@@ -3,12 +3,14 @@
 #include "agechart.h"
 #include "core/consolesession.h"
 #include "core/drillrunner.h"
-#include "historytabs.h"
+#include "drillchart.h"
+#include "thresholdscontroller.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QDateTime>
 #include <QDir>
+#include <QImage>
 #include <QMainWindow>
 #include <QSaveFile>
 #include <QStandardPaths>
@@ -28,6 +30,8 @@ QString writeFile(const QString &path, const QByteArray &contents)
         return QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
     return {};
 }
+
+const QString ChartFile = QStringLiteral("chart.png");
 
 } // namespace
 
@@ -67,7 +71,7 @@ DrillController::DrillController(QMainWindow *window, ConsoleSession *session,
     connect(session, &ConsoleSession::demoStopped, this, &DrillController::updateAction);
     connect(m_runner, &DrillRunner::progress, this,
             [this](const QString &step) { m_window->statusBar()->showMessage(step, 20000); });
-    connect(m_runner, &DrillRunner::finished, this, &DrillController::onFinished);
+    connect(m_runner, &DrillRunner::finished, this, &DrillController::writeReport);
     connect(m_runner, &DrillRunner::failed, this, &DrillController::onFailed);
     updateAction();
 
@@ -101,17 +105,6 @@ void DrillController::run(const QString &directory)
     updateAction();
 }
 
-void DrillController::onFinished(const DrillResult &result)
-{
-    // The chart is drawn only while it shows; a refresh draws it now, the grab on the next turn
-    // of the event loop sees its tab laid out.
-    if (auto *tabs = m_window->findChild<HistoryTabs *>()) {
-        tabs->showChart();
-        tabs->refresh();
-    }
-    QTimer::singleShot(0, this, [this, result] { writeReport(result); });
-}
-
 void DrillController::writeReport(const DrillResult &result)
 {
     updateAction();
@@ -120,14 +113,13 @@ void DrillController::writeReport(const DrillResult &result)
         error = tr("cannot create the directory %1").arg(m_directory);
     const QDir directory(m_directory);
     if (error.isEmpty()) {
-        auto *chart = m_window->findChild<AgeChart *>();
-        const QString path = directory.filePath(QStringLiteral("chart.png"));
-        if (!chart || !chart->grab().save(path, "PNG"))
+        const QString path = directory.filePath(ChartFile);
+        if (!chartImage(result).save(path, "PNG"))
             error = tr("cannot write the chart to %1").arg(path);
     }
     if (error.isEmpty())
         error = writeFile(directory.filePath(QStringLiteral("report.md")),
-                          drillMarkdown(result).toUtf8());
+                          drillMarkdown(result, ChartFile).toUtf8());
     if (error.isEmpty())
         error = writeFile(directory.filePath(QStringLiteral("report.json")), drillJson(result));
     if (!error.isEmpty()) {
@@ -143,6 +135,21 @@ void DrillController::writeReport(const DrillResult &result)
         endHeadless(0, line);
     else
         endHeadless(1, line);
+}
+
+QImage DrillController::chartImage(const DrillResult &result) const
+{
+    // Drawn off-screen from the history the Age tab keeps, over the drill's own range, not
+    // grabbed from the tab: its window is minutes wide and has the window selector in it.
+    const auto *chart = m_window->findChild<AgeChart *>();
+    const auto *thresholds = m_window->findChild<ThresholdsController *>();
+    DrillChart drillChart(result,
+                          (thresholds ? thresholds->thresholds() : AgeThresholds::defaults())
+                                  .threshold(result.role));
+    if (chart && chart->history())
+        drillChart.setCurves(DrillChart::curvesFrom(*chart->history(), drillChart.rangeStart(),
+                                                    drillChart.rangeEnd()));
+    return drillChart.render();
 }
 
 void DrillController::onFailed(const QString &message)

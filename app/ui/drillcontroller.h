@@ -7,6 +7,7 @@
 #include <QString>
 
 class QAction;
+class QImage;
 class QMainWindow;
 
 namespace leader::console {
@@ -15,10 +16,11 @@ class ConsoleSession;
 class DrillRunner;
 
 // Role → Run drill (the demo only): runs the DrillRunner, then writes report.md, report.json and
-// the "Last tick age" chart as chart.png into a new directory under the application's data
-// location, and says where. With --drill-report DIR it runs once the demo is up, writes into DIR,
-// closes the window (the demo stops as on any close) and ends the process: 0 when every takeover
-// met its bound and the auditor passed, else 1 with one line on stderr.
+// the drill's chart (DrillChart, drawn from the Age tab's history) as chart.png into a new
+// directory under the application's data location, and says where. With --drill-report DIR it runs
+// once the demo is up, writes into DIR, closes the window (the demo stops as on any close) and ends
+// the process: 0 when every takeover met its bound and the auditor passed, else 1 with one line on
+// stderr.
 class DrillController final : public QObject
 {
     Q_OBJECT
@@ -37,8 +39,8 @@ Q_SIGNALS:
 private:
     void run(const QString &directory);
     void updateAction();
-    void onFinished(const DrillResult &result);
     void writeReport(const DrillResult &result);
+    QImage chartImage(const DrillResult &result) const;
     void onFailed(const QString &message);
     void endHeadless(int exitCode, const QString &line);
 

@@ -4,11 +4,14 @@
 
 #include "core/holderchange.h"
 #include "models/tickhistory.h"
+#include "models/tones.h"
 #include "ui/agechart.h"
 
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
+#include <QLegend>
+#include <QScatterSeries>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QValueAxis>
@@ -126,6 +129,9 @@ private slots:
     void emptyHistory();
     void followsPalette();
     void spikeInsideOnePixelColumnIsDrawn();
+    void marksDifferByShapeNotHue();
+    void thresholdLinesAreLabelled_data();
+    void thresholdLinesAreLabelled();
 
 private:
     TickHistory m_history;
@@ -352,7 +358,7 @@ void TstAgeChart::spikeInsideOnePixelColumnIsDrawn()
     const QDateTime spikeTime = Base.addMSecs(qint64(SpikeAt) * StepMs);
     const QPointF top = chart.pixelFor(spikeTime, Spike);
     const QPointF nearTop = chart.pixelFor(spikeTime, Spike * 0.9);
-    const QColor billing(0x1f, 0x77, 0xb4); // the first role's colour on the light theme
+    const QColor billing = leader::console::roleColor(0, chart.palette()); // the first role's
     const auto isBilling = [&](const QColor &c) {
         return std::abs(c.red() - billing.red()) + std::abs(c.green() - billing.green())
                        + std::abs(c.blue() - billing.blue())
@@ -371,6 +377,76 @@ void TstAgeChart::spikeInsideOnePixelColumnIsDrawn()
     const QPointF aside = chart.pixelFor(spikeTime.addSecs(-30), Spike);
     for (int y = int(aside.y()) - 1; y <= int(nearTop.y()); ++y)
         QVERIFY(!isBilling(image.pixelColor(int(aside.x()), y)));
+}
+
+// Pause, unpause and takeover marks are told apart by shape, in the legend too, and carry no hue a
+// role's line could have. (Checked once: with the legend's default square markers and the marks
+// in the warning, good and alert tones, this fails.)
+void TstAgeChart::marksDifferByShapeNotHue()
+{
+    AgeChart chart;
+    auto *view = chart.findChild<QChartView *>();
+    QVERIFY(view);
+    QCOMPARE(view->chart()->legend()->markerShape(), QLegend::MarkerShapeFromSeries);
+    QSet<int> shapes;
+    int marks = 0;
+    for (QAbstractSeries *series : view->chart()->series()) {
+        auto *scatter = qobject_cast<QScatterSeries *>(series);
+        if (!scatter)
+            continue;
+        ++marks;
+        shapes.insert(int(scatter->markerShape()));
+        QCOMPARE(scatter->color().hslSaturation(), 0);
+        QCOMPARE(scatter->pen().color().hslSaturation(), 0);
+    }
+    QCOMPARE(marks, 3);
+    QCOMPARE(shapes.size(), 3);
+}
+
+void TstAgeChart::thresholdLinesAreLabelled_data()
+{
+    QTest::addColumn<double>("billing");
+    QTest::addColumn<double>("dunning"); // 0: none
+    QTest::addColumn<QStringList>("labels");
+    QTest::newRow("near the curves") << 12.0 << 0.0 << QStringList{"billing alert 12 s"};
+    QTest::newRow("a fraction") << 12.5 << 0.0 << QStringList{"billing alert 12.5 s"};
+    QTest::newRow("two roles, one value: one label")
+            << 12.0 << 12.0 << QStringList{"billing, dunning alert 12 s"};
+    QTest::newRow("lowest first") << 14.0 << 12.0
+                                  << QStringList{"dunning alert 12 s", "billing alert 14 s"};
+    QTest::newRow("far above: neither line nor label") << 100.0 << 0.0 << QStringList{};
+}
+
+// The alert lines say whose and at what age. (Checked once: without the labels, this fails.)
+void TstAgeChart::thresholdLinesAreLabelled()
+{
+    QFETCH(double, billing);
+    QFETCH(double, dunning);
+    QFETCH(QStringList, labels);
+    TickHistory history;
+    for (int s = 0; s < 3; ++s) {
+        StatusSnapshot snapshot;
+        snapshot.databaseTime = Base.addSecs(s);
+        for (const char *role : {"billing", "dunning"}) {
+            RoleStatus status;
+            status.role = QString::fromLatin1(role);
+            status.state = leader::console::RoleState::Free;
+            status.lastTickAgeSeconds = 10.0;
+            snapshot.roles.append(status);
+        }
+        history.append(snapshot);
+    }
+    AgeChart chart;
+    chart.setHistory(&history);
+    chart.setThreshold(QStringLiteral("billing"), billing);
+    if (dunning > 0)
+        chart.setThreshold(QStringLiteral("dunning"), dunning);
+    chart.refresh();
+    QCOMPARE(chart.thresholdLabels(), labels);
+    chart.setThreshold(QStringLiteral("billing"), std::nullopt);
+    chart.setThreshold(QStringLiteral("dunning"), std::nullopt);
+    chart.refresh();
+    QVERIFY(chart.thresholdLabels().isEmpty());
 }
 
 QTEST_MAIN(TstAgeChart)

@@ -237,6 +237,22 @@ private Q_SLOTS:
         QCOMPARE(environment["os"].toString(), QStringLiteral("Debian GNU/Linux 12 (bookworm)"));
     }
 
+    // The chart beside the report is embedded after the table, its alt text saying what it shows;
+    // without a chart, no image. (Checked once: without the chartFile argument's image line, this
+    // fails.)
+    void markdownEmbedsTheChart()
+    {
+        const DrillResult result = sample();
+        const QString markdown = drillMarkdown(result, QStringLiteral("chart.png"));
+        const QString image = QStringLiteral(
+                "![Each role's last tick age and who held billing, from 19:00:00 to 19:01:10 UTC; "
+                "the faults, takeovers and the pause numbered as in the table above](chart.png)");
+        QVERIFY2(markdown.contains(image), qPrintable(markdown));
+        QVERIFY(markdown.indexOf(image) > markdown.indexOf(QLatin1String("| 4 | pause billing |")));
+        QVERIFY(markdown.indexOf(image) < markdown.indexOf(QLatin1String("### Details")));
+        QVERIFY(!drillMarkdown(result).contains(QLatin1String("![")));
+    }
+
     // A pause whose holder was never seen to stop is no measurement: no time, not met.
     void pauseNotSeenToStop()
     {
