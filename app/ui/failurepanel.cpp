@@ -1,10 +1,13 @@
 #include "failurepanel.h"
 
 #include "lease/roles.h"
+#include "models/replicamodel.h"
+#include "tableview.h"
 
 #include <QAbstractItemModel>
 #include <QComboBox>
 #include <QGridLayout>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -34,21 +37,23 @@ QSpinBox *spinBox(const QString &objectName, int minimum, int maximum, int value
 FailurePanel::FailurePanel(QAbstractItemModel *replicas, QWidget *parent)
     : QWidget(parent)
     , m_replicas(replicas)
-    , m_view(new QTableView)
+    , m_view(makeTableView(QStringLiteral("replicaView"), replicas))
     , m_freezeSeconds(spinBox(QStringLiteral("freezeSeconds"), 1, 300, 20, QStringLiteral(" s")))
     , m_severSeconds(spinBox(QStringLiteral("severSeconds"), 1, 300, 20, QStringLiteral(" s")))
     , m_slowMs(spinBox(QStringLiteral("slowMs"), 10, 5000, 500, QStringLiteral(" ms")))
     , m_panicRole(new QComboBox)
     , m_panicStep(new QLineEdit)
 {
-    m_view->setObjectName(QStringLiteral("replicaView"));
-    m_view->setModel(m_replicas);
-    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_view->verticalHeader()->hide();
-    m_view->horizontalHeader()->setStretchLastSection(true);
-    m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    // Three replicas in view at a laptop's size, every column without scrolling: the widths fixed
+    // from the font, as a holder id changes at each restart and the faults' text counts down; a
+    // longer value is elided (the holder's whole id in its tooltip).
+    m_view->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    const QString widestRoles = QStringLiteral("billing, dunning");
+    fixColumnWidths(m_view, {{ReplicaModel::Replica, QStringLiteral("r3")},
+                             {ReplicaModel::State, QStringLiteral("starting")},
+                             {ReplicaModel::Holder, QStringLiteral("vm:20765:0b75130b"), false},
+                             {ReplicaModel::Leading, widestRoles, false}});
+    m_view->setFixedHeight(heightForRows(m_view, 3));
 
     m_panicRole->setObjectName(QStringLiteral("panicRole"));
     for (const std::string_view role : lease::Roles)
@@ -56,57 +61,63 @@ FailurePanel::FailurePanel(QAbstractItemModel *replicas, QWidget *parent)
     m_panicStep->setObjectName(QStringLiteral("panicStep"));
     m_panicStep->setPlaceholderText(QStringLiteral("step (empty: the first)"));
 
+    // The actions without an argument in one row, the others two a row: the list and the
+    // takeovers below keep the dock's height.
+    auto *plain = new QHBoxLayout;
     auto *grid = new QGridLayout;
-    auto addAction = [this, grid](int row, const QString &name, const QString &text,
+    auto addAction
+            = [this, plain, grid](int row, int column, const QString &name, const QString &text,
                                   const QString &tip, FaultKind kind, QWidget *argument) {
-        auto *button = new QPushButton(text);
-        button->setObjectName(name);
-        button->setToolTip(tip);
-        connect(button, &QPushButton::clicked, this, [this, kind] { request(kind); });
-        grid->addWidget(button, row, 0);
-        if (argument)
-            grid->addWidget(argument, row, 1);
-        m_actionButtons.append(button);
-    };
-    addAction(0, QStringLiteral("killButton"), tr("Kill"),
+                  auto *button = new QPushButton(text);
+                  button->setObjectName(name);
+                  button->setToolTip(tip);
+                  connect(button, &QPushButton::clicked, this, [this, kind] { request(kind); });
+                  if (row < 0) {
+                      plain->addWidget(button);
+                  } else {
+                      grid->addWidget(button, row, column);
+                      grid->addWidget(argument, row, column + 1);
+                  }
+                  m_actionButtons.append(button);
+              };
+    addAction(-1, 0, QStringLiteral("killButton"), tr("Kill"),
               tr("A process death: nothing more reaches the database and nothing is released. "
                  "Its roles are taken over once their leases expire (≤ 10 s after the last "
                  "heartbeat)."),
               FaultKind::Kill, nullptr);
-    addAction(1, QStringLiteral("freezeButton"), tr("Freeze"),
+    addAction(-1, 1, QStringLiteral("stopButton"), tr("Stop"),
+              tr("A clean stop (SIGTERM): running ticks are released at once, as interrupted."),
+              FaultKind::Stop, nullptr);
+    addAction(-1, 2, QStringLiteral("restartButton"), tr("Restart"),
+              tr("Start a stopped or killed replica again, with a new holder id."),
+              FaultKind::Restart, nullptr);
+    addAction(-1, 3, QStringLiteral("healButton"), tr("Heal"),
+              tr("End a freeze, a cut and a slow link now."), FaultKind::Heal, nullptr);
+    addAction(0, 0, QStringLiteral("freezeButton"), tr("Freeze"),
               tr("SIGSTOP or a long GC pause: every statement waits, then goes out stale. The "
                  "fence must refuse what it claims."),
               FaultKind::Freeze, m_freezeSeconds);
-    addAction(2, QStringLiteral("severButton"), tr("Sever"),
+    addAction(0, 2, QStringLiteral("severButton"), tr("Sever"),
               tr("Blackhole the replica's link to the database both ways (no FIN, no RST)."),
               FaultKind::Sever, m_severSeconds);
-    addAction(3, QStringLiteral("slowButton"), tr("Slow link"),
+    addAction(1, 0, QStringLiteral("slowButton"), tr("Slow link"),
               tr("Add this much latency each way until healed."), FaultKind::Slow, m_slowMs);
-    addAction(4, QStringLiteral("healButton"), tr("Heal"),
-              tr("End a freeze, a cut and a slow link now."), FaultKind::Heal, nullptr);
-    auto *panicArguments = new QWidget;
-    auto *panicLayout = new QVBoxLayout(panicArguments);
-    panicLayout->setContentsMargins(0, 0, 0, 0);
-    panicLayout->addWidget(m_panicRole);
-    panicLayout->addWidget(m_panicStep);
-    addAction(5, QStringLiteral("panicButton"), tr("Panic"),
+    addAction(1, 2, QStringLiteral("panicButton"), tr("Panic"),
               tr("The named step of the role's next tick on this replica throws: the tick is "
                  "released as failed and waits one interval (ADR-114, 2026-10-19)."),
-              FaultKind::Panic, panicArguments);
-    addAction(6, QStringLiteral("stopButton"), tr("Stop"),
-              tr("A clean stop (SIGTERM): running ticks are released at once, as interrupted."),
-              FaultKind::Stop, nullptr);
-    addAction(7, QStringLiteral("restartButton"), tr("Restart"),
-              tr("Start a stopped or killed replica again, with a new holder id."),
-              FaultKind::Restart, nullptr);
+              FaultKind::Panic, m_panicRole);
+    grid->addWidget(m_panicStep, 2, 3);
     grid->setColumnStretch(1, 1);
+    grid->setColumnStretch(3, 1);
 
     auto *layout = new QVBoxLayout(this);
-    layout->addWidget(m_view, 1);
-    auto *hint = new QLabel(tr("Select a replica, then break it. Takeovers are measured in the "
-                               "Failovers table below."));
-    hint->setWordWrap(true);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_view);
+    auto *hint = new QLabel(tr("Select a replica, then break it:"));
+    hint->setToolTip(tr("Takeovers are measured in the Failovers table below."));
     layout->addWidget(hint);
+    plain->addStretch();
+    layout->addLayout(plain);
     layout->addLayout(grid);
 
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this,

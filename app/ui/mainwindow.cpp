@@ -22,6 +22,7 @@
 #include "productionguard.h"
 #include "registrycontroller.h"
 #include "sessionstatusbar.h"
+#include "shortcutsdialog.h"
 #include "statuspane.h"
 #include "takeoverspane.h"
 #include "thresholdscontroller.h"
@@ -34,6 +35,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScreen>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -165,10 +167,38 @@ void MainWindow::buildActions()
     roleMenu->addSeparator();
     QAction *refreshAction
             = roleMenu->addAction(tr("&Refresh now"), m_session, &ConsoleSession::refresh);
-    refreshAction->setShortcut(QKeySequence::Refresh);
+    refreshAction->setObjectName(QStringLiteral("refreshAction"));
+    refreshAction->setShortcuts(QKeySequence::Refresh);
     roleMenu->addAction(tr("Age &thresholds…"), m_thresholds, &ThresholdsController::edit);
 
-    m_view = new ViewMenu(menuBar()->addMenu(tr("&View")), m_timeRule);
+    QMenu *viewMenu = menuBar()->addMenu(tr("&View"));
+    QAction *filterAction = viewMenu->addAction(tr("&Filter roles"), this,
+                                                [this] { m_statusPane->focusFilter(); });
+    filterAction->setObjectName(QStringLiteral("filterAction"));
+    filterAction->setShortcut(QKeySequence::Find);
+    // The tabs under the table from anywhere in the window, as a focused QTabWidget does itself.
+    QAction *nextTab = viewMenu->addAction(tr("&Next tab"), this, [this] {
+        m_history->setCurrentIndex((m_history->currentIndex() + 1) % m_history->count());
+    });
+    nextTab->setObjectName(QStringLiteral("nextTabAction"));
+    nextTab->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_PageDown));
+    QAction *previousTab = viewMenu->addAction(tr("&Previous tab"), this, [this] {
+        m_history->setCurrentIndex((m_history->currentIndex() + m_history->count() - 1)
+                                   % m_history->count());
+    });
+    previousTab->setObjectName(QStringLiteral("previousTabAction"));
+    previousTab->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_PageUp));
+    viewMenu->addSeparator();
+    m_view = new ViewMenu(viewMenu, m_timeRule);
+
+    QMenu *helpMenu = menuBar()->addMenu(tr("&Help"));
+    QAction *shortcutsAction = helpMenu->addAction(tr("&Keyboard shortcuts"), this, [this] {
+        auto *dialog = new ShortcutsDialog(shortcutsOf(this), this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->open();
+    });
+    shortcutsAction->setObjectName(QStringLiteral("shortcutsAction"));
+    shortcutsAction->setShortcut(QKeySequence::HelpContents);
 
     QToolBar *toolbar = addToolBar(tr("Main"));
     toolbar->setObjectName(QStringLiteral("mainToolBar"));
@@ -202,17 +232,21 @@ void MainWindow::buildCentral()
     // In the demo, takeovers follow faults from the panel, so they sit beside it (buildDocks);
     // against a database they are a tab of their own.
     m_takeovers = new TakeoversPane(m_failovers, this);
-    if (m_connection->isDemo() && !m_options.readOnly)
+    if (m_connection->isDemo() && !m_options.readOnly) {
         m_takeovers->hide();
-    else
+    } else {
+        m_takeovers->showHolderIds();
         m_history->addTab(m_takeovers, tr("Takeovers"));
+    }
 
     auto *splitter = new QSplitter(Qt::Vertical);
     splitter->setObjectName(QStringLiteral("centralSplitter"));
     splitter->addWidget(m_statusPane);
     splitter->addWidget(m_history);
+    // The status table keeps the height of its header and five roles, the chart takes the rest.
     splitter->setStretchFactor(0, 0);
     splitter->setStretchFactor(1, 1);
+    splitter->setChildrenCollapsible(false);
     setCentralWidget(m_guard->wrap(m_connection->wrap(splitter)));
 }
 
@@ -226,6 +260,11 @@ void MainWindow::buildDocks()
     logDock->setWidget(m_logPane);
     addDockWidget(Qt::BottomDockWidgetArea, logDock);
     m_view->addToggle(logDock->toggleViewAction());
+    // The failure panel's dock runs the window's whole height: the replicas, the actions and the
+    // takeovers all fit beside the status table, the chart and the event log under them.
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+    // About eight lines of the log; the chart above it takes what is left.
+    resizeDocks({logDock}, {fontMetrics().height() * 17}, Qt::Vertical);
 
     if (m_connection->isDemo() && !m_options.readOnly) {
         m_failurePanel = new FailurePanel(m_replicas);
@@ -233,11 +272,17 @@ void MainWindow::buildDocks()
         m_failureDock = new QDockWidget(tr("Failure panel — hosted replicas"), this);
         m_failureDock->setObjectName(QStringLiteral("failureDock"));
         auto *dockSplitter = new QSplitter(Qt::Vertical);
+        dockSplitter->setObjectName(QStringLiteral("failureSplitter"));
         dockSplitter->addWidget(m_failurePanel);
         dockSplitter->addWidget(m_takeovers);
+        dockSplitter->setStretchFactor(0, 0);
+        dockSplitter->setStretchFactor(1, 1);
+        dockSplitter->setChildrenCollapsible(false);
         m_takeovers->show();
         m_failureDock->setWidget(dockSplitter);
         addDockWidget(Qt::RightDockWidgetArea, m_failureDock);
+        // As narrow as every Failovers column allows: the rest is the status table's.
+        resizeDocks({m_failureDock}, {dockSplitter->minimumSizeHint().width()}, Qt::Horizontal);
         m_view->addToggle(m_failureDock->toggleViewAction());
         connect(m_failurePanel, &FailurePanel::faultRequested, m_session, &ConsoleSession::inject);
     }
@@ -307,8 +352,9 @@ void MainWindow::connectSession()
 void MainWindow::restoreSettings()
 {
     QSettings settings;
+    // First start: 1440×900, or the whole of a smaller screen (a laptop's 1280×800).
     if (!restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray()))
-        resize(1440, 900);
+        resize(QSize(1440, 900).boundedTo(screen()->availableSize()));
     restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray());
     m_view->restoreTheme();
 }
@@ -357,6 +403,7 @@ void MainWindow::onDemoLeft()
 {
     if (m_failureDock) {
         m_failureDock->hide();
+        m_takeovers->showHolderIds();
         m_history->addTab(m_takeovers, tr("Takeovers"));
     }
 }

@@ -1,12 +1,16 @@
 #include "statuspane.h"
 
+#include "models/health.h"
 #include "models/statusmodel.h"
 #include "stalebanner.h"
 #include "tableview.h"
 
+#include <QAction>
 #include <QHeaderView>
 #include <QItemSelection>
+#include <QLineEdit>
 #include <QSortFilterProxyModel>
+#include <QStyle>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -15,29 +19,135 @@
 
 namespace leader::console {
 
+namespace {
+
+// A header whose title may be elided (a time column's names its zone) says it whole in its tooltip.
+class StatusProxy final : public QSortFilterProxyModel
+{
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override
+    {
+        const QVariant value = QSortFilterProxyModel::headerData(section, orientation, role);
+        if (role == Qt::ToolTipRole && orientation == Qt::Horizontal && !value.isValid())
+            return QSortFilterProxyModel::headerData(section, orientation, Qt::DisplayRole);
+        return value;
+    }
+};
+
+// The widest each column shows in practice; a longer value (a holder id that is no hosted
+// replica's name, a long reason) is elided, its cell's tooltip saying it whole.
+QList<ColumnWidth> statusColumnWidths(int decoration)
+{
+    const QString clock = QStringLiteral("23:59:59");
+    const QString duration = StatusModel::formatSeconds(59 * 60 + 59);
+    QString health;
+    for (const Health level : {Health::Ok, Health::Starting, Health::Paused, Health::Warn,
+                               Health::Alert, Health::Stale}) {
+        const QString text = StatusModel::healthText(level);
+        if (text.size() > health.size())
+            health = text;
+    }
+    return {{StatusModel::Role, QStringLiteral("webhook_delivery")},
+            {StatusModel::State,
+             roleStateDisplayName(RoleState::Paused) + QStringLiteral(" · ")
+                     + StatusModel::formatRemaining(23 * 3600 + 59 * 60) + QStringLiteral(" left"),
+             true, decoration},
+            {StatusModel::Health, health},
+            {StatusModel::Holder, QStringLiteral("host:12345:0b75"), false},
+            {StatusModel::Token, QStringLiteral("1796493977462")},
+            {StatusModel::Acquired, clock, false},
+            {StatusModel::ExpiresIn, QStringLiteral("in ") + duration},
+            {StatusModel::LastTickAge, duration},
+            {StatusModel::PausedBy, QStringLiteral("operator@host"), false},
+            {StatusModel::PausedAt, clock, false},
+            {StatusModel::PauseReason, QStringLiteral("maintenance window, ticket"), false},
+            {StatusModel::NotBefore, QStringLiteral("in ") + duration}};
+}
+
+} // namespace
+
 StatusPane::StatusPane(StatusModel *model, const TimeRule *timeRule, QWidget *parent)
     : QWidget(parent)
     , m_model(model)
-    , m_proxy(new QSortFilterProxyModel(this))
+    , m_proxy(new StatusProxy(this))
+    , m_filter(new QLineEdit)
 {
     m_proxy->setSourceModel(model);
     m_proxy->setSortRole(StatusModel::RawRole);
+    m_proxy->setFilterKeyColumn(StatusModel::Role);
+    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
     m_view = makeTableView(QStringLiteral("statusView"), m_proxy);
     m_view->setSortingEnabled(true);
     m_view->sortByColumn(StatusModel::Role, Qt::AscendingOrder);
     m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_view->setContextMenuPolicy(Qt::ActionsContextMenu);
-    m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_view->horizontalHeader()->setStretchLastSection(true);
+    QHeaderView *header = m_view->horizontalHeader();
+    const int decoration = m_view->iconSize().isValid()
+                                   ? m_view->iconSize().width() + 4
+                                   : m_view->style()->pixelMetric(QStyle::PM_SmallIconSize) + 4;
+    fixColumnWidths(m_view, statusColumnWidths(decoration));
+    // What an operator reads first, from the left, so a laptop shows it without scrolling: the
+    // role, its state and health, who leads it, its last tick and a pause's who and why; the
+    // lease's mechanics (expiry, token, acquired) last.
+    const QList<int> order{
+            StatusModel::Role,        StatusModel::State,       StatusModel::Health,
+            StatusModel::Holder,      StatusModel::LastTickAge, StatusModel::PausedBy,
+            StatusModel::PauseReason, StatusModel::PausedAt,    StatusModel::NotBefore,
+            StatusModel::ExpiresIn,   StatusModel::Token,       StatusModel::Acquired};
+    for (int visual = 0; visual < order.size(); ++visual)
+        header->moveSection(header->visualIndex(order.at(visual)), visual);
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &StatusPane::selectionChanged);
+
+    m_filter->setObjectName(QStringLiteral("statusFilter"));
+    m_filter->setPlaceholderText(tr("Filter roles"));
+    m_filter->setToolTip(tr("Shows the roles whose name contains this text; Esc clears it"));
+    m_filter->setClearButtonEnabled(true);
+    m_filter->setMaximumWidth(m_filter->fontMetrics().horizontalAdvance(QLatin1Char('x')) * 32);
+    connect(m_filter, &QLineEdit::textChanged, m_proxy,
+            &QSortFilterProxyModel::setFilterFixedString);
+    // Esc in the filter clears it and hands the keys back to the table.
+    auto *clear = new QAction(tr("Clear the filter"), m_filter);
+    clear->setShortcut(QKeySequence(Qt::Key_Escape));
+    clear->setShortcutContext(Qt::WidgetShortcut);
+    connect(clear, &QAction::triggered, this, [this] {
+        m_filter->clear();
+        m_view->setFocus(Qt::ShortcutFocusReason);
+    });
+    m_filter->addAction(clear);
 
     m_banner = new StaleBanner(m_view, timeRule);
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->setSpacing(0);
+    layout->setSpacing(2);
+    layout->addWidget(m_filter);
     layout->addWidget(m_view);
+}
+
+void StatusPane::focusFilter()
+{
+    m_filter->setFocus(Qt::ShortcutFocusReason);
+    m_filter->selectAll();
+}
+
+int StatusPane::heightForRows(int rows) const
+{
+    return m_filter->sizeHint().height() + layout()->spacing()
+           + leader::console::heightForRows(m_view, rows);
+}
+
+QSize StatusPane::sizeHint() const
+{
+    return {QWidget::sizeHint().width(), minimumSizeHint().height()};
+}
+
+QSize StatusPane::minimumSizeHint() const
+{
+    return {QWidget::minimumSizeHint().width(),
+            heightForRows(5) + style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, m_view)};
 }
 
 StatusPane::~StatusPane() = default;

@@ -5,6 +5,7 @@
 #include <QDateTime>
 #include <QWidget>
 
+class QLineEdit;
 class QSortFilterProxyModel;
 class QTableView;
 
@@ -14,9 +15,11 @@ class StaleBanner;
 class StatusModel;
 class TimeRule;
 
-// The status table with, over its header while the rows are not live, the stale banner saying for
-// how long and why (StaleBanner). Several rows may be selected (Ctrl, Shift); the selection
-// survives each poll's rows.
+// The status table under its quick filter (the roles whose name holds the text; Esc clears it)
+// with, over its header while the rows are not live, the stale banner saying for how long and why
+// (StaleBanner). Several rows may be selected (Ctrl, Shift); the selection survives each poll's
+// rows. Its columns keep their widths whatever the values (fixColumnWidths), the ones an operator
+// reads first leftmost.
 class StatusPane final : public QWidget
 {
     Q_OBJECT
@@ -38,6 +41,13 @@ public:
     // Selects role once rows arrive (--role); the first rows lacking it emit roleMissing instead.
     void selectWhenShown(const QString &role);
     QTableView *view() const { return m_view; }
+    QLineEdit *filterEdit() const { return m_filter; }
+    void focusFilter(); // the filter, its text selected to type over
+    // The pane's height with rows rows and the header in view.
+    int heightForRows(int rows) const;
+    // Five roles and the header in view, and a horizontal scrollbar where the window is narrow.
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
     StaleBanner *staleBanner() const { return m_banner; }
 
 Q_SIGNALS:
@@ -48,6 +58,7 @@ private:
     StatusModel *m_model;
     QSortFilterProxyModel *m_proxy = nullptr;
     QTableView *m_view = nullptr;
+    QLineEdit *m_filter = nullptr;
     StaleBanner *m_banner = nullptr;
     QString m_pendingRole;
 };
