@@ -28,6 +28,8 @@ constexpr double LabelHeight = 18;
 constexpr double LabelRowGap = 4;
 constexpr double LabelGap = 6; // between two labels in a row
 constexpr int MaxLabelRows = 6;
+constexpr int MaxRowsForCrowds = 3;
+constexpr double RowCost = 160;
 constexpr double LeaderHeight = 16; // from the labels down to the plot
 constexpr double ShapeSize = 10;
 constexpr double LaneHeight = 20;
@@ -416,13 +418,57 @@ DrillChart::Layout DrillChart::layout() const
         }
         return true;
     };
+    // The plot's width does not depend on the rows: place the labels first.
+    layout.plot = QRectF(PlotLeft, 0, PlotRight - PlotLeft, 1);
+    struct Placed
+    {
+        qsizetype index;
+        int row;
+        double left;
+    };
+    const auto place = [&](int rows) {
+        QList<Placed> placed;
+        for (int row = 0; row < rows; ++row) {
+            QList<double> anchors;
+            QList<double> rowWidths;
+            QList<qsizetype> indexes;
+            for (qsizetype i = row; i < m_marks.size(); i += rows) {
+                anchors.append(layout.x(m_marks.at(i).time.toMSecsSinceEpoch()));
+                rowWidths.append(widths.at(i));
+                indexes.append(i);
+            }
+            const QList<double> lefts = spreadLabels(anchors, rowWidths, Side, Width - Side);
+            for (qsizetype j = 0; j < indexes.size(); ++j)
+                placed.append(Placed{indexes.at(j), row, lefts.at(j)});
+        }
+        return placed;
+    };
+    // How far the labels stray from their marks, plus a row's height of cost for each row more:
+    // a crowd of marks takes a second row rather than leaders across half the image.
+    const auto cost = [&](const QList<Placed> &placed, int rows) {
+        double farthest = 0;
+        for (const Placed &label : placed) {
+            const double anchor = layout.x(m_marks.at(label.index).time.toMSecsSinceEpoch());
+            farthest = std::max(farthest,
+                                std::abs(label.left + widths.at(label.index) / 2 - anchor));
+        }
+        return farthest + RowCost * (rows - 1);
+    };
     layout.rows = 1;
     while (layout.rows < MaxLabelRows && !fits(layout.rows))
         ++layout.rows;
+    QList<Placed> placed = place(layout.rows);
+    for (int rows = layout.rows + 1; rows <= MaxRowsForCrowds; ++rows) {
+        const QList<Placed> more = place(rows);
+        if (cost(more, rows) < cost(placed, layout.rows)) {
+            placed = more;
+            layout.rows = rows;
+        }
+    }
+
     layout.labelsTop = TitleHeight;
     const double labelsBottom
             = layout.labelsTop + layout.rows * LabelHeight + (layout.rows - 1) * LabelRowGap;
-    // The legend's rows, from the bottom: measured in render(); two rows at most.
     layout.legendTop = Height - 24;
     const double axisTop = layout.legendTop - 40; // the time axis' labels and title below it
     const double laneSpace = m_holders.isEmpty() ? 0.0 : LaneHeight + LaneGap;
@@ -431,22 +477,11 @@ DrillChart::Layout DrillChart::layout() const
     if (!m_holders.isEmpty())
         layout.lane = QRectF(PlotLeft, layout.plot.bottom() + LaneGap, PlotRight - PlotLeft,
                              LaneHeight);
-
-    for (int row = 0; row < layout.rows; ++row) {
-        QList<double> anchors;
-        QList<double> rowWidths;
-        QList<qsizetype> indexes;
-        for (qsizetype i = row; i < m_marks.size(); i += layout.rows) {
-            anchors.append(layout.x(m_marks.at(i).time.toMSecsSinceEpoch()));
-            rowWidths.append(widths.at(i));
-            indexes.append(i);
-        }
-        const QList<double> lefts = spreadLabels(anchors, rowWidths, Side, Width - Side);
+    for (const Placed &label : std::as_const(placed)) {
         // Row 0 is the one nearest the plot.
-        const double top = labelsBottom - LabelHeight - row * (LabelHeight + LabelRowGap);
-        for (qsizetype j = 0; j < indexes.size(); ++j)
-            layout.labels.append(Label{m_marks.at(indexes.at(j)),
-                                       QRectF(lefts.at(j), top, rowWidths.at(j), LabelHeight)});
+        const double top = labelsBottom - LabelHeight - label.row * (LabelHeight + LabelRowGap);
+        layout.labels.append(Label{m_marks.at(label.index),
+                                   QRectF(label.left, top, widths.at(label.index), LabelHeight)});
     }
     std::stable_sort(layout.labels.begin(), layout.labels.end(),
                      [](const Label &a, const Label &b) { return a.mark.time < b.mark.time; });
@@ -545,7 +580,8 @@ QImage DrillChart::render() const
                      QStringLiteral("last tick age (s)"));
     painter.restore();
 
-    // The drilled role's thresholds, labelled where they end.
+    // The drilled role's thresholds, labelled where they end (over the curves, drawn later).
+    QList<std::pair<QRectF, QString>> thresholdLabels;
     if (m_threshold) {
         const QList<std::pair<QString, double>> lines{
                 {QStringLiteral("warn"), m_threshold->warnSeconds},
@@ -556,10 +592,9 @@ QImage DrillChart::render() const
             const double y = layout.y(seconds);
             painter.setPen(QPen(Muted, 1, Qt::DashLine));
             painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
-            painter.setPen(Muted);
-            painter.drawText(QRectF(plot.left(), y - 15, plot.width() - 4, 14),
-                             Qt::AlignRight | Qt::AlignBottom,
-                             QStringLiteral("%1 %2 %3").arg(m_role, name, secondsText(seconds)));
+            const QString text = QStringLiteral("%1 %2 %3").arg(m_role, name, secondsText(seconds));
+            const double width = QFontMetricsF(painter.font()).horizontalAdvance(text) + 6;
+            thresholdLabels.append({QRectF(plot.right() - 4 - width, y - 16, width, 14), text});
         }
     }
 
@@ -608,6 +643,12 @@ QImage DrillChart::render() const
     if (drilled)
         drawCurve(m_curves.at(*drilled), colors.at(*drilled), EmphasisedWidth);
     painter.restore();
+    painter.setFont(pixelFont(11));
+    for (const auto &[box, text] : std::as_const(thresholdLabels)) {
+        painter.fillRect(box, Qt::white);
+        painter.setPen(Muted);
+        painter.drawText(box, Qt::AlignCenter, text);
+    }
     // A role that finished no tick has no age: say so rather than leave the reader looking.
     const auto hasAge = [&] {
         if (!drilled)
@@ -694,7 +735,7 @@ QImage DrillChart::render() const
     }
 
     // Each mark on the holders' lane (else on the drilled role's line, at the axis when it has
-    // no age then), and its label above the plot with a leader down to its time.
+    // no age then), and a leader from its time up to its label above the plot.
     for (const Label &label : layout.labels) {
         const qint64 ms = label.mark.time.toMSecsSinceEpoch();
         const double x = layout.x(ms);
@@ -706,11 +747,14 @@ QImage DrillChart::render() const
                                  ? layout.y(std::min(top, ageAt(m_role, ms).value_or(0.0)))
                                  : layout.lane.center().y();
         drawShape(painter, label.mark.kind, QPointF(x, y), ShapeSize);
-
-        painter.setPen(QPen(GuideInk, 1, guideStyle(label.mark.kind)));
         const QRectF &rect = label.rect;
+        painter.setPen(QPen(GuideInk, 1, guideStyle(label.mark.kind)));
         painter.drawLine(QPointF(std::clamp(x, rect.left() + 3, rect.right() - 3), rect.bottom()),
                          QPointF(x, plot.top()));
+    }
+    // The labels over every leader: one from an upper row passes behind a lower row's label.
+    for (const Label &label : layout.labels) {
+        const QRectF &rect = label.rect;
         painter.setPen(QPen(LabelFrame, 1));
         painter.setBrush(Qt::white);
         painter.drawRoundedRect(rect.adjusted(0.5, 0.5, -0.5, -0.5), 3, 3);
