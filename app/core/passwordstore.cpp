@@ -1,8 +1,14 @@
 #include "core/passwordstore.h"
 
 #include <QPointer>
+#include <QScopeGuard>
 #include <QTimer>
 #include <qt6keychain/keychain.h>
+
+#if defined(Q_OS_UNIX) && !defined(Q_OS_DARWIN)
+#include <QDBusConnection>
+#include <QDBusMessage>
+#endif
 
 #include <memory>
 
@@ -14,6 +20,7 @@ namespace {
 PasswordStore::Availability s_availability = PasswordStore::Availability::Unknown;
 QString s_reason;
 bool s_announced = false;
+bool s_probed = false;
 
 // True when the error says the keychain itself is missing or broken, rather than "no such entry"
 // or "the user said no" (which are answers from a working keychain).
@@ -120,6 +127,53 @@ void PasswordStore::disable(const QString &reason)
         s_announced = true;
         emit unavailable(s_reason);
     }
+}
+
+QString PasswordStore::probeBackend()
+{
+#if defined(Q_OS_UNIX) && !defined(Q_OS_DARWIN)
+    if (qEnvironmentVariableIsEmpty("DBUS_SESSION_BUS_ADDRESS"))
+        return tr("no D-Bus session bus");
+    // A connection of its own, closed again: the shared session bus stays QtKeychain's.
+    const QString name = QStringLiteral("leader-console-keychain-probe");
+    const auto close = qScopeGuard([&name] { QDBusConnection::disconnectFromBus(name); });
+    const QDBusConnection bus
+            = QDBusConnection::connectToBus(qEnvironmentVariable("DBUS_SESSION_BUS_ADDRESS"), name);
+    if (!bus.isConnected())
+        return tr("the D-Bus session bus does not answer");
+    // Running or started on demand: either answers a job.
+    const QStringList backends{
+            QStringLiteral("org.freedesktop.secrets"), QStringLiteral("org.kde.kwalletd6"),
+            QStringLiteral("org.kde.kwalletd5"), QStringLiteral("org.kde.kwalletd")};
+    for (const char *method : {"ListNames", "ListActivatableNames"}) {
+        const QDBusMessage reply
+                = bus.call(QDBusMessage::createMethodCall(QStringLiteral("org.freedesktop.DBus"),
+                                                          QStringLiteral("/org/freedesktop/DBus"),
+                                                          QStringLiteral("org.freedesktop.DBus"),
+                                                          QLatin1String(method)),
+                           QDBus::Block, 1000);
+        if (reply.type() != QDBusMessage::ReplyMessage || reply.arguments().isEmpty())
+            return tr("the D-Bus session bus does not answer");
+        const QStringList names = reply.arguments().constFirst().toStringList();
+        for (const QString &backend : backends) {
+            if (names.contains(backend))
+                return {};
+        }
+    }
+    return tr("no secret service or KWallet on the D-Bus session bus");
+#else
+    return {};
+#endif
+}
+
+void PasswordStore::probe()
+{
+    if (s_probed || s_availability != Availability::Unknown)
+        return;
+    s_probed = true;
+    const QString reason = probeBackend();
+    if (!reason.isEmpty())
+        disable(reason);
 }
 
 void PasswordStore::answer(Kind kind, const QString &profileName, const QString &password, bool ok)

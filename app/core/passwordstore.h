@@ -45,6 +45,16 @@ public:
     // Stops using the keychain for the rest of the process (e.g. the user asked for no keychain).
     void disable(const QString &reason);
 
+    // Why no keychain backend can answer here, asked of the session bus without a job (QtKeychain
+    // 0.13 has no isAvailable()): no D-Bus session bus, or no secret service or KWallet on it.
+    // Empty where one may answer (always on macOS and Windows). Synchronous: milliseconds on a
+    // working or a missing bus; a bus that takes the connection and never answers holds it for
+    // D-Bus's own timeout, as any D-Bus call would.
+    static QString probeBackend();
+    // Once per process, before the first job: disable() with probeBackend()'s reason if it has
+    // one, so "Remember password" is off from the start rather than after a job's timeout.
+    void probe();
+
 signals:
     void passwordRead(const QString &profileName, const QString &password, bool found);
     void writeFinished(const QString &profileName, bool ok);

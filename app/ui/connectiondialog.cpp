@@ -2,6 +2,7 @@
 
 #include "core/passwordstore.h"
 #include "core/profilestore.h"
+#include "ui/dialogfit.h"
 
 #include <QCheckBox>
 #include <QColor>
@@ -66,7 +67,7 @@ QLabel *makeNote(const QString &objectName, bool red)
     label->setWordWrap(true);
     label->setTextFormat(Qt::PlainText);
     if (red)
-        label->setStyleSheet(QStringLiteral("color: #c62828;"));
+        setAlertText(label);
     label->hide();
     return label;
 }
@@ -98,10 +99,12 @@ ConnectionDialog::ConnectionDialog(ProfileStore *profiles, PasswordStore *passwo
 
     connect(m_passwords, &PasswordStore::passwordRead, this, &ConnectionDialog::onPasswordRead);
     connect(m_passwords, &PasswordStore::unavailable, this, &ConnectionDialog::updateKeychainState);
+    m_passwords->probe();
     updateKeychainState();
 
     reloadProfiles(m_profiles->lastUsed());
     onProfileSelected(m_profileCombo->currentIndex());
+    fitToContents(this);
 }
 
 ConnectionDialog::~ConnectionDialog() = default;

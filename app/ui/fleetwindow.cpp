@@ -181,9 +181,15 @@ void FleetWindow::showPage(int row)
         m_tabs->setCurrentWidget(m_pages.at(row));
 }
 
+QString FleetWindow::titleFor(int databases)
+{
+    // Spelt out: the console ships no translation that would turn "%n database(s)" into words.
+    return databases == 1 ? tr("Fleet — 1 database") : tr("Fleet — %1 databases").arg(databases);
+}
+
 void FleetWindow::updateTitle()
 {
-    setWindowTitle(tr("Fleet — %n database(s)", nullptr, int(m_pages.size())));
+    setWindowTitle(titleFor(int(m_pages.size())));
 }
 
 void FleetWindow::onPageFinished(MainWindow *page)

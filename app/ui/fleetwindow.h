@@ -40,6 +40,7 @@ private:
     void showPage(int row);
     void onPageFinished(MainWindow *page);
     void updateTitle();
+    static QString titleFor(int databases); // "Fleet — 1 database", "Fleet — 3 databases"
     void takeScreenshot();
 
     ConsoleOptions m_options;

@@ -2,6 +2,7 @@
 
 #include "core/extensionnotes.h"
 #include "lease/defaultwho.h"
+#include "ui/dialogfit.h"
 
 #include <QComboBox>
 #include <QDateTimeEdit>
@@ -70,6 +71,7 @@ PauseDialog::PauseDialog(Mode mode, const QStringList &roles, const QString &tar
         showEdit();
     else
         showConfirmation();
+    fitToContents(this);
 }
 
 PauseDialog::~PauseDialog() = default;
@@ -77,6 +79,12 @@ PauseDialog::~PauseDialog() = default;
 QString PauseDialog::defaultWho()
 {
     return QString::fromStdString(lease::defaultWho());
+}
+
+QString PauseDialog::atTimeText() const
+{
+    // The zone the time is typed in, named where it is chosen: the window's rule may be UTC.
+    return tr("at a time (%1)…").arg(TimeRule::zoneName(m_zone));
 }
 
 QString PauseDialog::subject() const
@@ -113,7 +121,7 @@ void PauseDialog::buildEditPage()
     m_endCombo->addItem(tr("in 15 minutes"), int(EndChoice::After15Minutes));
     m_endCombo->addItem(tr("in 1 hour"), int(EndChoice::After1Hour));
     m_endCombo->addItem(tr("in 4 hours"), int(EndChoice::After4Hours));
-    m_endCombo->addItem(tr("at a time…"), int(EndChoice::AtTime));
+    m_endCombo->addItem(atTimeText(), int(EndChoice::AtTime));
     m_endCombo->addItem(tr("when unpaused"), int(EndChoice::UntilUnpaused));
     m_endCombo->setToolTip(tr("A pause with an end ends by itself on the database clock, with no "
                               "console running; its end is logged."));
@@ -282,6 +290,7 @@ void PauseDialog::setTimeZoneMode(TimeZoneMode zone)
     m_endTimeEdit->setTimeSpec(zone == TimeZoneMode::Utc ? Qt::UTC : Qt::LocalTime);
     m_endTimeEdit->setDateTime(TimeRule::inZone(at, zone));
     m_endTimeEdit->setToolTip(tr("The end, in %1").arg(TimeRule::zoneName(zone)));
+    m_endCombo->setItemText(m_endCombo->findData(int(EndChoice::AtTime)), atTimeText());
 }
 
 void PauseDialog::setCurrentPauses(const QList<RoleStatus> &paused)

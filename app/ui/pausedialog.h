@@ -81,7 +81,8 @@ private:
     void showConfirmation();
     void showEdit();
     void confirm();
-    QString subject() const; // "billing", "3 roles: billing, dunning, email_outbox"
+    QString subject() const;    // "billing", "3 roles: billing, dunning, email_outbox"
+    QString atTimeText() const; // "at a time (UTC)…"
     EndChoice endChoice() const;
     QString endText() const;
     QString pauseText(const RoleStatus &status) const;

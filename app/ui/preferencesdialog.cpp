@@ -1,5 +1,7 @@
 #include "ui/preferencesdialog.h"
 
+#include "ui/dialogfit.h"
+
 #include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QDir>
@@ -55,6 +57,7 @@ PreferencesDialog::PreferencesDialog(QWidget *parent)
     layout->addWidget(m_whereLabel);
     layout->addWidget(buttons);
     setHistorySettings(HistorySettings{});
+    fitToContents(this);
 }
 
 PreferencesDialog::~PreferencesDialog() = default;

@@ -1,5 +1,7 @@
 #include "ui/thresholdsdialog.h"
 
+#include "ui/dialogfit.h"
+
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QHeaderView>
@@ -71,7 +73,7 @@ ThresholdsDialog::ThresholdsDialog(QWidget *parent)
     m_hintLabel = new QLabel;
     m_hintLabel->setObjectName(QStringLiteral("hintLabel"));
     m_hintLabel->setWordWrap(true);
-    m_hintLabel->setStyleSheet(QStringLiteral("color: #c62828;"));
+    setAlertText(m_hintLabel);
     m_hintLabel->hide();
 
     auto buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
@@ -92,6 +94,7 @@ ThresholdsDialog::ThresholdsDialog(QWidget *parent)
     connect(buttons, &QDialogButtonBox::rejected, this, &ThresholdsDialog::reject);
     connect(m_restoreButton, &QPushButton::clicked, this, &ThresholdsDialog::restoreDefaults);
     validate();
+    fitToContents(this);
 }
 
 ThresholdsDialog::~ThresholdsDialog() = default;

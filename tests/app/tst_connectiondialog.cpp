@@ -1,13 +1,20 @@
 #include "core/passwordstore.h"
 #include "core/profilestore.h"
+#include "fitcheck.h"
+#include "models/tones.h"
 #include "ui/connectiondialog.h"
 
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDBusConnection>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QLabel>
 #include <QLineEdit>
+#include <QProcess>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -41,6 +48,10 @@ private slots:
     // First: it is the one that meets the real keychain (or its absence) in this process.
     void keychainAnswersWithinDeadline();
     void keychainUnavailableDisablesRemember();
+    void probeSaysWhyNoKeychain_data();
+    void probeSaysWhyNoKeychain();
+    void titleAndLinesFit_data();
+    void titleAndLinesFit();
     void urlFillsFields_data();
     void urlFillsFields();
     void badUrlShowsErrorWithoutPassword_data();
@@ -85,8 +96,19 @@ void tst_ConnectionDialog::keychainAnswersWithinDeadline()
     dialog.show();
     auto remember = child<QCheckBox>(dialog, "rememberPasswordCheck");
     QVERIFY(remember);
-    QCOMPARE(PasswordStore::availability(), PasswordStore::Availability::Unknown);
-    QVERIFY(remember->isEnabled());
+    const QString noBackend = PasswordStore::probeBackend();
+    if (!noBackend.isEmpty()) {
+        // Nothing to ask: "Remember" is off as the dialog opens, saying why, not after a job's
+        // timeout (checked once: without the dialog's probe it stays enabled here).
+        qInfo("no keychain backend here: %s", qPrintable(noBackend));
+        QVERIFY(PasswordStore::isUnavailable());
+        QVERIFY(!remember->isEnabled());
+        QVERIFY2(remember->toolTip().contains(noBackend), qPrintable(remember->toolTip()));
+        QVERIFY(child<QLabel>(dialog, "keychainNoteLabel")->isVisible());
+    } else {
+        QCOMPARE(PasswordStore::availability(), PasswordStore::Availability::Unknown);
+        QVERIFY(remember->isEnabled());
+    }
 
     QSignalSpy read(&passwords, &PasswordStore::passwordRead);
     QSignalSpy unavailable(&passwords, &PasswordStore::unavailable);
@@ -108,8 +130,9 @@ void tst_ConnectionDialog::keychainAnswersWithinDeadline()
 
     if (PasswordStore::isUnavailable()) {
         qInfo("keychain unavailable here: %s", qPrintable(PasswordStore::unavailableReason()));
-        QCOMPARE(unavailable.count(), 1);
-        QVERIFY(!unavailable.at(0).at(0).toString().isEmpty());
+        // Said once: by the probe as the dialog opened, else by the job that found out.
+        QCOMPARE(unavailable.count(), noBackend.isEmpty() ? 1 : 0);
+        QVERIFY(!PasswordStore::unavailableReason().isEmpty());
         // The open dialog heard it: no remembering, and it says why.
         QVERIFY(!remember->isEnabled());
         QVERIFY(child<QLabel>(dialog, "keychainNoteLabel")->isVisible());
@@ -123,7 +146,7 @@ void tst_ConnectionDialog::keychainAnswersWithinDeadline()
         QTRY_COMPARE_WITH_TIMEOUT(written.count(), 1, 1000);
         QCOMPARE(written.at(0).at(1).toBool(), false);
         QVERIFY(elapsed.elapsed() < 1000);
-        QCOMPARE(unavailable.count(), 0 + 1);
+        QCOMPARE(unavailable.count(), noBackend.isEmpty() ? 1 : 0);
     } else {
         qInfo("a keychain answered here");
         QCOMPARE(unavailable.count(), 0);
@@ -166,6 +189,106 @@ void tst_ConnectionDialog::keychainUnavailableDisablesRemember()
     QTest::mouseClick(child<QPushButton>(dialog, "connectButton"), Qt::LeftButton);
     QCOMPARE(dialog.result(), int(QDialog::Accepted));
     QCOMPARE(dialog.profile().password, QStringLiteral("typed-each-time"));
+}
+
+void tst_ConnectionDialog::probeSaysWhyNoKeychain_data()
+{
+    QTest::addColumn<QString>("bus");    // "none", "nowhere", "private": a bus of the test's own
+    QTest::addColumn<QString>("owned");  // a name taken on the private bus before probing
+    QTest::addColumn<QString>("reason"); // expected in the answer; empty: a backend may answer
+    QTest::newRow("no session bus") << "none" << QString() << "no D-Bus session bus";
+    QTest::newRow("a bus address that leads nowhere")
+            << "nowhere" << QString() << "the D-Bus session bus does not answer";
+    QTest::newRow("a bus without a secret service")
+            << "private" << QString() << "no secret service or KWallet on the D-Bus session bus";
+    QTest::newRow("a bus with a secret service") << "private"
+                                                 << "org.freedesktop.secrets" << QString();
+    QTest::newRow("a bus with KWallet") << "private"
+                                        << "org.kde.kwalletd6" << QString();
+}
+
+void tst_ConnectionDialog::probeSaysWhyNoKeychain()
+{
+    QFETCH(QString, bus);
+    QFETCH(QString, owned);
+    QFETCH(QString, reason);
+    const QByteArray before = qgetenv("DBUS_SESSION_BUS_ADDRESS");
+    const auto restore = qScopeGuard([&before] {
+        if (before.isEmpty())
+            qunsetenv("DBUS_SESSION_BUS_ADDRESS");
+        else
+            qputenv("DBUS_SESSION_BUS_ADDRESS", before);
+    });
+    QTemporaryDir dir;
+    QProcess daemon;
+    const auto stop = qScopeGuard([&daemon] {
+        daemon.kill();
+        daemon.waitForFinished();
+    });
+    const QString owner = QStringLiteral("tst_connectiondialog-owner");
+    const auto disconnect = qScopeGuard([&owner] { QDBusConnection::disconnectFromBus(owner); });
+    if (bus == QLatin1String("none")) {
+        qunsetenv("DBUS_SESSION_BUS_ADDRESS");
+    } else if (bus == QLatin1String("nowhere")) {
+        qputenv("DBUS_SESSION_BUS_ADDRESS",
+                "unix:path=" + dir.filePath(QStringLiteral("no-bus")).toLocal8Bit());
+    } else {
+        const QString dbusDaemon = QStandardPaths::findExecutable(QStringLiteral("dbus-daemon"));
+        if (dbusDaemon.isEmpty())
+            QSKIP("no dbus-daemon to run a bus of the test's own");
+        // No service directories: nothing on this bus but what the test puts there.
+        QFile config(dir.filePath(QStringLiteral("bus.conf")));
+        QVERIFY(config.open(QIODevice::WriteOnly));
+        config.write("<busconfig><type>session</type><listen>unix:dir=" + dir.path().toLocal8Bit()
+                     + "</listen><auth>EXTERNAL</auth><policy context=\"default\">"
+                       "<allow send_destination=\"*\" eavesdrop=\"true\"/>"
+                       "<allow eavesdrop=\"true\"/><allow own=\"*\"/></policy></busconfig>");
+        config.close();
+        daemon.start(dbusDaemon, {QStringLiteral("--config-file=") + config.fileName(),
+                                  QStringLiteral("--nofork"), QStringLiteral("--print-address")});
+        QVERIFY(daemon.waitForStarted());
+        QTRY_VERIFY(daemon.canReadLine());
+        const QByteArray address = daemon.readLine().trimmed();
+        qputenv("DBUS_SESSION_BUS_ADDRESS", address);
+        if (!owned.isEmpty()) {
+            QDBusConnection connection
+                    = QDBusConnection::connectToBus(QString::fromLocal8Bit(address), owner);
+            QVERIFY(connection.isConnected());
+            QVERIFY(connection.registerService(owned));
+        }
+    }
+    QCOMPARE(PasswordStore::probeBackend(), reason);
+}
+
+void tst_ConnectionDialog::titleAndLinesFit_data()
+{
+    QTest::addColumn<QString>("url");
+    QTest::addColumn<QString>("error");
+    QTest::newRow("empty") << QString() << QString();
+    QTest::newRow("a URL it cannot read")
+            << "postgresql://bob:hunter2secret@db/hard?sslmode=sometimes" << QString();
+    QTest::newRow("a failed connect")
+            << QString()
+            << "password authentication failed for user \"console\" (db.example.com:5432)";
+}
+
+// The title fits the title bar and no line is cut, the keychain's note included where no keychain
+// answers (checked once: without fitToContents the URL's error and the keychain's note get less
+// height than their wrapped lines need).
+void tst_ConnectionDialog::titleAndLinesFit()
+{
+    QFETCH(QString, url);
+    QFETCH(QString, error);
+    PasswordStore passwords;
+    ConnectionDialog dialog(m_profiles.get(), &passwords);
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    if (!url.isEmpty())
+        child<QLineEdit>(dialog, "urlEdit")->setText(url);
+    if (!error.isEmpty())
+        dialog.setError(error);
+    QTRY_VERIFY2(fitcheck::whatDoesNotFit(dialog).isEmpty(),
+                 qPrintable(fitcheck::whatDoesNotFit(dialog)));
 }
 
 void tst_ConnectionDialog::urlFillsFields_data()
@@ -469,7 +592,8 @@ void tst_ConnectionDialog::setErrorShowsRedLine()
     QVERIFY(error->isVisible());
     QCOMPARE(error->text(), line);
     QCOMPARE(dialog.error(), line);
-    QVERIFY(error->styleSheet().contains(QStringLiteral("color")));
+    // In the alert tone of the palette in use, legible on the dark theme too.
+    QCOMPARE(error->palette().color(QPalette::WindowText), toneText(Tone::Alert, error->palette()));
     dialog.setError(QString());
     QVERIFY(!error->isVisible());
 }

@@ -101,6 +101,7 @@ private Q_SLOTS:
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(model->rowCount(), 3);
         QCOMPARE(window.pages().size(), 3);
+        QCOMPARE(window.windowTitle(), QStringLiteral("Fleet — 3 databases"));
         window.show();
         window.start();
 
@@ -206,6 +207,29 @@ private Q_SLOTS:
         qInfo("closing the fleet with an unreachable database took %lld ms", closing.elapsed());
         QVERIFY(closing.elapsed() < 2 * ConsoleSession::DatabaseShutdownBoundMs);
         QCOMPARE(visibleDialogs(), 0);
+    }
+
+    // The title counts the databases in words (checked once: the former title read "1
+    // database(s)", with no translation loaded to resolve %n). Not started: nothing connects.
+    void titleCountsDatabases_data()
+    {
+        QTest::addColumn<int>("databases");
+        QTest::addColumn<QString>("title");
+        QTest::newRow("one") << 1 << "Fleet — 1 database";
+        QTest::newRow("two") << 2 << "Fleet — 2 databases";
+    }
+
+    void titleCountsDatabases()
+    {
+        QFETCH(int, databases);
+        QFETCH(QString, title);
+        ConsoleOptions options;
+        options.mode = ConsoleOptions::Mode::Fleet;
+        for (int i = 0; i < databases; ++i)
+            options.fleet.append(
+                    {false, QStringLiteral("postgresql://monitor@127.0.0.1:1/db%1").arg(i)});
+        FleetWindow window(options);
+        QCOMPARE(window.windowTitle(), title);
     }
 };
 

@@ -1,3 +1,4 @@
+#include "fitcheck.h"
 #include "ui/pausedialog.h"
 
 #include <QComboBox>
@@ -15,6 +16,8 @@
 #endif
 
 using namespace leader::console;
+
+Q_DECLARE_METATYPE(leader::console::TimeZoneMode)
 
 namespace {
 
@@ -74,6 +77,10 @@ private slots:
     void adrOnlyUnpauseTakesNoWhoOrWhyAndSaysWhy();
     void withThePauseLogNothingIsDisabled();
     void aLoginThatMayNotReadTheExtensionsIsToldSo();
+    void titleAndLinesFit_data();
+    void titleAndLinesFit();
+    void atATimeNamesTheZone_data();
+    void atATimeNamesTheZone();
 };
 
 void tst_PauseDialog::initTestCase()
@@ -590,6 +597,72 @@ void tst_PauseDialog::aLoginThatMayNotReadTheExtensionsIsToldSo()
     QVERIFY2(needs->text().contains(QLatin1String("hardcount_app or hardcount_monitor")),
              qPrintable(needs->text()));
     QVERIFY(!needs->text().contains(QLatin1String("leaderctl migrate")));
+}
+
+// Each page of the dialog, with the lines it may show, as the operator sees it: the title fits the
+// title bar and no label or button is cut (checked once: without fitToContents the unpause of
+// webhook_delivery is 299 px wide for a title that needs 380).
+void tst_PauseDialog::titleAndLinesFit_data()
+{
+    QTest::addColumn<PauseDialog::Mode>("mode");
+    QTest::addColumn<QStringList>("roles");
+    QTest::addColumn<bool>("adrOnly");
+    QTest::addColumn<bool>("production");
+    const QStringList one{QStringLiteral("webhook_delivery")};
+    const QStringList five{QStringLiteral("billing"), QStringLiteral("dunning"),
+                           QStringLiteral("webhook_outbox"), QStringLiteral("email_outbox"),
+                           QStringLiteral("webhook_delivery")};
+    for (const auto mode : {PauseDialog::Mode::Pause, PauseDialog::Mode::Unpause}) {
+        const char *name = mode == PauseDialog::Mode::Pause ? "pause" : "unpause";
+        QTest::addRow("%s one role", name) << mode << one << false << false;
+        QTest::addRow("%s five roles", name) << mode << five << false << false;
+        QTest::addRow("%s on ADR-114 alone", name) << mode << one << true << false;
+        QTest::addRow("%s five roles on production", name) << mode << five << false << true;
+    }
+}
+
+void tst_PauseDialog::titleAndLinesFit()
+{
+    QFETCH(PauseDialog::Mode, mode);
+    QFETCH(QStringList, roles);
+    QFETCH(bool, adrOnly);
+    QFETCH(bool, production);
+    PauseDialog dialog(mode, roles, target);
+    dialog.setFeatures(adrOnly ? ::adrOnly() : complete());
+    dialog.setTypedConfirmation(production);
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    if (mode == PauseDialog::Mode::Pause) {
+        // The hint for a missing reason shows under the form.
+        dialog.setWhy(QString());
+        QVERIFY(child<QLabel>(dialog, "hintLabel")->isVisible());
+        QTRY_VERIFY2(fitcheck::whatDoesNotFit(dialog).isEmpty(),
+                     qPrintable(fitcheck::whatDoesNotFit(dialog)));
+        dialog.setWhy(QStringLiteral("card processor outage, see the incident channel"));
+        dialog.accept(); // to the confirmation page
+        QVERIFY(dialog.isConfirming());
+    }
+    QTRY_VERIFY2(fitcheck::whatDoesNotFit(dialog).isEmpty(),
+                 qPrintable(fitcheck::whatDoesNotFit(dialog)));
+}
+
+void tst_PauseDialog::atATimeNamesTheZone_data()
+{
+    QTest::addColumn<TimeZoneMode>("zone");
+    QTest::newRow("UTC") << TimeZoneMode::Utc;
+    QTest::newRow("local") << TimeZoneMode::Local;
+}
+
+// The end typed at a time is in the window's zone, and the choice says which (checked once: fails
+// with the former "at a time…").
+void tst_PauseDialog::atATimeNamesTheZone()
+{
+    QFETCH(TimeZoneMode, zone);
+    PauseDialog dialog(PauseDialog::Mode::Pause, {QStringLiteral("billing")}, target);
+    dialog.setTimeZoneMode(zone);
+    auto combo = child<QComboBox>(dialog, "endCombo");
+    const QString text = combo->itemText(combo->findData(int(PauseDialog::EndChoice::AtTime)));
+    QCOMPARE(text, QStringLiteral("at a time (%1)…").arg(TimeRule::zoneName(zone)));
 }
 
 QTEST_MAIN(tst_PauseDialog)
