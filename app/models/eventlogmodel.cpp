@@ -1,10 +1,37 @@
 #include "eventlogmodel.h"
 
 #include "models/plaintext.h"
+#include "models/tones.h"
 
+#include <QGuiApplication>
 #include <QIODevice>
 
 namespace leader::console {
+
+QVariant EventLogModel::severityData(EventSeverity severity, int role)
+{
+    switch (role) {
+    case Qt::DisplayRole:
+        return severityText(severity);
+    case ExportRole:
+        return severityName(severity);
+    case EventLogModel::RawRole:
+        return int(severity);
+    case Qt::ForegroundRole:
+        switch (severity) {
+        case EventSeverity::Alert:
+            return toneText(Tone::Alert, QGuiApplication::palette());
+        case EventSeverity::Notable:
+            return toneText(Tone::Info, QGuiApplication::palette());
+        case EventSeverity::Routine:
+            return QGuiApplication::palette().color(QPalette::Disabled, QPalette::Text);
+        }
+        break;
+    default:
+        break;
+    }
+    return {};
+}
 
 EventLogModel::EventLogModel(QObject *parent)
     : EventLogModel(DefaultCapacity, parent)
@@ -33,6 +60,10 @@ QVariant EventLogModel::data(const QModelIndex &index, int role) const
     if (role == Qt::ToolTipRole)
         return plainToolTip(data(index, PlainToolTipRole));
     const EventLogEntry &row = m_rows.at(index.row());
+    if (role == KindsRole)
+        return QStringList{row.event};
+    if (index.column() == Severity && role != PlainToolTipRole)
+        return severityData(severityOf(row), role);
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
@@ -88,11 +119,15 @@ QVariant EventLogModel::data(const QModelIndex &index, int role) const
 
 QVariant EventLogModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole)
+        return headerToolTip(section);
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
     case Time:
         return TimeRule::header(tr("Time"), zone());
+    case Severity:
+        return tr("Severity");
     case Source:
         return tr("Source");
     case Role:
@@ -108,12 +143,41 @@ QVariant EventLogModel::headerData(int section, Qt::Orientation orientation, int
     }
 }
 
+QString EventLogModel::headerToolTip(int section) const
+{
+    switch (section) {
+    case Time:
+        return tr("When this workstation saw the event, in %1; a cell's tooltip adds the "
+                  "database's clock")
+                .arg(TimeRule::zoneName(zone()));
+    case Severity:
+        return tr("routine: a role acquired, released, handed over or changed state, as every "
+                  "tick does; notable: takeovers, pauses, unpauses, drill faults, connections; "
+                  "alert: age warnings and alerts, errors, failed polls and heartbeats");
+    case Source:
+        return tr("Who saw it: a hosted replica (r1, r2, …), the poll of leader_status, the "
+                  "failure panel or the console itself");
+    case Role:
+        return tr("The role the event is about; empty when it is about none");
+    case Event:
+        return tr("The kind of event; \"routine ×N\" is a role's routine events folded into "
+                  "one line");
+    case Token:
+        return tr("The lease's fencing token: a new one with each acquisition");
+    case Detail:
+        return tr("Outcome, reason, error or action; repeats of the same line are counted");
+    default:
+        return {};
+    }
+}
+
 void EventLogModel::append(const EventLogEntry &entry)
 {
     if (m_rows.size() >= m_capacity) {
         const int drop = int(m_rows.size()) - m_capacity + 1;
         beginRemoveRows({}, 0, drop - 1);
         m_rows.remove(0, drop);
+        m_gone += drop;
         endRemoveRows();
     }
     const int row = int(m_rows.size());
@@ -177,6 +241,7 @@ void EventLogModel::clear()
     if (m_rows.isEmpty())
         return;
     beginRemoveRows({}, 0, int(m_rows.size()) - 1);
+    m_gone += m_rows.size();
     m_rows.clear();
     endRemoveRows();
 }
@@ -203,6 +268,49 @@ void EventLogFilter::setSource(const QString &source)
 void EventLogFilter::setRole(const QString &role)
 {
     setRequired(EventLogModel::Role, role);
+}
+
+void EventLogFilter::setKinds(const QSet<QString> &kinds)
+{
+    if (kinds == m_kinds)
+        return;
+    m_kinds = kinds;
+    invalidateFilter();
+}
+
+bool EventLogFilter::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const
+{
+    if (!m_kinds.isEmpty()) {
+        const QStringList kinds = sourceModel()
+                                          ->index(sourceRow, EventLogModel::Event, sourceParent)
+                                          .data(EventLogModel::KindsRole)
+                                          .toStringList();
+        if (std::none_of(kinds.cbegin(), kinds.cend(),
+                         [this](const QString &kind) { return m_kinds.contains(kind); }))
+            return false;
+    }
+    return ColumnFilter::filterAcceptsRow(sourceRow, sourceParent);
+}
+
+QVariant EventLogFilter::headerData(int section, Qt::Orientation orientation, int itemRole) const
+{
+    if (itemRole != ExportNoteRole || orientation != Qt::Horizontal || !sourceModel())
+        return ColumnFilter::headerData(section, orientation, itemRole);
+    QStringList parts;
+    const QString view = sourceModel()->headerData(section, orientation, itemRole).toString();
+    parts << (view.isEmpty() ? tr("every event") : view);
+    if (!role().isEmpty())
+        parts << tr("role %1").arg(role());
+    if (!source().isEmpty())
+        parts << tr("source %1").arg(source());
+    if (!m_kinds.isEmpty()) {
+        QStringList kinds(m_kinds.cbegin(), m_kinds.cend());
+        kinds.sort();
+        parts << tr("kinds %1").arg(kinds.join(QStringLiteral(", ")));
+    }
+    if (!text().trimmed().isEmpty())
+        parts << tr("text \"%1\"").arg(text().trimmed());
+    return tr("Event log as shown: %1").arg(parts.join(QStringLiteral("; ")));
 }
 
 namespace {
@@ -242,6 +350,9 @@ bool exportCsv(QIODevice *device, const QAbstractItemModel *model, QString *erro
         }
         out.append("\r\n");
     };
+    const QString note = model->headerData(0, Qt::Horizontal, ExportNoteRole).toString();
+    if (!note.isEmpty())
+        out.append(csvField(QStringLiteral("# ") + note)).append("\r\n");
     writeRow([&](int column) {
         return model->headerData(column, Qt::Horizontal, Qt::DisplayRole).toString();
     });

@@ -1,3 +1,4 @@
+#include "models/eventfoldmodel.h"
 #include "models/eventlogmodel.h"
 
 #include <QAbstractItemModelTester>
@@ -7,6 +8,8 @@
 #include <QTest>
 
 using namespace leader::console;
+
+Q_DECLARE_METATYPE(leader::console::EventSeverity)
 
 namespace {
 
@@ -51,6 +54,16 @@ private Q_SLOTS:
     void exportsCsv();
     void exportsWhatTheFilterShows();
     void refusesUnwritableDevice();
+    void severityPerKind_data();
+    void severityPerKind();
+    void foldsRoutinePerRole();
+    void foldUpdatesOnlyItsLine();
+    void showsEverythingAtOneSwitch();
+    void foldDropsWithTheLog();
+    void filtersByRoleAndKind_data();
+    void filtersByRoleAndKind();
+    void exportSaysWhichView();
+    void headersExplain();
 };
 
 void tst_EventLogModel::appendsAndShows()
@@ -219,8 +232,8 @@ void tst_EventLogModel::exportsCsv()
              time.constData());
     const QByteArray header
             = model.headerData(EventLogModel::Time, Qt::Horizontal).toString().toUtf8();
-    QCOMPARE(buffer.data(), header + ",Source,Role,Event,Token,Detail\r\n" + time
-                                    + ",r1,billing,released,7," + field + "\r\n");
+    QCOMPARE(buffer.data(), header + ",Severity,Source,Role,Event,Token,Detail\r\n" + time
+                                    + ",routine,r1,billing,released,7," + field + "\r\n");
 }
 
 void tst_EventLogModel::exportsWhatTheFilterShows()
@@ -235,8 +248,9 @@ void tst_EventLogModel::exportsWhatTheFilterShows()
     QString error;
     QVERIFY2(exportCsv(&buffer, &filter, &error), qPrintable(error));
     const QList<QByteArray> lines = buffer.data().split('\n');
-    QCOMPARE(lines.size(), 3); // header, one row, and the empty rest after the last CRLF
-    QVERIFY(lines.at(1).endsWith(",panel,,fault,,kill r2\r"));
+    QCOMPARE(lines.size(), 4); // the view, the header, one row, the empty rest after the last CRLF
+    QCOMPARE(lines.at(0), QByteArray("# Event log as shown: every event; source panel\r"));
+    QVERIFY(lines.at(2).endsWith(",notable,panel,,fault,,kill r2\r"));
 }
 
 void tst_EventLogModel::refusesUnwritableDevice()
@@ -250,5 +264,339 @@ void tst_EventLogModel::refusesUnwritableDevice()
     QVERIFY(!error.isEmpty());
 }
 
-QTEST_GUILESS_MAIN(tst_EventLogModel)
+void tst_EventLogModel::severityPerKind_data()
+{
+    QTest::addColumn<QString>("source");
+    QTest::addColumn<QString>("event");
+    QTest::addColumn<EventSeverity>("severity");
+    // Every kind the producers write (engine/lease/events.cpp, engine/demo/demorunner.cpp,
+    // core/statusdiff.cpp, ui/mainwindow.cpp, ui/pausecontroller.cpp).
+    const auto routine = EventSeverity::Routine;
+    const auto notable = EventSeverity::Notable;
+    const auto alert = EventSeverity::Alert;
+    QTest::newRow("replica acquired") << "r1"
+                                      << "acquired" << routine;
+    QTest::newRow("replica released") << "r1"
+                                      << "released" << routine;
+    QTest::newRow("poll acquired") << "poll"
+                                   << "acquired" << routine;
+    QTest::newRow("poll handover") << "poll"
+                                   << "handover" << routine;
+    QTest::newRow("poll state") << "poll"
+                                << "state" << routine;
+    QTest::newRow("poll new holder") << "poll"
+                                     << "new holder" << routine;
+    QTest::newRow("poll takeover") << "poll"
+                                   << "takeover" << notable;
+    QTest::newRow("poll after pause") << "poll"
+                                      << "after pause" << notable;
+    QTest::newRow("poll paused") << "poll"
+                                 << "paused" << notable;
+    QTest::newRow("poll unpaused") << "poll"
+                                   << "unpaused" << notable;
+    QTest::newRow("poll pause ended") << "poll"
+                                      << "pause ended" << notable;
+    QTest::newRow("poll age ok") << "poll"
+                                 << "age ok" << notable;
+    QTest::newRow("poll age warning") << "poll"
+                                      << "age warning" << alert;
+    QTest::newRow("poll age alert") << "poll"
+                                    << "age alert" << alert;
+    QTest::newRow("replica lost") << "r2"
+                                  << "lost" << notable;
+    QTest::newRow("replica paused_observed") << "r2"
+                                             << "paused_observed" << notable;
+    QTest::newRow("replica late_beat") << "r2"
+                                       << "late_beat" << alert;
+    QTest::newRow("replica release_failed") << "r2"
+                                            << "release_failed" << alert;
+    QTest::newRow("panel fault") << "panel"
+                                 << "fault" << notable;
+    QTest::newRow("panel takeover") << "panel"
+                                    << "takeover" << notable;
+    QTest::newRow("panel no_takeover") << "panel"
+                                       << "no_takeover" << alert;
+    QTest::newRow("workload error") << "workload"
+                                    << "error" << alert;
+    QTest::newRow("console pause") << "console"
+                                   << "pause" << notable;
+    QTest::newRow("console unpause") << "console"
+                                     << "unpause" << notable;
+    QTest::newRow("console drill") << "console"
+                                   << "drill" << notable;
+    QTest::newRow("console connection") << "console"
+                                        << "connection" << notable;
+    QTest::newRow("console guard") << "console"
+                                   << "guard" << notable;
+    QTest::newRow("console demo") << "console"
+                                  << "demo" << notable;
+    QTest::newRow("console alert") << "console"
+                                   << "alert" << alert;
+    QTest::newRow("console poll failed") << "console"
+                                         << "poll failed" << alert;
+    QTest::newRow("console error") << "console"
+                                   << "error" << alert;
+    QTest::newRow("console history") << "console"
+                                     << "history" << alert;
+    QTest::newRow("a kind not known yet") << "r9"
+                                          << "fence_anomaly" << notable;
+}
+
+// Each kind has its severity, shown as a shape and a word (not colour alone) and exported as the
+// word. Checked to fail with severityOf() answering Notable for every kind.
+void tst_EventLogModel::severityPerKind()
+{
+    QFETCH(QString, source);
+    QFETCH(QString, event);
+    QFETCH(EventSeverity, severity);
+    EventLogModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.append(entry(source, "billing", event));
+    const QModelIndex cell = model.index(0, EventLogModel::Severity);
+    QCOMPARE(cell.data(EventLogModel::RawRole).toInt(), int(severity));
+    QCOMPARE(cell.data(ExportRole).toString(), severityName(severity));
+    const QString shown = cell.data().toString();
+    QVERIFY2(shown.endsWith(severityName(severity)) && shown.size() > severityName(severity).size(),
+             qPrintable(shown));
+    QVERIFY(cell.data(Qt::ForegroundRole).value<QColor>().isValid());
+}
+
+namespace {
+
+EventLogEntry at(int second, const QString &source, const QString &role, const QString &event,
+                 qint64 token = 0, const QString &detail = {})
+{
+    EventLogEntry e = entry(source, role, event, token, detail);
+    e.time = e.time.addSecs(second);
+    return e;
+}
+
+QStringList shownEvents(const QAbstractItemModel &model)
+{
+    QStringList events;
+    for (int row = 0; row < model.rowCount(); ++row)
+        events << model.index(row, EventLogModel::Role).data().toString() + u':'
+                          + model.index(row, EventLogModel::Event).data().toString();
+    return events;
+}
+
+} // namespace
+
+// Each role's routine events fold into one line in the log's order; a notable event about the
+// role closes it, and its next routine events count on a new line after. Checked to fail with
+// take() giving every event a line of its own.
+void tst_EventLogModel::foldsRoutinePerRole()
+{
+    EventLogModel log;
+    EventFoldModel fold;
+    QAbstractItemModelTester tester(&fold, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    fold.setLog(&log);
+    log.append(at(0, "r1", "billing", "acquired", 1));
+    log.append(at(1, "poll", "billing", "handover", 1, "r1 -> r2"));
+    log.append(at(1, "r2", "dunning", "acquired", 5));
+    log.append(at(2, "r1", "billing", "released", 1, "completed"));
+    log.append(at(3, "r2", "billing", "acquired", 2));
+    log.append(at(4, "panel", {}, "fault", 0, "kill r2"));
+    log.append(at(5, "r2", "dunning", "released", 5, "completed"));
+    log.append(at(20, "poll", "billing", "takeover", 3, "r2 -> r3"));
+    log.append(at(21, "r3", "billing", "acquired", 3));
+    log.append(at(22, "r3", "billing", "released", 3, "completed"));
+
+    QCOMPARE(shownEvents(fold), (QStringList{"billing:routine ×4", "dunning:routine ×2", ":fault",
+                                             "billing:takeover", "billing:routine ×2"}));
+    QCOMPARE(fold.index(0, 0).data(EventFoldModel::FoldedCountRole).toInt(), 4);
+    QCOMPARE(fold.index(2, 0).data(EventFoldModel::FoldedCountRole).toInt(), 0);
+    QCOMPARE(fold.index(0, EventLogModel::Time).data(EventLogModel::RawRole).toDateTime(),
+             at(0, {}, {}, {}).time);
+    QCOMPARE(fold.index(0, EventLogModel::Source).data().toString(),
+             QStringLiteral("poll, r1, r2"));
+    QCOMPARE(fold.index(0, EventLogModel::Token).data().toString(), QStringLiteral("2"));
+    QCOMPARE(fold.index(0, EventLogModel::Severity).data(ExportRole).toString(),
+             QStringLiteral("routine"));
+    const QString detail = fold.index(0, EventLogModel::Detail).data().toString();
+    QVERIFY2(detail.startsWith(QLatin1String("last at ")), qPrintable(detail));
+    QVERIFY2(detail.endsWith(QLatin1String(": r2 acquired; in all 2 acquired, 1 handover, "
+                                           "1 released")),
+             qPrintable(detail));
+    QCOMPARE(fold.index(0, 0).data(EventLogModel::KindsRole).toStringList(),
+             (QStringList{"acquired", "handover", "released"}));
+    QCOMPARE(fold.roles(), (QStringList{"billing", "dunning"}));
+    QCOMPARE(fold.kinds(), (QStringList{"acquired", "fault", "handover", "released", "takeover"}));
+    // An event's own line is the log's.
+    QCOMPARE(fold.index(3, EventLogModel::Detail).data().toString(), QStringLiteral("r2 -> r3"));
+}
+
+// A routine event on a role's open line inserts no row and changes that line only. Checked to fail
+// with dataChanged() over every row.
+void tst_EventLogModel::foldUpdatesOnlyItsLine()
+{
+    EventLogModel log;
+    EventFoldModel fold;
+    QAbstractItemModelTester tester(&fold, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    fold.setLog(&log);
+    log.append(at(0, "r1", "billing", "acquired", 1));
+    log.append(at(0, "r1", "dunning", "acquired", 7));
+    log.append(at(1, "poll", "dunning", "paused", 7, "by ops"));
+    QCOMPARE(fold.rowCount(), 3);
+
+    QSignalSpy inserted(&fold, &QAbstractItemModel::rowsInserted);
+    QSignalSpy changed(&fold, &QAbstractItemModel::dataChanged);
+    for (int tick = 2; tick < 39; ++tick)
+        log.append(at(tick, tick % 2 ? "r1" : "r2", "billing", "handover", tick));
+    QCOMPARE(inserted.count(), 0);
+    QCOMPARE(changed.count(), 37);
+    for (const QList<QVariant> &signal : std::as_const(changed)) {
+        const auto topLeft = signal.at(0).value<QModelIndex>();
+        const auto bottomRight = signal.at(1).value<QModelIndex>();
+        QCOMPARE(topLeft.row(), 0);
+        QCOMPARE(bottomRight.row(), 0);
+    }
+    QCOMPARE(fold.index(0, 0).data(EventFoldModel::FoldedCountRole).toInt(), 38);
+    QCOMPARE(fold.index(0, EventLogModel::Event).data().toString(), QStringLiteral("routine ×38"));
+    QCOMPARE(fold.rowCount(), 3);
+}
+
+// One switch shows every event of the log, and back. Checked to fail with setShowRoutine()
+// keeping the folding.
+void tst_EventLogModel::showsEverythingAtOneSwitch()
+{
+    EventLogModel log;
+    fill(log);
+    EventFoldModel fold;
+    QAbstractItemModelTester tester(&fold, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    fold.setLog(&log);
+    QCOMPARE(shownEvents(fold),
+             (QStringList{"billing:routine ×3", "dunning:routine ×1", ":fault", "dunning:lost"}));
+    fold.setShowRoutine(true);
+    QVERIFY(fold.showsRoutine());
+    QCOMPARE(shownEvents(fold), shownEvents(log));
+    log.append(entry("r1", "billing", "released", 101));
+    QCOMPARE(fold.rowCount(), log.rowCount());
+    fold.setShowRoutine(false);
+    QCOMPARE(shownEvents(fold),
+             (QStringList{"billing:routine ×4", "dunning:routine ×1", ":fault", "dunning:lost"}));
+}
+
+// Past the log's capacity, the lines of the entries it dropped go, a folded line with its first
+// entry. Checked to fail with onRowsRemoved() keeping every line.
+void tst_EventLogModel::foldDropsWithTheLog()
+{
+    EventLogModel log(4);
+    EventFoldModel fold;
+    QAbstractItemModelTester tester(&fold, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    fold.setLog(&log);
+    log.append(at(0, "r1", "billing", "acquired", 1));
+    log.append(at(1, "panel", {}, "fault", 0, "kill r1"));
+    log.append(at(2, "r2", "billing", "acquired", 2));
+    log.append(at(3, "poll", "billing", "takeover", 2));
+    QCOMPARE(shownEvents(fold), (QStringList{"billing:routine ×2", ":fault", "billing:takeover"}));
+    log.append(at(4, "r2", "billing", "released", 2));
+    QCOMPARE(shownEvents(fold), (QStringList{":fault", "billing:takeover", "billing:routine ×1"}));
+    log.append(at(5, "r2", "billing", "acquired", 3));
+    log.append(at(6, "r2", "billing", "released", 3));
+    QCOMPARE(shownEvents(fold), (QStringList{"billing:takeover", "billing:routine ×3"}));
+    log.clear();
+    QCOMPARE(fold.rowCount(), 0);
+    log.append(at(7, "r2", "billing", "acquired", 4));
+    QCOMPARE(shownEvents(fold), (QStringList{"billing:routine ×1"}));
+}
+
+void tst_EventLogModel::filtersByRoleAndKind_data()
+{
+    QTest::addColumn<bool>("showRoutine");
+    QTest::addColumn<QString>("role");
+    QTest::addColumn<QStringList>("kinds");
+    QTest::addColumn<QStringList>("shown");
+
+    QTest::newRow("folded, everything")
+            << false << QString() << QStringList()
+            << QStringList{"billing:routine ×3", "dunning:routine ×1", ":fault", "dunning:lost"};
+    QTest::newRow("folded, role") << false << "dunning" << QStringList()
+                                  << QStringList{"dunning:routine ×1", "dunning:lost"};
+    QTest::newRow("folded, a kind folded in a line")
+            << false << QString() << QStringList{"released"} << QStringList{"billing:routine ×3"};
+    QTest::newRow("folded, two kinds") << false << QString() << QStringList{"fault", "lost"}
+                                       << QStringList{":fault", "dunning:lost"};
+    QTest::newRow("folded, role and kind")
+            << false << "dunning" << QStringList{"acquired"} << QStringList{"dunning:routine ×1"};
+    QTest::newRow("all, kind") << true << QString() << QStringList{"acquired"}
+                               << QStringList{"billing:acquired", "dunning:acquired",
+                                              "billing:acquired"};
+    QTest::newRow("all, role and kind")
+            << true << "billing" << QStringList{"released"} << QStringList{"billing:released"};
+    QTest::newRow("a kind not in the log")
+            << false << QString() << QStringList{"paused"} << QStringList();
+}
+
+// Checked to fail with filterAcceptsRow() ignoring the kinds.
+void tst_EventLogModel::filtersByRoleAndKind()
+{
+    QFETCH(bool, showRoutine);
+    QFETCH(QString, role);
+    QFETCH(QStringList, kinds);
+    QFETCH(QStringList, shown);
+    EventLogModel log;
+    fill(log);
+    EventFoldModel fold;
+    fold.setLog(&log);
+    fold.setShowRoutine(showRoutine);
+    EventLogFilter filter;
+    QAbstractItemModelTester tester(&filter,
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+    filter.setSourceModel(&fold);
+    filter.setRole(role);
+    filter.setKinds(QSet<QString>(kinds.cbegin(), kinds.cend()));
+    QCOMPARE(shownEvents(filter), shown);
+}
+
+// The export's first line names the view: folded or not, and the filters. Checked to fail with
+// exportCsv() not writing the note.
+void tst_EventLogModel::exportSaysWhichView()
+{
+    EventLogModel log;
+    fill(log);
+    EventFoldModel fold;
+    fold.setLog(&log);
+    EventLogFilter filter;
+    filter.setSourceModel(&fold);
+    filter.setRole(QStringLiteral("billing"));
+    filter.setKinds({QStringLiteral("acquired")});
+    filter.setText(QStringLiteral("r1"));
+    const auto lines = [&filter] {
+        QBuffer buffer;
+        buffer.open(QIODevice::WriteOnly);
+        QString error;
+        if (!exportCsv(&buffer, &filter, &error))
+            return QList<QByteArray>{error.toUtf8()};
+        return buffer.data().split('\n');
+    };
+    QList<QByteArray> csv = lines();
+    QCOMPARE(csv.size(), 4); // the note, the header, one folded line, the rest after the last CRLF
+    QCOMPARE(csv.at(0), QByteArray("\"# Event log as shown: notable and alert events, each role's "
+                                   "routine events folded into one counting line; role billing; "
+                                   "kinds acquired; text \"\"r1\"\"\"\r"));
+    QVERIFY2(csv.at(1).startsWith("Time ("), csv.at(1).constData());
+    QVERIFY2(csv.at(2).contains(",routine,\"r1, r3\",billing,routine ×3,101,"),
+             csv.at(2).constData());
+    fold.setShowRoutine(true);
+    filter.setText({});
+    csv = lines();
+    QCOMPARE(csv.at(0),
+             QByteArray("# Event log as shown: every event; role billing; kinds acquired\r"));
+    QCOMPARE(csv.size(), 5);
+}
+
+// Each header explains itself in a tooltip, for the words the column's width leaves no room for.
+void tst_EventLogModel::headersExplain()
+{
+    EventLogModel log;
+    EventFoldModel fold;
+    fold.setLog(&log);
+    for (int column = 0; column < EventLogModel::ColumnCount; ++column) {
+        QVERIFY(!log.headerData(column, Qt::Horizontal).toString().isEmpty());
+        QVERIFY(!fold.headerData(column, Qt::Horizontal, Qt::ToolTipRole).toString().isEmpty());
+    }
+}
+
+QTEST_MAIN(tst_EventLogModel)
 #include "tst_eventlogmodel.moc"
