@@ -376,6 +376,8 @@ void TestLeaderctl::pauseAndUnpause_data()
 #else
     const QString account = QString::fromLocal8Bit(::getpwuid(::geteuid())->pw_name);
 #endif
+    // Not webhook_outbox nor webhook_delivery: severalRolesTimedPauseAndHistory reads a history
+    // of webhook_outbox alone, in columns as wide as the longest role paused.
     QTest::newRow("--by given") << "email_outbox"
                                 << "alice@ops" << QStringList{"USER=ops-tester"} << "alice@ops";
     QTest::newRow("--by defaults to USER@host")
@@ -387,11 +389,11 @@ void TestLeaderctl::pauseAndUnpause_data()
             << "" << QStringList{"USER", "LOGNAME=logname-tester", "USERNAME"}
             << "logname-tester" + host;
     QTest::newRow("USER empty: LOGNAME@host")
-            << "webhook_outbox"
+            << "email_outbox"
             << "" << QStringList{"USER=", "LOGNAME=logname-tester", "USERNAME"}
             << "logname-tester" + host;
     QTest::newRow("neither: the account@host")
-            << "webhook_delivery"
+            << "dunning"
             << "" << QStringList{"USER", "LOGNAME", "USERNAME"} << account + host;
 }
 
