@@ -6,6 +6,7 @@
 #include <QHelpEvent>
 #include <QPaintEvent>
 #include <QPainter>
+#include <QRegularExpression>
 #include <QToolTip>
 #include <QVarLengthArray>
 
@@ -82,11 +83,17 @@ void HolderTimelineView::setWindow(Window window)
     update();
 }
 
-QColor HolderTimelineView::holderColor(const QString &holderId, const QPalette &palette)
+QColor HolderTimelineView::holderColor(const QString &holder, const QPalette &palette)
 {
+    // A numbered name (r1, replica-2) takes the colour of its number: a demo's or a fleet's few
+    // replicas then never share one.
+    static const QRegularExpression numbered(QStringLiteral("^[^:\\d]*(\\d{1,6})$"));
+    const QRegularExpressionMatch match = numbered.match(holder);
+    if (match.hasMatch())
+        return roleColor(match.captured(1).toInt() - 1, palette);
     // FNV-1a, not qHash: qHash is seeded per process and the colours must not change per run.
     quint32 hash = 2166136261u;
-    for (const QChar c : holderId) {
+    for (const QChar c : holder) {
         hash ^= c.unicode();
         hash *= 16777619u;
     }
@@ -229,7 +236,7 @@ void HolderTimelineView::paintEvent(QPaintEvent *)
                         if (known != seen.cend()) {
                             lastColor = known->color;
                         } else {
-                            lastColor = holderColor(span.holderId, pal);
+                            lastColor = holderColor(m_model->holderName(span.holderId), pal);
                             if (!shownHolders.contains(span.holderId))
                                 shownHolders.append(span.holderId);
                             if (seen.size() < MaxSeenHolders)
@@ -325,7 +332,7 @@ void HolderTimelineView::paintLegend(QPainter &painter, const QStringList &holde
             x += fm.horizontalAdvance(QStringLiteral("…")) + 16;
             break;
         }
-        painter.fillRect(QRect(x, y + 2, swatch, swatch), holderColor(holderIds[i], palette()));
+        painter.fillRect(QRect(x, y + 2, swatch, swatch), holderColor(names[i], palette()));
         painter.setPen(palette().color(QPalette::Text));
         painter.drawText(x + swatch + 4, y + fm.ascent(), names[i]);
         x += w;

@@ -31,8 +31,10 @@ public:
     void setWindow(Window window);
     Window window() const { return m_window; }
 
-    // The same holder id always gets the same colour on a theme, in every run.
-    static QColor holderColor(const QString &holderId, const QPalette &palette);
+    // A holder's colour by its name where the model has one (else its id): the same on a theme
+    // in every run, and a replica keeps it across restarts. Numbered names (r1, r2, …) take
+    // successive colours, so up to seven of them never share one.
+    static QColor holderColor(const QString &holder, const QPalette &palette);
 
     // What the view shows at pos (a span's or a gap's description), empty if nothing.
     QString toolTipAt(const QPoint &pos) const;

@@ -407,6 +407,14 @@ void TstHolderTimeline::holderColorsAreStable()
                 HolderTimelineView::holderColor(QStringLiteral("host:%1:0badf00d").arg(i), palette)
                         .rgb());
     QVERIFY(colors.size() > 1);
+    // Numbered replicas never share a colour, whatever their ids (checked once: fails with the
+    // colour hashed from the name, where r1 to r7 get six colours).
+    colors.clear();
+    for (int i = 1; i <= 7; ++i)
+        colors.insert(HolderTimelineView::holderColor(QStringLiteral("r%1").arg(i), palette).rgb());
+    QCOMPARE(colors.size(), 7);
+    QCOMPARE(HolderTimelineView::holderColor(QStringLiteral("replica-2"), palette),
+             HolderTimelineView::holderColor(QStringLiteral("r2"), palette));
 }
 
 QTEST_MAIN(TstHolderTimeline)
