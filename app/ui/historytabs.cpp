@@ -77,13 +77,13 @@ void HistoryTabs::addHolderNames(const QHash<QString, QString> &holderIdToName)
     m_timeline->addHolderNames(holderIdToName);
 }
 
-void HistoryTabs::keepOnDisk(const QString &key, const HistorySettings &settings)
+void HistoryTabs::keepOnDisk(const HistoryKey &key, const HistorySettings &settings)
 {
-    if (m_store && key == m_storeKey)
+    if (m_store && key.key == m_storeKey)
         return;      // a reconnect to the same database
     m_store.reset(); // writes what is queued to the previous database's file
-    m_storeKey = key;
-    if (key.isEmpty() || !settings.keep)
+    m_storeKey = key.key;
+    if (key.key.isEmpty() || !settings.keep)
         return;
     m_store = std::make_unique<HistoryStore>(key, settings);
     connect(m_store.get(), &HistoryStore::restored, this, [this](const TickHistory::Saved &saved) {

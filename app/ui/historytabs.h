@@ -13,6 +13,7 @@ namespace leader::console {
 class AgeChart;
 class AgeThresholds;
 class HistoryStore;
+struct HistoryKey;
 struct HistorySettings;
 class HolderTimeline;
 class TimeRule;
@@ -42,7 +43,7 @@ public:
     // Keeps the chart's history on disk under key (HistoryStore::keyFor) and shows what the file
     // holds of the last 24 h at once; an empty key or settings.keep false keeps nothing. A
     // problem with the file is one line through problem().
-    void keepOnDisk(const QString &key, const HistorySettings &settings);
+    void keepOnDisk(const HistoryKey &key, const HistorySettings &settings);
     void setDiskBounds(const HistorySettings &settings);
 
 Q_SIGNALS:

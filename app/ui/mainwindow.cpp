@@ -12,6 +12,7 @@
 #include "failurepanel.h"
 #include "historytabs.h"
 #include "intervalbox.h"
+#include "leftoverpausesbar.h"
 #include "models/eventlogmodel.h"
 #include "models/failovermodel.h"
 #include "models/replicamodel.h"
@@ -247,7 +248,8 @@ void MainWindow::buildCentral()
     splitter->setStretchFactor(0, 0);
     splitter->setStretchFactor(1, 1);
     splitter->setChildrenCollapsible(false);
-    setCentralWidget(m_guard->wrap(m_connection->wrap(splitter)));
+    setCentralWidget(
+            m_guard->wrap(m_connection->wrap(LeftoverPausesBar::wrap(m_session, splitter))));
 }
 
 void MainWindow::buildDocks()
@@ -339,6 +341,14 @@ void MainWindow::connectSession()
         if (!m_closing)
             m_events->appendLocal(QStringLiteral("demo"), tr("the embedded demo stopped"));
     });
+    // The history is the database's, however it was opened; the demo's is not worth keeping.
+    connect(m_session, &ConsoleSession::databaseIdentified, this,
+            [this](const DatabaseIdentity &id) {
+                m_history->keepOnDisk(m_connection->isDemo()
+                                              ? HistoryKey()
+                                              : HistoryStore::keyFor(id, m_connection->target()),
+                                      m_preferences->historySettings());
+            });
     connect(m_session, &ConsoleSession::replicasChanged, m_replicas, &ReplicaModel::setReplicas);
     connect(m_session, &ConsoleSession::replicasChanged, this, [this](const QList<ReplicaInfo> &r) {
         m_statusModel->setHolderNames(holderNamesOf(r));
@@ -392,10 +402,6 @@ void MainWindow::onConnecting(bool anotherDatabase)
     m_haveSnapshot = false;
     m_pauses->setPrivileges(Privileges{});
     m_guard->setProfile(m_connection->target());
-    // A demo's cluster is new each time: only a real database's history is worth keeping.
-    m_history->keepOnDisk(m_connection->isDemo() ? QString()
-                                                 : HistoryStore::keyFor(m_connection->target()),
-                          m_preferences->historySettings());
     updateTitle();
 }
 
