@@ -239,12 +239,18 @@ QVariant EventFoldModel::foldedData(const Row &row, int column, int role) const
         return QStringList(row.kinds.keys());
     if (role == Qt::ToolTipRole)
         return plainToolTip(foldedData(row, column, PlainToolTipRole));
-    if (role == PlainToolTipRole)
-        return tr("%n routine event(s) of %1 from %2 to %3, folded into this line: "
-                  "\"Show routine\" lists each",
-                  nullptr, row.folded)
-                .arg(row.role.isEmpty() ? tr("no role") : row.role,
-                     TimeRule::full(row.firstTime, zone), TimeRule::full(row.lastTime, zone));
+    if (role == PlainToolTipRole) {
+        const QString of = row.role.isEmpty() ? tr("no role") : row.role;
+        // Spelt out: the console ships no translation that would turn "(s)" into words.
+        if (row.folded == 1)
+            return tr("1 routine event of %1 at %2, folded into this line: \"Show routine\" "
+                      "lists it")
+                    .arg(of, TimeRule::full(row.lastTime, zone));
+        return tr("%1 routine events of %2 from %3 to %4, folded into this line: \"Show "
+                  "routine\" lists each")
+                .arg(QString::number(row.folded), of, TimeRule::full(row.firstTime, zone),
+                     TimeRule::full(row.lastTime, zone));
+    }
     if (column == EventLogModel::Severity)
         return EventLogModel::severityData(EventSeverity::Routine, role);
     switch (role) {

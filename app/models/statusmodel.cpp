@@ -198,7 +198,7 @@ QVariant StatusModel::headerData(int section, Qt::Orientation orientation, int r
     } else if (role == Qt::ToolTipRole) {
         switch (Column(section)) {
         case Health:
-            return tr("The role at a glance: OK, starting (not due yet: never ran or just "
+            return tr("The role at a glance: ok, starting (not due yet: never ran or just "
                       "unpaused), paused, warn (late or never ran), alert (stalled) or stale (the "
                       "rows are not live)");
         case Holder:
@@ -403,7 +403,7 @@ QString StatusModel::healthText(HealthLevel health)
 {
     switch (health) {
     case HealthLevel::Ok:
-        return tr("OK");
+        return tr("ok");
     case HealthLevel::Starting:
         return tr("starting");
     case HealthLevel::Paused:
@@ -450,7 +450,7 @@ QString StatusModel::healthToolTip(const RoleStatus &status) const
     const std::optional<double> since = m_origins.sinceOrigin(status);
     switch (health(status)) {
     case HealthLevel::Ok:
-        return tr("OK: last tick %1 ago. %2").arg(age, limits);
+        return tr("ok: last tick %1 ago. %2").arg(age, limits);
     case HealthLevel::Starting:
         if (m_origins.isUnpause(status.role))
             return tr("Starting: unpaused and not due yet; until its next tick its age counts "

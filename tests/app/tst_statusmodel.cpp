@@ -333,9 +333,9 @@ private Q_SLOTS:
         QTest::addColumn<QString>("text");
         // billing 60 s: warn 135 s, alert 270 s; with a 30 s interval: 75 s, 150 s.
         QTest::newRow("ok") << "billing" << RoleState::Led << 12.0 << false << 0.0
-                            << HealthLevel::Ok << "OK";
+                            << HealthLevel::Ok << "ok";
         QTest::newRow("just under warn")
-                << "billing" << RoleState::Free << 134.9 << false << 0.0 << HealthLevel::Ok << "OK";
+                << "billing" << RoleState::Free << 134.9 << false << 0.0 << HealthLevel::Ok << "ok";
         QTest::newRow("warn") << "billing" << RoleState::Free << 135.0 << false << 0.0
                               << HealthLevel::Warn << "warn";
         QTest::newRow("alert") << "billing" << RoleState::Free << 270.0 << false << 0.0
@@ -420,7 +420,7 @@ private Q_SLOTS:
                 "Warns at 135 s (2 × the 60 s interval + 15 s), alerts at 270 s (4 × interval + "
                 "30 s).");
         QTest::newRow("ok") << aged("billing", 12) << false
-                            << "OK: last tick 12.0 s ago. " + billing;
+                            << "ok: last tick 12.0 s ago. " + billing;
         QTest::newRow("warn") << aged("billing", 140) << false
                               << "Warn: last tick 2 min 20 s ago, a tick or a takeover late. "
                                          + billing;
@@ -446,7 +446,7 @@ private Q_SLOTS:
                                           "now.");
         QTest::newRow("thresholds set by hand")
                 << aged("dunning", 12) << false
-                << QStringLiteral("OK: last tick 12.0 s ago. Warns at 50 s, alerts at 90 s (set in "
+                << QStringLiteral("ok: last tick 12.0 s ago. Warns at 50 s, alerts at 90 s (set in "
                                   "Role → Age thresholds).");
     }
 
@@ -503,7 +503,7 @@ private Q_SLOTS:
         QAbstractItemModelTester tester(&model,
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setSnapshot(snapshotOf({aged("billing", 100), aged("dunning", 5)}));
-        QCOMPARE(model.index(0, StatusModel::Health).data().toString(), QStringLiteral("OK"));
+        QCOMPARE(model.index(0, StatusModel::Health).data().toString(), QStringLiteral("ok"));
 
         AgeThresholds thresholds = AgeThresholds::defaults();
         thresholds.setRoleInterval(QStringLiteral("billing"), 30); // warn at 75 s
@@ -588,8 +588,8 @@ private Q_SLOTS:
                 << AgeLevel::Alert << alert
                 << "Alert: no tick in 4 min 30 s since its pause ended (last tick 1 h 4 min ago)";
         QTest::newRow("unpaused and ticked")
-                << pausedAnHour + AgePolls{{3601, S::Free, 3611}, {3620, S::Free, 1}} << "OK"
-                << AgeLevel::Ok << QColor() << "OK: last tick 1.0 s ago.";
+                << pausedAnHour + AgePolls{{3601, S::Free, 3611}, {3620, S::Free, 1}} << "ok"
+                << AgeLevel::Ok << QColor() << "ok: last tick 1.0 s ago.";
         QTest::newRow("never ran, within its first interval")
                 << AgePolls{{0, S::NeverRan}, {1, S::NeverRan}, {134, S::NeverRan}} << "starting"
                 << AgeLevel::Neutral << QColor() << "Starting: no tick completed yet";
