@@ -1,5 +1,6 @@
 #include "agechart.h"
 
+#include "chartscale.h"
 #include "models/plaintext.h"
 #include "models/tones.h"
 
@@ -77,19 +78,6 @@ QString markerName(Kind kind)
         return AgeChart::tr("takeover");
     }
     return {};
-}
-
-// 1, 2, 5 × 10^n at or above value, so the axis does not jitter with every poll.
-double niceCeiling(double value)
-{
-    if (value <= 1.0)
-        return 1.0;
-    const double magnitude = std::pow(10.0, std::floor(std::log10(value)));
-    for (const double step : {1.0, 2.0, 5.0, 10.0}) {
-        if (step * magnitude >= value)
-            return step * magnitude;
-    }
-    return 10.0 * magnitude;
 }
 
 QString axisFormat(HistoryWindow window)

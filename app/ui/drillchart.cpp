@@ -1,5 +1,6 @@
 #include "drillchart.h"
 
+#include "chartscale.h"
 #include "models/tickhistory.h"
 #include "models/tones.h"
 
@@ -139,19 +140,6 @@ QFont pixelFont(double size, bool bold = false)
     font.setPixelSize(int(size));
     font.setBold(bold);
     return font;
-}
-
-// 1, 2, 5 × 10^n at or above value, as the live chart's age axis.
-double niceCeiling(double value)
-{
-    if (value <= 1.0)
-        return 1.0;
-    const double magnitude = std::pow(10.0, std::floor(std::log10(value)));
-    for (const double step : {1.0, 2.0, 5.0, 10.0}) {
-        if (step * magnitude >= value)
-            return step * magnitude;
-    }
-    return 10.0 * magnitude;
 }
 
 QString secondsText(double value)
