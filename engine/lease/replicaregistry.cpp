@@ -15,6 +15,8 @@ namespace {
 // refuses anything but the five.
 constexpr std::string_view SeenSql
         = "SELECT leader_ext.leader_replica_seen($1, $2, $3, $4, string_to_array($5, ','))";
+constexpr std::string_view NamedSeenSql = "SELECT leader_ext.leader_replica_seen($1, $2, $3, $4,"
+                                          " string_to_array($5, ','), $6, $7::bigint)";
 
 constexpr std::string_view GoneSql = "SELECT leader_ext.leader_replica_gone($1)";
 
@@ -32,8 +34,10 @@ constexpr std::string_view ListSql
           "   WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND l.mode = 'ExclusiveLock'"
           "     AND l.granted AND l.objid::bigint = l.pid"
           "     AND l.database = (SELECT d.oid FROM pg_catalog.pg_database d"
-          "                        WHERE d.datname = pg_catalog.current_database()))"
-          " FROM leader_ext.leader_replicas_status ORDER BY host, started_at, holder_id";
+          "                        WHERE d.datname = pg_catalog.current_database()))";
+constexpr std::string_view NamedColumnsSql = ", name, marker_session, marker_held";
+constexpr std::string_view ListFromSql
+        = " FROM leader_ext.leader_replicas_status ORDER BY host, started_at, holder_id";
 
 std::string joined(const std::vector<std::string> &roles)
 {
@@ -55,11 +59,20 @@ std::vector<std::string> split(std::string_view text)
 } // namespace
 
 void replicaSeen(pg::Connection &connection, const ReplicaInfo &replica,
-                 std::chrono::milliseconds timeout, const pg::StatementWindow &window)
+                 std::chrono::milliseconds timeout, const pg::StatementWindow &window, bool named)
 {
+    if (!named) {
+        connection.exec("replica seen", SeenSql,
+                        {replica.holderId, replica.host, replica.pid, replica.version,
+                         joined(replica.roles)},
+                        timeout, window);
+        return;
+    }
     connection.exec(
-            "replica seen", SeenSql,
-            {replica.holderId, replica.host, replica.pid, replica.version, joined(replica.roles)},
+            "replica seen", NamedSeenSql,
+            {replica.holderId, replica.host, replica.pid, replica.version, joined(replica.roles),
+             replica.name.empty() ? pg::Param(nullptr) : pg::Param(replica.name),
+             replica.markerSession ? pg::Param(*replica.markerSession) : pg::Param(nullptr)},
             timeout, window);
 }
 
@@ -69,11 +82,13 @@ bool replicaGone(pg::Connection &connection, std::string_view holderId,
     return connection.exec("replica gone", GoneSql, {holderId}, timeout, window).toBool(0, 0);
 }
 
-std::optional<std::vector<RegisteredReplica>> listReplicas(pg::Connection &connection)
+std::optional<std::vector<RegisteredReplica>> listReplicas(pg::Connection &connection, bool named)
 {
     std::optional<pg::Result> result;
     try {
-        result = connection.exec("replicas", ListSql, {}, StatementTimeout);
+        const std::string sql = std::string(ListSql) + (named ? std::string(NamedColumnsSql) : "")
+                                + std::string(ListFromSql);
+        result = connection.exec("replicas", sql, {}, StatementTimeout);
     } catch (const pg::Error &error) {
         // The one relation the statement names: without it (or without the schema leader_ext)
         // the database lacks extension 0178.
@@ -103,6 +118,16 @@ std::optional<std::vector<RegisteredReplica>> listReplicas(pg::Connection &conne
         listed.observedAt = result->text(row, 9);
         listed.markerHeld
                 = markers.contains(WakeListener::sessionKeyPrefix(listed.replica.holderId));
+        if (named) {
+            if (!result->isNull(row, 11))
+                listed.replica.name = result->text(row, 11);
+            if (!result->isNull(row, 12))
+                listed.replica.markerSession = result->toInt64(row, 12);
+            listed.markerRecorded = listed.replica.markerSession.has_value();
+            // The view's own reading, in the same snapshot as its state.
+            if (listed.markerRecorded)
+                listed.markerHeld = result->toBool(row, 13);
+        }
     }
     return replicas;
 }

@@ -2,6 +2,7 @@
 
 #include "pg/connection.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +19,12 @@ struct ReplicaInfo
     int pid = 0;
     std::string version;
     std::vector<std::string> roles; // the roles the replica runs
+    // Recorded with migration 0182 only (schema::Extension::ReplicaNames). Its name as its
+    // operator gave it (leader-replica --id); empty: none.
+    std::string name;
+    // The key its marker session holds (WakeListener): a row naming one reads gone as soon as no
+    // session holds its lock. None without a marker.
+    std::optional<std::int64_t> markerSession;
 };
 
 // One row of leader_replicas_status. Instants ISO 8601 UTC with milliseconds, database clock.
@@ -33,16 +40,24 @@ struct RegisteredReplica
     // process lives. A replica without a marker (through a pooler, or with the early take off)
     // never reads true, so its absence alone proves nothing; see monitor::StatusReader::replicas.
     bool markerHeld = false;
+    // With 0182: the row records a marker (replica.markerSession), so a marker not held proves its
+    // process died, and the view's state says gone; for a reader that started after the death too.
+    bool markerRecorded = false;
 };
 
-// One statement: leader_replica_seen, which also deletes rows unseen for 24 h. Throws pg::Error.
+// One statement: leader_replica_seen, which also deletes rows unseen for 24 h. named: the database
+// has 0182, and the call records the replica's name and marker; else the five arguments of 0178.
+// Throws pg::Error.
 void replicaSeen(pg::Connection &connection, const ReplicaInfo &replica,
-                 std::chrono::milliseconds timeout, const pg::StatementWindow &window = {});
+                 std::chrono::milliseconds timeout, const pg::StatementWindow &window = {},
+                 bool named = false);
 // Deletes the replica's row; false when there was none. Throws pg::Error.
 bool replicaGone(pg::Connection &connection, std::string_view holderId,
                  std::chrono::milliseconds timeout, const pg::StatementWindow &window = {});
 // Every registered replica, by host and holder id; nullopt when the database has no registry (an
-// older schema, without 0178). Throws pg::Error for anything else, a missing privilege included.
-std::optional<std::vector<RegisteredReplica>> listReplicas(pg::Connection &connection);
+// older schema, without 0178). named: the database has 0182, and the rows carry each replica's name
+// and marker. Throws pg::Error for anything else, a missing privilege included.
+std::optional<std::vector<RegisteredReplica>> listReplicas(pg::Connection &connection,
+                                                           bool named = false);
 
 } // namespace leader::lease

@@ -142,7 +142,7 @@ std::string extensionsSummary(const schema::LeaseFeatures &features)
                "tracked in schema_migrations), and only the ADR's features are used until "
                "leaderctl migrate moves them into leader_ext";
     const std::string heartbeat = std::to_string(lease::HeartbeatEvery / 1s);
-    const std::array<std::pair<Extension, std::string>, 6> adds{{
+    const std::array<std::pair<Extension, std::string>, 7> adds{{
             {Extension::PauseNotify, "the pause wake NOTIFY (without it a holder stops at its next "
                                      "heartbeat, within "
                                              + heartbeat + " s)"},
@@ -151,6 +151,8 @@ std::string extensionsSummary(const schema::LeaseFeatures &features)
             {Extension::HolderSession, "the takeover at process death"},
             {Extension::EarlyTakeSwitch, "the early take switch"},
             {Extension::DefinerHardening, "the hardened definer functions"},
+            {Extension::ReplicaNames, "the replicas' names and their death at once for every "
+                                      "reader"},
     }};
     std::string added;
     for (const auto &[extension, what] : adds)
@@ -162,8 +164,12 @@ std::string extensionsSummary(const schema::LeaseFeatures &features)
                                      : "the extensions leader_ext 0" + std::to_string(first)
                                                  + " to 0"
                                                  + std::to_string(schema::LatestExtension);
-    return versions + " would add " + added + "; leader-replica needs " + (one ? "it" : "them")
-           + ". Add " + (one ? "it" : "them")
+    // leader-replica uses the later ones where they are, and starts without them.
+    const std::string needed
+            = features.has(schema::ReplicaNeeds)
+                      ? std::string()
+                      : std::string("; leader-replica needs ") + (one ? "it" : "them");
+    return versions + " would add " + added + needed + ". Add " + (one ? "it" : "them")
            + " with leaderctl migrate, or through your own migration tool: leaderctl migrate "
              "--print-sql --format FORMAT --out DIR";
 }
@@ -302,8 +308,8 @@ Outcome<ReplicaList> StatusReader::replicas()
         ReplicaList list;
         // Read whatever the features say: a login that may not read leader_ext gets its
         // refusal, not "needs the extension".
-        const std::optional<std::vector<lease::RegisteredReplica>> listed
-                = lease::listReplicas(*m_connection);
+        const std::optional<std::vector<lease::RegisteredReplica>> listed = lease::listReplicas(
+                *m_connection, m_features.has(schema::Extension::ReplicaNames));
         if (!listed) {
             list.unavailable = schema::extensionNeeded("the replica registry",
                                                        schema::Extension::ReplicaRegistry);
@@ -326,8 +332,12 @@ Outcome<ReplicaList> StatusReader::replicas()
             row.startedAt = registered.startedAt;
             row.lastSeen = registered.lastSeen;
             row.lastSeenAgeSeconds = registered.lastSeenAgeSeconds;
-            row.markerEnded
-                    = !registered.markerHeld && m_markersSeen.contains(registered.replica.holderId);
+            row.name = registered.replica.name;
+            // A recorded marker not held is an ended one for any reader, even one that never
+            // saw it held (0182); without the record, only what this reader saw tells.
+            row.markerEnded = !registered.markerHeld
+                              && (registered.markerRecorded
+                                  || m_markersSeen.contains(registered.replica.holderId));
             row.alive = registered.state == "alive" && !row.markerEnded;
             // Once seen, remembered while it is registered: a marker ends only with its session.
             if (registered.markerHeld || row.markerEnded)

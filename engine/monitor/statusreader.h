@@ -98,9 +98,11 @@ struct ReplicaRow
     std::string startedAt;
     std::string lastSeen;
     double lastSeenAgeSeconds = 0;
-    // The database ended its marker session: this reader saw the marker held earlier on the same
-    // session of its own (so on the same server's life) and not any more. Its process died,
-    // whatever its last beat says.
+    std::string name; // its --id, recorded with 0182; empty: none, or an older schema or replica
+    // The database ended its marker session: the row records a marker (0182) no session holds,
+    // or, without the record, this reader saw the marker held earlier on the same session of its
+    // own (so on the same server's life) and not any more. Its process died, whatever its last
+    // beat says.
     bool markerEnded = false;
     bool alive = false; // the view's "alive" and no marker ended; anything else is gone
 };
@@ -153,8 +155,9 @@ public:
     // The replica registry, on the poll's session: one statement. A replica whose marker this
     // reader has seen held reads gone once the marker is not: the database ended its session, so
     // its process died (a marker the server ended under a live replica is replaced within about
-    // a second, and it reads alive again). A first read knows no marker's past and judges by the
-    // beats alone, as leaderctl replicas does.
+    // a second, and it reads alive again). With 0182 the row records the marker, so a first read
+    // judges it the same, as leaderctl replicas does; before 0182 a first read knows no marker's
+    // past and judges by the beats alone.
     Outcome<ReplicaList> replicas();
     // Pauses every role in one transaction, all or none (lease::pauseRoles): per role, whether
     // this call paused it or whose pause was in force already, and whether the wake NOTIFY

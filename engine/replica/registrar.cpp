@@ -1,6 +1,7 @@
 #include "registrar.h"
 
 #include "lease/constants.h"
+#include "lease/markerstate.h"
 #include "log/log.h"
 #include "pg/error.h"
 #include "pg/pool.h"
@@ -8,10 +9,12 @@
 namespace leader::replica {
 
 Registrar::Registrar(pg::ConnectionPool &pool, lease::ReplicaInfo replica,
-                     std::chrono::milliseconds every)
+                     std::chrono::milliseconds every, bool named, const lease::MarkerState *marker)
     : m_pool(pool)
     , m_replica(std::move(replica))
     , m_every(every)
+    , m_marker(marker)
+    , m_named(named)
 {}
 
 Registrar::~Registrar()
@@ -22,6 +25,15 @@ Registrar::~Registrar()
 void Registrar::start()
 {
     m_thread = std::thread([this] { loop(); });
+}
+
+void Registrar::beatNow()
+{
+    {
+        const std::lock_guard lock(m_mutex);
+        m_beatNow = true;
+    }
+    m_wake.notify_all();
 }
 
 void Registrar::requestStop(bool deregister)
@@ -51,7 +63,8 @@ void Registrar::loop()
         lock.unlock();
         beat();
         lock.lock();
-        m_wake.wait_for(lock, m_every, [this] { return m_stop; });
+        m_wake.wait_for(lock, m_every, [this] { return m_stop || m_beatNow; });
+        m_beatNow = false;
     }
     const std::optional<std::chrono::steady_clock::time_point> goneBy = m_goneBy;
     lock.unlock();
@@ -63,7 +76,18 @@ void Registrar::beat()
 {
     try {
         pg::ConnectionPool::Lease connection = m_pool.take();
-        lease::replicaSeen(*connection, m_replica, lease::StatementTimeout);
+        lease::ReplicaInfo replica = m_replica;
+        if (m_marker)
+            replica.markerSession = m_marker->key();
+        try {
+            lease::replicaSeen(*connection, replica, lease::StatementTimeout, {}, m_named);
+        } catch (const pg::Error &error) {
+            // 0182 was undone under this replica: its five-argument beat still works.
+            if (!m_named || error.sqlstate() != pg::sqlstate::UndefinedFunction)
+                throw;
+            m_named = false;
+            lease::replicaSeen(*connection, replica, lease::StatementTimeout);
+        }
         if (m_failing)
             log::write(log::Level::Info, "replica", "registry beat works again",
                        "holder=" + m_replica.holderId);

@@ -8,6 +8,9 @@
 #include <optional>
 #include <thread>
 
+namespace leader::lease {
+class MarkerState;
+}
 namespace leader::pg {
 class ConnectionPool;
 }
@@ -19,16 +22,22 @@ namespace leader::replica {
 // the statement alone, so a slow or unreachable database delays no lease statement. A failed beat
 // is logged when beats start failing and when they work again, not at every period, and the next
 // period simply tries again.
+//
+// named: the database has migration 0182, so each beat also records the replica's name and the key
+// its marker session holds at that moment (marker; none while its session is not connected and
+// proven), and a row whose marker dies reads gone at once. Without it, the five arguments of 0178.
 class Registrar final
 {
 public:
-    Registrar(pg::ConnectionPool &pool, lease::ReplicaInfo replica,
-              std::chrono::milliseconds every);
+    Registrar(pg::ConnectionPool &pool, lease::ReplicaInfo replica, std::chrono::milliseconds every,
+              bool named = false, const lease::MarkerState *marker = nullptr);
     ~Registrar();
     Registrar(const Registrar &) = delete;
     Registrar &operator=(const Registrar &) = delete;
 
     void start();
+    // The next beat now, not at the end of the period: the marker has just been taken.
+    void beatNow();
     // Ends the beats without waiting. With deregister (a clean stop) the thread then deletes the
     // row, if that statement can start within GoneStartWithin of this call: after a beat still in
     // flight at the stop, it cannot, and the row ages to "gone" instead. A kill passes false:
@@ -49,12 +58,15 @@ private:
     pg::ConnectionPool &m_pool;
     const lease::ReplicaInfo m_replica;
     const std::chrono::milliseconds m_every;
+    const lease::MarkerState *const m_marker;
     std::mutex m_mutex;
     std::condition_variable m_wake;
-    bool m_stop = false; // with m_mutex
+    bool m_stop = false;    // with m_mutex
+    bool m_beatNow = false; // with m_mutex
     // Set with m_stop on a clean stop: when the delete must start by.
     std::optional<std::chrono::steady_clock::time_point> m_goneBy;
     bool m_failing = false; // the thread's alone
+    bool m_named;           // the thread's alone once started
     std::thread m_thread;
 };
 

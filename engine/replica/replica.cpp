@@ -119,30 +119,36 @@ void Replica::start()
 {
     if (m_started.exchange(true))
         throw std::logic_error("a replica starts once");
+    schema::LeaseFeatures features;
     {
         pg::ConnectionPool::Lease connection = m_manager->pool().take();
         connection->open();
-        // A replica runs with every extension (the wake, its registry row, the takeover at
-        // process death, the early take's switch): the first one missing is named.
-        const schema::LeaseFeatures features = schema::probeFeatures(*connection);
+        // A replica runs with every extension up to the hardened definer functions (the wake,
+        // its registry row, the takeover at process death, the early take's switch): the first
+        // one missing is named. Its name and marker in the registry (0182) are recorded where
+        // the database has them.
+        features = schema::probeFeatures(*connection);
         schema::requireAdr(*connection, features);
-        if (!features.complete())
+        if (!features.has(schema::ReplicaNeeds))
             schema::requireExtension(*connection, features, "a replica",
                                      static_cast<schema::Extension>(std::clamp(
                                              features.extension + 1,
                                              static_cast<int>(schema::Extension::PauseNotify),
-                                             schema::LatestExtension)));
+                                             static_cast<int>(schema::ReplicaNeeds))));
         demo::requireDemoSchema(*connection);
     }
     lease::ReplicaInfo registered{.holderId = holderId(),
                                   .host = platform::hostName(),
                                   .pid = platform::processId(),
                                   .version = LEADER_VERSION,
-                                  .roles = {}};
+                                  .roles = {},
+                                  .name = m_options.id,
+                                  .markerSession = {}};
     for (const RoleProfile &profile : m_options.roles)
         registered.roles.push_back(profile.role);
-    m_registrar = std::make_unique<Registrar>(m_manager->pool(), std::move(registered),
-                                              m_options.registryEvery);
+    m_registrar = std::make_unique<Registrar>(
+            m_manager->pool(), std::move(registered), m_options.registryEvery,
+            features.has(schema::Extension::ReplicaNames), &m_manager->marker());
     m_registrar->start();
     if (m_options.fastWake) {
         pg::ConnectOptions listen
@@ -155,6 +161,9 @@ void Replica::start()
         // The death watch needs the same kind of session: where LISTEN is delivered, a session
         // is a real one and can wait on a lock.
         if (m_listener->start() && m_options.earlyTake) {
+            // The first beat went out before the marker existed: the row names it now, not in
+            // a period.
+            m_registrar->beatNow();
             m_deathWatch = std::make_unique<lease::DeathWatch>(
                     listen, [this](const std::set<std::string> &roles) { wakeRunners(roles); });
             m_manager->onHeldElsewhere(

@@ -68,6 +68,8 @@ std::string_view purpose(Extension extension)
         return "the early take switch";
     case Extension::DefinerHardening:
         return "the hardened definer functions";
+    case Extension::ReplicaNames:
+        return "the replicas' names and markers";
     }
     return "an extension";
 }

@@ -17,9 +17,12 @@ enum class Extension {
     HolderSession = 179,   // leader_leases.holder_session: the takeover at process death
     EarlyTakeSwitch = 180, // leader_leases.early_take
     DefinerHardening = 181,
+    ReplicaNames = 182, // leader_replicas.name and marker_session: who a replica is, and its death
 };
 inline constexpr Extension FirstExtension = Extension::PauseNotify;
-inline constexpr int LatestExtension = static_cast<int>(Extension::DefinerHardening);
+inline constexpr int LatestExtension = static_cast<int>(Extension::ReplicaNames);
+// What leader-replica refuses to start without; a later one it uses where the database has it.
+inline constexpr Extension ReplicaNeeds = Extension::DefinerHardening;
 
 // What a database offers, probed by the ADR's objects themselves (so a schema the application's
 // own migration tool applied counts) and by leader_ext.migrations, which records every extension

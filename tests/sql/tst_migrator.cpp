@@ -179,6 +179,8 @@ private slots:
     void printedFilesApplyAsLeaderctlDoes();
     void everyExtensionNamesItsOutsideChanges_data();
     void everyExtensionNamesItsOutsideChanges();
+    void eachExtensionUndoesToTheSchemaBefore_data();
+    void eachExtensionUndoesToTheSchemaBefore();
 
 private:
     std::unique_ptr<TestDatabase> m_db;
@@ -198,10 +200,10 @@ void TestMigrator::freshDatabaseRecordsEveryVersionInLeaderExt()
 {
     Connection owner = m_db->connect(Login::Owner);
     QCOMPARE(Migrator(owner).migrate({MigrationSet::Adr, MigrationSet::Extension}),
-             (std::vector<int>{174, 175, 176, 177, 178, 179, 180, 181}));
+             (std::vector<int>{174, 175, 176, 177, 178, 179, 180, 181, 182}));
     QCOMPARE(scalar(owner, "SELECT string_agg(version::text, ',' ORDER BY version) "
                            "FROM leader_ext.migrations"),
-             QStringLiteral("174,175,176,177,178,179,180,181"));
+             QStringLiteral("174,175,176,177,178,179,180,181,182"));
     QCOMPARE(scalar(owner, "SELECT to_regclass('schema_migrations') IS NULL"), QStringLiteral("t"));
     QVERIFY(Migrator(owner).migrate({MigrationSet::Adr, MigrationSet::Extension}).empty());
 
@@ -212,7 +214,7 @@ void TestMigrator::freshDatabaseRecordsEveryVersionInLeaderExt()
     // leaderctl installed the ADR's migrations here, so it may undo them, and the version table
     // and its schema go with the last row.
     QCOMPARE(Migrator(owner).rollbackTo(174),
-             (std::vector<int>{181, 180, 179, 178, 177, 176, 175, 174}));
+             (std::vector<int>{182, 181, 180, 179, 178, 177, 176, 175, 174}));
     QCOMPARE(scalar(owner, "SELECT to_regnamespace('leader_ext') IS NULL"), QStringLiteral("t"));
 }
 
@@ -249,14 +251,14 @@ void TestMigrator::applicationsMigrationTableIsNeverTouched()
 
     Migrator migrator(owner);
     QCOMPARE(migrator.migrate({MigrationSet::Adr, MigrationSet::Extension}),
-             (std::vector<int>{176, 177, 178, 179, 180, 181}));
+             (std::vector<int>{176, 177, 178, 179, 180, 181, 182}));
     QCOMPARE(scalar(owner, TableSql), before);
     QCOMPARE(scalar(owner, "SELECT count(*) FROM leader_ext.migrations WHERE version < 176"),
              QStringLiteral("0"));
 
     // The ADR's own migrations are the application's: undone are the extensions only, and what
     // they replaced is the ADR's again, to the byte.
-    QCOMPARE(migrator.rollbackTo(174), (std::vector<int>{181, 180, 179, 178, 177, 176}));
+    QCOMPARE(migrator.rollbackTo(174), (std::vector<int>{182, 181, 180, 179, 178, 177, 176}));
     QCOMPARE(scalar(owner, AdrDefinitionsSql), adrOnly);
     QCOMPARE(scalar(owner, "SELECT to_regnamespace('leader_ext') IS NULL"), QStringLiteral("t"));
     QCOMPARE(scalar(owner, TableSql), before);
@@ -382,7 +384,7 @@ void TestMigrator::featuresFollowTheVersionTable()
         QVERIFY2(QString::fromUtf8(error.what()).contains("may not read"), error.what());
     }
     QVERIFY(!leader::schema::probeFeatures(monitor).extensionsHidden);
-    QCOMPARE(migrator.rollbackTo(179), (std::vector<int>{181, 180, 179}));
+    QCOMPARE(migrator.rollbackTo(179), (std::vector<int>{182, 181, 180, 179}));
     features = leader::schema::probeFeatures(monitor);
     QCOMPARE(features.extension, 178);
     QVERIFY(features.has(Extension::ReplicaRegistry));
@@ -416,7 +418,7 @@ void TestMigrator::eachMissingExtensionIsNamed_data()
 
 void TestMigrator::eachMissingExtensionIsNamed()
 {
-    // leader-replica needs every extension: the one line it refuses with names the first missing.
+    // The one line a missing extension is refused with names it.
     QFETCH(int, version);
     Connection owner = m_db->connect(Login::Owner);
     applyAdrAsTheApplication(owner);
@@ -443,19 +445,22 @@ void TestMigrator::eachMissingExtensionIsNamed()
 void TestMigrator::legacyInstallMovesIntoLeaderExt_data()
 {
     QTest::addColumn<int>("version");
-    for (int version = 176; version <= leader::schema::LatestExtension; ++version)
-        QTest::addRow("%d", version) << version;
+    // What earlier leaderctl versions installed: 0176 to 0181.
+    for (const leader::schema::Migration &legacy : leader::schema::legacyExtensionDowns())
+        QTest::addRow("%d", legacy.version) << legacy.version;
 }
 
 void TestMigrator::legacyInstallMovesIntoLeaderExt()
 {
     QFETCH(int, version);
+    // The last release before leader_ext also ran the demo's cluster.
+    const bool last = version == leader::schema::legacyExtensionDowns().back().version;
     // What a fresh install through the application's tool and leaderctl migrate gives.
     QString fresh;
     {
         Connection owner = m_db->connect(Login::Owner);
         applyAdrAsTheApplication(owner);
-        if (version == leader::schema::LatestExtension)
+        if (last)
             Migrator(owner).migrate({MigrationSet::Extension, MigrationSet::Demo});
         else
             Migrator(owner).migrate({MigrationSet::Extension});
@@ -466,7 +471,7 @@ void TestMigrator::legacyInstallMovesIntoLeaderExt()
     applyAdrAsTheApplication(owner);
     installLegacy(owner, version);
     // The demo's cluster of an earlier build: its domain tracked in the same table.
-    if (version == leader::schema::LatestExtension) {
+    if (last) {
         for (const int demo : {1001, 1002}) {
             owner.exec("legacy demo", "BEGIN", {}, Short);
             owner.execScript("legacy demo", migration(demo).up, 30s);
@@ -511,7 +516,7 @@ UPDATE leader_leases SET paused_until = now() - interval '1 minute'
     for (int v = version + 1; v <= leader::schema::LatestExtension; ++v)
         rest.push_back(v);
     QCOMPARE(Migrator(owner).migrate({MigrationSet::Adr, MigrationSet::Extension}), rest);
-    if (version == leader::schema::LatestExtension)
+    if (last)
         QCOMPARE(scalar(owner, "SELECT string_agg(version::text, ',' ORDER BY version) FROM "
                                "leader_ext.migrations WHERE version > 1000"),
                  QStringLiteral("1001,1002"));
@@ -547,8 +552,8 @@ void TestMigrator::printedFilesFollowEachTool_data()
     QTest::newRow("plain") << QStringLiteral("plain")
                            << QStringList{"0176_pause_notify.up.sql", "0176_pause_notify.down.sql"}
                            << QStringList{"BEGIN;\n", "COMMIT;\n"};
-    QTest::newRow("sql-migrate") << QStringLiteral(
-            "sql-migrate") << QStringList{"0176_pause_notify.sql", "0181_definer_hardening.sql"}
+    QTest::newRow("sql-migrate") << QStringLiteral("sql-migrate")
+                                 << QStringList{"0176_pause_notify.sql", "0182_replica_names.sql"}
                                  << QStringList{"-- +migrate Up\n-- +migrate StatementBegin\n",
                                                 "-- +migrate StatementEnd\n\n-- +migrate Down\n"};
     QTest::newRow("golang-migrate")
@@ -556,7 +561,7 @@ void TestMigrator::printedFilesFollowEachTool_data()
             << QStringList{"0176_pause_notify.up.sql", "0176_pause_notify.down.sql"}
             << QStringList{"BEGIN;\n", "COMMIT;\n"};
     QTest::newRow("goose") << QStringLiteral("goose")
-                           << QStringList{"0176_pause_notify.sql", "0181_definer_hardening.sql"}
+                           << QStringList{"0176_pause_notify.sql", "0182_replica_names.sql"}
                            << QStringList{"-- +goose Up\n-- +goose StatementBegin\n",
                                           "-- +goose StatementEnd\n\n-- +goose Down\n"};
     QTest::newRow("flyway") << QStringLiteral("flyway")
@@ -580,7 +585,8 @@ void TestMigrator::printedFilesFollowEachTool()
         QVERIFY2(QString::fromStdString(files.front().text).contains(marker), qPrintable(marker));
     // --to stops there, down files included.
     for (const leader::schema::ScriptFile &file : leader::schema::extensionScripts(*parsed, 178))
-        QVERIFY2(!QString::fromStdString(file.name).contains(QRegularExpression("0179|0180|0181")),
+        QVERIFY2(!QString::fromStdString(file.name).contains(
+                         QRegularExpression("0179|0180|0181|0182")),
                  file.name.c_str());
 }
 
@@ -649,6 +655,38 @@ void TestMigrator::everyExtensionNamesItsOutsideChanges()
     // "nothing" is a statement too: a file without the header has not been looked at.
     QVERIFY2(text.starts_with("-- outside leader_ext: "),
              "the file does not start with its header");
+}
+
+void TestMigrator::eachExtensionUndoesToTheSchemaBefore_data()
+{
+    QTest::addColumn<int>("version");
+    for (const leader::schema::Migration &m : leader::schema::embeddedMigrations()) {
+        if (m.set == MigrationSet::Extension)
+            QTest::addRow("%d", m.version) << m.version;
+    }
+}
+
+// Up and down of one extension on the schema the ones before it make: the catalog is that
+// schema's again, every function's body, settings and grants included. For 0182 that is 0181's
+// leader_replica_seen to the byte and 0178's view (checked once: with the down's function in 0178's
+// form, search_path FROM CURRENT, the fingerprints differ).
+void TestMigrator::eachExtensionUndoesToTheSchemaBefore()
+{
+    QFETCH(int, version);
+    Connection owner = m_db->connect(Login::Owner);
+    applyAdrAsTheApplication(owner);
+    const auto run = [&owner](const std::string &sql) {
+        owner.exec("test", "BEGIN", {}, Short);
+        owner.execScript("test", sql, 30s);
+        owner.exec("test", "COMMIT", {}, Short);
+    };
+    for (int before = 176; before < version; ++before)
+        run(leader::schema::composeUp(migration(before)));
+    const QString schemaBefore = scalar(owner, SchemaFingerprintSql);
+    run(leader::schema::composeUp(migration(version)));
+    QVERIFY(scalar(owner, SchemaFingerprintSql) != schemaBefore);
+    run(leader::schema::composeDown(migration(version)));
+    QCOMPARE(scalar(owner, SchemaFingerprintSql), schemaBefore);
 }
 
 QTEST_GUILESS_MAIN(TestMigrator)

@@ -20,6 +20,7 @@
 #include "lease/constants.h"
 #include "lease/replicaregistry.h"
 #include "lease/wakelistener.h"
+#include "monitor/statusreader.h"
 #include "pg/error.h"
 #include "replica/profile.h"
 #include "replica/replica.h"
@@ -51,6 +52,17 @@ ReplicaInfo info(const std::string &holder, std::vector<std::string> roles = {"b
             .pid = 4242,
             .version = "9.9.9",
             .roles = std::move(roles)};
+}
+
+// A marker taken as WakeListener takes it; returns its key.
+std::int64_t takeMarker(Connection &session, const std::string &holder)
+{
+    return session
+            .exec("marker",
+                  "SELECT k, pg_advisory_lock(k)"
+                  " FROM (SELECT ($1::bigint << 32) | pg_backend_pid() AS k) s",
+                  {leader::lease::WakeListener::sessionKeyPrefix(holder)}, Short)
+            .toInt64(0, 0);
 }
 
 std::optional<RegisteredReplica> find(const std::vector<RegisteredReplica> &rows,
@@ -87,6 +99,10 @@ private slots:
     void markerHeldFollowsTheLock_data();
     void markerHeldFollowsTheLock();
     void aReplicasMarkerIsSeenUntilItIsKilled();
+    void namedBeatRecordsNameAndMarker();
+    void aLateReaderSeesAnEndedMarker_data();
+    void aLateReaderSeesAnEndedMarker();
+    void aReplicaStartsOnARegistryWithoutNames();
 
 private:
     void ownerExec(const std::string &sql) { m_owner->exec("test setup", sql, {}, Short); }
@@ -321,7 +337,7 @@ void TestReplicaRegistry::olderSchemaReadsUnavailable()
         migrator.migrate({MigrationSet::Adr, MigrationSet::Extension, MigrationSet::Demo});
     });
     // The demo's migrations are newer, so they go (and come back) too.
-    QCOMPARE(migrator.rollbackTo(178), (std::vector<int>{1002, 1001, 181, 180, 179, 178}));
+    QCOMPARE(migrator.rollbackTo(178), (std::vector<int>{1002, 1001, 182, 181, 180, 179, 178}));
     QVERIFY(!leader::lease::listReplicas(*m_monitor).has_value());
     QVERIFY(!leader::lease::listReplicas(*m_app).has_value());
     // Readers need no 0178; a replica does, and says so.
@@ -335,7 +351,7 @@ void TestReplicaRegistry::olderSchemaReadsUnavailable()
         QVERIFY2(QString::fromUtf8(error.what()).contains("leaderctl migrate"), error.what());
     }
     QCOMPARE(migrator.migrate({MigrationSet::Adr, MigrationSet::Extension, MigrationSet::Demo}),
-             (std::vector<int>{178, 179, 180, 181, 1001, 1002}));
+             (std::vector<int>{178, 179, 180, 181, 182, 1001, 1002}));
     QVERIFY(leader::lease::listReplicas(*m_monitor)->empty());
     QVERIFY(leader::schema::probeFeatures(*m_app).complete());
 }
@@ -461,9 +477,147 @@ void TestReplicaRegistry::aReplicasMarkerIsSeenUntilItIsKilled()
     QTRY_VERIFY_WITH_TIMEOUT(find(list(*m_monitor), replica.holderId()).has_value()
                                      && find(list(*m_monitor), replica.holderId())->markerHeld,
                              5000);
+    // With 0182 its row names it and records its marker at once, not a beat period (15 s) after
+    // the first beat, which went out before the marker existed (checked once: without
+    // Registrar::beatNow this waits out its 5 s).
+    const auto named = [this, &replica] {
+        return find(*leader::lease::listReplicas(*m_monitor, true), replica.holderId());
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(named()->markerRecorded, 5000);
+    QCOMPARE(named()->replica.name, std::string("marked"));
+    QVERIFY(named()->markerHeld);
+    QCOMPARE(named()->state, std::string("alive"));
     replica.kill(); // no clean stop: the row stays, as a SIGKILL leaves it
     QTRY_VERIFY_WITH_TIMEOUT(!find(list(*m_monitor), replica.holderId())->markerHeld, 5000);
+    // The view says gone, where before 0182 only a reader that had seen the marker could tell.
+    QCOMPARE(named()->state, std::string("gone"));
+    QVERIFY(named()->lastSeenAgeSeconds < 30);
+}
+
+// The two facts of 0182 travel and come back; an earlier replica's five-argument beat resolves to
+// the same function (its defaults) and records neither; an earlier reader sees neither.
+void TestReplicaRegistry::namedBeatRecordsNameAndMarker()
+{
+    const std::string holder = "named-host:31:0000cafe";
+    Connection session = m_db->connectDirect(Login::App);
+    ReplicaInfo replica = info(holder);
+    replica.name = "r7";
+    replica.markerSession = takeMarker(session, holder);
+    leader::lease::replicaSeen(*m_app, replica, Short, {}, true);
+    RegisteredReplica row = *find(*leader::lease::listReplicas(*m_monitor, true), holder);
+    QCOMPARE(row.replica.name, std::string("r7"));
+    QCOMPARE(row.replica.markerSession, replica.markerSession);
+    QVERIFY(row.markerRecorded);
+    QVERIFY(row.markerHeld);
+    QCOMPARE(row.state, std::string("alive"));
+    // A reader that does not ask (an older schema's columns) reads what it always did.
+    row = *find(list(*m_monitor), holder);
+    QCOMPARE(row.replica.name, std::string());
+    QVERIFY(!row.markerRecorded);
+
+    leader::lease::replicaSeen(*m_app, info(holder), Short);
+    row = *find(*leader::lease::listReplicas(*m_monitor, true), holder);
+    QCOMPARE(row.replica.name, std::string());
+    QVERIFY(!row.replica.markerSession);
+    QVERIFY(!row.markerRecorded);
+}
+
+// A reader that starts after the death (leaderctl replicas, a console opened later) never saw
+// the marker held: the row's record of it is what tells, the view and the console's reader
+// agree, and a replica without a marker is still judged by its beats alone. Checked once: without
+// the view's `r.marker_session IS NOT NULL AND NOT m.held` the rows "closed" and "terminated" read
+// alive; without StatusReader::replicas' markerRecorded, markerEnded stays false for them.
+void TestReplicaRegistry::aLateReaderSeesAnEndedMarker_data()
+{
+    QTest::addColumn<bool>("marker"); // the beat records one
+    QTest::addColumn<QString>("end");
+    QTest::addColumn<bool>("gone");
+    QTest::newRow("closed") << true << "close" << true;
+    QTest::newRow("terminated") << true << "terminate" << true;
+    QTest::newRow("held") << true << "" << false;
+    QTest::newRow("no marker recorded") << false << "close" << false;
+}
+
+void TestReplicaRegistry::aLateReaderSeesAnEndedMarker()
+{
+    QFETCH(bool, marker);
+    QFETCH(QString, end);
+    QFETCH(bool, gone);
+    const std::string holder = "late-host:41:0000f00d";
+    auto session = std::make_unique<Connection>(m_db->connectDirect(Login::App));
+    const std::int64_t key = takeMarker(*session, holder);
+    ReplicaInfo replica = info(holder);
+    replica.name = "r4";
+    if (marker)
+        replica.markerSession = key;
+    leader::lease::replicaSeen(*m_app, replica, Short, {}, true);
+    const std::int64_t pid = key & 0xffffffff;
+    if (end == "terminate")
+        m_app->exec("reaper", "SELECT pg_terminate_backend($1::int)", {pid}, Short);
+    else if (end == "close")
+        session->close();
+    QTRY_VERIFY_WITH_TIMEOUT(
+            end.isEmpty()
+                    || m_owner->exec("backend",
+                                     "SELECT count(*) FROM pg_stat_activity WHERE pid = $1", {pid},
+                                     Short)
+                                       .toInt64(0, 0)
+                               == 0,
+            5000);
+
+    // Readers that start now.
+    Connection late = m_db->connect(Login::Monitor);
+    const RegisteredReplica row = *find(*leader::lease::listReplicas(late, true), holder);
+    QCOMPARE(row.state, std::string(gone ? "gone" : "alive"));
+    QCOMPARE(row.replica.name, std::string("r4"));
+    QVERIFY(row.lastSeenAgeSeconds < 30);
+    std::stop_source stop;
+    leader::monitor::StatusReader reader(m_db->url(Login::Monitor), stop.get_token(), Short);
+    QVERIFY(std::holds_alternative<leader::monitor::Access>(reader.open()));
+    const auto listed = reader.replicas();
+    QVERIFY(std::holds_alternative<leader::monitor::ReplicaList>(listed));
+    int found = 0;
+    for (const leader::monitor::ReplicaRow &read :
+         std::get<leader::monitor::ReplicaList>(listed).replicas) {
+        if (read.holderId != holder)
+            continue;
+        ++found;
+        QCOMPARE(read.alive, !gone);
+        QCOMPARE(read.markerEnded, gone);
+        QCOMPARE(read.name, std::string("r4"));
+    }
+    QCOMPARE(found, 1);
+}
+
+// 0182 is used where it is, not required: on 0181 a replica starts and beats 0178's five
+// arguments. Checked once: with Replica::start requiring every extension it refuses to start,
+// and with the registrar sending 0182's seven arguments regardless its row never appears.
+void TestReplicaRegistry::aReplicaStartsOnARegistryWithoutNames()
+{
+    using leader::schema::MigrationSet;
+    leader::schema::Migrator migrator(*m_owner);
+    const auto restore = qScopeGuard([&migrator] {
+        migrator.rollbackTo(1001);
+        migrator.migrate({MigrationSet::Adr, MigrationSet::Extension, MigrationSet::Demo});
+    });
+    QCOMPARE(migrator.rollbackTo(182), (std::vector<int>{1002, 1001, 182}));
+    QCOMPARE(migrator.migrate({MigrationSet::Demo}), (std::vector<int>{1001, 1002}));
+    QVERIFY(!leader::schema::probeFeatures(*m_app).has(leader::schema::Extension::ReplicaNames));
+
+    leader::replica::ReplicaOptions options;
+    options.id = "older";
+    options.database.url = m_db->url(Login::App);
+    options.listen.url = m_db->directUrl(Login::App);
+    options.roles = leader::replica::selectRoles(leader::replica::demoProfile(), {"billing"});
+    options.registryEvery = 300ms;
+    leader::replica::Replica replica(std::move(options));
+    replica.start();
+    QTRY_VERIFY_WITH_TIMEOUT(find(list(*m_monitor), replica.holderId()).has_value(), 5000);
+    // Beats keep working: started_at stays, last_seen moves.
+    const std::string first = find(list(*m_monitor), replica.holderId())->lastSeen;
+    QTRY_VERIFY_WITH_TIMEOUT(find(list(*m_monitor), replica.holderId())->lastSeen != first, 5000);
     QCOMPARE(find(list(*m_monitor), replica.holderId())->state, std::string("alive"));
+    replica.stop();
 }
 
 QTEST_GUILESS_MAIN(TestReplicaRegistry)

@@ -5,6 +5,7 @@
 #include "lease/pausecontrol.h"
 #include "lease/replicaregistry.h"
 #include "lease/roles.h"
+#include "lease/wakelistener.h"
 #include "loopbackport.h"
 #include "pg/connection.h"
 #include "pg/error.h"
@@ -516,8 +517,6 @@ void TestLeaderctl::severalRolesTimedPauseAndHistory()
              qPrintable(historyTable.out));
 }
 
-// Two replicas registered through the app's function, one of them last seen 40 s ago (a kill):
-// the table and the JSON say alive and gone as the view decides, on the monitor's login.
 // The early take's switch (migration 0180) without a deploy: all roles or the ones named, in one
 // statement, shown by status as a column and in --json as a boolean.
 void TestLeaderctl::earlyTakeSwitch()
@@ -556,6 +555,10 @@ void TestLeaderctl::earlyTakeSwitch()
     QVERIFY2(on.out.contains("leaderctl: webhook_delivery: early take on\n"), qPrintable(on.out));
 }
 
+// Three replicas registered through the app's function: one alive, one last seen 40 s ago (a kill
+// of a replica without a marker, or of an earlier build), one whose marker session ended a moment
+// ago: the table and the JSON say alive and gone as the view decides, on the monitor's login,
+// with each replica's name (0182) in the appended NAME column.
 void TestLeaderctl::replicasListsAliveAndGone()
 {
     ensureMigrated();
@@ -568,8 +571,10 @@ void TestLeaderctl::replicasListsAliveAndGone()
                                 .host = "ctl-a",
                                 .pid = 101,
                                 .version = "1.2.3",
-                                .roles = {"billing", "dunning"}},
-                               5s);
+                                .roles = {"billing", "dunning"},
+                                .name = "a1"},
+                               5s, {}, true);
+    // An earlier replica's beat: no name.
     leader::lease::replicaSeen(app,
                                {.holderId = "ctl-b:102:0000000b",
                                 .host = "ctl-b",
@@ -581,14 +586,44 @@ void TestLeaderctl::replicasListsAliveAndGone()
                "UPDATE leader_ext.leader_replicas SET started_at = now() - interval '1 h', "
                "last_seen = now() - interval '40 s' WHERE holder_id = 'ctl-b:102:0000000b'",
                {}, 5s);
+    // Killed a moment ago, with a marker: its last beat is fresh, its marker session ended. This
+    // leaderctl never saw the marker held (checked once: without 0182's record of the marker it
+    // reads alive).
+    {
+        const std::string holder = "ctl-c:103:0000000c";
+        leader::pg::Connection marker = m_db->connectDirect(Login::App);
+        const std::int64_t key
+                = marker.exec("marker",
+                              "SELECT k, pg_advisory_lock(k) FROM (SELECT ($1::bigint << 32) | "
+                              "pg_backend_pid() AS k) s",
+                              {leader::lease::WakeListener::sessionKeyPrefix(holder)}, 5s)
+                          .toInt64(0, 0);
+        leader::lease::replicaSeen(app,
+                                   {.holderId = holder,
+                                    .host = "ctl-c",
+                                    .pid = 103,
+                                    .version = "1.2.3",
+                                    .roles = {"billing"},
+                                    .name = "c3",
+                                    .markerSession = key},
+                                   5s, {}, true);
+        marker.close();
+        QTRY_VERIFY_WITH_TIMEOUT(owner.exec("backend",
+                                            "SELECT count(*) FROM pg_stat_activity WHERE pid = $1",
+                                            {key & 0xffffffff}, 5s)
+                                                 .toInt64(0, 0)
+                                         == 0,
+                                 5000);
+    }
 
     const Run table = leaderctl({"replicas", "--database", url(Login::Monitor)});
     QVERIFY2(table.finished && table.exitCode == 0, qPrintable(table.describe()));
     QVERIFY2(table.err.isEmpty(), qPrintable(table.err));
     const QStringList lines = table.out.split(u'\n', Qt::SkipEmptyParts);
-    QCOMPARE(lines.size(), 4); // a header, two replicas, the database clock
+    QCOMPARE(lines.size(), 5); // a header, three replicas, the database clock
+    // NAME is appended, so the columns before it are where scripts found them.
     QVERIFY2(lines[0].startsWith("HOLDER ") && lines[0].contains("SEEN AGO s")
-                     && lines[0].contains("STATE"),
+                     && lines[0].contains("STATE") && lines[0].trimmed().endsWith("NAME"),
              qPrintable(lines[0]));
     const auto cells = [](const QString &line) {
         QStringList trimmed;
@@ -597,13 +632,20 @@ void TestLeaderctl::replicasListsAliveAndGone()
         return trimmed;
     };
     const QStringList alive = cells(lines[1]);
+    QCOMPARE(alive.size(), 10);
     QCOMPARE(alive.first(), QStringLiteral("ctl-a:101:0000000a"));
     QVERIFY2(alive.contains("billing,dunning") && alive.contains("101"), qPrintable(lines[1]));
-    QCOMPARE(alive.last(), QStringLiteral("alive"));
+    QCOMPARE(alive.at(8), QStringLiteral("alive"));
+    QCOMPARE(alive.last(), QStringLiteral("a1"));
     const QStringList gone = cells(lines[2]);
     QCOMPARE(gone.first(), QStringLiteral("ctl-b:102:0000000b"));
-    QCOMPARE(gone.last(), QStringLiteral("gone"));
-    QVERIFY2(lines[3].startsWith("database clock: "), qPrintable(lines[3]));
+    QCOMPARE(gone.at(8), QStringLiteral("gone"));
+    QCOMPARE(gone.last(), QStringLiteral("-"));
+    const QStringList killed = cells(lines[3]);
+    QCOMPARE(killed.first(), QStringLiteral("ctl-c:103:0000000c"));
+    QCOMPARE(killed.at(8), QStringLiteral("gone"));
+    QCOMPARE(killed.last(), QStringLiteral("c3"));
+    QVERIFY2(lines[4].startsWith("database clock: "), qPrintable(lines[4]));
 
     const Run json = leaderctl({"replicas", "--json", "--database", url(Login::Monitor)});
     QVERIFY2(json.finished && json.exitCode == 0, qPrintable(json.describe()));
@@ -613,18 +655,26 @@ void TestLeaderctl::replicasListsAliveAndGone()
     QCOMPARE(document.value("available").toBool(), true);
     QVERIFY(document.value("observed_at").isString());
     const QJsonArray replicas = document.value("replicas").toArray();
-    QCOMPARE(replicas.size(), 2);
+    QCOMPARE(replicas.size(), 3);
     const QJsonObject first = replicas[0].toObject();
     QCOMPARE(first.value("holder_id").toString(), QStringLiteral("ctl-a:101:0000000a"));
     QCOMPARE(first.value("pid").toInt(), 101);
     QCOMPARE(first.value("version").toString(), QStringLiteral("1.2.3"));
     QCOMPARE(first.value("roles").toVariant().toStringList(), (QStringList{"billing", "dunning"}));
     QCOMPARE(first.value("state").toString(), QStringLiteral("alive"));
+    QCOMPARE(first.value("name").toString(), QStringLiteral("a1"));
+    QVERIFY(first.value("marker_held").isNull());
     QVERIFY(first.value("last_seen_age_s").toDouble() < 30);
     const QJsonObject second = replicas[1].toObject();
     QCOMPARE(second.value("state").toString(), QStringLiteral("gone"));
+    QVERIFY(second.value("name").isNull());
     QVERIFY(second.value("last_seen_age_s").toDouble() >= 40);
     QVERIFY(second.value("started_at").toString() < second.value("last_seen").toString());
+    const QJsonObject third = replicas[2].toObject();
+    QCOMPARE(third.value("state").toString(), QStringLiteral("gone"));
+    QCOMPARE(third.value("name").toString(), QStringLiteral("c3"));
+    QCOMPARE(third.value("marker_held").toBool(true), false);
+    QVERIFY(third.value("last_seen_age_s").toDouble() < 30);
 }
 
 void TestLeaderctl::replicasOnAnOlderSchema_data()
@@ -654,7 +704,7 @@ void TestLeaderctl::replicasOnAnOlderSchema()
         migrator.migrate(
                 {leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension});
     });
-    QCOMPARE(migrator.rollbackTo(178), (std::vector<int>{181, 180, 179, 178}));
+    QCOMPARE(migrator.rollbackTo(178), (std::vector<int>{182, 181, 180, 179, 178}));
     const QString database = withLeaseSchema ? url(Login::Monitor) : qs(m_empty->url(Login::Owner));
     QStringList arguments{"replicas", "--database", database};
     if (json)
@@ -748,7 +798,7 @@ void TestLeaderctl::badInput_data()
             << QStringList{"unknown --format 'liquibase'", "sql-migrate, golang-migrate"};
     QTest::newRow("--print-sql to an ADR migration")
             << QStringList{"migrate", "--print-sql", "--to", "0175"} << QStringList() << 2
-            << QStringList{"--to 0175 is no extension migration", "0176 to 0181"};
+            << QStringList{"--to 0175 is no extension migration", "0176 to 0182"};
     QTest::newRow("--print-sql --down for sql-migrate")
             << QStringList{"migrate", "--print-sql", "--format", "sql-migrate", "--down"}
             << QStringList() << 2 << QStringList{"files hold both directions"};
@@ -1119,7 +1169,7 @@ void TestLeaderctl::adrOnlyStatus()
     for (int i = 0; i < roles.size(); ++i)
         QVERIFY2(lines[i + 1].startsWith(roles[i] + " "), qPrintable(lines[i + 1]));
     QVERIFY2(lines[6].startsWith("database clock: "), qPrintable(lines[6]));
-    QVERIFY2(lines[7].startsWith("leaderctl: the extensions leader_ext 0176 to 0181 would add ")
+    QVERIFY2(lines[7].startsWith("leaderctl: the extensions leader_ext 0176 to 0182 would add ")
                      && lines[7].contains("next heartbeat, within 3 s")
                      && lines[7].contains("leaderctl migrate --print-sql"),
              qPrintable(lines[7]));

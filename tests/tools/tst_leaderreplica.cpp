@@ -548,6 +548,13 @@ void TestLeaderReplica::killedProcessLeavesTheRowHeld()
             = "SELECT state FROM leader_ext.leader_replicas_status WHERE holder_id = '"
               + holder.toStdString() + "'";
     QTRY_COMPARE_WITH_TIMEOUT(field(registered), QStringLiteral("alive"), 5000);
+    // Named, and straight to Postgres with its marker recorded once its listener holds it.
+    const std::string marker = "SELECT name || ' ' || coalesce(marker_held::text, 'none') FROM "
+                               "leader_ext.leader_replicas_status WHERE holder_id = '"
+                               + holder.toStdString() + "'";
+    QTRY_COMPARE_WITH_TIMEOUT(
+            field(marker),
+            m_db->viaPgBouncer() ? QStringLiteral("r3 none") : QStringLiteral("r3 true"), 5000);
 
     try {
         control(socket, "kill"); // the process dies before it could answer
@@ -578,8 +585,14 @@ void TestLeaderReplica::killedProcessLeavesTheRowHeld()
         // QTRY evaluates its condition once more after it held: the flag keeps the tick led once.
         QTRY_VERIFY_WITH_TIMEOUT(taken = taken || tryLead(), 2000);
 
-    // Its registry row stays too, and reads gone once unseen for 35 s (moved there as the owner,
-    // as if the time had passed; the view's rule itself is tst_replicaregistry's).
+    // Its registry row stays too. Straight to Postgres it records its marker (0182), so it reads
+    // gone at once, its last beat seconds old; through PgBouncer it reads gone once unseen for
+    // 35 s (moved there as the owner, as if the time had passed; the view's rule itself is
+    // tst_replicaregistry's).
+    if (!m_db->viaPgBouncer()) {
+        QCOMPARE(field(registered), QStringLiteral("gone"));
+        return;
+    }
     QCOMPARE(field(registered), QStringLiteral("alive"));
     m_owner->exec(
             "as if 36 s had passed",
@@ -734,7 +747,12 @@ void TestLeaderReplica::registersAgesAndLeavesOnACleanStop()
                                  .arg(qs(leader::platform::hostName()))
                                  .arg(replica.process().processId())
                                  .arg(QStringLiteral(LEADER_VERSION)));
-    QCOMPARE(field("SELECT started_at = last_seen" + where), QStringLiteral("t"));
+    // Named; straight to Postgres a second beat records its marker as soon as its listener holds
+    // it (0182), through PgBouncer it has none.
+    QTRY_COMPARE_WITH_TIMEOUT(
+            field("SELECT name || ' ' || coalesce(marker_held::text, 'none')" + where),
+            m_db->viaPgBouncer() ? QStringLiteral("r5 none") : QStringLiteral("r5 true"), 5000);
+    QCOMPARE(field("SELECT started_at <= last_seen" + where), QStringLiteral("t"));
 
     const std::string age = "SELECT last_seen_age_seconds" + where;
     const double first = field(age).toDouble();

@@ -36,10 +36,14 @@ std::string joined(const std::vector<std::string> &roles)
 
 void replicas(leader::pg::Connection &connection, bool json)
 {
-    // The registry is read first: a login that may not read leader_ext gets its refusal, not
-    // "needs the extension" (the features probe cannot tell the two apart).
+    // With 0182 each row also has the replica's --id and whether its marker still lives. The
+    // probe reads a login that may not read leader_ext as having no extension, so the registry's
+    // read below still gets its refusal, not "needs the extension" (the probe cannot tell the two
+    // apart).
+    const bool named = leader::schema::probeFeatures(connection)
+                               .has(leader::schema::Extension::ReplicaNames);
     const std::optional<std::vector<leader::lease::RegisteredReplica>> listed
-            = leader::lease::listReplicas(connection);
+            = leader::lease::listReplicas(connection, named);
     if (!listed) {
         constexpr std::string_view Feature = "the replica registry";
         leader::schema::requireExtension(connection, leader::schema::probeFeatures(connection),
@@ -66,26 +70,45 @@ void replicas(leader::pg::Connection &connection, bool json)
             std::cout << "],\"started_at\":" << leader::log::jsonQuoted(row.startedAt)
                       << ",\"last_seen\":" << leader::log::jsonQuoted(row.lastSeen)
                       << ",\"last_seen_age_s\":" << seconds(row.lastSeenAgeSeconds)
-                      << ",\"state\":" << leader::log::jsonQuoted(row.state) << "}";
+                      << ",\"state\":" << leader::log::jsonQuoted(row.state);
+            if (named)
+                std::cout << ",\"name\":"
+                          << (row.replica.name.empty() ? std::string("null")
+                                                       : leader::log::jsonQuoted(row.replica.name))
+                          << ",\"marker_held\":"
+                          << (!row.markerRecorded ? "null"
+                              : row.markerHeld    ? "true"
+                                                  : "false");
+            std::cout << "}";
         }
         std::cout << "]}\n";
         return;
     }
+    // NAME is appended: scripts that cut the columns before it read what they always did.
+    std::vector<std::string> headers{"HOLDER",          "HOST",       "PID",
+                                     "VERSION",         "ROLES",      "STARTED (UTC)",
+                                     "LAST SEEN (UTC)", "SEEN AGO s", "STATE"};
+    if (named)
+        headers.emplace_back("NAME");
     std::vector<std::vector<std::optional<std::string>>> rows;
-    for (const leader::lease::RegisteredReplica &row : *listed)
+    for (const leader::lease::RegisteredReplica &row : *listed) {
         rows.push_back({row.replica.holderId, row.replica.host, std::to_string(row.replica.pid),
                         row.replica.version,
                         row.replica.roles.empty() ? std::nullopt
                                                   : std::optional(joined(row.replica.roles)),
                         row.startedAt, row.lastSeen, seconds(row.lastSeenAgeSeconds), row.state});
-    std::cout << formatTable({"HOLDER", "HOST", "PID", "VERSION", "ROLES", "STARTED (UTC)",
-                              "LAST SEEN (UTC)", "SEEN AGO s", "STATE"},
-                             rows);
+        if (named)
+            rows.back().push_back(row.replica.name.empty() ? std::nullopt
+                                                           : std::optional(row.replica.name));
+    }
+    std::cout << formatTable(headers, rows);
     if (listed->empty())
         std::cout << "(no replica registered)\n";
     else
         std::cout << "database clock: " << listed->front().observedAt << " on "
-                  << connection.target() << "; alive: seen within the last 35 s\n";
+                  << connection.target() << "; alive: seen within the last 35 s"
+                  << (named ? " and, for a replica with a marker session, that session held" : "")
+                  << "\n";
 }
 
 } // namespace leaderctl
