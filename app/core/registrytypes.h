@@ -22,6 +22,7 @@ struct RegistryEntry
     bool alive = false; // seen within 35 s, as leader_replicas_status decides, and no marker ended
     // The database ended its marker session (monitor::ReplicaRow::markerEnded): its process died.
     bool markerEnded = false;
+    QString name; // its --id (extension 0182); empty: not recorded
 };
 
 // One read of the registry, every few polls.

@@ -396,7 +396,8 @@ void StatusPoller::readRegistry()
             roles.append(qtext(role));
         registry.replicas.append({qtext(row.holderId), qtext(row.host), row.pid, qtext(row.version),
                                   roles, utcFromIso(row.startedAt), utcFromIso(row.lastSeen),
-                                  row.lastSeenAgeSeconds, row.alive, row.markerEnded});
+                                  row.lastSeenAgeSeconds, row.alive, row.markerEnded,
+                                  qtext(row.name)});
     }
     emit registryRead(registry);
 }

@@ -73,6 +73,8 @@ QVariant RegistryModel::data(const QModelIndex &index, int role) const
         switch (index.column()) {
         case Role:
             return row.role;
+        case Replica:
+            return row.name;
         case State:
             return standingName(row.standing);
         case Holder:
@@ -118,6 +120,11 @@ QVariant RegistryModel::data(const QModelIndex &index, int role) const
                                     "off, without a clean stop");
             }
         }
+        if (index.column() == Replica)
+            return row.name.isEmpty() ? tr("No name recorded (a replica or registry older than "
+                                           "leader_ext 0182): holder %1")
+                                                .arg(row.holderId)
+                                      : tr("Holder %1").arg(row.holderId);
         if (index.column() == Up && row.startedAt.isValid())
             return tr("Started %1 UTC (database clock); a short time up on every read is a "
                       "replica restarting")
@@ -139,6 +146,8 @@ QVariant RegistryModel::headerData(int section, Qt::Orientation orientation, int
     switch (section) {
     case Role:
         return tr("Role");
+    case Replica:
+        return tr("Replica");
     case State:
         return tr("State");
     case Holder:
@@ -209,8 +218,8 @@ void RegistryModel::rebuild()
                                       ? replica.startedAt.msecsTo(replica.lastSeen) / 1000.0
                                                 + replica.lastSeenAgeSeconds
                                       : 0;
-            next.append({role, replica.holderId, replica.host, replica.pid, replica.version,
-                         standing, replica.markerEnded, replica.lastSeenAgeSeconds,
+            next.append({role, replica.name, replica.holderId, replica.host, replica.pid,
+                         replica.version, standing, replica.markerEnded, replica.lastSeenAgeSeconds,
                          replica.startedAt, up});
         }
         ++(living ? counts.alive : counts.gone);
@@ -266,6 +275,8 @@ void RegistryModel::updateRow(int row, const Row &next)
     QList<std::pair<int, QList<int>>> cells; // column, roles
     if (current.standing != next.standing || current.markerEnded != next.markerEnded)
         cells.emplace_back(State, QList<int>{Qt::DisplayRole, Qt::ToolTipRole, StandingRole});
+    if (current.name != next.name)
+        cells.emplace_back(Replica, QList<int>{Qt::DisplayRole, Qt::ToolTipRole});
     if (current.host != next.host)
         cells.emplace_back(Host, QList<int>{Qt::DisplayRole});
     if (current.pid != next.pid)

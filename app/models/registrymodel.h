@@ -19,7 +19,9 @@ class RegistryModel final : public QAbstractTableModel
     Q_DISABLE_COPY_MOVE(RegistryModel)
 
 public:
-    enum Column { Role, State, Holder, Host, Pid, Version, Up, LastSeen, ColumnCount };
+    // Replica: its --id (0182); its holder id, which leader_status names, in the tooltip and in
+    // Holder.
+    enum Column { Role, Replica, State, Holder, Host, Pid, Version, Up, LastSeen, ColumnCount };
     enum class Standing {
         Holding,  // its holder id is the role's holder in the latest leader_status rows
         Eligible, // alive, runs the role, does not hold it
@@ -65,6 +67,7 @@ private:
     struct Row
     {
         QString role;
+        QString name;
         QString holderId;
         QString host;
         int pid = 0;

@@ -170,6 +170,51 @@ private Q_SLOTS:
                         .contains(QStringLiteral("2026-12-03 08:57:55 UTC")));
     }
 
+    // The replica's --id (0182) in its own column, the holder id leader_status names in the
+    // tooltip; a row without a name says why. Checked once: with the Replica column returning the
+    // holder id, the "named" row fails.
+    void replicaColumnShowsTheName_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("tip");
+        QTest::newRow("named") << QStringLiteral("r2") << QStringLiteral("Holder %1").arg(A);
+        QTest::newRow("no name recorded")
+                << QString()
+                << QStringLiteral("No name recorded (a replica or registry older "
+                                  "than leader_ext 0182): holder %1")
+                           .arg(A);
+    }
+    void replicaColumnShowsTheName()
+    {
+        QFETCH(QString, name);
+        QFETCH(QString, tip);
+        RegistryModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        RegistryEntry entry = replica(A, {QStringLiteral("billing"), QStringLiteral("dunning")});
+        entry.name = name;
+        model.setReplicas({entry});
+        QCOMPARE(model.headerData(RegistryModel::Replica, Qt::Horizontal).toString(),
+                 QStringLiteral("Replica"));
+        for (int row = 0; row < model.rowCount(); ++row) {
+            QCOMPARE(cell(model, row, RegistryModel::Replica), name);
+            QCOMPARE(model.index(row, RegistryModel::Replica).data(Qt::ToolTipRole).toString(),
+                     tip);
+            QCOMPARE(cell(model, row, RegistryModel::Holder), QString(A));
+        }
+        // A name recorded from a later read on (0182 applied under a running console) changes
+        // that cell alone.
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        entry.name = QStringLiteral("renamed");
+        model.setReplicas({entry});
+        QCOMPARE(changed.size(), 2);
+        for (const QList<QVariant> &arguments : std::as_const(changed)) {
+            QCOMPARE(arguments.at(0).toModelIndex().column(), int(RegistryModel::Replica));
+            QCOMPARE(arguments.at(1).toModelIndex().column(), int(RegistryModel::Replica));
+        }
+        QCOMPARE(cell(model, 0, RegistryModel::Replica), QStringLiteral("renamed"));
+    }
+
     void uptimeText_data()
     {
         QTest::addColumn<double>("seconds");

@@ -204,6 +204,67 @@ private Q_SLOTS:
         }
     }
 
+    // A console opened after the kill never saw the marker held: with 0182 the row records it,
+    // so its first read says gone, as leaderctl replicas does, and each row shows its replica's
+    // name. Checked once: with StatusReader::replicas reading the rows without 0182's columns, the
+    // names are empty (the view's part is checked in tst_replicaregistry and tst_leaderctl).
+    void aConsoleOpenedLaterShowsNamesAndTheDead()
+    {
+        auto marker = std::make_unique<Connection>(m_db->connectDirect(Login::App));
+        const std::int64_t pid = takeMarker(*marker, Marked);
+        const auto named = [this](const std::string &holder, const std::string &name,
+                                  std::optional<std::int64_t> key) {
+            leader::lease::replicaSeen(*m_app,
+                                       {.holderId = holder,
+                                        .host = holder.substr(0, holder.find(':')),
+                                        .pid = 4242,
+                                        .version = "9.9.9",
+                                        .roles = {"billing"},
+                                        .name = name,
+                                        .markerSession = key},
+                                       Short, {}, true);
+        };
+        named(Marked, "r1", (leader::lease::WakeListener::sessionKeyPrefix(Marked) << 32) | pid);
+        named(Unmarked, "r2", std::nullopt);
+        marker->close();
+        QTRY_VERIFY_WITH_TIMEOUT(
+                m_owner->exec("backend", "SELECT count(*) FROM pg_stat_activity WHERE pid = $1",
+                              {pid}, Short)
+                                .toInt64(0, 0)
+                        == 0,
+                Timeout);
+
+        auto window = std::make_unique<QWidget>();
+        auto *session = new ConsoleSession(window.get());
+        auto *connection = new ConnectionController(window.get(), session, false);
+        auto *tabs = new QTabWidget(window.get());
+        new RegistryController(session, connection, tabs, nullptr, window.get());
+        auto *model = window->findChild<RegistryModel *>(QStringLiteral("registryModel"));
+        QVERIFY(model);
+        QAbstractItemModelTester tester(model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy reads(session, &ConsoleSession::registryChanged);
+        session->setInterval(60000);
+        session->connectTo(profileFor(m_db->url(Login::Monitor)));
+        QTRY_VERIFY_WITH_TIMEOUT(!reads.isEmpty(), Timeout);
+
+        QCOMPARE(model->rowCount(), 2);
+        // The living first, then the dead one, whose last beat is seconds old.
+        QCOMPARE(model->index(0, RegistryModel::Replica).data().toString(), QStringLiteral("r2"));
+        QCOMPARE(model->index(0, RegistryModel::State).data().toString(),
+                 QStringLiteral("eligible"));
+        QCOMPARE(model->index(1, RegistryModel::Replica).data().toString(), QStringLiteral("r1"));
+        QCOMPARE(model->index(1, RegistryModel::Holder).data().toString(), QString(Marked));
+        QCOMPARE(model->index(1, RegistryModel::Replica).data(Qt::ToolTipRole).toString(),
+                 QStringLiteral("Holder %1").arg(Marked));
+        QCOMPARE(model->index(1, RegistryModel::State).data().toString(), QStringLiteral("gone"));
+        QVERIFY(model->index(1, RegistryModel::State)
+                        .data(Qt::ToolTipRole)
+                        .toString()
+                        .contains(QLatin1String("marker session")));
+        QCOMPARE(model->counts().gone, 1);
+    }
+
 private:
     std::unique_ptr<TestDatabase> m_db;
     std::unique_ptr<Connection> m_app;
