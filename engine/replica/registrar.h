@@ -17,11 +17,11 @@ class ConnectionPool;
 
 namespace leader::replica {
 
-// Keeps a replica's row of leader_replicas fresh: one leader_replica_seen statement at start and
-// then every period, on a thread of its own with a connection borrowed from the replica's pool for
-// the statement alone, so a slow or unreachable database delays no lease statement. A failed beat
-// is logged when beats start failing and when they work again, not at every period, and the next
-// period simply tries again.
+// Keeps a replica's row of leader_replicas fresh: one leader_replica_seen statement at start (and
+// one more when beatNow is asked, once the marker is taken) and then every period, on a thread of
+// its own with a connection borrowed from the replica's pool for the statement alone, so a slow or
+// unreachable database delays no lease statement. A failed beat is logged when beats start failing
+// and when they work again, not at every period, and the next period simply tries again.
 //
 // named: the database has migration 0182, so each beat also records the replica's name and the key
 // its marker session holds at that moment (marker; none while its session is not connected and
