@@ -362,9 +362,14 @@ void MainWindow::connectSession()
 void MainWindow::restoreSettings()
 {
     QSettings settings;
-    // First start: 1440×900, or the whole of a smaller screen (a laptop's 1280×800).
+    // First start: 1440×900, or the whole of a smaller screen (a laptop's 1280×800). A size saved
+    // on a larger monitor is bounded too: restoreGeometry keeps it, and the window would then hang
+    // off the laptop's screen with its docks' right columns out of sight.
+    const QSize available = screen()->availableSize();
     if (!restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray()))
-        resize(QSize(1440, 900).boundedTo(screen()->availableSize()));
+        resize(QSize(1440, 900).boundedTo(available));
+    else if (!isMaximized() && !isFullScreen() && size() != size().boundedTo(available))
+        resize(size().boundedTo(available));
     restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray());
     m_view->restoreTheme();
 }

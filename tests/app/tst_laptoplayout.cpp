@@ -12,7 +12,9 @@
 #include "models/statusmodel.h"
 #include "ui/mainwindow.h"
 
+#include <QGuiApplication>
 #include <QHeaderView>
+#include <QScreen>
 #include <QScrollBar>
 #include <QSettings>
 #include <QStandardPaths>
@@ -211,7 +213,30 @@ private Q_SLOTS:
         QSettings().remove(QStringLiteral("mainWindow")); // a window as on first start
     }
 
-    void cleanup() { m_window.reset(); }
+    void cleanup()
+    {
+        m_window.reset();
+        QSettings().remove(QStringLiteral("mainWindow"));
+    }
+
+    // A size saved on a larger monitor is bounded by the screen the window opens on, so a laptop
+    // does not get a window hanging off its edge. Checked to fail with the saved size kept.
+    void savedSizeFromALargerScreenIsBounded()
+    {
+        const QSize available = QGuiApplication::primaryScreen()->availableSize();
+        {
+            QWidget larger;
+            larger.resize(available + QSize(400, 300));
+            QSettings().setValue(QStringLiteral("mainWindow/geometry"), larger.saveGeometry());
+        }
+        m_window = std::make_unique<MainWindow>(ConsoleOptions{});
+        QVERIFY2(m_window->width() <= available.width() && m_window->height() <= available.height(),
+                 qPrintable(QStringLiteral("%1x%2 on a %3x%4 screen")
+                                    .arg(m_window->width())
+                                    .arg(m_window->height())
+                                    .arg(available.width())
+                                    .arg(available.height())));
+    }
 
     void everythingInView_data() { sizes(); }
     void everythingInView()
