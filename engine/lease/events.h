@@ -30,7 +30,7 @@ struct TransitionEvent
     std::int64_t token = 0;
     std::string holderId;
     std::string outcome; // Released: completed / interrupted / failed / lost
-    std::string reason;  // Lost: taken_over / released / paused / heartbeat_timeout
+    std::string reason;  // Lost: taken_over / released / paused / heartbeat_timeout / marker_lost
     std::string detail;  // LateBeat, ReleaseFailed: the error, one line, no secret
     std::chrono::steady_clock::time_point monotonic = std::chrono::steady_clock::now();
     std::chrono::system_clock::time_point wall = std::chrono::system_clock::now();
