@@ -125,7 +125,7 @@ void PasswordStore::disable(const QString &reason)
     }
     if (!s_announced) {
         s_announced = true;
-        emit unavailable(s_reason);
+        Q_EMIT unavailable(s_reason);
     }
 }
 
@@ -180,13 +180,13 @@ void PasswordStore::answer(Kind kind, const QString &profileName, const QString 
 {
     switch (kind) {
     case Kind::Read:
-        emit passwordRead(profileName, ok ? password : QString(), ok);
+        Q_EMIT passwordRead(profileName, ok ? password : QString(), ok);
         break;
     case Kind::Write:
-        emit writeFinished(profileName, ok);
+        Q_EMIT writeFinished(profileName, ok);
         break;
     case Kind::Remove:
-        emit removeFinished(profileName, ok);
+        Q_EMIT removeFinished(profileName, ok);
         break;
     }
 }

@@ -55,7 +55,7 @@ public:
     // one, so "Remember password" is off from the start rather than after a job's timeout.
     void probe();
 
-signals:
+Q_SIGNALS:
     void passwordRead(const QString &profileName, const QString &password, bool found);
     void writeFinished(const QString &profileName, bool ok);
     void removeFinished(const QString &profileName, bool ok);

@@ -158,7 +158,7 @@ void StatusPoller::pause(const QStringList &roles, const QString &by, const QStr
     ActionResult result{QStringLiteral("pause"), roles};
     if (!m_connected) {
         result.error = notConnectedMessage();
-        emit actionFinished(result);
+        Q_EMIT actionFinished(result);
         return;
     }
     lease::PauseEnd until;
@@ -168,7 +168,7 @@ void StatusPoller::pause(const QStringList &roles, const QString &by, const QStr
         if (!interval) {
             result.error = QStringLiteral("\"%1\" is not a duration such as 15m, 1h or 4h")
                                    .arg(end.duration);
-            emit actionFinished(result);
+            Q_EMIT actionFinished(result);
             return;
         }
         until.after = *interval;
@@ -187,7 +187,7 @@ void StatusPoller::pause(const QStringList &roles, const QString &by, const QStr
                                record.notified});
     }
     result.ok = true;
-    emit actionFinished(result);
+    Q_EMIT actionFinished(result);
     poll(); // the new state shows at once, not at the next tick of the timer
 }
 
@@ -196,7 +196,7 @@ void StatusPoller::unpause(const QStringList &roles, const QString &by, const QS
     ActionResult result{QStringLiteral("unpause"), roles};
     if (!m_connected) {
         result.error = notConnectedMessage();
-        emit actionFinished(result);
+        Q_EMIT actionFinished(result);
         return;
     }
     const monitor::Outcome<std::vector<lease::UnpauseRecord>> outcome
@@ -206,23 +206,23 @@ void StatusPoller::unpause(const QStringList &roles, const QString &by, const QS
     for (const lease::UnpauseRecord &record : std::get<std::vector<lease::UnpauseRecord>>(outcome))
         result.changes.append({qtext(record.role), record.wasPaused});
     result.ok = true;
-    emit actionFinished(result);
+    Q_EMIT actionFinished(result);
     poll();
 }
 
 void StatusPoller::readPauseLog(PauseLogSince since)
 {
     if (!m_connected) {
-        emit pauseLogRead(PauseLogResult{.error = notConnectedMessage()});
+        Q_EMIT pauseLogRead(PauseLogResult{.error = notConnectedMessage()});
         return;
     }
-    emit pauseLogRead(console::readPauseLog(m_target->conninfo(), m_abandon.get_token(), since));
+    Q_EMIT pauseLogRead(console::readPauseLog(m_target->conninfo(), m_abandon.get_token(), since));
 }
 
 void StatusPoller::actionFailed(ActionResult result, const monitor::Failure &failure)
 {
     result.error = qtext(failure.message);
-    emit actionFinished(result);
+    Q_EMIT actionFinished(result);
     if (failure.sessionLost)
         lost(result.error);
 }
@@ -235,7 +235,7 @@ void StatusPoller::stop()
     const bool wasActive = m_connected || m_reader;
     closeConnection();
     if (wasActive)
-        emit connectionChanged(ConnectionState::Disconnected, QStringLiteral("disconnected"));
+        Q_EMIT connectionChanged(ConnectionState::Disconnected, QStringLiteral("disconnected"));
 }
 
 void StatusPoller::connectNow()
@@ -244,10 +244,10 @@ void StatusPoller::connectNow()
     if (!m_target || m_suspended || m_abandon.stop_requested())
         return; // setSuspended(false) connects
     closeConnection();
-    emit connectionChanged(ConnectionState::Connecting,
-                           m_everConnected
-                                   ? QStringLiteral("reconnecting: ") + m_lastFailure
-                                   : QStringLiteral("connecting to ") + m_target->describe());
+    Q_EMIT connectionChanged(ConnectionState::Connecting,
+                             m_everConnected
+                                     ? QStringLiteral("reconnecting: ") + m_lastFailure
+                                     : QStringLiteral("connecting to ") + m_target->describe());
 
     m_reader = std::make_unique<monitor::StatusReader>(
             m_target->conninfo().toStdString(), m_abandon.get_token(),
@@ -261,19 +261,19 @@ void StatusPoller::connectNow()
     const monitor::Access &access = std::get<monitor::Access>(opened);
     m_privileges = Privileges{access.canPause, access.canUnpause, qtext(access.readOnlyReason),
                               qtext(access.schemaWarning), access.features};
-    emit privilegesChanged(m_privileges);
-    emit identified(readIdentity());
+    Q_EMIT privilegesChanged(m_privileges);
+    Q_EMIT identified(readIdentity());
 
     m_connected = true;
     m_sessionKey = m_reader->sessionKey();
     m_sinceRegistryRead.invalidate(); // perhaps another database, or one migrated meanwhile
     if (m_everConnected) {
         const double downSeconds = m_downSince.isValid() ? m_downSince.elapsed() / 1000.0 : 0;
-        emit connectionChanged(ConnectionState::Connected,
-                               connectedMessage(QStringLiteral("reconnected"), downSeconds));
+        Q_EMIT connectionChanged(ConnectionState::Connected,
+                                 connectedMessage(QStringLiteral("reconnected"), downSeconds));
     } else {
-        emit connectionChanged(ConnectionState::Connected,
-                               connectedMessage(QStringLiteral("connected"), -1));
+        Q_EMIT connectionChanged(ConnectionState::Connected,
+                                 connectedMessage(QStringLiteral("connected"), -1));
     }
     m_everConnected = true;
     updateTimer();
@@ -314,11 +314,11 @@ void StatusPoller::scheduleRetry(const QString &reason)
     m_pollTimer->stop();
     if (!m_downSince.isValid())
         m_downSince.start();
-    emit connectionChanged(ConnectionState::Failed, reason);
+    Q_EMIT connectionChanged(ConnectionState::Failed, reason);
     if (m_target && !m_suspended && !m_abandon.stop_requested()) {
         const int delayMs = retryDelayMs(m_retryAttempt++);
         m_retryTimer->start(delayMs);
-        emit retryScheduled(delayMs);
+        Q_EMIT retryScheduled(delayMs);
     }
 }
 
@@ -334,7 +334,7 @@ void StatusPoller::poll()
         if (failure->sessionLost)
             lost(qtext(failure->message));
         else
-            emit pollFailed(qtext(failure->message));
+            Q_EMIT pollFailed(qtext(failure->message));
         return;
     }
     const monitor::StatusRows &rows = std::get<monitor::StatusRows>(outcome);
@@ -343,7 +343,7 @@ void StatusPoller::poll()
     if (!sameFeatures(rows.features, m_privileges.features)) {
         m_privileges.features = rows.features;
         m_privileges.schemaWarning = qtext(monitor::extensionsSummary(rows.features));
-        emit privilegesChanged(m_privileges);
+        Q_EMIT privilegesChanged(m_privileges);
     }
     StatusSnapshot result;
     result.roundTripMs = roundTrip.nsecsElapsed() / 1e6;
@@ -360,14 +360,14 @@ void StatusPoller::poll()
         m_sessionKey = key;
         const double downSeconds = m_downSince.isValid() ? m_downSince.elapsed() / 1000.0
                                                          : m_sinceGoodPoll.elapsed() / 1000.0;
-        emit connectionChanged(ConnectionState::Connected,
-                               connectedMessage(QStringLiteral("reconnected"), downSeconds));
+        Q_EMIT connectionChanged(ConnectionState::Connected,
+                                 connectedMessage(QStringLiteral("reconnected"), downSeconds));
     }
     m_sinceGoodPoll.start();
     m_immediateRetryUsed = false;
     m_retryAttempt = 0;
     m_downSince.invalidate();
-    emit snapshot(result);
+    Q_EMIT snapshot(result);
     // Half an interval of slack, so a 1 s interval reads it every fifth poll, not every sixth.
     if (!m_sinceRegistryRead.isValid()
         || m_sinceRegistryRead.elapsed() >= RegistryEveryMs - m_intervalMs / 2)
@@ -383,7 +383,7 @@ void StatusPoller::readRegistry()
         // A lost session is the next poll's to find and reconnect, through the one path that
         // marks the rows stale and backs off.
         registry.error = qtext(failure->message);
-        emit registryRead(registry);
+        Q_EMIT registryRead(registry);
         return;
     }
     const monitor::ReplicaList &list = std::get<monitor::ReplicaList>(outcome);
@@ -399,12 +399,12 @@ void StatusPoller::readRegistry()
                                   row.lastSeenAgeSeconds, row.alive, row.markerEnded,
                                   qtext(row.name)});
     }
-    emit registryRead(registry);
+    Q_EMIT registryRead(registry);
 }
 
 void StatusPoller::lost(const QString &reason)
 {
-    emit pollFailed(reason);
+    Q_EMIT pollFailed(reason);
     closeConnection();
     m_lastFailure = reason;
     if (!m_downSince.isValid())

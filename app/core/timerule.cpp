@@ -31,7 +31,7 @@ void TimeRule::setMode(TimeZoneMode mode)
     if (mode == m_mode)
         return;
     m_mode = mode;
-    emit changed();
+    Q_EMIT changed();
 }
 
 void TimeRule::restore()
@@ -41,7 +41,7 @@ void TimeRule::restore()
     if (mode == m_mode)
         return;
     m_mode = mode;
-    emit changed();
+    Q_EMIT changed();
 }
 
 QString TimeRule::modeName(TimeZoneMode mode)

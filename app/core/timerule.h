@@ -45,7 +45,7 @@ public:
     // "Acquired (UTC)".
     static QString header(const QString &title, TimeZoneMode mode);
 
-signals:
+Q_SIGNALS:
     void changed();
 
 private:

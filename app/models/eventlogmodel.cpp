@@ -215,8 +215,8 @@ void EventLogModel::appendOrRepeat(const EventLogEntry &entry)
             break;
         ++last.repeats;
         last.lastTime = entry.time;
-        emit dataChanged(index(row, Detail), index(row, Detail),
-                         {Qt::DisplayRole, Qt::ToolTipRole});
+        Q_EMIT dataChanged(index(row, Detail), index(row, Detail),
+                           {Qt::DisplayRole, Qt::ToolTipRole});
         return;
     }
     append(entry);
@@ -229,10 +229,10 @@ void EventLogModel::setTimeRule(const TimeRule *rule)
 
 void EventLogModel::timeRuleChanged()
 {
-    emit headerDataChanged(Qt::Horizontal, Time, Time);
+    Q_EMIT headerDataChanged(Qt::Horizontal, Time, Time);
     if (!m_rows.isEmpty()) {
-        emit dataChanged(index(0, Time), index(rowCount() - 1, Time),
-                         {Qt::DisplayRole, Qt::ToolTipRole, ExportRole});
+        Q_EMIT dataChanged(index(0, Time), index(rowCount() - 1, Time),
+                           {Qt::DisplayRole, Qt::ToolTipRole, ExportRole});
     }
 }
 

@@ -39,15 +39,15 @@ void FailoverModel::setTimeRule(const TimeRule *rule)
 
 void FailoverModel::timeRuleChanged()
 {
-    emit headerDataChanged(Qt::Horizontal, LastHeartbeat, Acquired);
+    Q_EMIT headerDataChanged(Qt::Horizontal, LastHeartbeat, Acquired);
     if (m_rows.isEmpty())
         return;
     const int last = rowCount() - 1;
     // Both time columns; the fault time the tooltips of Role and Fault name, the gap's ends Gap's.
-    emit dataChanged(index(0, LastHeartbeat), index(last, Acquired),
-                     {Qt::DisplayRole, Qt::ToolTipRole});
-    emit dataChanged(index(0, Role), index(last, Fault), {Qt::ToolTipRole});
-    emit dataChanged(index(0, Gap), index(last, Gap), {Qt::ToolTipRole});
+    Q_EMIT dataChanged(index(0, LastHeartbeat), index(last, Acquired),
+                       {Qt::DisplayRole, Qt::ToolTipRole});
+    Q_EMIT dataChanged(index(0, Role), index(last, Fault), {Qt::ToolTipRole});
+    Q_EMIT dataChanged(index(0, Gap), index(last, Gap), {Qt::ToolTipRole});
 }
 
 std::optional<double> FailoverModel::afterFault(const Failover &row)

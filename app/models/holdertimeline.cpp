@@ -29,16 +29,17 @@ void HolderTimeline::setTimeRule(const TimeRule *rule)
 
 void HolderTimeline::timeRuleChanged()
 {
-    emit headerDataChanged(Qt::Horizontal, FromColumn, ToColumn);
+    Q_EMIT headerDataChanged(Qt::Horizontal, FromColumn, ToColumn);
     if (!m_spans.empty()) {
         const int last = rowCount() - 1;
-        emit dataChanged(index(0, FromColumn), index(last, ToColumn),
-                         {Qt::DisplayRole, Qt::ToolTipRole});
+        Q_EMIT dataChanged(index(0, FromColumn), index(last, ToColumn),
+                           {Qt::DisplayRole, Qt::ToolTipRole});
         // Every cell's tooltip names the span's times.
-        emit dataChanged(index(0, RoleColumn), index(last, TokenColumn), {Qt::ToolTipRole});
-        emit dataChanged(index(0, DurationColumn), index(last, GapBeforeColumn), {Qt::ToolTipRole});
+        Q_EMIT dataChanged(index(0, RoleColumn), index(last, TokenColumn), {Qt::ToolTipRole});
+        Q_EMIT dataChanged(index(0, DurationColumn), index(last, GapBeforeColumn),
+                           {Qt::ToolTipRole});
     }
-    emit updated();
+    Q_EMIT updated();
 }
 
 void HolderTimeline::append(const StatusSnapshot &snapshot, const QList<HolderChange> &changes)
@@ -124,7 +125,7 @@ void HolderTimeline::append(const StatusSnapshot &snapshot, const QList<HolderCh
     }
     prune(nowMs);
     if (changed)
-        emit updated();
+        Q_EMIT updated();
 }
 
 void HolderTimeline::closeOpenSpan(RoleState &state, const RoleStatus &status)
@@ -156,7 +157,7 @@ void HolderTimeline::closeOpenSpan(RoleState &state, const RoleStatus &status)
 void HolderTimeline::emitSpanChanged(qint64 seq, int firstColumn, int lastColumn)
 {
     const int row = int(seq - m_firstSeq);
-    emit dataChanged(index(row, firstColumn), index(row, lastColumn));
+    Q_EMIT dataChanged(index(row, firstColumn), index(row, lastColumn));
 }
 
 void HolderTimeline::prune(qint64 latestMs)
@@ -196,7 +197,7 @@ void HolderTimeline::clear()
     m_holderNames.clear();
     m_holderIds.clear();
     endResetModel();
-    emit updated();
+    Q_EMIT updated();
 }
 
 QStringList HolderTimeline::roles() const
@@ -252,11 +253,12 @@ void HolderTimeline::addHolderNames(const QHash<QString, QString> &holderIdToNam
         int last = first;
         while (last + 1 < rows && shows(m_spans[size_t(last + 1)]))
             ++last;
-        emit dataChanged(index(first, 0), index(last, ColumnCount - 1), {Qt::ToolTipRole});
-        emit dataChanged(index(first, HolderColumn), index(last, HolderColumn), {Qt::DisplayRole});
+        Q_EMIT dataChanged(index(first, 0), index(last, ColumnCount - 1), {Qt::ToolTipRole});
+        Q_EMIT dataChanged(index(first, HolderColumn), index(last, HolderColumn),
+                           {Qt::DisplayRole});
         first = last;
     }
-    emit updated();
+    Q_EMIT updated();
 }
 
 QString HolderTimeline::holderName(const QString &holderId) const

@@ -117,7 +117,7 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation,
                         int role = Qt::DisplayRole) const override;
 
-signals:
+Q_SIGNALS:
     // Once per append() that changed anything, after the row signals, and when the time rule
     // changed: views repaint on it.
     void updated();

@@ -150,14 +150,14 @@ void PauseLogModel::setTimeRule(const TimeRule *rule)
 
 void PauseLogModel::timeRuleChanged()
 {
-    emit headerDataChanged(Qt::Horizontal, Time, Time);
-    emit headerDataChanged(Qt::Horizontal, Until, EndedPause);
+    Q_EMIT headerDataChanged(Qt::Horizontal, Time, Time);
+    Q_EMIT headerDataChanged(Qt::Horizontal, Until, EndedPause);
     if (m_rows.isEmpty())
         return;
     const int last = rowCount() - 1;
     const QList<int> roles{Qt::DisplayRole, Qt::ToolTipRole, ExportRole};
-    emit dataChanged(index(0, Time), index(last, Time), roles);
-    emit dataChanged(index(0, Until), index(last, EndedPause), roles);
+    Q_EMIT dataChanged(index(0, Time), index(last, Time), roles);
+    Q_EMIT dataChanged(index(0, Until), index(last, EndedPause), roles);
 }
 
 } // namespace leader::console

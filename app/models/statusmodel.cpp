@@ -266,7 +266,7 @@ void StatusModel::setSnapshot(const StatusSnapshot &snapshot)
             continue;
         std::sort(roles.begin(), roles.end());
         roles.erase(std::unique(roles.begin(), roles.end()), roles.end());
-        emit dataChanged(index(row, first), index(row, last), roles);
+        Q_EMIT dataChanged(index(row, first), index(row, last), roles);
     }
 }
 
@@ -285,10 +285,10 @@ void StatusModel::setStale(bool stale)
     m_stale = stale;
     if (rowCount() == 0)
         return;
-    emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1),
-                     {Qt::ForegroundRole, Qt::BackgroundRole, Qt::DecorationRole});
+    Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1),
+                       {Qt::ForegroundRole, Qt::BackgroundRole, Qt::DecorationRole});
     // Every row's health turns stale or back: its text as well as its look.
-    emit dataChanged(index(0, Health), index(rowCount() - 1, Health), TextRoles);
+    Q_EMIT dataChanged(index(0, Health), index(rowCount() - 1, Health), TextRoles);
 }
 
 void StatusModel::setThresholds(const AgeThresholds &thresholds)
@@ -298,8 +298,8 @@ void StatusModel::setThresholds(const AgeThresholds &thresholds)
     const AgeThresholds before = std::exchange(m_thresholds, thresholds);
     if (m_snapshot.roles.isEmpty())
         return;
-    emit dataChanged(index(0, LastTickAge), index(rowCount() - 1, LastTickAge),
-                     AgeLookRoles + QList<int>{Qt::ToolTipRole});
+    Q_EMIT dataChanged(index(0, LastTickAge), index(rowCount() - 1, LastTickAge),
+                       AgeLookRoles + QList<int>{Qt::ToolTipRole});
     // Health: only the rows whose thresholds (named in the tooltip) or level moved.
     for (int row = 0; row < rowCount(); ++row) {
         const RoleStatus &status = m_snapshot.roles.at(row);
@@ -309,8 +309,8 @@ void StatusModel::setThresholds(const AgeThresholds &thresholds)
                        == thresholds.roleIntervals().value(status.role)) {
             continue;
         }
-        emit dataChanged(index(row, Health), index(row, Health),
-                         levelMoved ? TextRoles + HealthLookRoles : QList<int>{Qt::ToolTipRole});
+        Q_EMIT dataChanged(index(row, Health), index(row, Health),
+                           levelMoved ? TextRoles + HealthLookRoles : QList<int>{Qt::ToolTipRole});
     }
 }
 
@@ -322,7 +322,7 @@ void StatusModel::setHolderNames(const QHash<QString, QString> &holderIdToName)
     for (int row = 0; row < rowCount(); ++row) {
         const QString &id = m_snapshot.roles.at(row).holderId;
         if (!id.isEmpty() && before.value(id) != m_holderNames.value(id))
-            emit dataChanged(index(row, Holder), index(row, Holder), TextRoles);
+            Q_EMIT dataChanged(index(row, Holder), index(row, Holder), TextRoles);
     }
 }
 
@@ -333,19 +333,19 @@ void StatusModel::setTimeRule(const TimeRule *rule)
 
 void StatusModel::timeRuleChanged()
 {
-    emit headerDataChanged(Qt::Horizontal, Acquired, Acquired);
-    emit headerDataChanged(Qt::Horizontal, PausedAt, PausedAt);
+    Q_EMIT headerDataChanged(Qt::Horizontal, Acquired, Acquired);
+    Q_EMIT headerDataChanged(Qt::Horizontal, PausedAt, PausedAt);
     if (m_snapshot.roles.isEmpty())
         return;
     const int last = rowCount() - 1;
     const QList<int> text{Qt::DisplayRole, Qt::ToolTipRole};
     const QList<int> tip{Qt::ToolTipRole};
     // The cells that show a time, and the tooltips that name one.
-    emit dataChanged(index(0, State), index(last, State), tip);
-    emit dataChanged(index(0, Acquired), index(last, Acquired), text);
-    emit dataChanged(index(0, LastTickAge), index(last, LastTickAge), tip);
-    emit dataChanged(index(0, PausedAt), index(last, PausedAt), text);
-    emit dataChanged(index(0, NotBefore), index(last, NotBefore), tip);
+    Q_EMIT dataChanged(index(0, State), index(last, State), tip);
+    Q_EMIT dataChanged(index(0, Acquired), index(last, Acquired), text);
+    Q_EMIT dataChanged(index(0, LastTickAge), index(last, LastTickAge), tip);
+    Q_EMIT dataChanged(index(0, PausedAt), index(last, PausedAt), text);
+    Q_EMIT dataChanged(index(0, NotBefore), index(last, NotBefore), tip);
 }
 
 QString StatusModel::fullTime(const QDateTime &time) const

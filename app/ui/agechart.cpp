@@ -438,7 +438,7 @@ void AgeChart::setWindow(Window window)
     m_window = window;
     m_timeAxis->setFormat(axisFormat(window));
     refresh();
-    emit windowChanged(window);
+    Q_EMIT windowChanged(window);
 }
 
 void AgeChart::setMaxPoints(int maxPoints)

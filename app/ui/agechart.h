@@ -77,7 +77,7 @@ public:
     QRectF plotArea() const;
     QPointF pixelFor(const QDateTime &time, double ageSeconds) const;
 
-signals:
+Q_SIGNALS:
     void windowChanged(leader::console::HistoryWindow window);
 
 protected:

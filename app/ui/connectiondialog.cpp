@@ -460,7 +460,7 @@ void ConnectionDialog::save()
     m_profiles->sync();
     reloadProfiles(current.name);
     validate();
-    emit profilesChanged();
+    Q_EMIT profilesChanged();
 }
 
 void ConnectionDialog::deleteProfile()
@@ -475,7 +475,7 @@ void ConnectionDialog::deleteProfile()
     // The fields stay filled, so a mistaken delete is undone with Save.
     reloadProfiles(QString());
     validate();
-    emit profilesChanged();
+    Q_EMIT profilesChanged();
 }
 
 void ConnectionDialog::accept()

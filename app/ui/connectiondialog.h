@@ -51,7 +51,7 @@ public:
 
     void accept() override; // Connect: ignored while invalid
 
-signals:
+Q_SIGNALS:
     void profilesChanged(); // a profile was saved or deleted
 
 private:

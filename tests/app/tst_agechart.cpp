@@ -118,7 +118,7 @@ class TstAgeChart final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase();
     void dayOfHistory_data();
     void dayOfHistory();

@@ -42,7 +42,7 @@ class tst_ConnectionDialog final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase();
     void init();
     // First: it is the one that meets the real keychain (or its absence) in this process.

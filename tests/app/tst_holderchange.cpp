@@ -103,7 +103,7 @@ class TstHolderChange final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
     void cleanupTestCase()
     {

@@ -96,7 +96,7 @@ class TstHolderTimeline final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
 
     void spans_data();

@@ -52,7 +52,7 @@ class tst_PauseDialog final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase();
     void okEnabled_data();
     void okEnabled();

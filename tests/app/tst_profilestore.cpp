@@ -14,7 +14,7 @@ class tst_ProfileStore final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase();
     void init();
     void roundTrip_data();

@@ -69,7 +69,7 @@ class TstTickHistory final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
 
     void decimationKeepsPeak_data();

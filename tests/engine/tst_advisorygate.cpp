@@ -59,7 +59,7 @@ class TestAdvisoryGate final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase();
     void init();
     void cleanup();

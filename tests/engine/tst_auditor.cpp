@@ -106,7 +106,7 @@ class TestAuditor final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase();
     void cleanHistoryHolds();
     void plantedViolationFailsExactlyItsInvariant_data();

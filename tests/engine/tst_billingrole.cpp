@@ -28,7 +28,7 @@ class TestBillingRole final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase();
     void init();
 

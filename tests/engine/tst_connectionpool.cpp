@@ -30,7 +30,7 @@ class TestConnectionPool final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase();
     void boundedAndFailsClearlyBeyond();
     void aWaitingBorrowerGetsAReturnedConnection();

@@ -81,7 +81,7 @@ class TestConninfo final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase();
     void neverPrintsThePassword_data();
     void neverPrintsThePassword();

@@ -54,7 +54,7 @@ class TestDeathWatch final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase();
 
     void wakesTheRolesOfAHolderWhoseSessionEnds();

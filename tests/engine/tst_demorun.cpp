@@ -111,7 +111,7 @@ class TestDemoRun final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void init();
     void cleanup();
 

@@ -29,7 +29,7 @@ class TestDunningRole final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase();
     void init();
 

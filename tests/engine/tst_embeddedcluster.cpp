@@ -86,7 +86,7 @@ class tst_EmbeddedCluster final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase();
     void startsConnectsAndStops();
     void restartKeepsDataAndPassword();

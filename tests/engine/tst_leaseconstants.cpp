@@ -11,7 +11,7 @@ class TestLeaseConstants final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void values();
     void abandonLeavesAStatementOfMarginBeforeExpiry();
     void markerRepairEndsBeforeTheGrace();

@@ -87,7 +87,7 @@ class TestLeaseManager final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase();
     void init();
 

@@ -77,7 +77,7 @@ class TestLeaseMetrics final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase();
     void init();
 

@@ -38,7 +38,7 @@ class TestMetricsRegistry final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void exposition_data();
     void exposition();
     void formatValue_data();

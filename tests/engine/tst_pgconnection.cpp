@@ -114,7 +114,7 @@ class TestPgConnection final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase();
 
     void deadlineCancelsLongStatement();

@@ -26,7 +26,7 @@ class TestPgResult final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase();
     void numbersUnderAGermanLocale();
     void badTextIsAClearError_data();

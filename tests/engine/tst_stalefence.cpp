@@ -100,7 +100,7 @@ class TestStaleFence final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase();
     void init();
 

@@ -41,7 +41,7 @@ class TestStatusReader final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase();
     void init();
 

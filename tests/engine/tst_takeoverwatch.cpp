@@ -57,7 +57,7 @@ class TestTakeoverWatch final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase();
     void takeoverKeepsItsMillisecondsUnderAGermanLocale();
 

@@ -27,7 +27,7 @@ class TestWebhookRoles final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase();
     void init();
 

@@ -32,7 +32,7 @@ class TestWorkload final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase();
     void boundedByCount();
     void boundedByTime();

@@ -170,7 +170,7 @@ class TestNoPasswordLeaks final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase();
     void cleanupTestCase();
     void leaderctl();

@@ -132,7 +132,7 @@ class TestDefinerHijack final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase();
 
     void plantedObjectsNeverRunAsTheOwner();

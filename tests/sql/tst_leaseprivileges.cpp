@@ -22,7 +22,7 @@ class TestLeasePrivileges final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase();
 
     void appRunsTheLeaseStatements();

@@ -79,7 +79,7 @@ class TestLeaseSql final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase();
     void init();
 

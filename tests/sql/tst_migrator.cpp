@@ -157,7 +157,7 @@ class TestMigrator final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase();
     void init();
 

@@ -61,7 +61,7 @@ class TestPauseLog final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase();
     void init();
 

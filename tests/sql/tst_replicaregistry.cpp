@@ -80,7 +80,7 @@ class TestReplicaRegistry final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase();
     void init();
 

@@ -129,7 +129,7 @@ class TestLeaderctl final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase();
 
     void helpAndVersion_data();

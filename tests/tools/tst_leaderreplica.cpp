@@ -223,7 +223,7 @@ class TestLeaderReplica final : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase();
     void init();
 
