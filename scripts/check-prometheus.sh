@@ -2,7 +2,7 @@
 # Checks the operator's kit in resources/prometheus/ (docs/runbook.md) with Debian's promtool:
 #   static                      promtool check rules and test rules; the Grafana dashboard is JSON,
 #                               its PromQL parses, and every hardcount_leader name its panels and
-#                               the rules use is a metric engine/metrics/leasemetrics.cpp defines
+#                               the rules use is a metric engine/core/metrics/leasemetrics.cpp defines
 #                               or a name the rules record
 #   scrape REPLICA LEADERCTL    a real leader-replica (the given binary) against a fresh database
 #                               on the test servers (LEADER_TEST_* from scripts/test-servers.sh),
@@ -90,7 +90,7 @@ static() {
     python3 -m json.tool "$dashboard" >/dev/null
     # The metrics the engine defines: its name constants, and for each constant passed to
     # histogram(), the three series names a histogram has.
-    local source=$root/engine/metrics/leasemetrics.cpp constant histogram
+    local source=$root/engine/core/metrics/leasemetrics.cpp constant histogram
     grep -o '"hardcount_leader_[a-z_]*"' "$source" | tr -d '"' | sort -u >"$work/defined"
     grep -o 'histogram([A-Za-z]*' "$source" | cut -d'(' -f2 | sort -u >"$work/histograms"
     while read -r constant; do

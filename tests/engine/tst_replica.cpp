@@ -4,6 +4,7 @@
 // transaction mode.
 
 #include "faults/linkproxy.h"
+#include "faults/switchboard.h"
 #include "lease/constants.h"
 #include "loopbackport.h"
 #include "measurement.h"
@@ -32,6 +33,12 @@ using leader::test::Login;
 using leader::test::TestDatabase;
 
 namespace {
+
+// The switchboard the test gave the replica (ReplicaOptions::faults).
+leader::faults::Switchboard &switchboard(const Replica &replica)
+{
+    return dynamic_cast<leader::faults::Switchboard &>(*replica.faults());
+}
 
 // Every event of the replicas it is attached to, in the order they were published.
 class Events final
@@ -251,7 +258,7 @@ ReplicaOptions TestReplica::optionsFor(const std::string &id, std::vector<RolePr
             .listen = {.url = m_db->directUrl(Login::App)},
             .roles = std::move(roles),
             .fastWake = fastWake,
-            .faults = true};
+            .faults = std::make_shared<leader::faults::Switchboard>()};
 }
 
 void TestReplica::profileLines_data()
@@ -474,7 +481,7 @@ void TestReplica::startRefusesAMissingSchema()
     Replica replica({.id = "refused",
                      .database = {.url = target.url(Login::App)},
                      .roles = billing(""),
-                     .faults = true});
+                     .faults = std::make_shared<leader::faults::Switchboard>()});
     events.attach(replica);
     try {
         replica.start();
@@ -498,7 +505,7 @@ void TestReplica::startReportsAnUnreachableDatabase()
     Replica replica({.id = "unreachable",
                      .database = {.url = m_db->urlOnPort(Login::App, refusing.port())},
                      .roles = billing(""),
-                     .faults = true});
+                     .faults = std::make_shared<leader::faults::Switchboard>()});
     try {
         replica.start();
         QFAIL("the replica started");
@@ -561,7 +568,7 @@ void TestReplica::killedLeaderWithoutAMarkerIsTakenOverAtExpiry()
     sinceKill.start();
     QVERIFY(victim.isKilled());
     QVERIFY(!victim.isRunning());
-    QCOMPARE(victim.faults()->describe(), std::string("killed"));
+    QCOMPARE(switchboard(victim).describe(), std::string("killed"));
     // No RELEASE: the row is still the victim's, unexpired.
     QCOMPARE(field("SELECT holder_id || ' ' || (expires_at > now()) FROM leader_leases "
                    "WHERE role = 'billing'"),
@@ -654,15 +661,15 @@ void TestReplica::cutOffLeaderIsTakenOnlyAtExpiry()
                               QStringLiteral("t"), 6000);
     const QString expiry = billingExpiry();
     if (fault == "freeze")
-        victim.faults()->freeze(15s);
+        switchboard(victim).freeze(15s);
     else
-        victim.faults()->sever(15s);
+        switchboard(victim).sever(15s);
 
     QTRY_VERIFY_WITH_TIMEOUT(events.count(EventKind::Acquired, other.id()) >= 1, 15000);
     QCOMPARE(field("SELECT acquired_at >= '" + expiry.toStdString()
                    + "'::timestamptz FROM leader_leases WHERE role = 'billing'"),
              QStringLiteral("t"));
-    victim.faults()->heal();
+    switchboard(victim).heal();
     other.stop();
     victim.stop();
 }
@@ -834,7 +841,7 @@ void TestReplica::holderThatCannotRepairStopsBeforeItIsTaken()
     QTRY_VERIFY_WITH_TIMEOUT(field(WaitingWatches) == QStringLiteral("1"), 8000);
     const QString expiry = billingExpiry();
 
-    holder.faults()->freeze(6s);
+    switchboard(holder).freeze(6s);
     Connection killer = m_db->connectDirect(Login::App);
     QVERIFY(killer.exec("terminate marker",
                         "SELECT pg_terminate_backend((holder_session & 4294967295)::int) "
@@ -860,7 +867,7 @@ void TestReplica::holderThatCannotRepairStopsBeforeItIsTaken()
             "marker ended, holder unable to repair: it stopped %.3f s before the takeover", ahead));
     QVERIFY2(ahead > 0, qPrintable(QString::number(ahead)));
 
-    holder.faults()->heal();
+    switchboard(holder).heal();
     QTRY_VERIFY_WITH_TIMEOUT(events.outcomes(holder.id()).contains("lost"), 10000);
     const ReplicaEvent lost = events.of(EventKind::Released, holder.id()).front();
     QCOMPARE(lost.transition.token, first.transition.token);
@@ -926,7 +933,7 @@ void TestReplica::armedPanicFailsTheNextTickOnce()
     Events events;
     Replica replica(optionsFor("p", billing("billing.interval = 1s\nbilling.min_tick = 0s")));
     events.attach(replica);
-    leader::faults::Switchboard &faults = *replica.faults();
+    leader::faults::Switchboard &faults = switchboard(replica);
     faults.armPanic("billing", "GetDueBilling");
     replica.start();
 

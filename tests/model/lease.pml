@@ -7,13 +7,13 @@
  * and FAILOVERS promotions of an asynchronous standby that lost every commit of the last LAG
  * seconds or less. Every statement is one atomic step on the database clock:
  *
- *   ACQUIRE, RENEW, RELEASE   engine/lease/statements.cpp (AcquireSql, RenewSql, ReleaseSql)
+ *   ACQUIRE, RENEW, RELEASE   engine/core/lease/statements.cpp (AcquireSql, RenewSql, ReleaseSql)
  *   PAUSE, UNPAUSE            migrations/lease/0174_leader_leases.up.sql (leader_pause/unpause)
  *   the fence                 leader_fence() in the same migration: the guard of every claim
  *   not_before                migrations/lease/0175_not_before.up.sql
- *   heartbeat, abandon,       engine/lease/manager.cpp (Manager::lead, heartbeat, releaseTick)
- *   outcomes, RELEASE retry   and engine/lease/tick.cpp (the abandon judged before a statement)
- *   markers (-DMARKERS)       migrations 0179 and 0180; engine/lease/markerstate.cpp (what the
+ *   heartbeat, abandon,       engine/core/lease/manager.cpp (Manager::lead, heartbeat, releaseTick)
+ *   outcomes, RELEASE retry   and engine/core/lease/tick.cpp (the abandon judged before a statement)
+ *   markers (-DMARKERS)       migrations 0179 and 0180; engine/core/lease/markerstate.cpp (what the
  *                             holder knows of its marker, the gate, the repair deadline),
  *                             manager.cpp (watchRepairs, markerGate), deathwatch.cpp (the grace)
  *
@@ -43,7 +43,7 @@
  *   -DREACH_... makes one assertion of something that must be reachable, for its "counterexample".
  *
  * Time. The unit is one second, so the constants keep their ratios exactly: TTL 10, heartbeat 3,
- * abandon 6, statement timeout 2 (engine/lease/constants.h). A clock process ticks at any moment,
+ * abandon 6, statement timeout 2 (engine/core/lease/constants.h). A clock process ticks at any moment,
  * so a replica may be arbitrarily slow between two of its steps (a freeze, a GC pause, a slow
  * host); with MARKERS, only within the deadlines below, and a freeze is an event of its own. The
  * clock is unbounded: the state keeps no absolute time, only how far each timestamp is

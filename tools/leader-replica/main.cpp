@@ -4,6 +4,8 @@
 
 #include "baseline/advisoryreplica.h"
 #include "eventjson.h"
+#include "faults/fault.h"
+#include "faults/switchboard.h"
 #include "lease/roles.h"
 #include "log/log.h"
 #include "metricsserver.h"
@@ -263,18 +265,25 @@ std::string control(leader::faults::Switchboard &faults, leader::tools::EventWri
                              + ", not \"" + word + "\"");
         return std::chrono::milliseconds(static_cast<long long>(value * unit));
     };
+    using leader::faults::Fault;
     try {
         if (verb == "status")
             return "ok " + faults.describe();
-        if (verb == "sever") {
+        const std::optional<Fault> fault = leader::faults::faultFromName(verb);
+        switch (fault.value_or(Fault::Restart)) { // not a socket command: unknown, as below
+        case Fault::Sever:
             faults.sever(number("a number of seconds", 1000));
-        } else if (verb == "freeze") {
+            break;
+        case Fault::Freeze:
             faults.freeze(number("a number of seconds", 1000));
-        } else if (verb == "slow") {
+            break;
+        case Fault::Slow:
             faults.slow(number("a latency in milliseconds", 1));
-        } else if (verb == "heal") {
+            break;
+        case Fault::Heal:
             faults.heal();
-        } else if (verb == "panic") {
+            break;
+        case Fault::Panic: {
             std::string role, step;
             words >> role;
             std::getline(words >> std::ws, step);
@@ -282,12 +291,16 @@ std::string control(leader::faults::Switchboard &faults, leader::tools::EventWri
                 throw UsageError("panic wants ROLE STEP, ROLE one of billing, dunning, "
                                  "webhook_outbox, email_outbox, webhook_delivery");
             faults.armPanic(role, step);
-        } else if (verb == "kill") {
+            break;
+        }
+        case Fault::Kill:
             out.fault(command);
             leader::platform::killThisProcess();
-        } else if (verb == "stop") {
+            break;
+        case Fault::Stop:
             leader::platform::requestTermination();
-        } else {
+            break;
+        default: // the socket takes the faults one process can do to itself, and status
             return "error unknown command \"" + verb
                    + "\"; commands: sever S, heal, slow MS, freeze S, kill, panic ROLE STEP, "
                      "stop, status";
@@ -374,7 +387,10 @@ int run(const Arguments &arguments)
     options.database.url = url;
     options.listen.url = arguments.option("--listen-database");
     options.roles = std::move(roles);
-    options.faults = !controlPath.empty();
+    std::shared_ptr<leader::faults::Switchboard> switchboard;
+    if (!controlPath.empty())
+        switchboard = std::make_shared<leader::faults::Switchboard>();
+    options.faults = switchboard;
     options.earlyTake = earlyTakeFrom(arguments);
     leader::replica::Replica replica(std::move(options));
     leader::tools::EventWriter out(std::cout, id, replica.holderId());
@@ -392,7 +408,7 @@ int run(const Arguments &arguments)
     }
     std::unique_ptr<leader::platform::ControlServer> controlServer;
     if (const std::optional<int> failed
-        = openControl(controlServer, controlPath, replica.faults(), out))
+        = openControl(controlServer, controlPath, switchboard.get(), out))
         return *failed;
     if (const std::optional<int> failed = startOrExitCode([&] { replica.start(); }, url))
         return *failed;

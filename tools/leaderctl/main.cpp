@@ -3,7 +3,7 @@
 #include "demo/auditor.h"
 #include "demo/bootstrap.h"
 #include "demo/demorunner.h"
-#include "demo/demoschema.h"
+#include "roles/demoschema.h"
 #include "demo/workload.h"
 #include "earlytake.h"
 #include "embedded/cluster.h"
@@ -732,12 +732,12 @@ int run(const Arguments &arguments)
     if (arguments.command == "workload") {
         const leader::demo::WorkloadOptions options = workloadOptions(arguments);
         leader::pg::Connection connection = connect(url);
-        leader::demo::requireDemoSchema(connection);
+        leader::roles::requireDemoSchema(connection);
         return workload(connection, options);
     }
     if (arguments.command == "audit") {
         leader::pg::Connection connection = connect(url);
-        leader::demo::requireDemoSchema(connection);
+        leader::roles::requireDemoSchema(connection);
         return audit(connection, arguments.hasFlag("--json"));
     }
     if (arguments.command == "pause") {

@@ -3,7 +3,7 @@
 #include "pg/connection.h"
 #include "schema/migrator.h"
 
-namespace leader::demo {
+namespace leader::roles {
 
 using namespace std::chrono_literals;
 
@@ -24,4 +24,4 @@ SELECT string_agg(t, ', ' ORDER BY t)
                                   + "); run leaderctl migrate --demo");
 }
 
-} // namespace leader::demo
+} // namespace leader::roles

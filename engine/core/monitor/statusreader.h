@@ -15,7 +15,7 @@
 
 // The console's facade over the engine for a real database: what an operator's workstation reads
 // (leader_status, its own privileges) and writes (pause, unpause). Plain C++ and libpq, so the app
-// never includes an engine/pg header and no engine exception crosses into Qt code: every call
+// never includes an engine/core/pg header and no engine exception crosses into Qt code: every call
 // returns its value or a Failure.
 namespace leader::pg {
 class Connection;

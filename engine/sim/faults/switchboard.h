@@ -2,6 +2,7 @@
 
 #include "linkproxy.h"
 #include "pg/conninfo.h"
+#include "replica/faulthooks.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -26,22 +27,22 @@ namespace leader::faults {
 //   slow    the link adds latency each way;
 //   panic   the named step of the role's next tick throws (scheduler::StepGuard::ArmedPanic).
 // Thread-safe.
-class Switchboard final
+class Switchboard final : public replica::FaultHooks
 {
 public:
     Switchboard();
-    ~Switchboard();
+    ~Switchboard() override;
     Switchboard(const Switchboard &) = delete;
     Switchboard &operator=(const Switchboard &) = delete;
 
     // The options to connect with: the gate installed and, when the server is reached over TCP,
     // the URL pointed at this replica's link proxy (started on first use). Throws what
     // LinkProxy::start throws.
-    pg::ConnectOptions route(pg::ConnectOptions options);
+    pg::ConnectOptions route(pg::ConnectOptions options) override;
     // Whether the link faults (sever, slow) can act: false for a Unix-domain socket.
     bool hasLink() const;
 
-    void kill();
+    void kill() override;
     bool isKilled() const;
     void freeze(std::chrono::milliseconds duration);
     // Throw std::logic_error when the replica has no link (see hasLink()).
@@ -51,10 +52,10 @@ public:
     void heal();
     // Arms a panic for the role's next tick: its first step whose name starts with step throws.
     // An empty step panics the tick's first step.
-    void armPanic(std::string role, std::string step);
+    void armPanic(std::string role, std::string step) override;
     // Disarms and returns the role's armed step, if any: called by the role's runner at the start
     // of a tick.
-    std::optional<std::string> takePanic(std::string_view role);
+    std::optional<std::string> takePanic(std::string_view role) override;
 
     // One line: what is in force now ("normal", "frozen 12.3 s", "severed", "slow 200 ms", ...).
     std::string describe() const;

@@ -1,6 +1,5 @@
 #include "replica.h"
 
-#include "demo/demoschema.h"
 #include "lease/deathwatch.h"
 #include "lease/manager.h"
 #include "lease/wakelistener.h"
@@ -8,6 +7,7 @@
 #include "pg/error.h"
 #include "platform/process.h"
 #include "registrar.h"
+#include "roles/demoschema.h"
 #include "scheduler/rolerunner.h"
 #include "scheduler/stepguard.h"
 #include "schema/features.h"
@@ -35,11 +35,9 @@ Replica::Replica(ReplicaOptions options)
     : m_options(std::move(options))
     , m_metrics(m_registry)
 {
-    if (m_options.faults)
-        m_switchboard = std::make_unique<faults::Switchboard>();
     pg::ConnectOptions database = named(m_options.database, m_options.id);
-    if (m_switchboard)
-        database = m_switchboard->route(database);
+    if (m_options.faults)
+        database = m_options.faults->route(database);
     // The metrics session passes the link faults but not the gate: a freeze would hold its thread
     // past the replica's stop, and a scrape never waits for it anyway.
     pg::ConnectOptions status = database;
@@ -80,14 +78,14 @@ lease::Work Replica::workFor(const RoleProfile &profile)
     return [this, role, profile](lease::TickContext &context) {
         const auto started = std::chrono::steady_clock::now();
         std::optional<std::string> panicStep
-                = m_switchboard ? m_switchboard->takePanic(profile.role) : std::nullopt;
+                = m_options.faults ? m_options.faults->takePanic(profile.role) : std::nullopt;
         std::optional<scheduler::StepGuard::ArmedPanic> armed;
         if (panicStep)
             armed.emplace(*panicStep);
         const auto rearm = [&] {
             // A panic armed for a step this tick never reached waits for the next tick.
             if (armed && !armed->fired())
-                m_switchboard->armPanic(profile.role, *panicStep);
+                m_options.faults->armPanic(profile.role, *panicStep);
         };
         try {
             for (;;) {
@@ -135,7 +133,7 @@ void Replica::start()
                                              features.extension + 1,
                                              static_cast<int>(schema::Extension::PauseNotify),
                                              static_cast<int>(schema::ReplicaNeeds))));
-        demo::requireDemoSchema(*connection);
+        roles::requireDemoSchema(*connection);
     }
     lease::ReplicaInfo registered{.holderId = holderId(),
                                   .host = platform::hostName(),
@@ -204,8 +202,8 @@ void Replica::stop()
 void Replica::kill()
 {
     m_killed.store(true);
-    if (m_switchboard)
-        m_switchboard->kill();
+    if (m_options.faults)
+        m_options.faults->kill();
     stop();
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "events.h"
+#include "instruments.h"
 #include "markerstate.h"
 #include "pg/conninfo.h"
 #include "pg/pool.h"
@@ -18,10 +19,6 @@
 #include <string_view>
 #include <thread>
 
-namespace leader::metrics {
-class LeaseMetrics;
-}
-
 namespace leader::lease {
 
 struct ManagerOptions
@@ -31,7 +28,7 @@ struct ManagerOptions
     pg::ConnectOptions heartbeat;
     std::string holderId; // empty: makeHolderId()
     EventBus *events = nullptr;
-    metrics::LeaseMetrics *metrics = nullptr;
+    Instruments *metrics = nullptr;
 };
 
 struct LeadResult
@@ -131,7 +128,7 @@ private:
 
     const std::string m_holderId;
     EventBus *m_events;
-    metrics::LeaseMetrics *m_metrics;
+    Instruments *m_metrics;
     pg::ConnectionPool m_pool;
     pg::ConnectionPool m_heartbeatPool;
     std::atomic<bool> m_shuttingDown = false;

@@ -2,7 +2,6 @@
 
 #include "constants.h"
 #include "log/log.h"
-#include "metrics/leasemetrics.h"
 #include "pg/error.h"
 
 #include <algorithm>

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "lease/instruments.h"
 #include "pg/conninfo.h"
 
 #include <chrono>
@@ -35,15 +36,15 @@ class Registry;
 //   hardcount_leader_status_staleness_seconds        gauge: since the readings served were taken
 //                                                    (StatusSnapshot); absent before the first
 // Thread-safe: the runners report from their own threads.
-class LeaseMetrics final
+class LeaseMetrics final : public lease::Instruments
 {
 public:
     explicit LeaseMetrics(Registry &registry);
 
-    void leaseLost(std::string_view role, std::string_view reason);
-    void tickFinished(std::string_view role, std::chrono::duration<double> duration);
-    void acquireRoundTrip(std::string_view role, std::chrono::duration<double> duration);
-    void renewRoundTrip(std::string_view role, std::chrono::duration<double> duration);
+    void leaseLost(std::string_view role, std::string_view reason) override;
+    void tickFinished(std::string_view role, std::chrono::duration<double> duration) override;
+    void acquireRoundTrip(std::string_view role, std::chrono::duration<double> duration) override;
+    void renewRoundTrip(std::string_view role, std::chrono::duration<double> duration) override;
 
     // Reads leader_status (any replica can: it is a cluster fact) and updates the table-derived
     // series; returns whether it could. A failed read marks every role's state "error" and drops

@@ -2,6 +2,7 @@
 
 #include "bootstrap.h"
 #include "embedded/cluster.h"
+#include "faults/switchboard.h"
 #include "lease/events.h"
 #include "lease/roles.h"
 #include "log/log.h"
@@ -153,6 +154,7 @@ struct DemoRunner::Private
     {
         std::string id;
         std::shared_ptr<replica::Replica> replica; // replaced, on the caller's thread, by a restart
+        std::shared_ptr<faults::Switchboard> switchboard; // the replica's, replaced with it
         std::string holderId;
         ReplicaState state = ReplicaState::Starting;
         std::vector<std::string> leading;
@@ -207,7 +209,8 @@ struct DemoRunner::Private
     void teardown();
     void inject(const FaultRequest &request);
 
-    std::shared_ptr<replica::Replica> makeReplica(const std::string &id);
+    std::shared_ptr<replica::Replica> makeReplica(const std::string &id,
+                                                  std::shared_ptr<faults::Switchboard> switchboard);
     void onReplicaEvent(const std::string &id, const std::string &holderId,
                         const lease::TransitionEvent &transition);
     void startWorkload();
@@ -265,8 +268,8 @@ void DemoRunner::Private::refreshFaults()
 {
     for (Hosted &hosted : replicas) {
         std::string faults = "normal";
-        if (hosted.replica && hosted.replica->faults())
-            faults = hosted.replica->faults()->describe();
+        if (hosted.replica && hosted.switchboard)
+            faults = hosted.switchboard->describe();
         if (faults != hosted.faults) {
             hosted.faults = std::move(faults);
             changed = true;
@@ -274,13 +277,15 @@ void DemoRunner::Private::refreshFaults()
     }
 }
 
-std::shared_ptr<replica::Replica> DemoRunner::Private::makeReplica(const std::string &id)
+std::shared_ptr<replica::Replica>
+DemoRunner::Private::makeReplica(const std::string &id,
+                                 std::shared_ptr<faults::Switchboard> switchboard)
 {
     replica::ReplicaOptions replicaOptions;
     replicaOptions.id = id;
     replicaOptions.database.url = replicaUrl;
     replicaOptions.fastWake = true;
-    replicaOptions.faults = true;
+    replicaOptions.faults = std::move(switchboard);
     auto made = std::make_shared<replica::Replica>(std::move(replicaOptions));
     const std::string holderId = made->holderId();
     {
@@ -358,10 +363,12 @@ DemoRunner::StartResult DemoRunner::Private::start()
         }
         say("starting replicas " + names);
         for (const std::string &id : ids) {
-            std::shared_ptr<replica::Replica> made = makeReplica(id);
+            auto switchboard = std::make_shared<faults::Switchboard>();
+            std::shared_ptr<replica::Replica> made = makeReplica(id, switchboard);
             {
                 const std::lock_guard lock(mutex);
-                replicas.push_back({id, made, made->holderId(), ReplicaState::Starting, {}, {}});
+                replicas.push_back(
+                        {id, made, switchboard, made->holderId(), ReplicaState::Starting, {}, {}});
             }
             made->start();
             const std::lock_guard lock(mutex);
@@ -529,6 +536,7 @@ void DemoRunner::Private::inject(const FaultRequest &request)
     std::string holderId;
     ReplicaState state = ReplicaState::Starting;
     std::shared_ptr<replica::Replica> target;
+    std::shared_ptr<faults::Switchboard> switchboard;
     {
         const std::lock_guard lock(mutex);
         const Hosted *hosted = find(request.replica);
@@ -538,6 +546,7 @@ void DemoRunner::Private::inject(const FaultRequest &request)
         holderId = hosted->holderId;
         state = hosted->state;
         target = hosted->replica;
+        switchboard = hosted->switchboard;
     }
     if (request.kind == FaultKind::Restart) {
         if (state != ReplicaState::Killed && state != ReplicaState::Stopped)
@@ -545,7 +554,6 @@ void DemoRunner::Private::inject(const FaultRequest &request)
     } else if (state != ReplicaState::Running || !target) {
         return refuse(id + " is " + std::string(nameOf(state)) + ", not running");
     }
-    faults::Switchboard *switchboard = target ? target->faults() : nullptr;
     if ((request.kind == FaultKind::Freeze || request.kind == FaultKind::Sever)
         && request.duration <= 0ms)
         return refuse("a duration is needed");
@@ -622,12 +630,14 @@ void DemoRunner::Private::inject(const FaultRequest &request)
             break;
         }
         case FaultKind::Restart: {
-            std::shared_ptr<replica::Replica> fresh = makeReplica(id);
+            auto freshSwitchboard = std::make_shared<faults::Switchboard>();
+            std::shared_ptr<replica::Replica> fresh = makeReplica(id, freshSwitchboard);
             const std::string freshHolder = fresh->holderId();
             {
                 const std::lock_guard lock(mutex);
                 Hosted *hosted = find(id);
                 hosted->replica = fresh;
+                hosted->switchboard = std::move(freshSwitchboard);
                 hosted->holderId = freshHolder;
                 hosted->state = ReplicaState::Starting;
                 hosted->leading.clear();
@@ -696,8 +706,8 @@ void DemoRunner::Private::quiesce()
     {
         const std::lock_guard lock(mutex);
         for (Hosted &hosted : replicas)
-            if (hosted.replica && hosted.replica->faults())
-                hosted.replica->faults()->heal();
+            if (hosted.replica && hosted.switchboard)
+                hosted.switchboard->heal();
     }
     // Restarts and stops still running finish first, so no replica is started behind our back.
     endingChores.clear();

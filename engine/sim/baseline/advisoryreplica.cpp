@@ -1,7 +1,7 @@
 #include "advisoryreplica.h"
 
 #include "advisorygate.h"
-#include "demo/demoschema.h"
+#include "roles/demoschema.h"
 #include "lease/tick.h"
 #include "log/log.h"
 #include "pg/error.h"
@@ -63,7 +63,7 @@ void AdvisoryReplica::start()
     {
         pg::Connection connection(connectOptions("check"));
         connection.open();
-        demo::requireDemoSchema(connection);
+        roles::requireDemoSchema(connection);
     }
     for (const replica::RoleProfile &profile : m_options.roles)
         m_threads.emplace_back([this, &profile](std::stop_token stop) { run(profile, stop); });

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "faults/switchboard.h"
+#include "faulthooks.h"
 #include "lease/constants.h"
 #include "lease/events.h"
 #include "lease/manager.h"
@@ -43,8 +43,9 @@ struct ReplicaOptions
     bool earlyTake = true;
     // How idle runners poll (docs/benchmarks/scale.md measures both).
     scheduler::PollMode poll = scheduler::PollMode::ReadFirst;
-    // Route every connection through the fault switchboard (the gate and a link proxy).
-    bool faults = false;
+    // Route every connection through a fault injector (the demo's switchboard); none in
+    // production. Shared: the injector's owner keeps acting on it.
+    std::shared_ptr<FaultHooks> faults;
     // How often the replica refreshes its row of leader_replicas; shorter only in tests.
     std::chrono::milliseconds registryEvery = lease::ReplicaSeenEvery;
 };
@@ -57,7 +58,7 @@ struct ReplicaEvent
 };
 
 // One replica: a lease manager and its small pool of autocommit connections, a runner per role
-// running the real role, the fast-wake listener, the fault switchboard, the metrics and its row of
+// running the real role, the fast-wake listener, the fault hooks if any, the metrics and its row of
 // the replica registry (leader_replicas), deleted on a clean stop and left to age on a kill. Hosted
 // by leader-replica (one per process) or by the console (several in worker threads).
 class Replica final
@@ -86,8 +87,8 @@ public:
     const std::vector<RoleProfile> &roles() const { return m_options.roles; }
     bool fastWake() const; // notifications proved to arrive
     bool earlyTake() const { return m_options.earlyTake; }
-    // Only with ReplicaOptions::faults; nullptr otherwise.
-    faults::Switchboard *faults() { return m_switchboard.get(); }
+    // The injector ReplicaOptions::faults named; nullptr in production.
+    FaultHooks *faults() const { return m_options.faults.get(); }
 
     // Called on the publishing thread, quick, never from inside another subscriber.
     int subscribe(std::function<void(const ReplicaEvent &)> subscriber);
@@ -108,7 +109,6 @@ private:
     void notified(const std::string &payload);
 
     ReplicaOptions m_options;
-    std::unique_ptr<faults::Switchboard> m_switchboard;
     lease::EventBus m_internal; // what the manager publishes; forwarded until a kill
     std::mutex m_subscribersMutex;
     std::vector<std::pair<int, std::function<void(const ReplicaEvent &)>>> m_subscribers;
