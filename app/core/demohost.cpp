@@ -1,5 +1,6 @@
 #include "demohost.h"
 
+#include "core/demoengine.h"
 #include "demo/demorunner.h"
 #include "monitor/statusreader.h"
 
@@ -127,7 +128,7 @@ struct DemoHost::Private final : demo::DemoListener
             return;
         QList<ReplicaInfo> list;
         for (const demo::ReplicaStatus &replica : replicas)
-            list.append({qtext(replica.id), qtext(replica.holderId), replica.state,
+            list.append({qtext(replica.id), qtext(replica.holderId), fromEngine(replica.state),
                          qtext(replica.faults), qlist(replica.leading)});
         Q_EMIT q->replicasChanged(list);
     }
@@ -190,7 +191,7 @@ void DemoHost::shutdown()
 void DemoHost::inject(const FaultRequest &request)
 {
     d->runner.inject({.replica = request.replica.toStdString(),
-                      .kind = request.kind,
+                      .kind = toEngine(request.kind),
                       .duration = std::chrono::milliseconds(request.durationMs),
                       .role = request.role.toStdString(),
                       .step = request.step.toStdString()});

@@ -1,20 +1,19 @@
 #pragma once
 
-#include "demo/runtypes.h"
-
 #include <QDateTime>
 #include <QMetaType>
 #include <QString>
+#include <QStringList>
 
 #include <optional>
 
 namespace leader::console {
 
 // The Qt-side value types of the embedded demo, converted from the engine's (demo/runtypes.h) by
-// DemoHost. The two enums are the engine's own.
+// DemoHost (core/demoengine.h). The two enums mirror the engine's, one for one.
 
-// What the failure panel can do to a hosted replica.
-using FaultKind = demo::FaultKind;
+// What the failure panel can do to a hosted replica (demo::FaultKind says what each does).
+enum class FaultKind { Kill, Freeze, Sever, Slow, Heal, Panic, Stop, Restart };
 QString faultName(FaultKind kind);
 
 struct FaultRequest
@@ -26,7 +25,7 @@ struct FaultRequest
     QString step;       // Panic
 };
 
-using ReplicaState = demo::ReplicaState;
+enum class ReplicaState { Starting, Running, Stopping, Stopped, Killed };
 QString replicaStateName(ReplicaState state); // what the failure panel writes
 
 // A hosted replica as the failure panel shows it.

@@ -1,5 +1,7 @@
 #include "extensionnotes.h"
 
+#include "schema/features.h"
+
 #include <QCoreApplication>
 
 #include <array>
@@ -17,13 +19,15 @@ struct Need
     const char *subject; // how extensionNeeded's sentence starts
 };
 
-constexpr std::array<Need, 4> Needs{{
+constexpr std::array<Need, 5> Needs{{
         {ExtensionFeature::PauseWake, Extension::PauseNotify,
          QT_TRANSLATE_NOOP("ExtensionNotes", "a pause that reaches the holder at once")},
         {ExtensionFeature::PauseEnd, Extension::PauseLog,
          QT_TRANSLATE_NOOP("ExtensionNotes", "a pause with an end")},
         {ExtensionFeature::UnpauseNote, Extension::PauseLog,
          QT_TRANSLATE_NOOP("ExtensionNotes", "who unpaused and why")},
+        {ExtensionFeature::ReplicaRegistry, Extension::ReplicaRegistry,
+         QT_TRANSLATE_NOOP("ExtensionNotes", "the replica registry")},
         {ExtensionFeature::TakeoverAtDeath, Extension::HolderSession,
          QT_TRANSLATE_NOOP("ExtensionNotes", "the takeover at a holder's death")},
 }};
@@ -39,11 +43,12 @@ const Need &needOf(ExtensionFeature feature)
 
 } // namespace
 
-bool offers(const schema::LeaseFeatures &features, ExtensionFeature feature)
+bool offers(const DatabaseFeatures &features, ExtensionFeature feature)
 {
     // The layout of an earlier leaderctl is offered by nothing until leaderctl migrate moves it,
     // as the engine's readers and writers have it.
-    return features.has(needOf(feature).extension) && !features.legacyLayout;
+    return features.extension >= static_cast<int>(needOf(feature).extension)
+           && !features.legacyLayout;
 }
 
 QString extensionNeeded(ExtensionFeature feature)
@@ -53,7 +58,7 @@ QString extensionNeeded(ExtensionFeature feature)
     return QString::fromStdString(schema::extensionNeeded(subject.toStdString(), need.extension));
 }
 
-QString extensionNeeded(const schema::LeaseFeatures &features, ExtensionFeature feature)
+QString extensionNeeded(const DatabaseFeatures &features, ExtensionFeature feature)
 {
     if (offers(features, feature))
         return {};

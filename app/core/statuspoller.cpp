@@ -61,10 +61,10 @@ std::vector<std::string> stdStrings(const QStringList &list)
     return strings;
 }
 
-bool sameFeatures(const schema::LeaseFeatures &a, const schema::LeaseFeatures &b)
+DatabaseFeatures featuresOf(const schema::LeaseFeatures &features)
 {
-    return a.leaseTable == b.leaseTable && a.notBefore == b.notBefore && a.extension == b.extension
-           && a.extensionsHidden == b.extensionsHidden && a.legacyLayout == b.legacyLayout;
+    return {features.leaseTable, features.notBefore, features.extension, features.extensionsHidden,
+            features.legacyLayout};
 }
 
 // The engine's instants: ISO 8601, UTC, milliseconds, printed by the database.
@@ -260,7 +260,7 @@ void StatusPoller::connectNow()
     }
     const monitor::Access &access = std::get<monitor::Access>(opened);
     m_privileges = Privileges{access.canPause, access.canUnpause, qtext(access.readOnlyReason),
-                              qtext(access.schemaWarning), access.features};
+                              qtext(access.schemaWarning), featuresOf(access.features)};
     Q_EMIT privilegesChanged(m_privileges);
     Q_EMIT identified(readIdentity());
 
@@ -340,8 +340,8 @@ void StatusPoller::poll()
     const monitor::StatusRows &rows = std::get<monitor::StatusRows>(outcome);
     // An extension added or removed under this console (the reader probes now and then): the
     // window's controls follow without a reconnect.
-    if (!sameFeatures(rows.features, m_privileges.features)) {
-        m_privileges.features = rows.features;
+    if (featuresOf(rows.features) != m_privileges.features) {
+        m_privileges.features = featuresOf(rows.features);
         m_privileges.schemaWarning = qtext(monitor::extensionsSummary(rows.features));
         Q_EMIT privilegesChanged(m_privileges);
     }

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "schema/features.h"
+#include "core/extensionnotes.h"
 
 #include <QDateTime>
 #include <QList>
@@ -117,7 +117,7 @@ struct Privileges
     QString schemaWarning;
     // What the database offers beyond ADR-114's 0174 and 0175 (the extensions in leader_ext): the
     // console pauses and unpauses on the ADR's functions alone, and says what the rest needs.
-    schema::LeaseFeatures features;
+    DatabaseFeatures features;
 };
 
 } // namespace leader::console

@@ -1,6 +1,6 @@
 #include "agethresholds.h"
 
-#include "lease/roles.h"
+#include "core/leasefacts.h"
 
 #include <QSettings>
 
@@ -107,8 +107,7 @@ void AgeThresholds::load(QSettings &settings)
 {
     settings.beginGroup(QStringLiteral("thresholds"));
     QStringList roles = settings.childGroups();
-    for (const std::string_view known : lease::Roles) {
-        const QString role = QString::fromLatin1(known.data(), qsizetype(known.size()));
+    for (const QString &role : leaseRoles()) {
         if (!roles.contains(role))
             roles.append(role);
     }

@@ -1,6 +1,6 @@
 #include "holdertimeline.h"
 
-#include "lease/constants.h"
+#include "core/leasefacts.h"
 #include "models/plaintext.h"
 
 #include <QSet>
@@ -9,12 +9,6 @@
 #include <cmath>
 
 namespace leader::console {
-
-namespace {
-
-constexpr qint64 LeaseTtlMs = std::chrono::milliseconds(lease::LeaseTTL).count();
-
-} // namespace
 
 HolderTimeline::HolderTimeline(QObject *parent)
     : QAbstractTableModel(parent)
@@ -64,7 +58,7 @@ void HolderTimeline::append(const StatusSnapshot &snapshot, const QList<HolderCh
         const qint64 heartbeatMs
                 = status.expiresInSeconds
                           ? nowMs + qint64(std::llround(*status.expiresInSeconds * 1000.0))
-                                    - LeaseTtlMs
+                                    - leaseTtlMs()
                           : 0;
 
         if (state.openSeq >= 0) {

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "core/tickhistory.h"
 #include "core/timerule.h"
-#include "models/tickhistory.h"
 
 #include <QColor>
 #include <QHash>

@@ -1,7 +1,7 @@
 #include "drillchart.h"
 
 #include "chartscale.h"
-#include "models/tickhistory.h"
+#include "core/tickhistory.h"
 #include "models/tones.h"
 
 #include <QFontMetricsF>

@@ -1,6 +1,6 @@
 #include "failurepanel.h"
 
-#include "lease/roles.h"
+#include "core/leasefacts.h"
 #include "models/replicamodel.h"
 #include "tableview.h"
 
@@ -56,8 +56,7 @@ FailurePanel::FailurePanel(QAbstractItemModel *replicas, QWidget *parent)
     m_view->setFixedHeight(heightForRows(m_view, 3));
 
     m_panicRole->setObjectName(QStringLiteral("panicRole"));
-    for (const std::string_view role : lease::Roles)
-        m_panicRole->addItem(QString::fromLatin1(role.data(), qsizetype(role.size())));
+    m_panicRole->addItems(leaseRoles());
     m_panicStep->setObjectName(QStringLiteral("panicStep"));
     m_panicStep->setPlaceholderText(QStringLiteral("step (empty: the first)"));
 

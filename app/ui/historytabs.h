@@ -2,7 +2,7 @@
 
 #include "core/holderchange.h"
 #include "core/statustypes.h"
-#include "models/tickhistory.h"
+#include "core/tickhistory.h"
 
 #include <QTabWidget>
 

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "core/tickhistory.h"
 #include "models/holdertimeline.h"
-#include "models/tickhistory.h"
 
 #include <QPointer>
 #include <QWidget>

@@ -1,7 +1,7 @@
 #include "leftoverpausesbar.h"
 
 #include "core/consolesession.h"
-#include "lease/defaultwho.h"
+#include "core/leasefacts.h"
 #include "models/plaintext.h"
 #include "models/tones.h"
 
@@ -118,7 +118,7 @@ void LeftoverPausesBar::unpauseAll()
     m_unpausing = roles();
     m_error.clear();
     updateLine();
-    m_session->unpause(m_unpausing, QString::fromStdString(lease::defaultWho()),
+    m_session->unpause(m_unpausing, defaultWho(),
                        tr("paused in the demo's last run, unpaused at its start"));
 }
 

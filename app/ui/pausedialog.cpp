@@ -1,7 +1,7 @@
 #include "ui/pausedialog.h"
 
 #include "core/extensionnotes.h"
-#include "lease/defaultwho.h"
+#include "core/leasefacts.h"
 #include "ui/dialogfit.h"
 
 #include <QComboBox>
@@ -78,7 +78,7 @@ PauseDialog::~PauseDialog() = default;
 
 QString PauseDialog::defaultWho()
 {
-    return QString::fromStdString(lease::defaultWho());
+    return console::defaultWho();
 }
 
 QString PauseDialog::atTimeText() const
@@ -314,7 +314,7 @@ void PauseDialog::setTypedConfirmation(bool required)
     m_confirmButton->setEnabled(canConfirm());
 }
 
-void PauseDialog::setFeatures(const schema::LeaseFeatures &features)
+void PauseDialog::setFeatures(const DatabaseFeatures &features)
 {
     const QString endNeeds = extensionNeeded(features, ExtensionFeature::PauseEnd);
     m_endsOffered = endNeeds.isEmpty();

@@ -62,13 +62,13 @@ public:
     // What the database offers: without the pause log (extension 0177) a pause has no end and an
     // unpause records no who or why (the ADR's leader_pause and leader_unpause), so those controls
     // are disabled with the line saying what they need beside them.
-    void setFeatures(const schema::LeaseFeatures &features);
+    void setFeatures(const DatabaseFeatures &features);
 
     bool isConfirming() const; // the confirmation page is showing
     bool canContinue() const;  // Pause: who, why and an end in the future given
     bool canConfirm() const;   // and, on production, the names typed
 
-    // leaderctl's default too: lease::defaultWho().
+    // leaderctl's default too: defaultWho() (core/leasefacts.h).
     static QString defaultWho();
 
     void done(int result) override; // Accepted only from the confirm button

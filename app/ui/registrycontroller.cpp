@@ -2,9 +2,9 @@
 
 #include "connectioncontroller.h"
 #include "core/consolesession.h"
+#include "core/extensionnotes.h"
 #include "core/timerule.h"
 #include "models/registrymodel.h"
-#include "schema/features.h"
 #include "tableview.h"
 
 #include <QHeaderView>
@@ -92,8 +92,7 @@ void RegistryController::setRegistry(const RegistrySnapshot &registry)
         m_readAt.clear();
         m_model->setReplicas({});
         QString line = registry.unavailable.isEmpty()
-                               ? QString::fromStdString(schema::extensionNeeded(
-                                       "the replica registry", schema::Extension::ReplicaRegistry))
+                               ? extensionNeeded(ExtensionFeature::ReplicaRegistry)
                                : registry.unavailable;
         line[0] = line[0].toUpper();
         m_unavailable->setText(line);

@@ -132,7 +132,7 @@ void SessionStatusBar::showStale()
     m_drift->setText(tr("db clock —"));
 }
 
-void SessionStatusBar::showFeatures(const schema::LeaseFeatures &features)
+void SessionStatusBar::showFeatures(const DatabaseFeatures &features)
 {
     m_expiryOnly = extensionNeeded(features, ExtensionFeature::TakeoverAtDeath);
     if (!m_expiryOnly.isEmpty())

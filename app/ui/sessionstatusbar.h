@@ -29,7 +29,7 @@ public:
     void showPollProblem(const QString &message);
     // The database's extensions, at connect: without the takeover at a holder's death (0179) the
     // early take's place says a role is taken at its lease's expiry, and what the rest needs.
-    void showFeatures(const schema::LeaseFeatures &features);
+    void showFeatures(const DatabaseFeatures &features);
 
     // The rows went stale: "poll —" and "db clock —" until the next showSnapshot().
     void showStale();

@@ -1,6 +1,6 @@
 #include "takeoverspane.h"
 
-#include "lease/roles.h"
+#include "core/leasefacts.h"
 #include "models/failovermodel.h"
 #include "tableview.h"
 
@@ -16,9 +16,9 @@ namespace {
 QString longestRole()
 {
     QString longest;
-    for (const std::string_view role : lease::Roles) {
-        if (qsizetype(role.size()) > longest.size())
-            longest = QString::fromLatin1(role.data(), qsizetype(role.size()));
+    for (const QString &role : leaseRoles()) {
+        if (role.size() > longest.size())
+            longest = role;
     }
     return longest;
 }

@@ -12,7 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-namespace bench::chaos {
+namespace chaosbench {
 
 namespace {
 
@@ -182,4 +182,4 @@ void IdleCutProxy::run()
     }
 }
 
-} // namespace bench::chaos
+} // namespace chaosbench

@@ -3,7 +3,7 @@
 #include "pg/connection.h"
 #include "pg/error.h"
 
-namespace bench::chaos {
+namespace chaosbench {
 
 namespace {
 
@@ -64,4 +64,4 @@ void LeaseWatch::loop()
     }
 }
 
-} // namespace bench::chaos
+} // namespace chaosbench

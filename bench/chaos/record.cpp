@@ -1,11 +1,9 @@
 #include "record.h"
 
-#include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <iterator>
 
-namespace bench::chaos {
+namespace chaosbench {
 
 double wallClock()
 {
@@ -13,14 +11,61 @@ double wallClock()
             .count();
 }
 
-bool isDatabaseFault(Fault kind)
+std::string_view faultName(FaultKind kind)
 {
-    return std::ranges::find(DatabaseFaultKinds, kind) != std::end(DatabaseFaultKinds);
+    switch (kind) {
+    case FaultKind::SigKill:
+        return "sigkill";
+    case FaultKind::SigTerm:
+        return "sigterm";
+    case FaultKind::SigStop:
+        return "sigstop";
+    case FaultKind::Freeze:
+        return "freeze";
+    case FaultKind::Sever:
+        return "sever";
+    case FaultKind::Slow:
+        return "slow";
+    case FaultKind::Panic:
+        return "panic";
+    case FaultKind::PgRestart:
+        return "pg-restart";
+    case FaultKind::PgCrash:
+        return "pg-crash";
+    case FaultKind::BouncerRestart:
+        return "bouncer-restart";
+    case FaultKind::BouncerReconnect:
+        return "bouncer-reconnect";
+    case FaultKind::Failover:
+        return "failover";
+    case FaultKind::IdleTimeout:
+        return "idle-timeout";
+    case FaultKind::Reaper:
+        return "reaper";
+    case FaultKind::IdleProxy:
+        return "idle-proxy";
+    case FaultKind::Partition:
+        return "partition";
+    }
+    return "?";
 }
 
-bool isSessionEvent(Fault kind)
+bool isDatabaseFault(FaultKind kind)
 {
-    return std::ranges::find(SessionEventKinds, kind) != std::end(SessionEventKinds);
+    for (const FaultKind database : DatabaseFaultKinds) {
+        if (kind == database)
+            return true;
+    }
+    return false;
+}
+
+bool isSessionEvent(FaultKind kind)
+{
+    for (const FaultKind session : SessionEventKinds) {
+        if (kind == session)
+            return true;
+    }
+    return false;
 }
 
 std::string SlotSetup::describe() const
@@ -38,4 +83,4 @@ std::string SlotSetup::describe() const
     return text + ")";
 }
 
-} // namespace bench::chaos
+} // namespace chaosbench

@@ -1,14 +1,13 @@
 #pragma once
 
 #include "chaos.h"
-#include "jsonwriter.h"
 #include "options.h"
 
 #include <filesystem>
 #include <ostream>
 #include <string>
 
-namespace bench::chaos {
+namespace chaosbench {
 
 struct ReportContext
 {
@@ -20,7 +19,9 @@ struct ReportContext
 // The figures, the checks and the reproduce line, for stdout.
 void printReport(std::ostream &out, const RunResults &results, const ReportContext &context);
 
-// Every setting, fault and database event, the figures and the checks, as one JSON object.
-void writeJson(JsonWriter &json, const RunResults &results, const ReportContext &context);
+// The settings, every fault and database event, the figures and the checks. Throws
+// std::runtime_error when the file cannot be written.
+void writeJson(const std::filesystem::path &file, const RunResults &results,
+               const ReportContext &context);
 
-} // namespace bench::chaos
+} // namespace chaosbench

@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-namespace bench::chaos {
+namespace chaosbench {
 
 using namespace std::chrono_literals;
 
@@ -25,8 +25,12 @@ int runToEnd(const std::vector<std::string> &argv, const std::filesystem::path &
     const int output = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     if (output < 0)
         throw std::system_error(errno, std::generic_category(), log.string());
+    // Everything the child needs is prepared before fork: after it, only async-signal-safe calls.
     std::vector<std::string> words = argv;
-    const std::vector<char *> args = bench::execArguments(words);
+    std::vector<char *> args;
+    for (std::string &word : words)
+        args.push_back(word.data());
+    args.push_back(nullptr);
     const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0) {
@@ -35,7 +39,7 @@ int runToEnd(const std::vector<std::string> &argv, const std::filesystem::path &
         throw std::system_error(error, std::generic_category(), "fork");
     }
     if (pid == 0) {
-        bench::prepareChild(parent);
+        failoverbench::prepareChild(parent);
         const int devNull = ::open("/dev/null", O_RDONLY);
         if (devNull < 0 || ::dup2(devNull, STDIN_FILENO) < 0 || ::dup2(output, STDOUT_FILENO) < 0
             || ::dup2(output, STDERR_FILENO) < 0)
@@ -125,4 +129,4 @@ std::optional<double> writableAt(const std::string &url)
     }
 }
 
-} // namespace bench::chaos
+} // namespace chaosbench

@@ -4,8 +4,8 @@
 // append + refresh (what every poll does), and append + refresh + paint. Prints median, p95 and
 // max in ms (target < 16 ms), the resident memory after the day, and how to reproduce.
 
+#include "core/tickhistory.h"
 #include "models/holdertimeline.h"
-#include "models/tickhistory.h"
 #include "ui/agechart.h"
 #include "ui/holdertimelineview.h"
 

@@ -10,7 +10,7 @@
 // reproduce.
 
 #include "core/historystore.h"
-#include "models/tickhistory.h"
+#include "core/tickhistory.h"
 #include "ui/agechart.h"
 
 #include <QApplication>

@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-namespace bench::failover {
+namespace failoverbench {
 
 namespace {
 
@@ -145,4 +145,4 @@ ReplicaSet::stopAll(std::chrono::milliseconds timeout)
     return ended;
 }
 
-} // namespace bench::failover
+} // namespace failoverbench

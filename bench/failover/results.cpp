@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
-namespace bench::failover {
+namespace failoverbench {
 
 const std::vector<MetricInfo> &metricsFor(Fault fault, Design design)
 {
@@ -37,7 +37,18 @@ const std::vector<MetricInfo> &metricsFor(Fault fault, Design design)
         return fault == Fault::SigTerm ? advisorySigterm
                : fault == Fault::Pause ? none
                                        : advisoryDead;
-    return fault == Fault::SigTerm ? sigterm : fault == Fault::Pause ? pause : dead;
+    switch (fault) {
+    case Fault::SigTerm:
+        return sigterm;
+    case Fault::Pause:
+        return pause;
+    case Fault::SigKill:
+    case Fault::SigStop:
+    case Fault::Freeze:
+    case Fault::Sever:
+        break;
+    }
+    return dead;
 }
 
 std::vector<double> FaultResults::samples(std::string_view metric) const
@@ -85,4 +96,4 @@ std::int64_t FaultResults::victimClaimsAfterResume() const
                            });
 }
 
-} // namespace bench::failover
+} // namespace failoverbench

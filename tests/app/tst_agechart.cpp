@@ -3,7 +3,7 @@
 // axis. The chart follows the palette's lightness.
 
 #include "core/holderchange.h"
-#include "models/tickhistory.h"
+#include "core/tickhistory.h"
 #include "models/tones.h"
 #include "ui/agechart.h"
 

@@ -3,7 +3,7 @@
 // not overlap even when the events are milliseconds apart, and the drilled role drawn on top.
 
 #include "core/drillreport.h"
-#include "models/tickhistory.h"
+#include "core/tickhistory.h"
 #include "models/tones.h"
 #include "ui/drillchart.h"
 

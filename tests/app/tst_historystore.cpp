@@ -6,7 +6,7 @@
 
 #include "core/connectionprofile.h"
 #include "core/historystore.h"
-#include "models/tickhistory.h"
+#include "core/tickhistory.h"
 #include "ui/preferencescontroller.h"
 #include "ui/preferencesdialog.h"
 

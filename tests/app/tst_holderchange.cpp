@@ -7,10 +7,10 @@
 
 #include "core/connectionprofile.h"
 #include "core/holderchange.h"
-#include "core/statusdiff.h"
 #include "core/statuspoller.h"
 #include "lease/constants.h"
 #include "lease/statements.h"
+#include "models/statusdiff.h"
 #include "schema/migrations.h"
 #include "testdatabase.h"
 

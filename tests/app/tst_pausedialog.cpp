@@ -1,4 +1,5 @@
 #include "fitcheck.h"
+#include "schema/features.h"
 #include "ui/pausedialog.h"
 
 #include <QComboBox>
@@ -33,12 +34,12 @@ T *child(const QWidget &parent, const char *name)
 const QString target = QStringLiteral("console@db.example.com:5432/hardcount");
 
 // A database with ADR-114's 0174 and 0175 only, and one with every extension.
-leader::schema::LeaseFeatures adrOnly()
+leader::console::DatabaseFeatures adrOnly()
 {
     return {.leaseTable = true, .notBefore = true, .extension = 0, .legacyLayout = false};
 }
 
-leader::schema::LeaseFeatures complete()
+leader::console::DatabaseFeatures complete()
 {
     return {.leaseTable = true,
             .notBefore = true,
@@ -584,7 +585,7 @@ void tst_PauseDialog::withThePauseLogNothingIsDisabled()
 // the line names the login's roles instead. Checked to fail with extensionsHidden ignored.
 void tst_PauseDialog::aLoginThatMayNotReadTheExtensionsIsToldSo()
 {
-    leader::schema::LeaseFeatures hidden = adrOnly();
+    leader::console::DatabaseFeatures hidden = adrOnly();
     hidden.extensionsHidden = true;
     PauseDialog dialog(PauseDialog::Mode::Pause, {QStringLiteral("billing")}, target);
     dialog.setFeatures(hidden);

@@ -3,9 +3,9 @@
 // an unpaused role that does not run warns and alerts by the time since its pause ended.
 
 #include "agepolls.h"
-#include "core/statusdiff.h"
 #include "models/agethresholds.h"
 #include "models/health.h"
+#include "models/statusdiff.h"
 
 #include <QTest>
 

@@ -6,10 +6,10 @@
 
 #include "agepolls.h"
 #include "core/demotypes.h"
-#include "core/statusdiff.h"
 #include "core/statuspoller.h"
 #include "models/agethresholds.h"
 #include "models/health.h"
+#include "models/statusdiff.h"
 #include "models/statusmodel.h"
 #include "models/tones.h"
 #include "pg/connection.h"

@@ -2,7 +2,7 @@
 // must end at the latest database time, markers must follow pauses and holder changes, and a
 // day of 1 s polls for five roles must stay small.
 
-#include "models/tickhistory.h"
+#include "core/tickhistory.h"
 
 #include <QStandardPaths>
 #include <QtTest>

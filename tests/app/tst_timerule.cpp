@@ -4,12 +4,12 @@
 // QAbstractItemModelTester, and a switch announces exactly the time headers and cells.
 
 #include "core/statusexport.h"
+#include "core/tickhistory.h"
 #include "core/timerule.h"
 #include "models/eventlogmodel.h"
 #include "models/failovermodel.h"
 #include "models/holdertimeline.h"
 #include "models/statusmodel.h"
-#include "models/tickhistory.h"
 #include "ui/agechart.h"
 #include "ui/holdertimelineview.h"
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace bench {
+namespace failoverbench {
 
 double nearestRank(const std::vector<double> &sorted, int percentile)
 {
@@ -25,4 +25,4 @@ std::optional<Summary> summarize(std::vector<double> samples)
                    .max = samples.back()};
 }
 
-} // namespace bench
+} // namespace failoverbench

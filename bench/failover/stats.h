@@ -4,7 +4,7 @@
 #include <optional>
 #include <vector>
 
-namespace bench {
+namespace failoverbench {
 
 struct Summary
 {
@@ -21,4 +21,4 @@ double nearestRank(const std::vector<double> &sorted, int percentile);
 // nullopt for no samples.
 std::optional<Summary> summarize(std::vector<double> samples);
 
-} // namespace bench
+} // namespace failoverbench

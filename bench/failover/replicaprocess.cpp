@@ -18,7 +18,7 @@
 #include <sys/prctl.h>
 #endif
 
-namespace bench {
+namespace failoverbench {
 
 namespace {
 
@@ -113,15 +113,6 @@ void prepareChild(int parent)
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
 }
 
-std::vector<char *> execArguments(std::vector<std::string> &words)
-{
-    std::vector<char *> args;
-    for (std::string &word : words)
-        args.push_back(word.data());
-    args.push_back(nullptr);
-    return args;
-}
-
 ReplicaProcess::ReplicaProcess(const std::vector<std::string> &argv,
                                const std::filesystem::path &stderrLog,
                                const std::filesystem::path &stdoutCopy, LineHandler onLine)
@@ -144,8 +135,12 @@ ReplicaProcess::ReplicaProcess(const std::vector<std::string> &argv,
     if (errorLog.get() < 0)
         throwErrno(stderrLog.string());
 
+    // Everything the child needs is prepared before fork: after it, only async-signal-safe calls.
     std::vector<std::string> words = argv;
-    const std::vector<char *> args = execArguments(words);
+    std::vector<char *> args;
+    for (std::string &word : words)
+        args.push_back(word.data());
+    args.push_back(nullptr);
     const pid_t parent = ::getpid();
 
     const pid_t pid = ::fork();
@@ -334,4 +329,4 @@ std::string sendControl(const std::filesystem::path &socketPath, const std::stri
     return reply;
 }
 
-} // namespace bench
+} // namespace failoverbench
