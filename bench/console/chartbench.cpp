@@ -4,6 +4,7 @@
 // append + refresh (what every poll does), and append + refresh + paint. Prints median, p95 and
 // max in ms (target < 16 ms), the resident memory after the day, and how to reproduce.
 
+#include "consolebench.h"
 #include "core/tickhistory.h"
 #include "models/holdertimeline.h"
 #include "ui/agechart.h"
@@ -13,9 +14,7 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QElapsedTimer>
-#include <QFile>
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QJsonObject>
 
 #include <algorithm>
@@ -23,82 +22,12 @@
 #include <fstream>
 #include <string>
 
+using namespace consolebench;
 using namespace leader::console;
 
 namespace {
 
 const QDateTime Base = QDateTime(QDate(2026, 1, 1), QTime(0, 0), Qt::UTC);
-
-struct RoleSpec
-{
-    QString name;
-    int interval; // s, as the demo configures it
-    int tick;     // s of simulated work
-};
-
-const QList<RoleSpec> Roles{{QStringLiteral("billing"), 60, 30},
-                            {QStringLiteral("dunning"), 10, 3},
-                            {QStringLiteral("email_outbox"), 2, 1},
-                            {QStringLiteral("webhook_delivery"), 2, 1},
-                            {QStringLiteral("webhook_outbox"), 2, 1}};
-const QString Successor = QStringLiteral("bench:9:99999999");
-
-QString holderOf(qint64 n)
-{
-    return QStringLiteral("bench:%1:0000000%1").arg(n % 3);
-}
-
-// Billing's holder dies 20 s into a tick every 4 h; the successor finishes it.
-bool isTakeover(const RoleSpec &spec, qint64 tickIndex)
-{
-    return spec.name == QLatin1String("billing") && tickIndex % 240 == 100;
-}
-
-// A poll at second s: saw-tooth ages, dunning paused 10 min every 6 h, billing takeovers.
-StatusSnapshot poll(qint64 s)
-{
-    StatusSnapshot snapshot;
-    snapshot.databaseTime = Base.addSecs(s);
-    snapshot.receivedAt = snapshot.databaseTime;
-    for (qsizetype i = 0; i < Roles.size(); ++i) {
-        const RoleSpec &spec = Roles.at(i);
-        RoleStatus status;
-        status.role = spec.name;
-        const qint64 tickIndex = s / spec.interval;
-        const qint64 phase = s % spec.interval;
-        const qint64 inDay = s % (6 * 3600);
-        if (spec.name == QLatin1String("dunning") && inDay >= 3600 && inDay < 4200) {
-            status.state = leader::console::RoleState::Paused;
-            status.pausedAt = Base.addSecs(s - inDay + 3600);
-            status.pausedBy = QStringLiteral("bench");
-            status.pauseReason = QStringLiteral("simulated maintenance");
-            status.lastTickAgeSeconds = double(inDay - 3600 + 7);
-        } else if (phase < spec.tick) {
-            status.state = leader::console::RoleState::Led;
-            status.holderId = holderOf(tickIndex + i);
-            status.token = tickIndex * 2;
-            status.acquiredAt = Base.addSecs(s - phase);
-            status.expiresInSeconds = 9.0;
-            if (isTakeover(spec, tickIndex) && phase >= 20) {
-                status.holderId = Successor;
-                status.token = tickIndex * 2 + 1;
-                status.acquiredAt = Base.addSecs(s - phase + 20);
-            }
-            status.lastTickHolder
-                    = isTakeover(spec, tickIndex - 1) ? Successor : holderOf(tickIndex - 1 + i);
-            status.lastTickEndedAt = Base.addSecs((tickIndex - 1) * spec.interval + spec.tick);
-            status.lastTickAgeSeconds = double(phase + spec.interval - spec.tick);
-        } else {
-            status.state = leader::console::RoleState::Free;
-            status.lastTickHolder
-                    = isTakeover(spec, tickIndex) ? Successor : holderOf(tickIndex + i);
-            status.lastTickEndedAt = Base.addSecs(tickIndex * spec.interval + spec.tick);
-            status.lastTickAgeSeconds = double(phase - spec.tick);
-        }
-        snapshot.roles.append(status);
-    }
-    return snapshot;
-}
 
 double vmRssMb()
 {
@@ -111,31 +40,11 @@ double vmRssMb()
     return -1;
 }
 
-struct Stats
-{
-    double median = 0;
-    double p95 = 0;
-    double max = 0;
-};
-
-Stats statsOf(QList<double> samples)
-{
-    std::sort(samples.begin(), samples.end());
-    Stats stats;
-    if (samples.isEmpty())
-        return stats;
-    stats.median = samples.at(samples.size() / 2);
-    stats.p95 = samples.at(std::min<qsizetype>(samples.size() - 1, samples.size() * 95 / 100));
-    stats.max = samples.last();
-    return stats;
-}
-
 } // namespace
 
 int main(int argc, char **argv)
 {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
+    preferOffscreen();
     QApplication app(argc, argv);
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Times the age chart's update over a day."));
@@ -149,9 +58,7 @@ int main(int argc, char **argv)
     const QCommandLineOption hoursOption(QStringLiteral("hours"),
                                          QStringLiteral("Hours of history to simulate."),
                                          QStringLiteral("h"), QStringLiteral("24"));
-    const QCommandLineOption jsonOption(QStringLiteral("json"),
-                                        QStringLiteral("Also write the figures to FILE as JSON."),
-                                        QStringLiteral("file"));
+    const QCommandLineOption jsonOption = consolebench::jsonFileOption();
     const QCommandLineOption saveOption(
             QStringLiteral("save-images"),
             QStringLiteral("Also save the chart and the timeline of each window, as drawn before "
@@ -171,7 +78,7 @@ int main(int argc, char **argv)
     fillTimer.start();
     const qint64 seconds = qint64(hours) * 3600;
     for (qint64 s = 0; s < seconds; ++s) {
-        const StatusSnapshot snapshot = poll(s);
+        const StatusSnapshot snapshot = syntheticPoll(Base, s);
         const QList<HolderChange> changed = changes.append(snapshot);
         history.append(snapshot, changed);
         timeline.append(snapshot, changed);
@@ -192,7 +99,7 @@ int main(int argc, char **argv)
 
     std::printf("console-chartbench: %d h of 1 s polls x %lld roles, %lld markers (24 h), "
                 "%d spans; filled in %.0f ms\n",
-                hours, qlonglong(Roles.size()),
+                hours, qlonglong(SyntheticRoles),
                 qlonglong(history.markers(HistoryWindow::Day).size()), timeline.rowCount(), fillMs);
     std::printf("TickHistory ~%.2f MB; VmRSS %.1f MB at start, %.1f MB after the day with the "
                 "chart shown (target < 200 MB for the whole app)\n",
@@ -225,7 +132,7 @@ int main(int argc, char **argv)
             QList<double> samples;
             samples.reserve(iterations);
             for (int i = 0; i < iterations; ++i) {
-                const StatusSnapshot snapshot = poll(next);
+                const StatusSnapshot snapshot = syntheticPoll(Base, next);
                 QElapsedTimer timer;
                 timer.start();
                 if (c.append) {
@@ -269,16 +176,10 @@ int main(int argc, char **argv)
     std::printf("reproduce: %s\n", qPrintable(command));
 
     if (parser.isSet(jsonOption)) {
-        QFile file(parser.value(jsonOption));
-        if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
-            std::fprintf(stderr, "cannot write %s: %s\n", qPrintable(file.fileName()),
-                         qPrintable(file.errorString()));
-            return 1;
-        }
         const QJsonObject root{
                 {QStringLiteral("benchmark"), QStringLiteral("console-chartbench")},
                 {QStringLiteral("hours"), hours},
-                {QStringLiteral("roles"), int(Roles.size())},
+                {QStringLiteral("roles"), SyntheticRoles},
                 {QStringLiteral("max_points"), maxPoints},
                 {QStringLiteral("fill_ms"), fillMs},
                 {QStringLiteral("tickhistory_bytes"), double(history.approximateBytes())},
@@ -288,7 +189,8 @@ int main(int argc, char **argv)
                 {QStringLiteral("platform"), qEnvironmentVariable("QT_QPA_PLATFORM")},
                 {QStringLiteral("command"), command},
                 {QStringLiteral("results"), results}};
-        file.write(QJsonDocument(root).toJson());
+        if (!writeFigures(root, parser.value(jsonOption), "console-chartbench"))
+            return 1;
     }
     return 0;
 }

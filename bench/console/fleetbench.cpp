@@ -15,6 +15,7 @@
 // The URL (default LEADER_TEST_ADMIN_URL, as scripts/test-servers.sh writes it) is a login that
 // may create databases; the console and the replicas use it too.
 
+#include "consolebench.h"
 #include "core/connectionprofile.h"
 #include "core/consolesession.h"
 #include "core/statustypes.h"
@@ -29,7 +30,6 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QSet>
@@ -45,6 +45,7 @@
 #include <numeric>
 #include <vector>
 
+using namespace consolebench;
 using namespace leader::console;
 using namespace std::chrono_literals;
 
@@ -146,8 +147,7 @@ QJsonObject toJson(const Figures &figures)
 
 int main(int argc, char **argv)
 {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
+    preferOffscreen();
     // The history files and settings of this run stay out of the operator's own.
     QTemporaryDir home;
     if (!home.isValid()) {
@@ -191,9 +191,7 @@ int main(int argc, char **argv)
     const QCommandLineOption replicaBinaryOption(
             QStringLiteral("replica-binary"), QStringLiteral("The leader-replica to start."),
             QStringLiteral("path"), QStringLiteral(LEADER_REPLICA_PATH));
-    const QCommandLineOption jsonOption(QStringLiteral("json"),
-                                        QStringLiteral("Also write the figures to this file."),
-                                        QStringLiteral("file"));
+    const QCommandLineOption jsonOption = consolebench::jsonFileOption();
     parser.addOptions({serverOption, databasesOption, secondsOption, warmupOption, tickingOption,
                        replicasOption, showTabOption, replicaBinaryOption, jsonOption});
     parser.process(app);
@@ -422,13 +420,8 @@ int main(int argc, char **argv)
                 {QStringLiteral("vmrss_mb"), rssMb},
                 {QStringLiteral("vmhwm_mb"), hwmMb},
                 {QStringLiteral("command"), command.join(QLatin1Char(' '))}};
-        QFile file(parser.value(jsonOption));
-        if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)
-            || file.write(QJsonDocument(figures).toJson()) < 0) {
-            std::fprintf(stderr, "console-fleetbench: cannot write %s: %s\n",
-                         qPrintable(file.fileName()), qPrintable(file.errorString()));
+        if (!writeFigures(figures, parser.value(jsonOption), "console-fleetbench"))
             return 1;
-        }
     }
     return replicasAlive == int(replicas.size()) && minPolls > 0 ? 0 : 1;
 }

@@ -9,6 +9,7 @@
 // The file lives in a temporary XDG_DATA_HOME. Prints median, p95 and max in ms and how to
 // reproduce.
 
+#include "consolebench.h"
 #include "core/historystore.h"
 #include "core/tickhistory.h"
 #include "ui/agechart.h"
@@ -23,6 +24,7 @@
 #include <algorithm>
 #include <cstdio>
 
+using namespace consolebench;
 using namespace leader::console;
 
 namespace {
@@ -72,31 +74,11 @@ QList<HolderChange> changesAt(qint64 s)
     return {change};
 }
 
-struct Stats
-{
-    double median = 0;
-    double p95 = 0;
-    double max = 0;
-};
-
-Stats statsOf(QList<double> samples)
-{
-    std::sort(samples.begin(), samples.end());
-    Stats stats;
-    if (samples.isEmpty())
-        return stats;
-    stats.median = samples.at(samples.size() / 2);
-    stats.p95 = samples.at(std::min<qsizetype>(samples.size() - 1, samples.size() * 95 / 100));
-    stats.max = samples.last();
-    return stats;
-}
-
 } // namespace
 
 int main(int argc, char **argv)
 {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
+    preferOffscreen();
     QTemporaryDir dataHome;
     if (!dataHome.isValid()) {
         std::fprintf(stderr, "console-historybench: cannot create a temporary directory\n");

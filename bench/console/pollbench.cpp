@@ -7,15 +7,14 @@
 // The URL defaults to DATABASE_URL, then the PG* variables. The login needs SELECT on
 // leader_status (hardcount_monitor is enough).
 
+#include "consolebench.h"
 #include "core/connectionprofile.h"
 #include "core/statuspoller.h"
 #include "pg/conninfo.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
-#include <QFile>
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QJsonObject>
 #include <QThread>
 #include <QTimer>
@@ -93,9 +92,7 @@ int main(int argc, char *argv[])
     const QCommandLineOption pollsOption(QStringLiteral("polls"),
                                          QStringLiteral("How many polls (default 1000)."),
                                          QStringLiteral("n"), QStringLiteral("1000"));
-    const QCommandLineOption jsonOption(QStringLiteral("json"),
-                                        QStringLiteral("Also write the figures to this file."),
-                                        QStringLiteral("file"));
+    const QCommandLineOption jsonOption = consolebench::jsonFileOption();
     parser.addOptions({databaseOption, pollsOption, jsonOption});
     parser.process(app);
 
@@ -199,13 +196,8 @@ int main(int argc, char *argv[])
                 {QStringLiteral("p99_ms"), p99},
                 {QStringLiteral("max_ms"), max},
                 {QStringLiteral("command"), command.join(QLatin1Char(' '))}};
-        QFile file(parser.value(jsonOption));
-        if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)
-            || file.write(QJsonDocument(figures).toJson()) < 0) {
-            std::fprintf(stderr, "console-pollbench: cannot write %s: %s\n",
-                         qPrintable(file.fileName()), qPrintable(file.errorString()));
+        if (!consolebench::writeFigures(figures, parser.value(jsonOption), "console-pollbench"))
             return 1;
-        }
     }
     return 0;
 }

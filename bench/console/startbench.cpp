@@ -8,6 +8,7 @@
 //    shown offscreen, fed 86 400 synthetic 1 s polls through onSnapshot().
 // Prints median, p95 and max in ms, VmRSS before, after and at peak, and how to reproduce.
 
+#include "consolebench.h"
 #include "core/commandline.h"
 #include "core/consolesession.h"
 #include "core/statustypes.h"
@@ -21,7 +22,6 @@
 #include <QEventLoop>
 #include <QFile>
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QJsonObject>
 #include <QStandardPaths>
 #include <QTableView>
@@ -33,6 +33,7 @@
 #include <optional>
 #include <string>
 
+using namespace consolebench;
 using namespace leader::console;
 
 namespace {
@@ -40,25 +41,6 @@ namespace {
 constexpr int StartTimeoutMs = 180000;
 constexpr int ShutdownTimeoutMs = 120000;
 constexpr qint64 DaySeconds = 24 * 3600;
-
-struct Stats
-{
-    double median = 0;
-    double p95 = 0;
-    double max = 0;
-};
-
-Stats statsOf(QList<double> samples)
-{
-    std::sort(samples.begin(), samples.end());
-    Stats stats;
-    if (samples.isEmpty())
-        return stats;
-    stats.median = samples.at(samples.size() / 2);
-    stats.p95 = samples.at(std::min<qsizetype>(samples.size() - 1, samples.size() * 95 / 100));
-    stats.max = samples.last();
-    return stats;
-}
 
 QJsonObject toJson(const Stats &stats)
 {
@@ -174,85 +156,11 @@ std::optional<QString> runStart(const QString &directory, StartRun *run)
     return std::nullopt;
 }
 
-struct RoleSpec
-{
-    QString name;
-    int interval; // s, as the demo configures it
-    int tick;     // s of simulated work
-};
-
-const QList<RoleSpec> Roles{{QStringLiteral("billing"), 60, 30},
-                            {QStringLiteral("dunning"), 10, 3},
-                            {QStringLiteral("email_outbox"), 2, 1},
-                            {QStringLiteral("webhook_delivery"), 2, 1},
-                            {QStringLiteral("webhook_outbox"), 2, 1}};
-const QString Successor = QStringLiteral("bench:9:99999999");
-
-QString holderOf(qint64 n)
-{
-    return QStringLiteral("bench:%1:0000000%1").arg(n % 3);
-}
-
-// Billing's holder dies 20 s into a tick every 4 h; the successor finishes it.
-bool isTakeover(const RoleSpec &spec, qint64 tickIndex)
-{
-    return spec.name == QLatin1String("billing") && tickIndex % 240 == 100;
-}
-
-// A poll at second s after base: saw-tooth ages, dunning paused 10 min every 6 h, billing
-// takeovers.
-StatusSnapshot poll(const QDateTime &base, qint64 s)
-{
-    StatusSnapshot snapshot;
-    snapshot.databaseTime = base.addSecs(s);
-    snapshot.receivedAt = snapshot.databaseTime;
-    snapshot.roundTripMs = 0.5;
-    for (qsizetype i = 0; i < Roles.size(); ++i) {
-        const RoleSpec &spec = Roles.at(i);
-        RoleStatus status;
-        status.role = spec.name;
-        const qint64 tickIndex = s / spec.interval;
-        const qint64 phase = s % spec.interval;
-        const qint64 inDay = s % (6 * 3600);
-        if (spec.name == QLatin1String("dunning") && inDay >= 3600 && inDay < 4200) {
-            status.state = leader::console::RoleState::Paused;
-            status.pausedAt = base.addSecs(s - inDay + 3600);
-            status.pausedBy = QStringLiteral("bench");
-            status.pauseReason = QStringLiteral("simulated maintenance");
-            status.lastTickAgeSeconds = double(inDay - 3600 + 7);
-        } else if (phase < spec.tick) {
-            status.state = leader::console::RoleState::Led;
-            status.holderId = holderOf(tickIndex + i);
-            status.token = tickIndex * 2;
-            status.acquiredAt = base.addSecs(s - phase);
-            status.expiresInSeconds = 9.0;
-            if (isTakeover(spec, tickIndex) && phase >= 20) {
-                status.holderId = Successor;
-                status.token = tickIndex * 2 + 1;
-                status.acquiredAt = base.addSecs(s - phase + 20);
-            }
-            status.lastTickHolder
-                    = isTakeover(spec, tickIndex - 1) ? Successor : holderOf(tickIndex - 1 + i);
-            status.lastTickEndedAt = base.addSecs((tickIndex - 1) * spec.interval + spec.tick);
-            status.lastTickAgeSeconds = double(phase + spec.interval - spec.tick);
-        } else {
-            status.state = leader::console::RoleState::Free;
-            status.lastTickHolder
-                    = isTakeover(spec, tickIndex) ? Successor : holderOf(tickIndex + i);
-            status.lastTickEndedAt = base.addSecs(tickIndex * spec.interval + spec.tick);
-            status.lastTickAgeSeconds = double(phase - spec.tick);
-        }
-        snapshot.roles.append(status);
-    }
-    return snapshot;
-}
-
 } // namespace
 
 int main(int argc, char **argv)
 {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
+    preferOffscreen();
     QApplication app(argc, argv);
     QStandardPaths::setTestModeEnabled(true);
 
@@ -268,9 +176,7 @@ int main(int argc, char **argv)
     const QCommandLineOption runsOption(QStringLiteral("runs"),
                                         QStringLiteral("Counted start-ups, after one warm-up."),
                                         QStringLiteral("n"), QStringLiteral("5"));
-    const QCommandLineOption jsonOption(QStringLiteral("json"),
-                                        QStringLiteral("Also write the figures to FILE as JSON."),
-                                        QStringLiteral("file"));
+    const QCommandLineOption jsonOption = consolebench::jsonFileOption();
     const QCommandLineOption skipStartupOption(QStringLiteral("skip-startup"),
                                                QStringLiteral("Do not time the start-up."));
     const QCommandLineOption skipMemoryOption(QStringLiteral("skip-memory"),
@@ -387,7 +293,9 @@ int main(int argc, char **argv)
         QElapsedTimer timer;
         timer.start();
         for (qint64 s = 0; s < DaySeconds; ++s) {
-            Q_EMIT session->snapshot(poll(base, s));
+            StatusSnapshot snapshot = syntheticPoll(base, s);
+            snapshot.roundTripMs = 0.5;
+            Q_EMIT session->snapshot(snapshot);
             if (s % 1000 == 999)
                 QCoreApplication::processEvents();
         }
@@ -397,7 +305,7 @@ int main(int argc, char **argv)
         const double hwm = procStatusMb("VmHWM");
         std::printf("memory: MainWindow (database mode, not connected) fed %lld synthetic 1 s "
                     "polls x %lld roles through onSnapshot in %.0f ms\n",
-                    qlonglong(DaySeconds), qlonglong(Roles.size()), replayMs);
+                    qlonglong(DaySeconds), qlonglong(SyntheticRoles), replayMs);
         std::printf("VmRSS before the window %.1f MB, window shown %.1f MB, after 24 h %.1f MB, "
                     "peak (VmHWM) %.1f MB (target < 200 MB)\n",
                     rssBefore, rssShown, rssAfter, hwm);
@@ -405,7 +313,7 @@ int main(int argc, char **argv)
                     "the replay mostly exercises the stored history\n");
         root.insert(QStringLiteral("memory"),
                     QJsonObject{{QStringLiteral("snapshots"), double(DaySeconds)},
-                                {QStringLiteral("roles"), int(Roles.size())},
+                                {QStringLiteral("roles"), SyntheticRoles},
                                 {QStringLiteral("replay_ms"), replayMs},
                                 {QStringLiteral("vmrss_mb_before"), rssBefore},
                                 {QStringLiteral("vmrss_mb_window_shown"), rssShown},
@@ -415,14 +323,8 @@ int main(int argc, char **argv)
     }
 
     std::printf("reproduce: %s\n", qPrintable(command));
-    if (parser.isSet(jsonOption)) {
-        QFile file(parser.value(jsonOption));
-        if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
-            std::fprintf(stderr, "cannot write %s: %s\n", qPrintable(file.fileName()),
-                         qPrintable(file.errorString()));
-            return 1;
-        }
-        file.write(QJsonDocument(root).toJson());
-    }
+    if (parser.isSet(jsonOption)
+        && !writeFigures(root, parser.value(jsonOption), "console-startbench"))
+        return 1;
     return 0;
 }
