@@ -1,6 +1,7 @@
 #include "analysis.h"
 
 #include "lease/constants.h"
+#include "text.h"
 
 #include <algorithm>
 #include <charconv>
@@ -8,11 +9,11 @@
 #include <limits>
 #include <tuple>
 
-namespace chaosbench {
+namespace bench::chaos {
 
 namespace {
 
-using failoverbench::ReplicaEvent;
+using bench::ReplicaEvent;
 
 constexpr double Forever = std::numeric_limits<double>::infinity();
 constexpr double LeaseTtl = std::chrono::duration<double>(leader::lease::LeaseTTL).count();
@@ -28,13 +29,6 @@ constexpr double TakesPartWindow = 30.0;
 constexpr double HeldStatementSlack
         = std::chrono::duration<double>(leader::lease::StatementTimeout).count();
 
-std::string fixed(double value, int decimals = 1)
-{
-    char text[48];
-    std::snprintf(text, sizeof text, "%.*f", decimals, value);
-    return text;
-}
-
 double eventTime(const ReplicaEvent &event)
 {
     return event.dbTimeEpoch.value_or(event.receivedAt);
@@ -48,7 +42,7 @@ std::string tickText(const Tick &tick)
 
 std::string eventName(const DatabaseEvent &event)
 {
-    return std::string(faultName(event.kind)) + " " + std::to_string(event.number);
+    return std::string(nameOf(event.kind)) + " " + std::to_string(event.number);
 }
 
 const SlotSetup *slotOf(const RunRecord &record, const std::string &replica)
@@ -82,7 +76,7 @@ bool overlapsOutage(const Tick &tick, const DatabaseEvent &event, Path path)
 
 bool overlapsReplicaFault(const Tick &tick, const ReplicaFault &fault, double runEnd)
 {
-    if (fault.pid != tick.pid || fault.kind == FaultKind::Panic)
+    if (fault.pid != tick.pid || fault.kind == Fault::Panic)
         return false;
     const double end = tick.endedAt.value_or(Forever);
     return fault.at <= end && fault.endedAt.value_or(runEnd) + LeaseTtl >= tick.acquiredAt;
@@ -130,7 +124,7 @@ void tokenCheck(const std::vector<Tick> &ticks, Verdicts &verdicts)
         std::string line = key.first + " token " + std::to_string(key.second) + " acquired by";
         for (const Tick *tick : acquisitions)
             line += " " + tick->replica + " (" + tick->holder + ") at "
-                    + failoverbench::formatTimestamp(tick->acquiredAt) + ";";
+                    + bench::formatTimestamp(tick->acquiredAt) + ";";
         line.pop_back();
         check.offending.push_back(line);
     }
@@ -169,12 +163,12 @@ void staleClaimCheck(const RunRecord &record, const std::vector<Tick> &ticks, Ve
         if (next == leases.end() || claim.fencedAt <= (*next)->acquiredAt)
             continue;
         if (++stale <= 20)
-            check.offending.push_back(
-                    claim.role + " claim under token " + std::to_string(claim.token) + " of "
-                    + lease->replica + " judged at "
-                    + failoverbench::formatTimestamp(claim.fencedAt) + ", after " + (*next)->replica
-                    + " acquired token " + std::to_string((*next)->token) + " at "
-                    + failoverbench::formatTimestamp((*next)->acquiredAt));
+            check.offending.push_back(claim.role + " claim under token "
+                                      + std::to_string(claim.token) + " of " + lease->replica
+                                      + " judged at " + bench::formatTimestamp(claim.fencedAt)
+                                      + ", after " + (*next)->replica + " acquired token "
+                                      + std::to_string((*next)->token) + " at "
+                                      + bench::formatTimestamp((*next)->acquiredAt));
     }
     verdicts.claims = static_cast<std::int64_t>(record.claims.size());
     verdicts.staleAccepted = stale;
@@ -224,14 +218,14 @@ void recoveryChecks(const RunRecord &record, const std::vector<Tick> &ticks, Ver
                 again.holds = false;
                 again.offending.push_back(eventName(event) + ": " + role.role
                                           + " completed no tick acquired in the "
-                                          + fixed(until - back) + " s until "
+                                          + fixed(until - back, 1) + " s until "
                                           + (i + 1 < events.size() ? "the next event" : "the end"));
             } else {
                 slowest = std::max(slowest, *recovery.seconds);
                 if (*recovery.seconds > recovery.target) {
                     soon.holds = false;
                     soon.offending.push_back(eventName(event) + ": " + role.role + " ticked again "
-                                             + fixed(*recovery.seconds)
+                                             + fixed(*recovery.seconds, 1)
                                              + " s after the database was back (target "
                                              + fixed(recovery.target, 0) + " s)");
                 }
@@ -267,7 +261,7 @@ void lostTickChecks(const RunRecord &record, const std::vector<Tick> &ticks, Ver
 {
     std::vector<ArmedPanic> panics;
     for (const ReplicaFault &fault : record.replicaFaults) {
-        if (fault.kind == FaultKind::Panic)
+        if (fault.kind == Fault::Panic)
             panics.push_back({&fault});
     }
     verdicts.panicsInjected = static_cast<int>(panics.size());
@@ -297,7 +291,7 @@ void lostTickChecks(const RunRecord &record, const std::vector<Tick> &ticks, Ver
             if (!panicExplains) {
                 ++falsePanics;
                 panicked.offending.push_back(tickText(tick) + " acquired at "
-                                             + failoverbench::formatTimestamp(tick.acquiredAt)
+                                             + bench::formatTimestamp(tick.acquiredAt)
                                              + " ended failed with no panic injected");
             }
         }
@@ -327,14 +321,14 @@ void lostTickChecks(const RunRecord &record, const std::vector<Tick> &ticks, Ver
             ++verdicts.lostExplained;
             continue;
         }
-        lost.offending.push_back(tickText(tick) + " acquired "
-                                 + (before ? fixed(tick.acquiredAt - *reachableFor(*before, path))
-                                                     + " s after " + eventName(*before)
-                                                     + " was back on its path"
-                                           : "at " + failoverbench::formatTimestamp(tick.acquiredAt)
-                                                     + " with no database event before it")
-                                 + ": " + tick.outcome
-                                 + (tick.lossReason.empty() ? "" : " (" + tick.lossReason + ")"));
+        lost.offending.push_back(
+                tickText(tick) + " acquired "
+                + (before ? fixed(tick.acquiredAt - *reachableFor(*before, path), 1) + " s after "
+                                    + eventName(*before) + " was back on its path"
+                          : "at " + bench::formatTimestamp(tick.acquiredAt)
+                                    + " with no database event before it")
+                + ": " + tick.outcome
+                + (tick.lossReason.empty() ? "" : " (" + tick.lossReason + ")"));
     }
     lost.holds = lost.offending.empty();
     lost.figure = std::to_string(lost.offending.size()) + " of " + std::to_string(judgedTicks)
@@ -421,7 +415,7 @@ void takesPartCheck(const RunRecord &record, const std::vector<Tick> &ticks, Ver
                     = std::any_of(record.replicaFaults.begin(), record.replicaFaults.end(),
                                   [&](const ReplicaFault &fault) {
                                       // A panic costs a tick, not the replica's part in others.
-                                      return fault.pid == life.pid && fault.kind != FaultKind::Panic
+                                      return fault.pid == life.pid && fault.kind != Fault::Panic
                                              && fault.at < until
                                              && fault.endedAt.value_or(Forever) + LeaseTtl > from;
                                   });
@@ -433,7 +427,7 @@ void takesPartCheck(const RunRecord &record, const std::vector<Tick> &ticks, Ver
             });
             if (!led)
                 check.offending.push_back(life.replica + " (pid " + std::to_string(life.pid)
-                                          + ") led nothing in the " + fixed(until - from)
+                                          + ") led nothing in the " + fixed(until - from, 1)
                                           + " s after " + eventName(events[i])
                                           + " was back on its path");
         }
@@ -470,12 +464,12 @@ void memoryCheck(const RunRecord &record, Verdicts &verdicts)
         if (row.judged && row.growth >= MemoryGrowthLimit)
             check.offending.push_back(row.replica + " (pid " + std::to_string(row.pid)
                                       + "): " + std::to_string(row.baselineKb) + " kB \u2192 "
-                                      + std::to_string(row.lastKb) + " kB in " + fixed(row.minutes)
-                                      + " min");
+                                      + std::to_string(row.lastKb) + " kB in "
+                                      + fixed(row.minutes, 1) + " min");
         if (row.growth > worst) {
             worst = row.growth;
-            worstText = (row.growth >= 0 ? "+" : "") + fixed(row.growth * 100) + " % ("
-                        + row.replica + " over " + fixed(row.minutes) + " min)";
+            worstText = (row.growth >= 0 ? "+" : "") + fixed(row.growth * 100, 1) + " % ("
+                        + row.replica + " over " + fixed(row.minutes, 1) + " min)";
         }
         verdicts.memory.push_back(row);
     }
@@ -520,13 +514,13 @@ HolderState holderState(const RunRecord &record, const Tick &old, double success
     for (const ReplicaFault &fault : record.replicaFaults) {
         if (fault.pid != old.pid)
             continue;
-        if ((fault.kind == FaultKind::SigKill || fault.kind == FaultKind::SigTerm)
+        if ((fault.kind == Fault::SigKill || fault.kind == Fault::SigTerm)
             && fault.at <= successorAt)
             return HolderState::Dead;
-        if (fault.kind == FaultKind::SigStop && during(fault.at, fault.endedAt))
+        if (fault.kind == Fault::SigStop && during(fault.at, fault.endedAt))
             state = HolderState::Stopped;
-        else if ((fault.kind == FaultKind::Freeze || fault.kind == FaultKind::Sever
-                  || fault.kind == FaultKind::Partition)
+        else if ((fault.kind == Fault::Freeze || fault.kind == Fault::Sever
+                  || fault.kind == Fault::Partition)
                  && during(fault.at, fault.endedAt) && state == HolderState::Running)
             state = HolderState::CutOff;
     }
@@ -551,9 +545,8 @@ bool heldByCutLink(const RunRecord &record, int pid, double at)
     return std::any_of(record.replicaFaults.begin(), record.replicaFaults.end(),
                        [&](const ReplicaFault &fault) {
                            return fault.pid == pid
-                                  && (fault.kind == FaultKind::Freeze
-                                      || fault.kind == FaultKind::Sever
-                                      || fault.kind == FaultKind::Partition)
+                                  && (fault.kind == Fault::Freeze || fault.kind == Fault::Sever
+                                      || fault.kind == Fault::Partition)
                                   && fault.at <= at
                                   && at <= fault.endedAt.value_or(Forever) + HeldStatementSlack;
                        });
@@ -570,7 +563,7 @@ const SessionEvent *sessionEventAt(const RunRecord &record, double at)
 
 std::string sessionEventName(const SessionEvent &event)
 {
-    return std::string(faultName(event.kind)) + " " + std::to_string(event.number);
+    return std::string(nameOf(event.kind)) + " " + std::to_string(event.number);
 }
 
 // The tick of (role, token) a statement at `at` belongs to: the latest acquired before it (a
@@ -631,12 +624,11 @@ void takeoverChecks(const RunRecord &record, const std::vector<Tick> &ticks, Ver
             const HolderState state = holderState(record, old, next.acquiredAt);
             std::string &row = figures.rows.emplace_back(
                     tickText(old) + " \u2192 " + next.replica + " token "
-                    + std::to_string(next.token) + " at "
-                    + failoverbench::formatTimestamp(next.acquiredAt) + ": took_over " + how
-                    + ", holder " + holderStateName(state));
+                    + std::to_string(next.token) + " at " + bench::formatTimestamp(next.acquiredAt)
+                    + ": took_over " + how + ", holder " + holderStateName(state));
             const std::string taken = tickText(old) + " taken by " + next.replica + " token "
                                       + std::to_string(next.token) + " at "
-                                      + failoverbench::formatTimestamp(next.acquiredAt);
+                                      + bench::formatTimestamp(next.acquiredAt);
             const SessionEvent *during = sessionEventAt(record, next.acquiredAt);
             const std::string within = during ? " (" + sessionEventName(*during) + ")" : "";
             if (how == "session_ended") {
@@ -713,7 +705,7 @@ void takeoverChecks(const RunRecord &record, const std::vector<Tick> &ticks, Ver
         if (figures.lateStatements <= 20)
             overlap.offending.push_back(
                     tickText(*tick) + ": " + statement.what + " at "
-                    + failoverbench::formatTimestamp(statement.at) + ", "
+                    + bench::formatTimestamp(statement.at) + ", "
                     + fixed((statement.at - taken->second->acquiredAt) * 1000, 0) + " ms after "
                     + taken->second->replica + " acquired token "
                     + std::to_string(taken->second->token));
@@ -741,7 +733,7 @@ void takeoverChecks(const RunRecord &record, const std::vector<Tick> &ticks, Ver
         std::string line = key.first + " " + key.second + ":";
         for (const Effect *write : writes)
             line += " token " + std::to_string(write->token) + " at "
-                    + failoverbench::formatTimestamp(write->at) + ";";
+                    + bench::formatTimestamp(write->at) + ";";
         line.pop_back();
         if (byOverlap) {
             ++figures.twiceByOverlap;
@@ -782,7 +774,7 @@ void takeoverChecks(const RunRecord &record, const std::vector<Tick> &ticks, Ver
 void sigkillFigures(const RunRecord &record, const std::vector<Tick> &ticks, Verdicts &verdicts)
 {
     for (const ReplicaFault &fault : record.replicaFaults) {
-        if (fault.kind != FaultKind::SigKill)
+        if (fault.kind != Fault::SigKill)
             continue;
         for (const Tick &held : ticks) {
             if (held.pid != fault.pid || held.acquiredAt > fault.at
@@ -818,7 +810,7 @@ void starvationCheck(const RunRecord &record, const std::vector<Tick> &ticks, Ve
             if (completed == 0)
                 check.offending.push_back(sessionEventName(event) + ": " + role.role
                                           + " completed no tick acquired in its "
-                                          + fixed(result.seconds) + " s");
+                                          + fixed(result.seconds, 1) + " s");
         }
         for (const auto &[key, how] : record.tookOver) {
             if (how != "session_ended")
@@ -905,7 +897,7 @@ AuditOutcome parseAudit(const std::string &json)
     // One flat object per invariant, each opening with its role: split there, read each alone.
     const std::string marker = "{\"role\":";
     std::size_t at = json.find(marker);
-    if (at == std::string::npos || !failoverbench::jsonField(json, "holds")) {
+    if (at == std::string::npos || !bench::jsonField(json, "holds")) {
         outcome.error = "leaderctl audit --json printed no invariant";
         return outcome;
     }
@@ -914,17 +906,16 @@ AuditOutcome parseAudit(const std::string &json)
         const std::string_view object = std::string_view(json).substr(
                 at, next == std::string::npos ? std::string::npos : next - at);
         AuditInvariant invariant;
-        invariant.role = failoverbench::jsonField(object, "role").value_or("?");
-        invariant.name = failoverbench::jsonField(object, "name").value_or("?");
-        invariant.holds = failoverbench::jsonField(object, "holds").value_or("false") == "true";
-        invariant.offending
-                = failoverbench::integer(failoverbench::jsonField(object, "offending")).value_or(0);
+        invariant.role = bench::jsonField(object, "role").value_or("?");
+        invariant.name = bench::jsonField(object, "name").value_or("?");
+        invariant.holds = bench::jsonField(object, "holds").value_or("false") == "true";
+        invariant.offending = bench::integer(bench::jsonField(object, "offending")).value_or(0);
         // The samples are strings in an array; the first one is enough for a report line.
         const std::size_t samples = object.find("\"samples\":[\"");
         if (samples != std::string_view::npos) {
             const std::string_view rest = object.substr(samples + 11);
             if (const std::optional<std::string> first
-                = failoverbench::jsonField("{\"s\":" + std::string(rest), "s"))
+                = bench::jsonField("{\"s\":" + std::string(rest), "s"))
                 invariant.samples.push_back(*first);
         }
         outcome.invariants.push_back(std::move(invariant));
@@ -938,13 +929,13 @@ Verdicts analyze(const RunRecord &record)
     Verdicts verdicts;
     // The partition is on record as a fault of its victim too: counted once, as an event.
     for (const ReplicaFault &fault : record.replicaFaults) {
-        if (fault.kind != FaultKind::Partition)
-            verdicts.faultsInjected[std::string(faultName(fault.kind))] += 1;
+        if (fault.kind != Fault::Partition)
+            verdicts.faultsInjected[std::string(nameOf(fault.kind))] += 1;
     }
     for (const DatabaseEvent &event : record.databaseEvents)
-        verdicts.faultsInjected[std::string(faultName(event.kind))] += 1;
+        verdicts.faultsInjected[std::string(nameOf(event.kind))] += 1;
     for (const SessionEvent &event : record.sessionEvents)
-        verdicts.faultsInjected[std::string(faultName(event.kind))] += 1;
+        verdicts.faultsInjected[std::string(nameOf(event.kind))] += 1;
     const std::vector<Tick> ticks = ticksFrom(record.events);
     verdicts.ticks = static_cast<std::int64_t>(ticks.size());
     auditCheck(record, verdicts);
@@ -968,4 +959,4 @@ bool anyFailed(const Verdicts &verdicts)
                        [](const Check &check) { return check.judged && !check.holds; });
 }
 
-} // namespace chaosbench
+} // namespace bench::chaos

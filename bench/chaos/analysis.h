@@ -11,7 +11,7 @@
 
 // The checks after a chaos run, from what it recorded: pure functions of the record, so that
 // every verdict can be recomputed from the JSON's inputs.
-namespace chaosbench {
+namespace bench::chaos {
 
 // One tick as its holder reported it: from its acquired line to its released (or
 // release_failed) line. A process killed mid-tick leaves it without an end.
@@ -36,7 +36,7 @@ struct Tick
 };
 
 // Ticks in the order they were acquired.
-std::vector<Tick> ticksFrom(const std::vector<failoverbench::ReplicaEvent> &events);
+std::vector<Tick> ticksFrom(const std::vector<bench::ReplicaEvent> &events);
 
 // A row of claim_log: a fenced claim the database accepted, judged at fenced_at.
 struct Claim
@@ -93,7 +93,7 @@ struct RunRecord
 {
     std::vector<SlotSetup> slots;
     std::vector<RoleSchedule> roles;
-    std::vector<failoverbench::ReplicaEvent> events;
+    std::vector<bench::ReplicaEvent> events;
     std::vector<ReplicaFault> replicaFaults;
     std::vector<DatabaseEvent> databaseEvents;
     std::vector<SessionEvent> sessionEvents;
@@ -132,7 +132,7 @@ struct RoleRecovery
 
 struct DatabaseEventResult
 {
-    FaultKind kind = FaultKind::PgRestart;
+    Fault kind = Fault::PgRestart;
     int number = 0;
     std::optional<double> outage;        // started -> what it struck was writable again
     std::optional<double> bouncerOutage; // a Postgres event: started -> writable via PgBouncer
@@ -142,7 +142,7 @@ struct DatabaseEventResult
 
 struct SessionEventResult
 {
-    FaultKind kind = FaultKind::IdleTimeout;
+    Fault kind = Fault::IdleTimeout;
     int number = 0;
     double seconds = 0;
     std::map<std::string, int> completedTicks; // role -> ticks acquired inside it that completed
@@ -227,4 +227,4 @@ constexpr double JudgedMemoryMinutes = 20;
 Verdicts analyze(const RunRecord &record);
 bool anyFailed(const Verdicts &verdicts);
 
-} // namespace chaosbench
+} // namespace bench::chaos

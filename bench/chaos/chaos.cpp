@@ -1,11 +1,13 @@
 #include "chaos.h"
 
+#include "demowork.h"
 #include "host.h"
 #include "idleproxy.h"
 #include "lease/constants.h"
 #include "pg/conninfo.h"
 #include "pg/error.h"
 #include "replicaprocess.h"
+#include "text.h"
 
 #include <algorithm>
 #include <charconv>
@@ -14,12 +16,12 @@
 #include <iostream>
 #include <sstream>
 
-namespace chaosbench {
+namespace bench::chaos {
 
 namespace {
 
 using namespace std::chrono_literals;
-using failoverbench::ReplicaEvent;
+using bench::ReplicaEvent;
 
 constexpr auto StatementTimeout = 10s;
 constexpr auto ActionTimeout = std::chrono::seconds(120);
@@ -90,39 +92,23 @@ constexpr std::pair<const char *, const char *> PanicSteps[] = {
 // event and an email. Within what the outboxes drain between faults.
 constexpr const char *WorkloadRate = "1";
 
-const char *actionOf(FaultKind kind)
+const char *actionOf(Fault kind)
 {
     switch (kind) {
-    case FaultKind::PgRestart:
+    case Fault::PgRestart:
         return "restart";
-    case FaultKind::PgCrash:
+    case Fault::PgCrash:
         return "crash";
-    case FaultKind::BouncerRestart:
+    case Fault::BouncerRestart:
         return "bouncer-restart";
-    case FaultKind::BouncerReconnect:
+    case Fault::BouncerReconnect:
         return "bouncer-reconnect";
-    case FaultKind::Failover:
+    case Fault::Failover:
         return "promote";
     default:
         return "";
     }
 }
-
-std::string seconds(double value)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f s", value);
-    return text;
-}
-
-constexpr const char *PendingSql = R"sql(
-SELECT (SELECT count(*) FROM webhook_events WHERE dispatched_at IS NULL)
-     + (SELECT count(*) FROM webhook_events e
-         WHERE dispatched_at IS NOT NULL
-           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id))
-     + (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending')
-     + (SELECT count(*) FROM email_outbox WHERE status <> 'sent')
-)sql";
 
 // Odd slots go straight to Postgres through the multi-host URL, so they must follow a promotion
 // on their own, and run without the fault switchboard (its link proxy fronts one server, so
@@ -168,6 +154,7 @@ ChaosBench::ChaosBench(const Options &options, std::filesystem::path workDirecto
                        FleetSetup fleetSetup)
     : m_options(options)
     , m_directory(std::move(workDirectory))
+    , m_redact(fleetSetup.redact)
     , m_quick(options.duration < FullDuration)
     , m_db({.url = options.databaseUrl, .applicationName = "chaos-bench"})
     , m_fleet(std::move(fleetSetup), fleetSlots(options.replicas, !options.netns.empty()), m_events)
@@ -180,13 +167,13 @@ ChaosBench::ChaosBench(const Options &options, std::filesystem::path workDirecto
     for (const RoleConfig &role : Roles)
         m_record.roles.push_back({role.role, role.intervalSeconds, role.minTickSeconds});
     m_record.fullRun = !m_quick;
-    m_sessionKinds = {FaultKind::IdleTimeout, FaultKind::Reaper};
+    m_sessionKinds = {Fault::IdleTimeout, Fault::Reaper};
     if (!options.proxyDatabaseUrl.empty())
-        m_sessionKinds.push_back(FaultKind::IdleProxy);
+        m_sessionKinds.push_back(Fault::IdleProxy);
     else
         m_notes.push_back("idle-proxy skipped: no --proxy-ports");
     if (!options.netns.empty())
-        m_sessionKinds.push_back(FaultKind::Partition);
+        m_sessionKinds.push_back(Fault::Partition);
     else
         m_notes.push_back("partition skipped: no --netns (bench/chaos/servers.sh makes a network "
                           "namespace only as root, with ip and tc's blackhole qdisc)");
@@ -196,18 +183,9 @@ ChaosBench::ChaosBench(const Options &options, std::filesystem::path workDirecto
 // its child, replicas and workload alike.
 ChaosBench::~ChaosBench() = default;
 
-std::string ChaosBench::redact(std::string text) const
-{
-    for (const std::string *url :
-         {&m_options.databaseUrl, &m_options.replicaDatabaseUrl, &m_options.bouncerDatabaseUrl,
-          &m_options.proxyDatabaseUrl, &m_options.netnsDatabaseUrl})
-        text = leader::pg::redactSecrets(std::move(text), *url);
-    return text;
-}
-
 void ChaosBench::progress(const std::string &line) const
 {
-    std::cerr << "chaos-bench: " << redact(line) << std::endl;
+    std::cerr << "chaos-bench: " << m_redact(line) << std::endl;
 }
 
 double ChaosBench::uniform(double low, double high)
@@ -218,9 +196,9 @@ double ChaosBench::uniform(double low, double high)
 RunResults ChaosBench::run()
 {
     RunResults results;
-    results.startedAt = failoverbench::formatTimestamp(wallClock());
-    results.system = failoverbench::systemDescription();
-    results.processors = failoverbench::processorCount();
+    results.startedAt = bench::formatTimestamp(wallClock());
+    results.system = bench::systemDescription();
+    results.processors = bench::processorCount();
     setUp();
     soak();
     waitForQuiet();
@@ -252,7 +230,7 @@ RunResults ChaosBench::run()
         m_notes.push_back("the workload was restarted " + std::to_string(m_workloadRestarts)
                           + " times after a database event cut it off");
     results.notes = m_notes;
-    results.finishedAt = failoverbench::formatTimestamp(wallClock());
+    results.finishedAt = bench::formatTimestamp(wallClock());
     return results;
 }
 
@@ -322,7 +300,7 @@ void ChaosBench::startWorkload()
     if (left < 5s)
         return;
     const std::filesystem::path log = m_directory / "workload.log";
-    m_workload = std::make_unique<failoverbench::ReplicaProcess>(
+    m_workload = std::make_unique<bench::ReplicaProcess>(
             std::vector<std::string>{m_options.leaderctl.string(), "workload", "--database",
                                      m_options.databaseUrl, "--rate", WorkloadRate, "--count",
                                      "1000000", "--duration", std::to_string(left.count())},
@@ -351,16 +329,16 @@ void ChaosBench::stopWorkload()
 void ChaosBench::soak()
 {
     const auto end = Clock::now() + m_options.duration;
-    const std::vector<FaultKind> replicaKinds(std::begin(ReplicaFaultKinds),
-                                              std::end(ReplicaFaultKinds));
+    const std::vector<Fault> replicaKinds(std::begin(ReplicaFaultKinds),
+                                          std::end(ReplicaFaultKinds));
     // A cycle ends with a database event or a session event: one at a time, after the replica
     // faults, so that each one's effects are its own.
-    std::vector<FaultKind> eventKinds(std::begin(DatabaseFaultKinds), std::end(DatabaseFaultKinds));
+    std::vector<Fault> eventKinds(std::begin(DatabaseFaultKinds), std::end(DatabaseFaultKinds));
     eventKinds.insert(eventKinds.end(), m_sessionKinds.begin(), m_sessionKinds.end());
-    std::vector<FaultKind> replicaBag, eventBag;
-    const auto landed = [this](const std::vector<FaultKind> &kinds) {
+    std::vector<Fault> replicaBag, eventBag;
+    const auto landed = [this](const std::vector<Fault> &kinds) {
         return std::all_of(kinds.begin(), kinds.end(),
-                           [this](FaultKind kind) { return m_counts.contains(kind); });
+                           [this](Fault kind) { return m_counts.contains(kind); });
     };
     while (Clock::now() < end || !landed(replicaKinds) || !landed(eventKinds)) {
         // Past the duration a cycle only completes the round: replica faults while a kind of
@@ -373,7 +351,7 @@ void ChaosBench::soak()
         }
         waitForQuiet();
         pause(std::chrono::milliseconds(static_cast<int>(uniform(1, 4) * 1000)));
-        const FaultKind kind = draw(eventBag, eventKinds);
+        const Fault kind = draw(eventBag, eventKinds);
         if (isSessionEvent(kind))
             sessionEvent(kind);
         else
@@ -381,29 +359,29 @@ void ChaosBench::soak()
     }
 }
 
-FaultKind ChaosBench::draw(std::vector<FaultKind> &bag, const std::vector<FaultKind> &kinds)
+Fault ChaosBench::draw(std::vector<Fault> &bag, const std::vector<Fault> &kinds)
 {
     // A shuffled bag of every kind, refilled when empty: each kind lands once per round.
     if (bag.empty()) {
         bag = kinds;
         std::shuffle(bag.begin(), bag.end(), m_random);
     }
-    const FaultKind kind = bag.back();
+    const Fault kind = bag.back();
     bag.pop_back();
     return kind;
 }
 
-std::optional<int> ChaosBench::pickVictim(FaultKind kind)
+std::optional<int> ChaosBench::pickVictim(Fault kind)
 {
     std::vector<int> eligible, holding;
     for (int slot = 0; slot < m_fleet.size(); ++slot) {
         const SlotSetup &setup = m_fleet.setup(slot);
         if (m_busy[slot] || !m_fleet.running(slot))
             continue;
-        if ((kind == FaultKind::SigKill || kind == FaultKind::SigTerm) && !setup.killable)
+        if ((kind == Fault::SigKill || kind == Fault::SigTerm) && !setup.killable)
             continue;
-        if ((kind == FaultKind::Freeze || kind == FaultKind::Sever || kind == FaultKind::Slow
-             || kind == FaultKind::Panic)
+        if ((kind == Fault::Freeze || kind == Fault::Sever || kind == Fault::Slow
+             || kind == Fault::Panic)
             && !setup.control)
             continue;
         eligible.push_back(slot);
@@ -413,8 +391,7 @@ std::optional<int> ChaosBench::pickVictim(FaultKind kind)
             holding.push_back(slot);
     }
     // A fault matters most to a replica in the middle of a tick: prefer one.
-    const std::vector<int> &from
-            = kind != FaultKind::Panic && !holding.empty() ? holding : eligible;
+    const std::vector<int> &from = kind != Fault::Panic && !holding.empty() ? holding : eligible;
     if (from.empty())
         return std::nullopt;
     return from[std::uniform_int_distribution<std::size_t>(0, from.size() - 1)(m_random)];
@@ -423,8 +400,7 @@ std::optional<int> ChaosBench::pickVictim(FaultKind kind)
 bool ChaosBench::control(int slot, const std::string &command)
 {
     try {
-        const std::string reply
-                = failoverbench::sendControl(m_fleet.controlSocket(slot), command, 2000ms);
+        const std::string reply = bench::sendControl(m_fleet.controlSocket(slot), command, 2000ms);
         if (reply.rfind("ok", 0) == 0)
             return true;
         m_notes.push_back(m_fleet.setup(slot).id + " refused '" + command + "': " + reply);
@@ -435,11 +411,11 @@ bool ChaosBench::control(int slot, const std::string &command)
     return false;
 }
 
-void ChaosBench::injectReplicaFault(FaultKind kind)
+void ChaosBench::injectReplicaFault(Fault kind)
 {
     const std::optional<int> victim = pickVictim(kind);
     if (!victim) {
-        m_notes.push_back(std::string(faultName(kind))
+        m_notes.push_back(std::string(nameOf(kind))
                           + ": no replica could take it when it was due; skipped");
         return;
     }
@@ -455,7 +431,7 @@ void ChaosBench::injectReplicaFault(FaultKind kind)
     std::function<void()> end;
     Clock::duration endsAfter{};
     switch (kind) {
-    case FaultKind::SigKill:
+    case Fault::SigKill:
         fault.command = "SIGKILL";
         // Its panicked count as it stood: a dead process serves no /metrics.
         m_fleet.scrape(slot);
@@ -465,7 +441,7 @@ void ChaosBench::injectReplicaFault(FaultKind kind)
             restart(slot, index);
         };
         break;
-    case FaultKind::SigTerm: {
+    case Fault::SigTerm: {
         fault.command = "SIGTERM";
         m_fleet.scrape(slot);
         m_fleet.terminate(slot, 5s);
@@ -475,7 +451,7 @@ void ChaosBench::injectReplicaFault(FaultKind kind)
         };
         break;
     }
-    case FaultKind::SigStop:
+    case Fault::SigStop:
         fault.command = "SIGSTOP";
         m_fleet.stop(slot);
         endsAfter = lasting(4, 14);
@@ -484,10 +460,10 @@ void ChaosBench::injectReplicaFault(FaultKind kind)
             endFault(index);
         };
         break;
-    case FaultKind::Freeze:
-    case FaultKind::Sever: {
+    case Fault::Freeze:
+    case Fault::Sever: {
         const int length = static_cast<int>(uniform(4, 12));
-        fault.command = std::string(kind == FaultKind::Freeze ? "freeze " : "sever ")
+        fault.command = std::string(kind == Fault::Freeze ? "freeze " : "sever ")
                         + std::to_string(length);
         if (!control(slot, fault.command))
             return;
@@ -497,7 +473,7 @@ void ChaosBench::injectReplicaFault(FaultKind kind)
         };
         break;
     }
-    case FaultKind::Slow:
+    case Fault::Slow:
         fault.command = "slow " + std::to_string(static_cast<int>(uniform(100, 400)));
         if (!control(slot, fault.command))
             return;
@@ -507,7 +483,7 @@ void ChaosBench::injectReplicaFault(FaultKind kind)
             endFault(index);
         };
         break;
-    case FaultKind::Panic: {
+    case Fault::Panic: {
         // A role the victim has been winning lately, so that the panic fires soon: a replica
         // through PgBouncer loses most races to the direct ones.
         std::vector<std::size_t> led;
@@ -554,7 +530,7 @@ void ChaosBench::endFault(std::size_t index)
         return;
     m_faultActive[index] = false;
     ReplicaFault &fault = m_record.replicaFaults[index];
-    if (fault.kind != FaultKind::Panic)
+    if (fault.kind != Fault::Panic)
         fault.endedAt = wallClock();
     for (std::optional<std::size_t> &busy : m_busy) {
         if (busy == index)
@@ -630,7 +606,7 @@ void ChaosBench::consumeEvents()
 
 void ChaosBench::service()
 {
-    failoverbench::throwIfInterrupted();
+    bench::throwIfInterrupted();
     consumeEvents();
     for (const int slot : m_fleet.reapUnexpected()) {
         progress(m_fleet.setup(slot).id + " exited by itself; starting it again in 3 s [log "
@@ -640,7 +616,7 @@ void ChaosBench::service()
     // A panic's end is its firing: the failed tick of its role on its process.
     for (std::size_t index = 0; index < m_record.replicaFaults.size(); ++index) {
         const ReplicaFault &fault = m_record.replicaFaults[index];
-        if (!m_faultActive[index] || fault.kind != FaultKind::Panic)
+        if (!m_faultActive[index] || fault.kind != Fault::Panic)
             continue;
         if (std::any_of(m_failedTicks.begin(), m_failedTicks.end(), [&](const auto &failed) {
                 return std::get<0>(failed) == fault.pid && std::get<1>(failed) == fault.role
@@ -669,7 +645,7 @@ void ChaosBench::service()
         m_nextMemorySample = now + MemorySampleEvery;
     }
     if (m_workload && !m_workload->running()) {
-        const std::optional<failoverbench::ExitStatus> exit = m_workload->exitStatus();
+        const std::optional<bench::ExitStatus> exit = m_workload->exitStatus();
         m_workload.reset();
         if (exit && !exit->clean()) {
             ++m_workloadRestarts;
@@ -683,7 +659,7 @@ void ChaosBench::pause(Clock::duration duration)
     const Clock::time_point until = Clock::now() + duration;
     do {
         service();
-        failoverbench::sleepFor(std::chrono::duration_cast<std::chrono::milliseconds>(
+        bench::sleepFor(std::chrono::duration_cast<std::chrono::milliseconds>(
                 std::clamp<Clock::duration>(until - Clock::now(), 0ms, 100ms)));
     } while (Clock::now() < until);
 }
@@ -706,7 +682,7 @@ leader::pg::Result ChaosBench::query(const char *statement, const char *sql)
             m_db.close();
             if (Clock::now() >= deadline)
                 throw;
-            failoverbench::sleepFor(500ms);
+            bench::sleepFor(500ms);
         }
     }
 }
@@ -759,13 +735,13 @@ void ChaosBench::waitForRecovery(double reachableAt)
         pause(100ms);
 }
 
-void ChaosBench::databaseEvent(FaultKind kind)
+void ChaosBench::databaseEvent(Fault kind)
 {
     DatabaseEvent event{.kind = kind,
                         .number = ++m_counts[kind],
                         .affectsDirect
-                        = kind != FaultKind::BouncerRestart && kind != FaultKind::BouncerReconnect};
-    const std::string name = std::string(faultName(kind)) + " " + std::to_string(event.number);
+                        = kind != Fault::BouncerRestart && kind != Fault::BouncerReconnect};
+    const std::string name = std::string(nameOf(kind)) + " " + std::to_string(event.number);
     progress(name);
     const auto said = [&](const std::vector<std::string> &lines) {
         for (const std::string &line : lines) {
@@ -773,7 +749,7 @@ void ChaosBench::databaseEvent(FaultKind kind)
             event.notes.push_back(line);
         }
     };
-    if (kind == FaultKind::Failover) {
+    if (kind == Fault::Failover) {
         // The standby stops receiving WAL, the primary goes on granting leases: the promoted
         // standby will not know of the last ones.
         said(m_servers.run("cut-replication", ActionTimeout));
@@ -793,12 +769,13 @@ void ChaosBench::databaseEvent(FaultKind kind)
     m_record.databaseEvents.push_back(event);
     waitForRecovery(*event.reachableAt);
     // A PgBouncer event leaves the direct path up: only the pooler's return is worth a figure.
-    std::string line = name + ": writable "
-                       + (event.affectsDirect ? seconds(*event.directReachableAt - event.startedAt)
-                                                        + " (direct), "
-                                              : std::string())
-                       + seconds(*event.bouncerReachableAt - event.startedAt)
-                       + " (PgBouncer) after it began";
+    std::string line
+            = name + ": writable "
+              + (event.affectsDirect
+                         ? seconds(*event.directReachableAt - event.startedAt, 1) + " (direct), "
+                         : std::string())
+              + seconds(*event.bouncerReachableAt - event.startedAt, 1)
+              + " (PgBouncer) after it began";
     const auto slowest = std::max_element(
             m_record.roles.begin(), m_record.roles.end(), [&](const auto &a, const auto &b) {
                 return m_lastCompleted[a.role] > m_lastCompleted[b.role];
@@ -808,7 +785,7 @@ void ChaosBench::databaseEvent(FaultKind kind)
     else
         line += "; " + slowest->role + " has not ticked again";
     progress(line);
-    if (kind == FaultKind::Failover) {
+    if (kind == Fault::Failover) {
         // A standby again, so that the next failover has somewhere to go.
         std::vector<std::string> rebuilt = m_servers.run("rebuild-standby", ActionTimeout);
         for (const std::string &text : rebuilt) {
@@ -818,10 +795,10 @@ void ChaosBench::databaseEvent(FaultKind kind)
     }
 }
 
-void ChaosBench::sessionEvent(FaultKind kind)
+void ChaosBench::sessionEvent(Fault kind)
 {
     SessionEvent event{.kind = kind, .number = ++m_counts[kind], .startedAt = wallClock()};
-    const std::string name = std::string(faultName(kind)) + " " + std::to_string(event.number);
+    const std::string name = std::string(nameOf(kind)) + " " + std::to_string(event.number);
     progress(name);
     const Clock::duration window
             = m_quick ? Clock::duration(QuickSessionWindow)
@@ -829,23 +806,23 @@ void ChaosBench::sessionEvent(FaultKind kind)
                               uniform(FullSessionWindowLow, FullSessionWindowHigh) * 1000));
     const Clock::time_point until = Clock::now() + window;
     switch (kind) {
-    case FaultKind::IdleTimeout:
+    case Fault::IdleTimeout:
         idleTimeout(event, until);
         break;
-    case FaultKind::Reaper:
+    case Fault::Reaper:
         reaper(event, until);
         break;
-    case FaultKind::IdleProxy:
+    case Fault::IdleProxy:
         idleProxy(event, until);
         break;
-    case FaultKind::Partition:
+    case Fault::Partition:
         partition(event, window);
         break;
     default:
         return;
     }
     event.endedAt = wallClock();
-    progress(name + ": over after " + seconds(event.endedAt - event.startedAt));
+    progress(name + ": over after " + seconds(event.endedAt - event.startedAt, 1));
     m_record.sessionEvents.push_back(std::move(event));
     m_quietFrom = std::max(m_quietFrom, Clock::now() + 3s);
 }
@@ -930,11 +907,11 @@ void ChaosBench::partition(SessionEvent &event, Clock::duration window)
          !role && !(role = holding(false)) && Clock::now() < deadline;)
         pause(100ms);
     const double length = uniform(PartitionLow, PartitionHigh);
-    ReplicaFault fault{.kind = FaultKind::Partition,
+    ReplicaFault fault{.kind = Fault::Partition,
                        .replica = m_fleet.setup(slot).id,
                        .pid = pid,
                        .at = wallClock(),
-                       .command = "partition " + seconds(length)};
+                       .command = "partition " + seconds(length, 1)};
     event.startedAt = fault.at;
     event.victim = fault.replica;
     event.victimPid = pid;
@@ -945,7 +922,7 @@ void ChaosBench::partition(SessionEvent &event, Clock::duration window)
         event.notes.push_back(line);
     }
     event.cutAt = fault.at;
-    progress(fault.replica + " (pid " + std::to_string(pid) + ") cut off for " + seconds(length)
+    progress(fault.replica + " (pid " + std::to_string(pid) + ") cut off for " + seconds(length, 1)
              + (role ? " while holding " + *role : std::string(" holding nothing")));
     // On record as a fault of that process too: its own lost ticks are the cut's.
     const std::size_t index = m_record.replicaFaults.size();
@@ -994,12 +971,12 @@ void ChaosBench::drain()
     // The auditor wants every webhook and email older than its grace handled: the fleet, with
     // the workload stopped, finishes what is left.
     const Clock::time_point deadline = Clock::now() + DrainDeadline;
-    std::int64_t pending = query("pending work", PendingSql).toInt64(0, 0);
+    std::int64_t pending = query("pending work", PendingWorkSql).toInt64(0, 0);
     if (pending > 0)
         progress("draining " + std::to_string(pending) + " webhook and email items");
     while (pending > 0 && Clock::now() < deadline) {
         pause(1s);
-        pending = query("pending work", PendingSql).toInt64(0, 0);
+        pending = query("pending work", PendingWorkSql).toInt64(0, 0);
     }
     if (pending > 0)
         m_notes.push_back(std::to_string(pending)
@@ -1044,8 +1021,8 @@ void ChaosBench::collect()
     if (m_record.audit.error.empty() && code != 0 && code != 5)
         m_record.audit.error = "leaderctl audit exited with code " + std::to_string(code);
     if (!m_record.audit.error.empty())
-        m_record.audit.error = redact(m_record.audit.error + " [log "
-                                      + (m_directory / "leaderctl.log").string() + "]");
+        m_record.audit.error = m_redact(m_record.audit.error + " [log "
+                                        + (m_directory / "leaderctl.log").string() + "]");
 }
 
-} // namespace chaosbench
+} // namespace bench::chaos

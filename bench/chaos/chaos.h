@@ -22,7 +22,7 @@
 #include <tuple>
 #include <vector>
 
-namespace chaosbench {
+namespace bench::chaos {
 
 struct RunResults
 {
@@ -64,11 +64,11 @@ private:
     void stopWorkload();
 
     void soak();
-    FaultKind draw(std::vector<FaultKind> &bag, const std::vector<FaultKind> &kinds);
-    void injectReplicaFault(FaultKind kind);
+    Fault draw(std::vector<Fault> &bag, const std::vector<Fault> &kinds);
+    void injectReplicaFault(Fault kind);
     void waitForQuiet();
-    void databaseEvent(FaultKind kind);
-    void sessionEvent(FaultKind kind);
+    void databaseEvent(Fault kind);
+    void sessionEvent(Fault kind);
     void idleTimeout(SessionEvent &event, Clock::time_point until);
     void reaper(SessionEvent &event, Clock::time_point until);
     void idleProxy(SessionEvent &event, Clock::time_point until);
@@ -88,18 +88,18 @@ private:
     void schedule(Clock::duration after, std::function<void()> action);
     void restart(int slot, std::optional<std::size_t> fault, Route route = Route::Usual);
     void endFault(std::size_t fault);
-    std::optional<int> pickVictim(FaultKind kind);
+    std::optional<int> pickVictim(Fault kind);
     bool control(int slot, const std::string &command);
     leader::pg::Result query(const char *statement, const char *sql);
     double uniform(double low, double high);
-    std::string redact(std::string text) const;
     void progress(const std::string &line) const;
 
     const Options m_options;
     const std::filesystem::path m_directory;
+    const Redact m_redact;
     const bool m_quick;
     leader::pg::Connection m_db;
-    failoverbench::EventLog m_events;
+    bench::EventLog m_events;
     Fleet m_fleet;
     Servers m_servers;
     std::mt19937_64 m_random;
@@ -117,8 +117,8 @@ private:
     std::vector<bool> m_faultActive;                // per m_record.replicaFaults entry
     Clock::time_point m_quietFrom;                  // no fault's effect lingers after it
     bool m_outage = false;                          // a database event is under way
-    std::map<FaultKind, int> m_counts;
-    std::vector<FaultKind> m_sessionKinds; // the session events this run can make
+    std::map<Fault, int> m_counts;
+    std::vector<Fault> m_sessionKinds; // the session events this run can make
     Clock::time_point m_nextMemorySample;
 
     // What the replicas' lines said so far, for the waits.
@@ -130,9 +130,9 @@ private:
     std::deque<std::pair<int, std::string>> m_recentAcquired; // pid, role: the latest ACQUIREs
 
     std::unique_ptr<LeaseWatch> m_leaseWatch;
-    std::unique_ptr<failoverbench::ReplicaProcess> m_workload;
+    std::unique_ptr<bench::ReplicaProcess> m_workload;
     Clock::time_point m_workloadUntil;
     int m_workloadRestarts = 0;
 };
 
-} // namespace chaosbench
+} // namespace bench::chaos

@@ -11,12 +11,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-namespace chaosbench {
+namespace bench::chaos {
 
 namespace {
 
 using namespace std::chrono_literals;
-using failoverbench::ExitStatus;
+using bench::ExitStatus;
 
 // A replica migrates nothing and opens a pool and a listener: seconds at most on a sane host.
 constexpr auto StartTimeout = 30s;
@@ -80,7 +80,7 @@ std::optional<double> panickedTotal(const std::string &exposition)
 
 } // namespace
 
-Fleet::Fleet(FleetSetup setup, std::vector<SlotSetup> slots, failoverbench::EventLog &events)
+Fleet::Fleet(FleetSetup setup, std::vector<SlotSetup> slots, bench::EventLog &events)
     : m_setup(std::move(setup))
     , m_events(events)
 {
@@ -153,7 +153,7 @@ std::vector<std::string> Fleet::arguments(const Slot &slot, int metricsPort, Rou
 
 std::string Fleet::lastLogLine(int slot) const
 {
-    const std::string last = failoverbench::lastNonEmptyLine(errorLog(slot));
+    const std::string last = bench::lastNonEmptyLine(errorLog(slot));
     return m_setup.redact ? m_setup.redact(last) : last;
 }
 
@@ -193,12 +193,12 @@ void Fleet::start(int slot, Route route)
     }
     const int metricsPort = freeLoopbackPort();
     const std::size_t mark = m_events.size();
-    failoverbench::EventLog &events = m_events;
-    entry.process = std::make_unique<failoverbench::ReplicaProcess>(
+    bench::EventLog &events = m_events;
+    entry.process = std::make_unique<bench::ReplicaProcess>(
             arguments(entry, metricsPort, route), errorLog(slot),
             m_setup.directory / (entry.setup.id + ".jsonl"),
             [&events](int pid, std::string_view line) {
-                failoverbench::ReplicaEvent event = failoverbench::parseEvent(pid, line);
+                bench::ReplicaEvent event = bench::parseEvent(pid, line);
                 event.receivedAt = wallClock();
                 events.add(std::move(event));
             });
@@ -216,8 +216,8 @@ void Fleet::start(int slot, Route route)
     }
     const auto deadline = std::chrono::steady_clock::now() + StartTimeout;
     for (;;) {
-        const std::optional<failoverbench::ReplicaEvent> started = m_events.waitFor(
-                [pid](const failoverbench::ReplicaEvent &event) {
+        const std::optional<bench::ReplicaEvent> started = m_events.waitFor(
+                [pid](const bench::ReplicaEvent &event) {
                     return event.pid == pid && event.event == "started";
                 },
                 std::min(deadline, std::chrono::steady_clock::now() + 100ms), mark);
@@ -419,4 +419,4 @@ std::vector<ProcessLife> Fleet::lives() const
     return m_lives;
 }
 
-} // namespace chaosbench
+} // namespace bench::chaos

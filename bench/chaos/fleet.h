@@ -3,6 +3,7 @@
 #include "events.h"
 #include "record.h"
 #include "replicaprocess.h"
+#include "secrets.h"
 
 #include <atomic>
 #include <chrono>
@@ -17,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-namespace chaosbench {
+namespace bench::chaos {
 
 // How a process reaches Postgres directly: as its slot says, or through the idle-cutting proxy
 // (a direct slot's --database, a PgBouncer slot's --listen-database).
@@ -45,7 +46,7 @@ struct FleetSetup
     std::string isolatedAddress;
     std::filesystem::path configFile;
     std::filesystem::path directory; // logs, stdout copies, control sockets
-    std::function<std::string(std::string)> redact;
+    Redact redact;
 };
 
 // K leader-replica slots, each running one process at a time under a stable id: a process the
@@ -56,7 +57,7 @@ struct FleetSetup
 class Fleet final
 {
 public:
-    Fleet(FleetSetup setup, std::vector<SlotSetup> slots, failoverbench::EventLog &events);
+    Fleet(FleetSetup setup, std::vector<SlotSetup> slots, bench::EventLog &events);
     // Stops the scraper; a process still running is killed.
     ~Fleet();
     Fleet(const Fleet &) = delete;
@@ -74,7 +75,7 @@ public:
     // The faults the benchmark deals with signals. kill and terminate mark the end as the
     // benchmark's doing; terminate waits for the exit up to timeout and returns it.
     void kill(int slot);
-    std::optional<failoverbench::ExitStatus> terminate(int slot, std::chrono::milliseconds timeout);
+    std::optional<bench::ExitStatus> terminate(int slot, std::chrono::milliseconds timeout);
     void stop(int slot);
     void resume(int slot);
 
@@ -96,19 +97,19 @@ private:
     struct Slot
     {
         SlotSetup setup;
-        std::unique_ptr<failoverbench::ReplicaProcess> process;
+        std::unique_ptr<bench::ReplicaProcess> process;
         std::size_t life = 0; // index into m_lives of the current process
         bool reaped = true;
     };
     std::vector<std::string> arguments(const Slot &slot, int metricsPort, Route route) const;
     std::string lastLogLine(int slot) const;
     std::string metricsAddress(const Slot &slot) const;
-    void noteExit(Slot &slot, const failoverbench::ExitStatus &exit);
+    void noteExit(Slot &slot, const bench::ExitStatus &exit);
     void scrapeLoop();
     void scrape(int pid, const std::string &address, int port);
 
     const FleetSetup m_setup;
-    failoverbench::EventLog &m_events;
+    bench::EventLog &m_events;
     std::vector<Slot> m_slots;
 
     mutable std::mutex m_mutex; // m_lives: the scraper writes the panicked counts
@@ -118,4 +119,4 @@ private:
     std::thread m_scraper;
 };
 
-} // namespace chaosbench
+} // namespace bench::chaos

@@ -12,7 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-namespace chaosbench {
+namespace bench::chaos {
 
 namespace {
 
@@ -182,4 +182,4 @@ void IdleCutProxy::run()
     }
 }
 
-} // namespace chaosbench
+} // namespace bench::chaos

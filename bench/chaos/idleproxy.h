@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-namespace chaosbench {
+namespace bench::chaos {
 
 // A TCP proxy on loopback, one listening port per upstream port, that closes a connection (FIN
 // both ways) once its client has sent nothing for the idle limit, whatever the server sends
@@ -44,4 +44,4 @@ private:
     std::thread m_thread;
 };
 
-} // namespace chaosbench
+} // namespace bench::chaos

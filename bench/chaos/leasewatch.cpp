@@ -3,7 +3,7 @@
 #include "pg/connection.h"
 #include "pg/error.h"
 
-namespace chaosbench {
+namespace bench::chaos {
 
 namespace {
 
@@ -64,4 +64,4 @@ void LeaseWatch::loop()
     }
 }
 
-} // namespace chaosbench
+} // namespace bench::chaos

@@ -8,7 +8,7 @@
 #include <thread>
 #include <utility>
 
-namespace chaosbench {
+namespace bench::chaos {
 
 // How each lease was taken, read from leader_leases.took_over while it was held: "expired" (the
 // TTL takeover), "session_ended" (the early take at its holder's marker's end) or "" (taken
@@ -40,4 +40,4 @@ private:
     std::thread m_thread;
 };
 
-} // namespace chaosbench
+} // namespace bench::chaos

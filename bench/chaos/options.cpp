@@ -1,48 +1,12 @@
 #include "options.h"
 
-#include "pg/conninfo.h"
+#include "arguments.h"
+#include "secrets.h"
 
-#include <algorithm>
-#include <cctype>
-#include <charconv>
-#include <map>
 #include <optional>
-#include <random>
 #include <string_view>
-#include <vector>
 
-namespace chaosbench {
-
-namespace {
-
-template<typename T>
-T wholeNumber(const std::string &option, const std::string &text, T minimum, T maximum)
-{
-    T value{};
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error != std::errc() || end != text.data() + text.size() || value < minimum
-        || value > maximum)
-        throw UsageError(option + " must be a whole number from " + std::to_string(minimum) + " to "
-                         + std::to_string(maximum) + ", not '" + text + "'");
-    return value;
-}
-
-// Single quotes unless the word is plainly safe for a POSIX shell.
-std::string shellWord(const std::string &word)
-{
-    const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c))
-               || std::string_view("-_./:=@,+%").find(c) != std::string_view::npos;
-    });
-    if (plain)
-        return word;
-    std::string quoted = "'";
-    for (const char c : word)
-        quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return quoted + "'";
-}
-
-} // namespace
+namespace bench::chaos {
 
 const char *const HelpText = R"(Usage: chaos-bench --database URL --replica-database URL
                    --bouncer-database URL --servers DIR [OPTIONS]
@@ -97,127 +61,91 @@ are judged only in a run of 30 minutes); 5 a check failed; 2 wrong arguments; 1 
 
 Options parseOptions(int argc, char **argv)
 {
-    static const std::vector<std::string> valued{
-            "--database",       "--replica-database", "--bouncer-database", "--servers",
-            "--servers-script", "--replicas",         "--duration",         "--seed",
-            "--replica-binary", "--leaderctl",        "--faketime-library", "--json",
-            "--launcher",       "--proxy-ports",      "--proxy-database",   "--netns",
-            "--netns-database", "--netns-address"};
+    const CommandLine commandLine = readCommandLine(
+            argc, argv,
+            {"--database", "--replica-database", "--bouncer-database", "--servers",
+             "--servers-script", "--replicas", "--duration", "--seed", "--replica-binary",
+             "--leaderctl", "--faketime-library", "--json", "--launcher", "--proxy-ports",
+             "--proxy-database", "--netns", "--netns-database", "--netns-address"},
+            {"--quick"});
     Options options;
-    std::map<std::string, std::string> given;
-    for (int i = 1; i < argc; ++i) {
-        std::string arg = argv[i];
-        if (arg == "--help" || arg == "-h") {
-            options.help = true;
-            return options;
-        }
-        if (arg == "--quick") {
-            options.quick = true;
-            continue;
-        }
-        std::string value;
-        const std::size_t equals = arg.find('=');
-        const bool inlineValue = arg.rfind("--", 0) == 0 && equals != std::string::npos;
-        if (inlineValue) {
-            value = arg.substr(equals + 1);
-            arg.resize(equals);
-        }
-        if (std::find(valued.begin(), valued.end(), arg) == valued.end())
-            throw UsageError(arg.rfind("--", 0) == 0 ? "unknown option " + arg
-                                                     : "unexpected argument '" + arg + "'");
-        if (!inlineValue) {
-            if (i + 1 >= argc)
-                throw UsageError(arg + " needs a value");
-            value = argv[++i];
-        }
-        if (value.empty())
-            throw UsageError(arg + " needs a value");
-        given[arg] = value;
+    if (commandLine.help) {
+        options.help = true;
+        return options;
     }
+    for (const Argument &argument : commandLine.options) {
+        if (argument.name != "--quick" && argument.value.empty())
+            throw UsageError(argument.name + " needs a value");
+    }
+    const auto given = [&](std::string_view name) {
+        return commandLine.value(name).value_or("");
+    };
     for (const char *required :
          {"--database", "--replica-database", "--bouncer-database", "--servers"}) {
-        if (!given.contains(required))
+        if (!commandLine.has(required))
             throw UsageError(std::string(required) + " is required");
     }
-    if (options.quick && given.contains("--duration"))
+    options.quick = commandLine.has("--quick");
+    if (options.quick && commandLine.has("--duration"))
         throw UsageError("--quick means --duration 240; give one or the other");
-    options.databaseUrl = given["--database"];
-    options.replicaDatabaseUrl = given["--replica-database"];
-    options.bouncerDatabaseUrl = given["--bouncer-database"];
-    options.serversDirectory = given["--servers"];
-    options.proxyDatabaseUrl = given["--proxy-database"];
-    if (given.contains("--proxy-ports")) {
-        const std::string &list = given["--proxy-ports"];
-        for (std::size_t at = 0; at <= list.size();) {
-            const std::size_t comma = std::min(list.find(',', at), list.size());
-            const std::string pair = list.substr(at, comma - at);
+    options.databaseUrl = given("--database");
+    options.replicaDatabaseUrl = given("--replica-database");
+    options.bouncerDatabaseUrl = given("--bouncer-database");
+    options.serversDirectory = given("--servers");
+    options.proxyDatabaseUrl = given("--proxy-database");
+    if (commandLine.has("--proxy-ports")) {
+        for (const std::string &pair : splitList(given("--proxy-ports"))) {
             const std::size_t colon = pair.find(':');
             if (colon == std::string::npos)
                 throw UsageError("--proxy-ports takes LISTEN:NODE pairs, not '" + pair + "'");
             options.proxyPorts.emplace_back(
                     wholeNumber(std::string("--proxy-ports"), pair.substr(0, colon), 1, 65535),
                     wholeNumber(std::string("--proxy-ports"), pair.substr(colon + 1), 1, 65535));
-            at = comma + 1;
         }
     }
     if (options.proxyPorts.empty() != options.proxyDatabaseUrl.empty())
         throw UsageError("--proxy-ports and --proxy-database go together");
-    options.netns = given["--netns"];
-    options.netnsDatabaseUrl = given["--netns-database"];
-    options.netnsAddress = given["--netns-address"];
+    options.netns = given("--netns");
+    options.netnsDatabaseUrl = given("--netns-database");
+    options.netnsAddress = given("--netns-address");
     if (!options.netns.empty()
         && (options.netnsDatabaseUrl.empty() || options.netnsAddress.empty()))
         throw UsageError("--netns needs --netns-database and --netns-address");
-    if (given.contains("--servers-script"))
-        options.serversScript = given["--servers-script"];
-    if (given.contains("--replicas"))
-        options.replicas = wholeNumber(std::string("--replicas"), given["--replicas"], 3, 5);
+    options.serversScript = given("--servers-script");
+    if (commandLine.has("--replicas"))
+        options.replicas = wholeNumber(std::string("--replicas"), given("--replicas"), 3, 5);
     if (options.quick)
         options.duration = QuickDuration;
-    else if (given.contains("--duration"))
+    else if (commandLine.has("--duration"))
         options.duration = std::chrono::seconds(
-                wholeNumber(std::string("--duration"), given["--duration"], 1, 7 * 24 * 3600));
+                wholeNumber(std::string("--duration"), given("--duration"), 1, 7 * 24 * 3600));
     std::optional<std::uint64_t> seed;
-    if (given.contains("--seed"))
-        seed = wholeNumber<std::uint64_t>("--seed", given["--seed"], 0, UINT64_MAX);
-    options.seed = seed ? *seed : std::random_device()();
-    if (given.contains("--replica-binary"))
-        options.replicaBinary = given["--replica-binary"];
-    if (given.contains("--leaderctl"))
-        options.leaderctl = given["--leaderctl"];
-    if (given.contains("--faketime-library"))
-        options.faketimeLibrary = given["--faketime-library"];
-    if (given.contains("--json"))
-        options.jsonFile = given["--json"];
-    if (given.contains("--launcher"))
-        options.launcher = given["--launcher"];
+    if (commandLine.has("--seed"))
+        seed = wholeNumber<std::uint64_t>("--seed", given("--seed"), 0);
+    options.seed = seedOrRandom(seed);
+    options.replicaBinary = given("--replica-binary");
+    options.leaderctl = given("--leaderctl");
+    options.faketimeLibrary = given("--faketime-library");
+    if (commandLine.has("--json"))
+        options.jsonFile = given("--json");
+    options.launcher = given("--launcher");
     return options;
 }
 
 std::string reproduceCommand(const Options &options, const std::string &program)
 {
-    std::vector<std::string> words;
-    const auto add = [&](const std::string &option, const std::string &value) {
-        words.push_back(option);
-        words.push_back(value);
-    };
+    ReproduceLine line(options.launcher);
     if (options.launcher.empty()) {
-        const auto redacted = [](const std::string &url) {
-            return leader::pg::redactSecrets(url, url);
-        };
-        words.push_back(program);
-        add("--database", redacted(options.databaseUrl));
-        add("--replica-database", redacted(options.replicaDatabaseUrl));
-        add("--bouncer-database", redacted(options.bouncerDatabaseUrl));
-        add("--servers", options.serversDirectory.string());
+        line.word(program);
+        line.add("--database", redactedUrl(options.databaseUrl));
+        line.add("--replica-database", redactedUrl(options.replicaDatabaseUrl));
+        line.add("--bouncer-database", redactedUrl(options.bouncerDatabaseUrl));
+        line.add("--servers", options.serversDirectory.string());
     }
-    add("--replicas", std::to_string(options.replicas));
-    add("--duration", std::to_string(options.duration.count()));
-    add("--seed", std::to_string(options.seed));
-    std::string command = options.launcher;
-    for (const std::string &word : words)
-        command += (command.empty() ? "" : " ") + shellWord(word);
-    return command;
+    line.add("--replicas", std::to_string(options.replicas));
+    line.add("--duration", std::to_string(options.duration.count()));
+    line.add("--seed", std::to_string(options.seed));
+    return line.text();
 }
 
-} // namespace chaosbench
+} // namespace bench::chaos

@@ -3,18 +3,11 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
-#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
-namespace chaosbench {
-
-class UsageError final : public std::runtime_error
-{
-public:
-    using std::runtime_error::runtime_error;
-};
+namespace bench::chaos {
 
 // A full run: the soak the targets are stated for.
 constexpr std::chrono::seconds FullDuration{30 * 60};
@@ -49,6 +42,12 @@ struct Options
     // settings are appended to it. Empty: this program's own command line.
     std::string launcher;
     bool help = false;
+
+    std::vector<std::string *> urls()
+    {
+        return {&databaseUrl, &replicaDatabaseUrl, &bouncerDatabaseUrl, &proxyDatabaseUrl,
+                &netnsDatabaseUrl};
+    }
 };
 
 // Throws UsageError. A seed is drawn when --seed is not given.
@@ -59,4 +58,4 @@ extern const char *const HelpText;
 // The command that repeats this run with every setting spelled out, passwords replaced by ***.
 std::string reproduceCommand(const Options &options, const std::string &program);
 
-} // namespace chaosbench
+} // namespace bench::chaos

@@ -1,9 +1,11 @@
 #include "record.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <iterator>
 
-namespace chaosbench {
+namespace bench::chaos {
 
 double wallClock()
 {
@@ -11,61 +13,14 @@ double wallClock()
             .count();
 }
 
-std::string_view faultName(FaultKind kind)
+bool isDatabaseFault(Fault kind)
 {
-    switch (kind) {
-    case FaultKind::SigKill:
-        return "sigkill";
-    case FaultKind::SigTerm:
-        return "sigterm";
-    case FaultKind::SigStop:
-        return "sigstop";
-    case FaultKind::Freeze:
-        return "freeze";
-    case FaultKind::Sever:
-        return "sever";
-    case FaultKind::Slow:
-        return "slow";
-    case FaultKind::Panic:
-        return "panic";
-    case FaultKind::PgRestart:
-        return "pg-restart";
-    case FaultKind::PgCrash:
-        return "pg-crash";
-    case FaultKind::BouncerRestart:
-        return "bouncer-restart";
-    case FaultKind::BouncerReconnect:
-        return "bouncer-reconnect";
-    case FaultKind::Failover:
-        return "failover";
-    case FaultKind::IdleTimeout:
-        return "idle-timeout";
-    case FaultKind::Reaper:
-        return "reaper";
-    case FaultKind::IdleProxy:
-        return "idle-proxy";
-    case FaultKind::Partition:
-        return "partition";
-    }
-    return "?";
+    return std::ranges::find(DatabaseFaultKinds, kind) != std::end(DatabaseFaultKinds);
 }
 
-bool isDatabaseFault(FaultKind kind)
+bool isSessionEvent(Fault kind)
 {
-    for (const FaultKind database : DatabaseFaultKinds) {
-        if (kind == database)
-            return true;
-    }
-    return false;
-}
-
-bool isSessionEvent(FaultKind kind)
-{
-    for (const FaultKind session : SessionEventKinds) {
-        if (kind == session)
-            return true;
-    }
-    return false;
+    return std::ranges::find(SessionEventKinds, kind) != std::end(SessionEventKinds);
 }
 
 std::string SlotSetup::describe() const
@@ -83,4 +38,4 @@ std::string SlotSetup::describe() const
     return text + ")";
 }
 
-} // namespace chaosbench
+} // namespace bench::chaos

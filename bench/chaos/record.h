@@ -1,5 +1,6 @@
 #pragma once
 
+#include "faults/fault.h"
 #include "replicaprocess.h"
 
 #include <cstdint>
@@ -12,46 +13,25 @@
 // clock or the database's, in seconds since the epoch. The database runs on this host (the
 // benchmark starts its own servers), so the two are one clock; a replica's own clock may be
 // skewed, so its event times are read from db_time or from the arrival of its line.
-namespace chaosbench {
+namespace bench::chaos {
 
-enum class FaultKind {
-    // Into one replica process.
-    SigKill,
-    SigTerm,
-    SigStop,
-    Freeze,
-    Sever,
-    Slow,
-    Panic,
-    // Into the database or the pooler: every replica sees them.
-    PgRestart,
-    PgCrash,
-    BouncerRestart,
-    BouncerReconnect,
-    Failover,
-    // Into the sessions, not the processes: what servers, DBAs and networks do to connections
-    // that look idle, while every process lives. Each lasts a window.
-    IdleTimeout, // idle_session_timeout switched on, then off
-    Reaper,      // pg_terminate_backend of the app's idle sessions, every ReaperEvery
-    IdleProxy,   // a proxy cutting connections whose client was silent 5 s, before the replicas
-    Partition,   // one holder's network blackholed, the server's keepalives short
-};
+using leader::faults::Fault;
+using leader::faults::nameOf;
 
-constexpr FaultKind ReplicaFaultKinds[]
-        = {FaultKind::SigKill, FaultKind::SigTerm, FaultKind::SigStop, FaultKind::Freeze,
-           FaultKind::Sever,   FaultKind::Slow,    FaultKind::Panic};
-constexpr FaultKind DatabaseFaultKinds[]
-        = {FaultKind::PgRestart, FaultKind::PgCrash, FaultKind::BouncerRestart,
-           FaultKind::BouncerReconnect, FaultKind::Failover};
-constexpr FaultKind SessionEventKinds[]
-        = {FaultKind::IdleTimeout, FaultKind::Reaper, FaultKind::IdleProxy, FaultKind::Partition};
+// The faults this benchmark injects, by where they strike.
+constexpr Fault ReplicaFaultKinds[]
+        = {Fault::SigKill, Fault::SigTerm, Fault::SigStop, Fault::Freeze,
+           Fault::Sever,   Fault::Slow,    Fault::Panic};
+constexpr Fault DatabaseFaultKinds[] = {Fault::PgRestart, Fault::PgCrash, Fault::BouncerRestart,
+                                        Fault::BouncerReconnect, Fault::Failover};
+constexpr Fault SessionEventKinds[]
+        = {Fault::IdleTimeout, Fault::Reaper, Fault::IdleProxy, Fault::Partition};
 
 // This host's wall clock, in seconds since the epoch.
 double wallClock();
 
-std::string_view faultName(FaultKind kind);
-bool isDatabaseFault(FaultKind kind);
-bool isSessionEvent(FaultKind kind);
+bool isDatabaseFault(Fault kind);
+bool isSessionEvent(Fault kind);
 
 enum class Path { Direct, Bouncer };
 
@@ -72,7 +52,7 @@ struct SlotSetup
 // One fault injected into one replica process.
 struct ReplicaFault
 {
-    FaultKind kind = FaultKind::SigKill;
+    Fault kind = Fault::SigKill;
     std::string replica;
     int pid = 0;
     double at = 0;
@@ -88,7 +68,7 @@ struct ReplicaFault
 // replica fault of that process too, for the checks that excuse a faulted replica's ticks).
 struct SessionEvent
 {
-    FaultKind kind = FaultKind::IdleTimeout;
+    Fault kind = Fault::IdleTimeout;
     int number = 0; // 1-based within its kind
     double startedAt = 0;
     double endedAt = 0;
@@ -109,7 +89,7 @@ struct SessionEvent
 // a failover.
 struct DatabaseEvent
 {
-    FaultKind kind = FaultKind::PgRestart;
+    Fault kind = Fault::PgRestart;
     int number = 0; // 1-based within its kind
     double startedAt = 0;
     // The first instant each path the replicas use took a write again; reachableAt is the
@@ -133,7 +113,7 @@ struct ProcessLife
     bool proxied = false; // its direct connections went through the idle-cutting proxy
     double startedAt = 0;
     std::optional<double> endedAt;
-    std::optional<failoverbench::ExitStatus> exit;
+    std::optional<bench::ExitStatus> exit;
     // "SIGKILL" or "SIGTERM" when the benchmark ended it; empty when it ended by itself.
     std::string endedBy;
     std::optional<double> sigtermToExit; // seconds, when the benchmark sent SIGTERM
@@ -144,4 +124,4 @@ struct ProcessLife
     double rssLastAt = 0;
 };
 
-} // namespace chaosbench
+} // namespace bench::chaos

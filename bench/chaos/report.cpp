@@ -3,6 +3,7 @@
 #include "events.h"
 #include "jsonwriter.h"
 #include "stats.h"
+#include "text.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -11,46 +12,23 @@
 #include <optional>
 #include <vector>
 
-namespace chaosbench {
+namespace bench::chaos {
 
 namespace {
-
-using failoverbench::JsonWriter;
 
 // Offending lines printed per check; the JSON has them all.
 constexpr std::size_t PrintedOffending = 8;
 
-// Padding counts characters, not bytes: the labels hold arrows.
-std::string padRight(const std::string &text, std::size_t width)
-{
-    std::size_t characters = 0;
-    for (const char c : text)
-        characters += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
-    return text + std::string(width > characters ? width - characters : 1, ' ');
-}
-
-std::string padLeft(const std::string &text, std::size_t width)
-{
-    return std::string(width > text.size() ? width - text.size() : 0, ' ') + text;
-}
-
-std::string fixed(double value, int decimals)
-{
-    char text[48];
-    std::snprintf(text, sizeof text, "%.*f", decimals, value);
-    return text;
-}
-
 std::string seconds(double value)
 {
-    return fixed(value, 1) + " s";
+    return bench::seconds(value, 1);
 }
 
 void figureRow(std::ostream &out, const std::string &label, const std::vector<double> &samples,
                const std::string &suffix = {})
 {
     out << "  " << padRight(label, 34);
-    const std::optional<failoverbench::Summary> summary = failoverbench::summarize(samples);
+    const std::optional<Summary> summary = summarize(samples);
     out << padLeft(std::to_string(summary ? summary->n : 0), 3);
     if (summary)
         out << "  " << padLeft(seconds(summary->p50), 8) << "  "
@@ -66,10 +44,10 @@ void figureHeader(std::ostream &out, const std::string &title)
         << padLeft("p95", 8) << "  " << padLeft("max", 8) << "\n";
 }
 
-std::vector<FaultKind> databaseKindsSeen(const Verdicts &verdicts)
+std::vector<Fault> databaseKindsSeen(const Verdicts &verdicts)
 {
-    std::vector<FaultKind> kinds;
-    for (const FaultKind kind : DatabaseFaultKinds) {
+    std::vector<Fault> kinds;
+    for (const Fault kind : DatabaseFaultKinds) {
         for (const DatabaseEventResult &event : verdicts.databaseEvents) {
             if (event.kind == kind) {
                 kinds.push_back(kind);
@@ -87,20 +65,20 @@ std::string mb(long kb)
 
 std::string sessionEventText(const SessionEvent &event)
 {
-    std::string text = std::string(faultName(event.kind)) + " " + std::to_string(event.number)
-                       + " (" + seconds(event.endedAt - event.startedAt);
-    if (event.kind == FaultKind::Reaper)
+    std::string text = std::string(nameOf(event.kind)) + " " + std::to_string(event.number) + " ("
+                       + seconds(event.endedAt - event.startedAt);
+    if (event.kind == Fault::Reaper)
         text += ", " + std::to_string(event.reaperRounds) + " rounds, "
                 + std::to_string(event.sessionsTerminated) + " sessions terminated";
-    if (event.kind == FaultKind::IdleProxy)
+    if (event.kind == Fault::IdleProxy)
         text += ", " + std::to_string(event.proxyCuts) + " of " + std::to_string(event.proxied)
                 + " connections cut";
-    if (event.kind == FaultKind::Partition && event.cutAt && event.healedAt)
+    if (event.kind == Fault::Partition && event.cutAt && event.healedAt)
         text += ", " + event.victim + " cut off " + seconds(*event.healedAt - *event.cutAt)
                 + (event.victimRole.empty() ? " holding nothing" : " holding " + event.victimRole);
     if (!event.restarted.empty()) {
         text += ", started again ";
-        text += event.kind == FaultKind::IdleProxy ? "behind it:" : "under it:";
+        text += event.kind == Fault::IdleProxy ? "behind it:" : "under it:";
         for (const std::string &replica : event.restarted)
             text += " " + replica;
     }
@@ -109,7 +87,7 @@ std::string sessionEventText(const SessionEvent &event)
 
 std::string milliseconds(const std::vector<double> &samples)
 {
-    const std::optional<failoverbench::Summary> summary = failoverbench::summarize(samples);
+    const std::optional<Summary> summary = summarize(samples);
     if (!summary)
         return "-";
     return "median " + fixed(summary->p50 * 1000, 0) + " ms, max " + fixed(summary->max * 1000, 0)
@@ -119,17 +97,7 @@ std::string milliseconds(const std::vector<double> &samples)
 void writeSummary(JsonWriter &json, const std::string &key, const std::vector<double> &samples)
 {
     json.key(key).beginObject();
-    json.field("unit", "s");
-    json.field("n", static_cast<std::int64_t>(samples.size()));
-    if (const std::optional<failoverbench::Summary> summary = failoverbench::summarize(samples)) {
-        json.field("p50", summary->p50);
-        json.field("p95", summary->p95);
-        json.field("max", summary->max);
-    }
-    json.key("samples").beginArray();
-    for (const double sample : samples)
-        json.value(sample);
-    json.endArray();
+    writeSamples(json, samples);
     json.endObject();
 }
 
@@ -146,7 +114,7 @@ void printTakeovers(std::ostream &out, const RunRecord &record, const Verdicts &
         out << "  early takes\n";
         for (const SessionEventResult &event : verdicts.sessionEvents) {
             out << "  "
-                << padRight(std::string(faultName(event.kind)) + " " + std::to_string(event.number),
+                << padRight(std::string(nameOf(event.kind)) + " " + std::to_string(event.number),
                             34);
             for (const RoleSchedule &role : record.roles) {
                 const auto it = event.completedTicks.find(role.role);
@@ -210,27 +178,27 @@ void printReport(std::ostream &out, const RunResults &results, const ReportConte
     // Postgres events are timed to Postgres taking writes, PgBouncer events to PgBouncer; the
     // PgBouncer path after a Postgres event also waits out its server_login_retry.
     figureHeader(out, "event \u2192 writable again");
-    const std::vector<FaultKind> kinds = databaseKindsSeen(verdicts);
-    for (const FaultKind kind : kinds) {
+    const std::vector<Fault> kinds = databaseKindsSeen(verdicts);
+    for (const Fault kind : kinds) {
         std::vector<double> outages;
         for (const DatabaseEventResult &event : verdicts.databaseEvents) {
             if (event.kind == kind && event.outage)
                 outages.push_back(*event.outage);
         }
-        figureRow(out, std::string(faultName(kind)), outages);
+        figureRow(out, std::string(nameOf(kind)), outages);
     }
     figureHeader(out, "event \u2192 writable through PgBouncer");
-    for (const FaultKind kind : kinds) {
+    for (const Fault kind : kinds) {
         std::vector<double> outages;
         for (const DatabaseEventResult &event : verdicts.databaseEvents) {
             if (event.kind == kind && event.bouncerOutage)
                 outages.push_back(*event.bouncerOutage);
         }
         if (!outages.empty())
-            figureRow(out, std::string(faultName(kind)), outages);
+            figureRow(out, std::string(nameOf(kind)), outages);
     }
     figureHeader(out, "reachable \u2192 every role ticking again");
-    for (const FaultKind kind : kinds) {
+    for (const Fault kind : kinds) {
         std::vector<double> recoveries;
         int unrecovered = 0;
         for (const DatabaseEventResult &event : verdicts.databaseEvents) {
@@ -241,7 +209,7 @@ void printReport(std::ostream &out, const RunResults &results, const ReportConte
             else
                 ++unrecovered;
         }
-        figureRow(out, std::string(faultName(kind)), recoveries,
+        figureRow(out, std::string(nameOf(kind)), recoveries,
                   unrecovered ? "  (" + std::to_string(unrecovered) + " never)" : "");
     }
     figureHeader(out, "reachable \u2192 role ticking (target)");
@@ -308,16 +276,11 @@ void printReport(std::ostream &out, const RunResults &results, const ReportConte
     out << "reproduce: " << context.command << "\n";
 }
 
-void writeJson(const std::filesystem::path &file, const RunResults &results,
-               const ReportContext &context)
+void writeJson(JsonWriter &json, const RunResults &results, const ReportContext &context)
 {
-    std::ofstream out(file, std::ios::trunc);
-    if (!out)
-        throw std::runtime_error("cannot write " + file.string());
     const Options &options = context.options;
     const RunRecord &record = results.record;
     const Verdicts &verdicts = results.verdicts;
-    JsonWriter json(out);
     json.beginObject();
     json.field("benchmark", "chaos");
     json.field("command", context.command);
@@ -337,9 +300,7 @@ void writeJson(const std::filesystem::path &file, const RunResults &results,
     json.field("duration_s", static_cast<std::int64_t>(options.duration.count()));
     json.field("seed", options.seed);
     json.field("replica_config", results.replicaConfig);
-    json.key("slots").beginArray();
-    for (const SlotSetup &slot : record.slots) {
-        json.beginObject();
+    json.objects("slots", record.slots, [&](const SlotSetup &slot) {
         json.field("id", slot.id);
         json.field("path", slot.path == Path::Direct ? "direct" : "pgbouncer");
         json.field("switchboard", slot.control);
@@ -347,45 +308,29 @@ void writeJson(const std::filesystem::path &file, const RunResults &results,
         json.field("killable", slot.killable);
         if (const auto it = verdicts.clockOffsets.find(slot.id); it != verdicts.clockOffsets.end())
             json.field("clock_read_s", it->second);
-        json.endObject();
-    }
-    json.endArray();
+    });
     json.endObject();
 
-    json.key("replica_faults").beginArray();
-    for (const ReplicaFault &fault : record.replicaFaults) {
-        json.beginObject();
-        json.field("kind", std::string(faultName(fault.kind)));
+    json.objects("replica_faults", record.replicaFaults, [&](const ReplicaFault &fault) {
+        json.field("kind", std::string(nameOf(fault.kind)));
         json.field("replica", fault.replica);
         json.field("pid", fault.pid);
         json.field("command", fault.command);
-        json.field("at", failoverbench::formatTimestamp(fault.at));
-        json.key("ended_at");
-        if (fault.endedAt)
-            json.value(failoverbench::formatTimestamp(*fault.endedAt));
-        else
-            json.null();
-        json.endObject();
-    }
-    json.endArray();
+        json.field("at", formatTimestamp(fault.at));
+        json.field("ended_at", formatTimestamp(fault.endedAt));
+    });
 
     json.key("database_events").beginArray();
     for (std::size_t i = 0; i < record.databaseEvents.size(); ++i) {
         const DatabaseEvent &event = record.databaseEvents[i];
         const DatabaseEventResult &result = verdicts.databaseEvents[i];
         json.beginObject();
-        json.field("kind", std::string(faultName(event.kind)));
+        json.field("kind", std::string(nameOf(event.kind)));
         json.field("number", event.number);
-        json.field("started_at", failoverbench::formatTimestamp(event.startedAt));
-        for (const auto &[key, at] : {std::pair{"direct_reachable_at", event.directReachableAt},
-                                      std::pair{"bouncer_reachable_at", event.bouncerReachableAt},
-                                      std::pair{"reachable_at", event.reachableAt}}) {
-            json.key(key);
-            if (at)
-                json.value(failoverbench::formatTimestamp(*at));
-            else
-                json.null();
-        }
+        json.field("started_at", formatTimestamp(event.startedAt));
+        json.field("direct_reachable_at", formatTimestamp(event.directReachableAt));
+        json.field("bouncer_reachable_at", formatTimestamp(event.bouncerReachableAt));
+        json.field("reachable_at", formatTimestamp(event.reachableAt));
         json.key("outage_s");
         json.value(result.outage);
         json.key("every_role_s");
@@ -396,12 +341,9 @@ void writeJson(const std::filesystem::path &file, const RunResults &results,
             json.value(recovery.seconds);
         }
         json.endObject();
-        if (event.kind == FaultKind::Failover)
+        if (event.kind == Fault::Failover)
             json.field("acquires_after_cut", event.acquiresAfterCut);
-        json.key("notes").beginArray();
-        for (const std::string &note : event.notes)
-            json.value(note);
-        json.endArray();
+        json.field("notes", event.notes);
         json.endObject();
     }
     json.endArray();
@@ -410,49 +352,32 @@ void writeJson(const std::filesystem::path &file, const RunResults &results,
     for (std::size_t i = 0; i < record.sessionEvents.size(); ++i) {
         const SessionEvent &event = record.sessionEvents[i];
         json.beginObject();
-        json.field("kind", std::string(faultName(event.kind)));
+        json.field("kind", std::string(nameOf(event.kind)));
         json.field("number", event.number);
-        json.field("started_at", failoverbench::formatTimestamp(event.startedAt));
-        json.field("ended_at", failoverbench::formatTimestamp(event.endedAt));
-        if (event.kind == FaultKind::Reaper) {
+        json.field("started_at", formatTimestamp(event.startedAt));
+        json.field("ended_at", formatTimestamp(event.endedAt));
+        if (event.kind == Fault::Reaper) {
             json.field("reaper_rounds", event.reaperRounds);
             json.field("sessions_terminated", event.sessionsTerminated);
         }
-        if (event.kind == FaultKind::IdleProxy) {
+        if (event.kind == Fault::IdleProxy) {
             json.field("proxied_connections", event.proxied);
             json.field("proxy_cuts", event.proxyCuts);
         }
-        if (event.kind == FaultKind::Partition) {
+        if (event.kind == Fault::Partition) {
             json.field("victim", event.victim);
             json.field("victim_pid", event.victimPid);
             json.field("victim_role", event.victimRole);
-            json.key("cut_at");
-            if (event.cutAt)
-                json.value(failoverbench::formatTimestamp(*event.cutAt));
-            else
-                json.null();
-            json.key("healed_at");
-            if (event.healedAt)
-                json.value(failoverbench::formatTimestamp(*event.healedAt));
-            else
-                json.null();
+            json.field("cut_at", formatTimestamp(event.cutAt));
+            json.field("healed_at", formatTimestamp(event.healedAt));
         }
-        json.key("restarted").beginArray();
-        for (const std::string &replica : event.restarted)
-            json.value(replica);
-        json.endArray();
+        json.field("restarted", event.restarted);
         if (i < verdicts.sessionEvents.size()) {
             const SessionEventResult &result = verdicts.sessionEvents[i];
-            json.key("completed_ticks").beginObject();
-            for (const auto &[role, count] : result.completedTicks)
-                json.field(role, count);
-            json.endObject();
+            json.field("completed_ticks", result.completedTicks);
             json.field("early_takes", result.earlyTakes);
         }
-        json.key("notes").beginArray();
-        for (const std::string &note : event.notes)
-            json.value(note);
-        json.endArray();
+        json.field("notes", event.notes);
         json.endObject();
     }
     json.endArray();
@@ -461,10 +386,7 @@ void writeJson(const std::filesystem::path &file, const RunResults &results,
     json.key("takeovers").beginObject();
     json.field("handovers", takeovers.handovers);
     json.field("takeovers", takeovers.takeovers);
-    json.key("took_over").beginObject();
-    for (const auto &[kind, count] : takeovers.tookOver)
-        json.field(kind, count);
-    json.endObject();
+    json.field("took_over", takeovers.tookOver);
     json.field("early_of_dead_holder", takeovers.earlyOfDead);
     json.field("early_of_stopped_holder", takeovers.earlyOfStopped);
     json.field("early_of_live_holder", takeovers.earlyOfLive);
@@ -479,21 +401,15 @@ void writeJson(const std::filesystem::path &file, const RunResults &results,
     json.field("by_two_holders_at_once", takeovers.twiceByOverlap);
     json.field("made_again_after_first_stopped", takeovers.twiceRedone);
     json.field("by_healed_link_delivery", takeovers.twiceStaleDelivery);
-    json.key("other_keys").beginArray();
-    for (const std::string &row : takeovers.twiceRows)
-        json.value(row);
-    json.endArray();
+    json.field("other_keys", takeovers.twiceRows);
     json.endObject();
-    json.key("list").beginArray();
-    for (const std::string &row : takeovers.rows)
-        json.value(row);
-    json.endArray();
+    json.field("list", takeovers.rows);
     json.endObject();
 
     json.key("figures").beginObject();
     std::map<std::string, std::vector<double>> outages, bouncerOutages, recoveries, roles;
     for (const DatabaseEventResult &event : verdicts.databaseEvents) {
-        const std::string kind(faultName(event.kind));
+        const std::string kind(nameOf(event.kind));
         if (event.outage)
             outages[kind].push_back(*event.outage);
         if (event.bouncerOutage)
@@ -529,10 +445,7 @@ void writeJson(const std::filesystem::path &file, const RunResults &results,
     json.field("acquired", verdicts.ticks);
     for (const auto &[outcome, count] : verdicts.outcomes)
         json.field(outcome, count);
-    json.key("loss_reasons").beginObject();
-    for (const auto &[reason, count] : verdicts.lossReasons)
-        json.field(reason, count);
-    json.endObject();
+    json.field("loss_reasons", verdicts.lossReasons);
     json.field("lost_or_failed_under_a_fault", verdicts.lostExplained);
     json.endObject();
     json.key("panics").beginObject();
@@ -545,9 +458,7 @@ void writeJson(const std::filesystem::path &file, const RunResults &results,
     json.field("refused_by_fence", verdicts.fenceRefusals);
     json.field("without_acquired_line", verdicts.claimsWithoutAcquire);
     json.endObject();
-    json.key("memory").beginArray();
-    for (const MemoryRow &row : verdicts.memory) {
-        json.beginObject();
+    json.objects("memory", verdicts.memory, [&](const MemoryRow &row) {
         json.field("replica", row.replica);
         json.field("pid", row.pid);
         json.field("minutes", row.minutes);
@@ -555,42 +466,19 @@ void writeJson(const std::filesystem::path &file, const RunResults &results,
         json.field("end_kb", static_cast<std::int64_t>(row.lastKb));
         json.field("growth", row.growth);
         json.field("judged", row.judged);
-        json.endObject();
-    }
-    json.endArray();
+    });
 
-    json.key("audit").beginArray();
-    for (const AuditInvariant &invariant : record.audit.invariants) {
-        json.beginObject();
-        json.field("role", invariant.role);
-        json.field("name", invariant.name);
-        json.field("holds", invariant.holds);
-        json.field("offending", invariant.offending);
-        json.endObject();
-    }
-    json.endArray();
-    json.key("checks").beginArray();
-    for (const Check &check : verdicts.checks) {
-        json.beginObject();
+    json.objects("audit", record.audit.invariants,
+                 [&](const AuditInvariant &invariant) { writeInvariant(json, invariant); });
+    json.objects("checks", verdicts.checks, [&](const Check &check) {
         json.field("name", check.name);
         json.field("judged", check.judged);
         json.field("holds", check.holds);
         json.field("figure", check.figure);
-        json.key("offending").beginArray();
-        for (const std::string &line : check.offending)
-            json.value(line);
-        json.endArray();
-        json.endObject();
-    }
-    json.endArray();
-    json.key("notes").beginArray();
-    for (const std::string &note : results.notes)
-        json.value(note);
-    json.endArray();
+        json.field("offending", check.offending);
+    });
+    json.field("notes", results.notes);
     json.endObject();
-    out << "\n";
-    if (!out.flush())
-        throw std::runtime_error("cannot write " + file.string());
 }
 
-} // namespace chaosbench
+} // namespace bench::chaos

@@ -1,13 +1,14 @@
 #pragma once
 
 #include "chaos.h"
+#include "jsonwriter.h"
 #include "options.h"
 
 #include <filesystem>
 #include <ostream>
 #include <string>
 
-namespace chaosbench {
+namespace bench::chaos {
 
 struct ReportContext
 {
@@ -19,9 +20,7 @@ struct ReportContext
 // The figures, the checks and the reproduce line, for stdout.
 void printReport(std::ostream &out, const RunResults &results, const ReportContext &context);
 
-// The settings, every fault and database event, the figures and the checks. Throws
-// std::runtime_error when the file cannot be written.
-void writeJson(const std::filesystem::path &file, const RunResults &results,
-               const ReportContext &context);
+// Every setting, fault and database event, the figures and the checks, as one JSON object.
+void writeJson(JsonWriter &json, const RunResults &results, const ReportContext &context);
 
-} // namespace chaosbench
+} // namespace bench::chaos

@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-namespace chaosbench {
+namespace bench::chaos {
 
 using namespace std::chrono_literals;
 
@@ -25,12 +25,8 @@ int runToEnd(const std::vector<std::string> &argv, const std::filesystem::path &
     const int output = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     if (output < 0)
         throw std::system_error(errno, std::generic_category(), log.string());
-    // Everything the child needs is prepared before fork: after it, only async-signal-safe calls.
     std::vector<std::string> words = argv;
-    std::vector<char *> args;
-    for (std::string &word : words)
-        args.push_back(word.data());
-    args.push_back(nullptr);
+    const std::vector<char *> args = bench::execArguments(words);
     const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0) {
@@ -39,7 +35,7 @@ int runToEnd(const std::vector<std::string> &argv, const std::filesystem::path &
         throw std::system_error(error, std::generic_category(), "fork");
     }
     if (pid == 0) {
-        failoverbench::prepareChild(parent);
+        bench::prepareChild(parent);
         const int devNull = ::open("/dev/null", O_RDONLY);
         if (devNull < 0 || ::dup2(devNull, STDIN_FILENO) < 0 || ::dup2(output, STDOUT_FILENO) < 0
             || ::dup2(output, STDERR_FILENO) < 0)
@@ -129,4 +125,4 @@ std::optional<double> writableAt(const std::string &url)
     }
 }
 
-} // namespace chaosbench
+} // namespace bench::chaos

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace chaosbench {
+namespace bench::chaos {
 
 // Runs argv (argv[0] a path) to its end, stdin from /dev/null, stdout and stderr appended to log
 // (no pipe: a server it starts may hold its output open long after it exits), and returns its
@@ -43,4 +43,4 @@ private:
 // session, nullopt if it could not be reached or is read-only (a standby).
 std::optional<double> writableAt(const std::string &url);
 
-} // namespace chaosbench
+} // namespace bench::chaos

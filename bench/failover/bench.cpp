@@ -2,13 +2,15 @@
 
 #include "baseline/advisorygate.h"
 #include "demo/auditor.h"
-#include "demo/demoschema.h"
 #include "demo/workload.h"
+#include "demowork.h"
 #include "host.h"
 #include "lease/constants.h"
 #include "lease/statements.h"
 #include "pg/conninfo.h"
+#include "roles/demoschema.h"
 #include "schema/migrator.h"
+#include "text.h"
 
 #include <algorithm>
 #include <charconv>
@@ -16,7 +18,7 @@
 #include <fstream>
 #include <iostream>
 
-namespace failoverbench {
+namespace bench::failover {
 
 namespace {
 
@@ -41,13 +43,6 @@ constexpr const char *Role = "billing";
 // The roles that handle what billing emits (invoice.finalized events) and what the workload
 // creates beside subscriptions; run only after the measurement, so the audit sees them done.
 constexpr const char *DrainRoles = "webhook_outbox,webhook_delivery,email_outbox";
-
-std::string seconds(double value)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%.3f s", value);
-    return text;
-}
 
 std::string epochParam(double epochSeconds)
 {
@@ -155,31 +150,31 @@ std::optional<int> AdvisoryClaim::holderPid() const
     return pidInHolderId(holder);
 }
 
-FailoverBench::FailoverBench(const Options &options, std::filesystem::path workDirectory)
+FailoverBench::FailoverBench(const Options &options, std::filesystem::path workDirectory,
+                             Redact redact)
     : m_options(options)
     , m_directory(std::move(workDirectory))
+    , m_redact(std::move(redact))
     , m_db({.url = options.databaseUrl, .applicationName = "failover-bench"})
-    , m_replicas(
-              ReplicaSetup{
-                      .binary = options.replicaBinary,
-                      .databaseUrl = options.replicaUrl(),
-                      .listenDatabaseUrl = options.listenDatabaseUrl,
-                      .roles = Role,
-                      .configFile = m_directory / "replica.conf",
-                      .directory = m_directory,
-                      .gate = options.design == Design::Advisory ? "advisory" : "",
-                      .redact = [this](std::string text) { return redact(std::move(text)); },
-              },
-              options.replicas, m_events)
+    , m_replicas(replicaSetup(Role, "r", options.design == Design::Advisory ? "advisory" : ""),
+                 options.replicas, m_events)
     , m_random(options.seed)
 {}
 
-std::string FailoverBench::redact(std::string text) const
+ReplicaSetup FailoverBench::replicaSetup(const std::string &roles, const std::string &idPrefix,
+                                         const std::string &gate) const
 {
-    for (const std::string *url :
-         {&m_options.databaseUrl, &m_options.replicaDatabaseUrl, &m_options.listenDatabaseUrl})
-        text = leader::pg::redactSecrets(std::move(text), *url);
-    return text;
+    return ReplicaSetup{
+            .binary = m_options.replicaBinary,
+            .databaseUrl = m_options.replicaUrl(),
+            .listenDatabaseUrl = m_options.listenDatabaseUrl,
+            .roles = roles,
+            .configFile = m_directory / "replica.conf",
+            .directory = m_directory,
+            .idPrefix = idPrefix,
+            .gate = gate,
+            .redact = m_redact,
+    };
 }
 
 RunResults FailoverBench::run()
@@ -225,8 +220,7 @@ bool FailoverBench::runTrials()
         }
         m_results.faults.push_back({.fault = fault});
         for (int number = 1; number <= m_options.trials; ++number) {
-            TrialResult trial
-                    = advisory ? runAdvisoryTrial(fault, number) : runTrial(fault, number);
+            TrialResult trial = runTrial(fault, number);
             // Without a holder mid-tick there is nothing left to measure: stop, audit, report.
             const bool stuck = trial.victim.empty();
             m_results.faults.back().trials.push_back(std::move(trial));
@@ -247,7 +241,7 @@ void FailoverBench::setUp()
             {MigrationSet::Adr, MigrationSet::Extension, MigrationSet::Demo});
     for (const int version : applied)
         progress("failover-bench: applied migration " + std::to_string(version));
-    leader::demo::requireDemoSchema(m_db);
+    leader::roles::requireDemoSchema(m_db);
     m_results.serverKeepalives = std::string(m_db.exec("keepalives", R"sql(
 SELECT string_agg(name || ' = ' || setting || coalesce(' ' || unit, ''), ', ' ORDER BY name)
   FROM pg_settings
@@ -442,7 +436,7 @@ std::chrono::seconds FailoverBench::injectThroughControl(const TrialResult &tria
     const std::string reply = sendControl(m_replicas.controlSocket(victimSlot), command, 2000ms);
     if (reply.rfind("ok", 0) != 0)
         throw std::runtime_error("leader-replica " + trial.victim + " refused '" + command
-                                 + "': " + redact(reply));
+                                 + "': " + m_redact(reply));
     return std::chrono::seconds(seconds);
 }
 
@@ -468,60 +462,33 @@ double FailoverBench::targetTickAge(Fault fault, int number)
 
 TrialResult FailoverBench::runTrial(Fault fault, int number)
 {
-    const std::string name = std::string(faultName(fault)) + " " + std::to_string(number) + "/"
+    const bool advisory = m_options.design == Design::Advisory;
+    const std::string name = std::string(nameOf(fault)) + " " + std::to_string(number) + "/"
                              + std::to_string(m_options.trials);
     ensureReplicasRunning("before " + name);
     TrialResult trial{.number = number, .targetTickAge = targetTickAge(fault, number)};
 
-    // 1. Mid-tick: one of our replicas has held billing for the target age (within one second).
-    // A SIGKILL or SIGTERM waits for a tick that began at its cadence, after a hand-over, as most
-    // do: the previous trial's successor took its tick in a race every contender ran, so each of
-    // them has read the held row, which contenders of a tick begun at its cadence may not have.
-    const bool cadenceOnly = fault == Fault::SigKill || fault == Fault::SigTerm;
-    LeaseRow held;
-    int victimSlot = -1;
-    std::string lastSeen = "never held";
-    for (const auto deadline = Clock::now() + MidTickDeadline;;) {
-        const LeaseRow row = readLease();
-        if (row.held())
-            lastSeen = "last held by " + row.holder.value_or("?") + ", token "
-                       + std::to_string(row.token);
-        if (row.held() && row.acquiredAt && row.holderPid() && !(cadenceOnly && row.tookOver)) {
-            const std::optional<int> slot = m_replicas.slotOfPid(*row.holderPid());
-            const double age = row.now - *row.acquiredAt;
-            if (slot && age >= trial.targetTickAge && age < trial.targetTickAge + 1.0) {
-                held = row;
-                victimSlot = *slot;
-                break;
-            }
-        }
-        if (Clock::now() >= deadline) {
-            // A holder that is not one of our pids: another replica runs against this database,
-            // or the replica's holder id does not carry its own pid.
-            fail(trial, name + ": no replica of ours held billing mid-tick within "
-                                + std::to_string(MidTickDeadline.count()) + " s (" + lastSeen
-                                + "); the run stops here");
-            progress(trial.failures.back());
-            return trial;
-        }
-        sleepFor(PollEvery);
-    }
-    ReplicaProcess &victim = m_replicas.process(victimSlot);
-    trial.victim = m_replicas.id(victimSlot);
-    trial.victimToken = held.token;
+    // 1. Mid-tick: one of our replicas has led billing for the target age (within one second).
+    const std::optional<TickHolder> held = findMidTick(trial, fault, name);
+    if (!held)
+        return trial;
+    ReplicaProcess &victim = m_replicas.process(held->slot);
+    trial.victim = m_replicas.id(held->slot);
+    trial.victimToken = held->token;
     const int victimPid = victim.pid();
     const std::size_t mark = m_events.size();
 
     // 2. The fault instant on the database clock, read just before the fault is injected.
     trial.faultAt = databaseClock();
-    trial.tickAgeAtFault = trial.faultAt - *held.acquiredAt;
+    trial.tickAgeAtFault = trial.faultAt - held->startedAt;
     const Clock::time_point injectedAt = Clock::now();
     if (fault == Fault::Pause) {
-        runPauseTrial(trial, victimSlot, mark);
+        runPauseTrial(trial, held->slot, mark);
         return trial;
     }
 
-    // 3. Inject, then poll until a replica of ours holds a newer token.
+    // 3. Inject, then poll until a replica of ours runs a newer tick. Nothing ends an advisory
+    // victim's session but the victim or the server, so the trial is capped at TakeoverDeadline.
     std::optional<Clock::time_point> resumeAt;
     std::optional<ExitStatus> sigtermExit;
     switch (fault) {
@@ -541,92 +508,63 @@ TrialResult FailoverBench::runTrial(Fault fault, int number)
         // The in-process freeze blocks every statement at its start, after the client's own
         // abandon check: what was about to go out goes out stale, and the fence must refuse it.
         resumeAt = injectedAt
-                   + injectThroughControl(trial, victimSlot, "freeze", m_options.stopSeconds);
+                   + injectThroughControl(trial, held->slot, "freeze", m_options.stopSeconds);
         break;
     case Fault::Sever:
         resumeAt = injectedAt
-                   + injectThroughControl(trial, victimSlot, "sever", m_options.severSeconds);
+                   + injectThroughControl(trial, held->slot, "sever", m_options.severSeconds);
         break;
-    case Fault::Pause:
-        break;
+    default:
+        throw std::logic_error("failover-bench does not inject " + std::string(nameOf(fault)));
     }
-    double lastExpires = *held.expiresAt;
-    std::optional<LeaseRow> successor;
+    double lastExpires = held->expiresAt;
+    std::optional<double> resumedAt; // database clock, once an advisory victim runs again
     bool resumed = false;
     const auto resumeVictim = [&] {
         resumed = true;
         if (fault == Fault::SigStop) {
             victim.resume();
-            return;
-        }
-        // sever SECONDS heals by itself; the explicit heal only makes sure of it.
-        try {
-            const std::string reply = sendControl(m_replicas.controlSocket(victimSlot), "heal", 2s);
-            if (reply.rfind("ok", 0) != 0)
-                trial.notes.push_back("heal after the sever answered: " + redact(reply));
-        } catch (const std::exception &error) {
-            trial.notes.push_back(std::string("heal after the sever failed: ") + error.what());
-        }
-    };
-    for (const auto deadline = injectedAt + TakeoverDeadline;;) {
-        if (resumeAt && !resumed && Clock::now() >= *resumeAt)
-            resumeVictim();
-        const LeaseRow row = readLease();
-        if (row.token == trial.victimToken && row.expiresAt)
-            lastExpires = std::max(lastExpires, *row.expiresAt);
-        if (row.token > trial.victimToken && row.held() && row.holderPid()) {
-            // A healed victim may win the expired lease back before anyone else: the role runs
-            // again, which is what is measured, and the note says by whom.
-            if (const std::optional<int> slot = m_replicas.slotOfPid(*row.holderPid())) {
-                successor = row;
-                trial.successor = m_replicas.id(*slot);
-                if (*slot == victimSlot)
-                    trial.notes.push_back("the victim itself acquired the next token first");
-                break;
+        } else {
+            if (advisory && fault == Fault::Sever)
+                trial.lockHeldAtHeal = advisoryLockHeld();
+            // sever SECONDS heals by itself; the explicit heal only makes sure of it.
+            try {
+                const std::string reply
+                        = sendControl(m_replicas.controlSocket(held->slot), "heal", 2s);
+                if (reply.rfind("ok", 0) != 0)
+                    trial.notes.push_back("heal answered: " + m_redact(reply));
+            } catch (const std::exception &error) {
+                trial.notes.push_back(std::string("heal failed: ") + error.what());
             }
         }
-        if (Clock::now() >= deadline)
-            break;
-        sleepFor(PollEvery);
-    }
+        if (advisory)
+            resumedAt = databaseClock();
+    };
+    // A healed victim may win the role back before anyone else: it runs again, which is what is
+    // measured, and the note says by whom.
+    const std::optional<TickHolder> successor
+            = awaitNextHolder(trial.victimToken, injectedAt + TakeoverDeadline, lastExpires, [&] {
+                  if (resumeAt && !resumed && Clock::now() >= *resumeAt)
+                      resumeVictim();
+              });
 
     // 4. The measurements, all on the database clock.
     if (successor) {
+        trial.successor = m_replicas.id(successor->slot);
+        if (successor->slot == held->slot)
+            trial.notes.push_back(advisory ? "the victim itself took the next tick first"
+                                           : "the victim itself acquired the next token first");
         trial.tookOver = true;
         trial.successorToken = successor->token;
-        trial.successorAcquiredAt = successor->acquiredAt;
-        const double acquiredAt = *successor->acquiredAt;
-        if (fault == Fault::SigTerm) {
-            const std::optional<ReplicaEvent> released = m_events.waitFor(
-                    [&](const ReplicaEvent &event) {
-                        return event.pid == victimPid && event.event == "released"
-                               && event.role == Role
-                               && (!event.token || *event.token == trial.victimToken);
-                    },
-                    Clock::now() + SigtermExitBound, mark);
-            if (released && (released->dbTimeEpoch || released->tsEpoch)) {
-                if (!released->dbTimeEpoch)
-                    trial.notes.push_back("the released line has no db_time; used its ts");
-                trial.metrics["release_to_acquired"]
-                        = acquiredAt
-                          - released->dbTimeEpoch.value_or(released->tsEpoch.value_or(0));
-                if (released->outcome != "interrupted")
-                    trial.notes.push_back("released as " + released->outcome + ", not interrupted");
-            } else {
-                trial.notes.push_back("no released line for token "
-                                      + std::to_string(trial.victimToken)
-                                      + " from the victim; release \u2192 acquired not measured");
-            }
-        } else {
-            trial.metrics["last_heartbeat_to_acquired"]
-                    = acquiredAt - (lastExpires - LeaseTtlSeconds);
-        }
-        const std::optional<double> claimed = firstClaim(successor->token);
-        if (!claimed)
-            trial.notes.push_back("token " + std::to_string(successor->token)
-                                  + " claimed nothing within 5 s; fault \u2192 running uses "
-                                    "acquired_at");
-        trial.metrics["fault_to_running"] = claimed.value_or(acquiredAt) - trial.faultAt;
+        trial.successorAcquiredAt = successor->startedAt;
+        if (advisory)
+            measureAdvisoryTakeover(trial, fault, *successor, victimPid, mark);
+        else
+            measureLeaseTakeover(trial, fault, *successor, lastExpires, victimPid, mark);
+    } else if (advisory) {
+        // The finding, not a failure: the old gate had nothing that would fail over here.
+        trial.notes.push_back("no other replica took the lock within "
+                              + std::to_string(TakeoverDeadline.count()) + " s of the fault");
     } else {
         fail(trial, name + ": no takeover within " + std::to_string(TakeoverDeadline.count())
                             + " s of the fault (victim " + trial.victim + ", token "
@@ -658,23 +596,224 @@ TrialResult FailoverBench::runTrial(Fault fault, int number)
     }
     if (fault == Fault::SigKill) {
         victim.waitForExit(5s);
-    } else {
+    } else if (!advisory || fault != Fault::SigTerm) {
+        // An advisory victim stopped or cut off keeps its lock and ends its tick itself, up to
+        // min_tick after it began, once it runs again.
+        const auto endDeadline = advisory ? AdvisoryVictimEndDeadline : VictimEndDeadline;
         const std::optional<ReplicaEvent> ended = m_events.waitFor(
                 [&](const ReplicaEvent &event) {
                     return event.pid == victimPid && isEndOfTick(event) && event.role == Role
                            && (!event.token || *event.token == trial.victimToken);
                 },
-                Clock::now() + VictimEndDeadline, mark);
+                Clock::now() + endDeadline, mark);
         if (!ended)
-            trial.notes.push_back("the victim reported no end of token "
+            trial.notes.push_back("the victim reported no end of "
+                                  + std::string(advisory ? "tick " : "token ")
                                   + std::to_string(trial.victimToken) + " within "
-                                  + std::to_string(VictimEndDeadline.count()) + " s of resuming");
+                                  + std::to_string(endDeadline.count()) + " s of "
+                                  + (advisory ? "running again" : "resuming"));
         const auto gaveUp = [&](const ReplicaEvent &event) {
             return event.pid == victimPid && event.event == "lost"
                    && event.reason == "heartbeat_timeout" && event.token == trial.victimToken;
         };
-        trial.abandonedByClient = m_events.waitFor(gaveUp, Clock::now(), mark).has_value();
+        if (!advisory)
+            trial.abandonedByClient = m_events.waitFor(gaveUp, Clock::now(), mark).has_value();
     }
+    if (advisory)
+        countAdvisoryStaleClaims(trial, successor, resumedAt);
+    else
+        countLeaseStaleClaims(trial, fault, name, lastExpires);
+
+    // 6. Back to K replicas: a killed or stopped victim comes back under the same id.
+    if (fault == Fault::SigKill || fault == Fault::SigTerm)
+        m_replicas.start(held->slot);
+
+    progress(advisory ? describeAdvisoryTrial(trial, name)
+                      : describeLeaseTrial(trial, fault, name));
+    return trial;
+}
+
+std::optional<FailoverBench::TickHolder> FailoverBench::findMidTick(TrialResult &trial, Fault fault,
+                                                                    const std::string &name)
+{
+    const bool advisory = m_options.design == Design::Advisory;
+    // A SIGKILL or SIGTERM waits for a tick that began at its cadence, after a hand-over, as most
+    // do: the previous trial's successor took its tick in a race every contender ran, so each of
+    // them has read the held row, which contenders of a tick begun at its cadence may not have.
+    const bool cadenceOnly = fault == Fault::SigKill || fault == Fault::SigTerm;
+    std::string lastSeen = advisory ? "no claim" : "never held";
+    for (const auto deadline = Clock::now() + MidTickDeadline;;) {
+        const std::optional<TickHolder> holder
+                = advisory ? claimingHolder(lastSeen) : leaseHolder(cadenceOnly, lastSeen);
+        if (holder) {
+            const double age = holder->now - holder->startedAt;
+            if (age >= trial.targetTickAge && age < trial.targetTickAge + 1.0)
+                return holder;
+        }
+        if (Clock::now() >= deadline) {
+            // A holder that is not one of our pids: another replica runs against this database,
+            // or the replica's holder id does not carry its own pid.
+            fail(trial, name
+                                + (advisory ? ": no replica of ours was claiming mid-tick within "
+                                            : ": no replica of ours held billing mid-tick within ")
+                                + std::to_string(MidTickDeadline.count()) + " s (" + lastSeen
+                                + "); the run stops here");
+            progress(trial.failures.back());
+            return std::nullopt;
+        }
+        sleepFor(PollEvery);
+    }
+}
+
+std::optional<FailoverBench::TickHolder> FailoverBench::leaseHolder(bool cadenceOnly,
+                                                                    std::string &lastSeen)
+{
+    const LeaseRow row = readLease();
+    if (!row.held())
+        return std::nullopt;
+    lastSeen = "last held by " + row.holder.value_or("?") + ", token " + std::to_string(row.token);
+    if (!row.acquiredAt || !row.holderPid() || (cadenceOnly && row.tookOver))
+        return std::nullopt;
+    const std::optional<int> slot = m_replicas.slotOfPid(*row.holderPid());
+    if (!slot)
+        return std::nullopt;
+    return TickHolder{.slot = *slot,
+                      .token = row.token,
+                      .startedAt = *row.acquiredAt,
+                      .now = row.now,
+                      .expiresAt = *row.expiresAt};
+}
+
+std::optional<FailoverBench::TickHolder> FailoverBench::claimingHolder(std::string &lastSeen)
+{
+    const AdvisoryClaim claim = readAdvisoryClaim();
+    if (claim.tick == 0 || claim.now - claim.claimedAt >= ClaimingWithin)
+        return std::nullopt;
+    lastSeen = "last claim by " + claim.holder + ", tick " + std::to_string(claim.tick);
+    const std::optional<int> pid = claim.holderPid();
+    const std::optional<int> slot = pid ? m_replicas.slotOfPid(*pid) : std::nullopt;
+    if (!slot)
+        return std::nullopt;
+    return TickHolder{
+            .slot = *slot, .token = claim.tick, .startedAt = claim.lockedAt(), .now = claim.now};
+}
+
+std::optional<FailoverBench::TickHolder>
+FailoverBench::awaitNextHolder(std::int64_t victimToken, Clock::time_point deadline,
+                               double &lastExpires, const std::function<void()> &eachRound)
+{
+    for (;;) {
+        if (eachRound)
+            eachRound();
+        std::optional<TickHolder> holder = m_options.design == Design::Advisory
+                                                   ? nextAdvisoryTick(victimToken)
+                                                   : nextLease(victimToken, lastExpires);
+        if (holder || Clock::now() >= deadline)
+            return holder;
+        sleepFor(PollEvery);
+    }
+}
+
+std::optional<FailoverBench::TickHolder> FailoverBench::nextLease(std::int64_t victimToken,
+                                                                  double &lastExpires)
+{
+    const LeaseRow row = readLease();
+    if (row.token == victimToken && row.expiresAt)
+        lastExpires = std::max(lastExpires, *row.expiresAt);
+    if (row.token <= victimToken || !row.held() || !row.holderPid() || !row.acquiredAt)
+        return std::nullopt;
+    const std::optional<int> slot = m_replicas.slotOfPid(*row.holderPid());
+    if (!slot)
+        return std::nullopt;
+    return TickHolder{
+            .slot = *slot, .token = row.token, .startedAt = *row.acquiredAt, .now = row.now};
+}
+
+std::optional<FailoverBench::TickHolder> FailoverBench::nextAdvisoryTick(std::int64_t victimTick)
+{
+    const leader::pg::Result next
+            = m_db.exec("next tick", NextTickSql, {Role, victimTick}, StatementTimeout);
+    if (next.rows() != 1)
+        return std::nullopt;
+    AdvisoryClaim claim{.tick = next.toInt64(0, 0),
+                        .holder = std::string(next.text(0, 1)),
+                        .claimedAt = next.toDouble(0, 2)};
+    if (claim.holder.rfind(AdvisoryPrefix, 0) == 0)
+        claim.holder.erase(0, AdvisoryPrefix.size());
+    const std::optional<int> pid = claim.holderPid();
+    const std::optional<int> slot = pid ? m_replicas.slotOfPid(*pid) : std::nullopt;
+    if (!slot)
+        return std::nullopt;
+    return TickHolder{.slot = *slot,
+                      .token = claim.tick,
+                      .startedAt = claim.lockedAt(),
+                      .claimedAt = claim.claimedAt};
+}
+
+void FailoverBench::measureLeaseTakeover(TrialResult &trial, Fault fault,
+                                         const TickHolder &successor, double lastExpires,
+                                         int victimPid, std::size_t mark)
+{
+    const double acquiredAt = successor.startedAt;
+    if (fault == Fault::SigTerm) {
+        const std::optional<ReplicaEvent> released = m_events.waitFor(
+                [&](const ReplicaEvent &event) {
+                    return event.pid == victimPid && event.event == "released" && event.role == Role
+                           && (!event.token || *event.token == trial.victimToken);
+                },
+                Clock::now() + SigtermExitBound, mark);
+        if (released && (released->dbTimeEpoch || released->tsEpoch)) {
+            if (!released->dbTimeEpoch)
+                trial.notes.push_back("the released line has no db_time; used its ts");
+            trial.metrics["release_to_acquired"]
+                    = acquiredAt - released->dbTimeEpoch.value_or(released->tsEpoch.value_or(0));
+            if (released->outcome != "interrupted")
+                trial.notes.push_back("released as " + released->outcome + ", not interrupted");
+        } else {
+            trial.notes.push_back("no released line for token " + std::to_string(trial.victimToken)
+                                  + " from the victim; release \u2192 acquired not measured");
+        }
+    } else {
+        trial.metrics["last_heartbeat_to_acquired"] = acquiredAt - (lastExpires - LeaseTtlSeconds);
+    }
+    const std::optional<double> claimed = firstClaim(successor.token);
+    if (!claimed)
+        trial.notes.push_back("token " + std::to_string(successor.token)
+                              + " claimed nothing within 5 s; fault \u2192 running uses "
+                                "acquired_at");
+    trial.metrics["fault_to_running"] = claimed.value_or(acquiredAt) - trial.faultAt;
+}
+
+void FailoverBench::measureAdvisoryTakeover(TrialResult &trial, Fault fault,
+                                            const TickHolder &successor, int victimPid,
+                                            std::size_t mark)
+{
+    trial.metrics["fault_to_running"] = successor.claimedAt - trial.faultAt;
+    // Behind a transaction pooler a second try-lock can land on the holder's own backend.
+    if (successor.startedAt < trial.faultAt)
+        trial.notes.push_back("tick " + std::to_string(successor.token) + " of " + trial.successor
+                              + " began " + seconds(trial.faultAt - successor.startedAt, 3)
+                              + " before the fault: two leaders at once");
+    if (fault == Fault::SigTerm) {
+        const std::optional<ReplicaEvent> released = m_events.waitFor(
+                [&](const ReplicaEvent &event) {
+                    return event.pid == victimPid && event.event == "released" && event.role == Role
+                           && event.token == trial.victimToken;
+                },
+                Clock::now() + SigtermExitBound, mark);
+        if (released && released->dbTimeEpoch)
+            trial.metrics["release_to_acquired"] = successor.startedAt - *released->dbTimeEpoch;
+        else
+            trial.notes.push_back("no released line with db_time from the victim; unlock "
+                                  "\u2192 lock acquired not measured");
+    } else {
+        trial.metrics["fault_to_acquired"] = successor.startedAt - trial.faultAt;
+    }
+}
+
+void FailoverBench::countLeaseStaleClaims(TrialResult &trial, Fault fault, const std::string &name,
+                                          double lastExpires)
+{
     // The victim's fence is false in every snapshot whose now() has passed its lease's expiry
     // (a released lease: once the successor acquired it): a claim judged after that and logged
     // anyway is a stale claim accepted. The claim's own now() is fenced_at.
@@ -684,7 +823,7 @@ TrialResult FailoverBench::runTrial(Fault fault, int number)
     const leader::pg::Result stale
             = m_db.exec("stale claims", StaleClaimsSql,
                         {Role, trial.victimToken, epochParam(fenceFalseFrom)}, StatementTimeout);
-    if (successor) {
+    if (trial.tookOver) {
         trial.staleAccepted = stale.toInt64(0, 0);
         if (*trial.staleAccepted > 0)
             fail(trial, name + ": " + std::to_string(*trial.staleAccepted)
@@ -692,27 +831,68 @@ TrialResult FailoverBench::runTrial(Fault fault, int number)
                                 + " accepted after " + trial.successor + " took over");
     }
     trial.staleRefused = stale.toInt64(0, 1);
+}
 
-    // 6. Back to K replicas: a killed or stopped victim comes back under the same id.
-    if (fault == Fault::SigKill || fault == Fault::SigTerm)
-        m_replicas.start(victimSlot);
+void FailoverBench::countAdvisoryStaleClaims(TrialResult &trial,
+                                             const std::optional<TickHolder> &successor,
+                                             const std::optional<double> &resumedAt)
+{
+    // No fence: every claim the victim made after the successor took the lock was accepted.
+    const leader::pg::Param successorFrom
+            = successor ? leader::pg::Param(epochParam(successor->startedAt))
+                        : leader::pg::Param(nullptr);
+    const leader::pg::Param resumedFrom
+            = resumedAt ? leader::pg::Param(epochParam(*resumedAt)) : leader::pg::Param(nullptr);
+    const leader::pg::Result stale
+            = m_db.exec("stale claims", AdvisoryStaleSql,
+                        {Role, trial.victimToken, successorFrom, resumedFrom}, StatementTimeout);
+    if (successor)
+        trial.staleAccepted = stale.toInt64(0, 0);
+    if (resumedAt)
+        trial.victimClaimsAfterResume = stale.toInt64(0, 1);
+}
 
+std::string FailoverBench::describeLeaseTrial(const TrialResult &trial, Fault fault,
+                                              const std::string &name) const
+{
     std::string line = name + ": victim " + trial.victim + " token "
-                       + std::to_string(trial.victimToken) + " at " + seconds(trial.tickAgeAtFault);
-    if (successor) {
+                       + std::to_string(trial.victimToken) + " at "
+                       + seconds(trial.tickAgeAtFault, 3);
+    if (trial.tookOver) {
         const MetricInfo &first = metricsFor(fault, m_options.design).front();
         const std::string metric = std::string(first.key);
         line += " \u2192 " + trial.successor + " token " + std::to_string(trial.successorToken)
                 + ", " + std::string(first.label) + " "
-                + (trial.metrics.count(metric) ? seconds(trial.metrics.at(metric)) : "n/a")
-                + ", fault \u2192 running " + seconds(trial.metrics.at("fault_to_running"));
+                + (trial.metrics.count(metric) ? seconds(trial.metrics.at(metric), 3) : "n/a")
+                + ", fault \u2192 running " + seconds(trial.metrics.at("fault_to_running"), 3);
     } else {
         line += ": no takeover";
     }
     if (trial.staleRefused > 0)
         line += ", refused by fence " + std::to_string(trial.staleRefused);
-    progress(line);
-    return trial;
+    return line;
+}
+
+std::string FailoverBench::describeAdvisoryTrial(const TrialResult &trial,
+                                                 const std::string &name) const
+{
+    std::string line = name + ": victim " + trial.victim + " tick "
+                       + std::to_string(trial.victimToken) + " at "
+                       + seconds(trial.tickAgeAtFault, 3);
+    if (trial.tookOver)
+        line += " \u2192 " + trial.successor + " tick " + std::to_string(trial.successorToken)
+                + ", fault \u2192 running " + seconds(trial.metrics.at("fault_to_running"), 3);
+    else
+        line += ": no takeover within " + std::to_string(TakeoverDeadline.count()) + " s";
+    if (trial.lockHeldAtHeal)
+        line += std::string(", lock ") + (*trial.lockHeldAtHeal ? "still held" : "free")
+                + " at the heal";
+    if (trial.victimClaimsAfterResume)
+        line += ", victim claims after it ran again "
+                + std::to_string(*trial.victimClaimsAfterResume);
+    if (trial.staleAccepted && *trial.staleAccepted > 0)
+        line += ", accepted stale claims " + std::to_string(*trial.staleAccepted);
+    return line;
 }
 
 AdvisoryClaim FailoverBench::readAdvisoryClaim()
@@ -751,228 +931,6 @@ void FailoverBench::waitForAdvisoryLockToBeFree()
                                        "the advisory replicas running against it first");
         sleepFor(500ms);
     }
-}
-
-TrialResult FailoverBench::runAdvisoryTrial(Fault fault, int number)
-{
-    const std::string name = std::string(faultName(fault)) + " " + std::to_string(number) + "/"
-                             + std::to_string(m_options.trials);
-    ensureReplicasRunning("before " + name);
-    TrialResult trial{.number = number, .targetTickAge = targetTickAge(fault, number)};
-
-    // 1. Mid-tick: one of our replicas is claiming in a tick whose lock it took the target age ago.
-    AdvisoryClaim held;
-    int victimSlot = -1;
-    std::string lastSeen = "no claim";
-    for (const auto deadline = Clock::now() + MidTickDeadline;;) {
-        const AdvisoryClaim claim = readAdvisoryClaim();
-        if (claim.tick != 0 && claim.now - claim.claimedAt < ClaimingWithin) {
-            lastSeen = "last claim by " + claim.holder + ", tick " + std::to_string(claim.tick);
-            const std::optional<int> pid = claim.holderPid();
-            const std::optional<int> slot = pid ? m_replicas.slotOfPid(*pid) : std::nullopt;
-            const double age = claim.now - claim.lockedAt();
-            if (slot && age >= trial.targetTickAge && age < trial.targetTickAge + 1.0) {
-                held = claim;
-                victimSlot = *slot;
-                break;
-            }
-        }
-        if (Clock::now() >= deadline) {
-            fail(trial, name + ": no replica of ours was claiming mid-tick within "
-                                + std::to_string(MidTickDeadline.count()) + " s (" + lastSeen
-                                + "); the run stops here");
-            progress(trial.failures.back());
-            return trial;
-        }
-        sleepFor(PollEvery);
-    }
-    ReplicaProcess &victim = m_replicas.process(victimSlot);
-    trial.victim = m_replicas.id(victimSlot);
-    trial.victimToken = held.tick;
-    const int victimPid = victim.pid();
-    const std::size_t mark = m_events.size();
-
-    // 2. The fault instant on the database clock, read just before the fault is injected.
-    trial.faultAt = databaseClock();
-    trial.tickAgeAtFault = trial.faultAt - held.lockedAt();
-    const Clock::time_point injectedAt = Clock::now();
-    std::optional<Clock::time_point> resumeAt;
-    std::optional<ExitStatus> sigtermExit;
-    switch (fault) {
-    case Fault::SigKill:
-        victim.kill();
-        break;
-    case Fault::SigTerm:
-        victim.terminate();
-        sigtermExit = victim.waitForExit(SigtermExitBound);
-        break;
-    case Fault::SigStop:
-        victim.freeze();
-        resumeAt = injectedAt + std::chrono::seconds(m_options.stopSeconds);
-        break;
-    case Fault::Freeze:
-        resumeAt = injectedAt
-                   + injectThroughControl(trial, victimSlot, "freeze", m_options.stopSeconds);
-        break;
-    case Fault::Sever:
-        resumeAt = injectedAt
-                   + injectThroughControl(trial, victimSlot, "sever", m_options.severSeconds);
-        break;
-    case Fault::Pause:
-        throw std::logic_error("pause has no advisory trial");
-    }
-
-    // 3. Poll claim_log until a newer tick has claimed. Nothing ends the victim's session but the
-    // victim or the server, so the trial is capped at TakeoverDeadline; past it, no takeover.
-    std::optional<double> resumedAt; // database clock, once the victim runs again
-    bool resumed = false;
-    const auto resumeVictim = [&] {
-        resumed = true;
-        if (fault == Fault::SigStop) {
-            victim.resume();
-        } else {
-            if (fault == Fault::Sever)
-                trial.lockHeldAtHeal = advisoryLockHeld();
-            try {
-                const std::string reply
-                        = sendControl(m_replicas.controlSocket(victimSlot), "heal", 2s);
-                if (reply.rfind("ok", 0) != 0)
-                    trial.notes.push_back("heal answered: " + redact(reply));
-            } catch (const std::exception &error) {
-                trial.notes.push_back(std::string("heal failed: ") + error.what());
-            }
-        }
-        resumedAt = databaseClock();
-    };
-    std::optional<AdvisoryClaim> successor;
-    for (const auto deadline = injectedAt + TakeoverDeadline;;) {
-        if (resumeAt && !resumed && Clock::now() >= *resumeAt)
-            resumeVictim();
-        const leader::pg::Result next
-                = m_db.exec("next tick", NextTickSql, {Role, trial.victimToken}, StatementTimeout);
-        if (next.rows() == 1) {
-            AdvisoryClaim claim{.tick = next.toInt64(0, 0),
-                                .holder = std::string(next.text(0, 1)),
-                                .claimedAt = next.toDouble(0, 2)};
-            if (claim.holder.rfind(AdvisoryPrefix, 0) == 0)
-                claim.holder.erase(0, AdvisoryPrefix.size());
-            const std::optional<int> pid = claim.holderPid();
-            if (const std::optional<int> slot = pid ? m_replicas.slotOfPid(*pid) : std::nullopt) {
-                successor = claim;
-                trial.successor = m_replicas.id(*slot);
-                if (*slot == victimSlot)
-                    trial.notes.push_back("the victim itself took the next tick first");
-                break;
-            }
-        }
-        if (Clock::now() >= deadline)
-            break;
-        sleepFor(PollEvery);
-    }
-
-    // 4. The measurements, all on the database clock.
-    if (successor) {
-        trial.tookOver = true;
-        trial.successorToken = successor->tick;
-        trial.successorAcquiredAt = successor->lockedAt();
-        trial.metrics["fault_to_running"] = successor->claimedAt - trial.faultAt;
-        // Behind a transaction pooler a second try-lock can land on the holder's own backend.
-        if (successor->lockedAt() < trial.faultAt)
-            trial.notes.push_back("tick " + std::to_string(successor->tick) + " of "
-                                  + trial.successor + " began "
-                                  + seconds(trial.faultAt - successor->lockedAt())
-                                  + " before the fault: two leaders at once");
-        if (fault == Fault::SigTerm) {
-            const std::optional<ReplicaEvent> released = m_events.waitFor(
-                    [&](const ReplicaEvent &event) {
-                        return event.pid == victimPid && event.event == "released"
-                               && event.role == Role && event.token == trial.victimToken;
-                    },
-                    Clock::now() + SigtermExitBound, mark);
-            if (released && released->dbTimeEpoch)
-                trial.metrics["release_to_acquired"]
-                        = successor->lockedAt() - *released->dbTimeEpoch;
-            else
-                trial.notes.push_back("no released line with db_time from the victim; unlock "
-                                      "\u2192 lock acquired not measured");
-        } else {
-            trial.metrics["fault_to_acquired"] = successor->lockedAt() - trial.faultAt;
-        }
-    } else {
-        // The finding, not a failure: the old gate had nothing that would fail over here.
-        trial.notes.push_back("no other replica took the lock within "
-                              + std::to_string(TakeoverDeadline.count()) + " s of the fault");
-    }
-
-    // 5. Let the victim run again (or end), then count what it claimed.
-    if (resumeAt && !resumed) {
-        sleepFor(std::chrono::duration_cast<std::chrono::milliseconds>(
-                std::max(*resumeAt - Clock::now(), Clock::duration::zero())));
-        resumeVictim();
-    }
-    if (fault == Fault::SigTerm) {
-        std::optional<ExitStatus> exit = sigtermExit;
-        if (!exit) {
-            fail(trial, name + ": " + trial.victim + " did not exit within 3 s of SIGTERM");
-            exit = victim.waitForExit(10s);
-            if (!exit) {
-                victim.kill();
-                exit = victim.waitForExit(5s);
-            }
-        } else if (!exit->clean()) {
-            fail(trial, name + ": " + trial.victim + " ended with " + exit->describe()
-                                + " after SIGTERM, not exit code 0");
-        }
-        if (exit)
-            trial.metrics["sigterm_to_exit"]
-                    = std::chrono::duration<double>(exit->observedAt - injectedAt).count();
-    } else if (fault == Fault::SigKill) {
-        victim.waitForExit(5s);
-    } else if (!m_events.waitFor(
-                       [&](const ReplicaEvent &event) {
-                           return event.pid == victimPid && isEndOfTick(event) && event.role == Role
-                                  && event.token == trial.victimToken;
-                       },
-                       Clock::now() + AdvisoryVictimEndDeadline, mark)) {
-        trial.notes.push_back("the victim reported no end of tick " + std::to_string(held.tick)
-                              + " within " + std::to_string(AdvisoryVictimEndDeadline.count())
-                              + " s of running again");
-    }
-    // No fence: every claim the victim made after the successor took the lock was accepted.
-    const leader::pg::Param successorFrom
-            = successor ? leader::pg::Param(epochParam(successor->lockedAt()))
-                        : leader::pg::Param(nullptr);
-    const leader::pg::Param resumedFrom
-            = resumedAt ? leader::pg::Param(epochParam(*resumedAt)) : leader::pg::Param(nullptr);
-    const leader::pg::Result stale
-            = m_db.exec("stale claims", AdvisoryStaleSql,
-                        {Role, trial.victimToken, successorFrom, resumedFrom}, StatementTimeout);
-    if (successor)
-        trial.staleAccepted = stale.toInt64(0, 0);
-    if (resumedAt)
-        trial.victimClaimsAfterResume = stale.toInt64(0, 1);
-
-    // 6. Back to K replicas: a killed or stopped victim comes back under the same id.
-    if (fault == Fault::SigKill || fault == Fault::SigTerm)
-        m_replicas.start(victimSlot);
-
-    std::string line = name + ": victim " + trial.victim + " tick " + std::to_string(held.tick)
-                       + " at " + seconds(trial.tickAgeAtFault);
-    if (successor)
-        line += " \u2192 " + trial.successor + " tick " + std::to_string(trial.successorToken)
-                + ", fault \u2192 running " + seconds(trial.metrics.at("fault_to_running"));
-    else
-        line += ": no takeover within " + std::to_string(TakeoverDeadline.count()) + " s";
-    if (trial.lockHeldAtHeal)
-        line += std::string(", lock ") + (*trial.lockHeldAtHeal ? "still held" : "free")
-                + " at the heal";
-    if (trial.victimClaimsAfterResume)
-        line += ", victim claims after it ran again "
-                + std::to_string(*trial.victimClaimsAfterResume);
-    if (trial.staleAccepted && *trial.staleAccepted > 0)
-        line += ", accepted stale claims " + std::to_string(*trial.staleAccepted);
-    progress(line);
-    return trial;
 }
 
 void FailoverBench::runPauseTrial(TrialResult &trial, int victimSlot, std::size_t mark)
@@ -1016,30 +974,20 @@ void FailoverBench::runPauseTrial(TrialResult &trial, int victimSlot, std::size_
 
     const double unpausedAt = databaseClock();
     leader::lease::unpause(m_db, Role);
-    std::optional<LeaseRow> next;
-    for (const auto deadline = Clock::now() + TakeoverDeadline;;) {
-        const LeaseRow row = readLease();
-        if (row.token > trial.victimToken && row.held() && row.holderPid()) {
-            if (const std::optional<int> slot = m_replicas.slotOfPid(*row.holderPid())) {
-                next = row;
-                trial.successor = m_replicas.id(*slot);
-                break;
-            }
-        }
-        if (Clock::now() >= deadline)
-            break;
-        sleepFor(PollEvery);
-    }
+    double lastExpires = 0;
+    const std::optional<TickHolder> next
+            = awaitNextHolder(trial.victimToken, Clock::now() + TakeoverDeadline, lastExpires, {});
     if (next) {
+        trial.successor = m_replicas.id(next->slot);
         trial.tookOver = true;
         trial.successorToken = next->token;
-        trial.successorAcquiredAt = next->acquiredAt;
+        trial.successorAcquiredAt = next->startedAt;
         const std::optional<double> claimed = firstClaim(next->token);
         if (!claimed)
             trial.notes.push_back("token " + std::to_string(next->token)
                                   + " claimed nothing within 5 s; unpause \u2192 running uses "
                                     "acquired_at");
-        trial.metrics["unpause_to_running"] = claimed.value_or(*next->acquiredAt) - unpausedAt;
+        trial.metrics["unpause_to_running"] = claimed.value_or(next->startedAt) - unpausedAt;
     } else {
         fail(trial, name + ": nobody led billing within " + std::to_string(TakeoverDeadline.count())
                             + " s of the unpause");
@@ -1066,13 +1014,14 @@ void FailoverBench::runPauseTrial(TrialResult &trial, int victimSlot, std::size_
                             + " accepted after the pause");
 
     std::string line = name + ": victim " + trial.victim + " token "
-                       + std::to_string(trial.victimToken) + " at " + seconds(trial.tickAgeAtFault);
+                       + std::to_string(trial.victimToken) + " at "
+                       + seconds(trial.tickAgeAtFault, 3);
     if (trial.metrics.count("pause_to_cancelled"))
-        line += ", cancelled " + seconds(trial.metrics.at("pause_to_cancelled"))
+        line += ", cancelled " + seconds(trial.metrics.at("pause_to_cancelled"), 3)
                 + " after the pause";
     if (next)
         line += "; " + trial.successor + " token " + std::to_string(trial.successorToken)
-                + " running " + seconds(trial.metrics.at("unpause_to_running"))
+                + " running " + seconds(trial.metrics.at("unpause_to_running"), 3)
                 + " after the unpause";
     progress(line);
 }
@@ -1096,38 +1045,19 @@ void FailoverBench::drainOtherRoles()
     // Billing emits invoice.finalized events and the workload creates events and emails; with
     // no role to handle them the auditor (grace 0) would report them undone. One replica of the
     // other roles finishes them after the measurement, which it takes no part in.
-    const char *pendingSql = R"sql(
-SELECT (SELECT count(*) FROM webhook_events WHERE dispatched_at IS NULL)
-     + (SELECT count(*) FROM webhook_events e
-         WHERE dispatched_at IS NOT NULL
-           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id))
-     + (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending')
-     + (SELECT count(*) FROM email_outbox WHERE status <> 'sent')
-)sql";
-    std::int64_t pending = scalar("pending work", pendingSql);
+    std::int64_t pending = scalar("pending work", PendingWorkSql);
     if (pending == 0)
         return;
     progress("failover-bench: draining " + std::to_string(pending)
              + " webhook and email items with " + "one replica of " + DrainRoles
              + " before the audit");
-    ReplicaSet drain(
-            ReplicaSetup{
-                    .binary = m_options.replicaBinary,
-                    .databaseUrl = m_options.replicaUrl(),
-                    .listenDatabaseUrl = m_options.listenDatabaseUrl,
-                    .roles = DrainRoles,
-                    .configFile = m_directory / "replica.conf",
-                    .directory = m_directory,
-                    .idPrefix = "drain",
-                    .redact = [this](std::string text) { return redact(std::move(text)); },
-            },
-            1, m_events);
+    ReplicaSet drain(replicaSetup(DrainRoles, "drain", ""), 1, m_events);
     drain.startAll();
     const auto deadline = Clock::now() + DrainDeadline;
     auto report = Clock::now() + 10s;
     while (pending > 0 && Clock::now() < deadline) {
         sleepFor(500ms);
-        pending = scalar("pending work", pendingSql);
+        pending = scalar("pending work", PendingWorkSql);
         if (Clock::now() >= report) {
             progress("failover-bench: " + std::to_string(pending) + " items left to drain");
             report += 10s;
@@ -1171,4 +1101,4 @@ SELECT count(*) FROM (SELECT invoice_id
 )sql");
 }
 
-} // namespace failoverbench
+} // namespace bench::failover

@@ -5,17 +5,19 @@
 #include "pg/connection.h"
 #include "replicaset.h"
 #include "results.h"
+#include "secrets.h"
 
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
-namespace failoverbench {
+namespace bench::failover {
 
 // The billing row as the benchmark polls it; times are database-clock seconds since the epoch.
 struct LeaseRow
@@ -54,10 +56,13 @@ struct AdvisoryClaim
 class FailoverBench final
 {
 public:
-    FailoverBench(const Options &options, std::filesystem::path workDirectory);
+    FailoverBench(const Options &options, std::filesystem::path workDirectory, Redact redact);
     RunResults run();
 
 private:
+    // The replicas of this run, or the one that drains the other roles' work before the audit.
+    ReplicaSetup replicaSetup(const std::string &roles, const std::string &idPrefix,
+                              const std::string &gate) const;
     void setUp();
     bool runTrials(); // false: the run was cut short
     void waitForForeignLeasesToExpire();
@@ -65,9 +70,43 @@ private:
     void writeConfig() const;
     // Seconds into the victim's tick at which trial number of fault aims.
     double targetTickAge(Fault fault, int number);
+    // One trial under either design: the lease's row, or the advisory design's claim_log.
     TrialResult runTrial(Fault fault, int number);
-    // The advisory design's trial: the same mid-tick aim and faults, measured from claim_log.
-    TrialResult runAdvisoryTrial(Fault fault, int number);
+
+    // A replica of ours in a tick: the victim found mid-tick, or its successor.
+    struct TickHolder
+    {
+        int slot = -1;
+        std::int64_t token = 0; // the lease token, or the advisory tick
+        double startedAt = 0;   // database clock: acquired_at, or when the lock was taken
+        double now = 0;         // database clock when it was read
+        double claimedAt = 0;   // advisory successor: its tick's first claim
+        double expiresAt = 0;   // lease victim: the row's expiry when it was read
+    };
+    // The design's side of a trial.
+    std::optional<TickHolder> findMidTick(TrialResult &trial, Fault fault, const std::string &name);
+    std::optional<TickHolder> leaseHolder(bool cadenceOnly, std::string &lastSeen);
+    std::optional<TickHolder> claimingHolder(std::string &lastSeen);
+    // Polls until a replica of ours runs a newer tick than the victim's, or the deadline passes;
+    // eachRound comes first in every round. lastExpires follows the victim's own lease row.
+    std::optional<TickHolder> awaitNextHolder(std::int64_t victimToken,
+                                              std::chrono::steady_clock::time_point deadline,
+                                              double &lastExpires,
+                                              const std::function<void()> &eachRound);
+    // Who holds a newer token than the victim's; lastExpires follows the victim's own row.
+    std::optional<TickHolder> nextLease(std::int64_t victimToken, double &lastExpires);
+    std::optional<TickHolder> nextAdvisoryTick(std::int64_t victimTick);
+    void measureLeaseTakeover(TrialResult &trial, Fault fault, const TickHolder &successor,
+                              double lastExpires, int victimPid, std::size_t mark);
+    void measureAdvisoryTakeover(TrialResult &trial, Fault fault, const TickHolder &successor,
+                                 int victimPid, std::size_t mark);
+    void countLeaseStaleClaims(TrialResult &trial, Fault fault, const std::string &name,
+                               double lastExpires);
+    void countAdvisoryStaleClaims(TrialResult &trial, const std::optional<TickHolder> &successor,
+                                  const std::optional<double> &resumedAt);
+    std::string describeLeaseTrial(const TrialResult &trial, Fault fault,
+                                   const std::string &name) const;
+    std::string describeAdvisoryTrial(const TrialResult &trial, const std::string &name) const;
     void waitForAdvisoryLockToBeFree();
     bool advisoryLockHeld();
     // Sends "VERB SECONDS" to the victim's control socket; returns how long the fault lasts.
@@ -85,10 +124,10 @@ private:
     std::optional<double> firstClaim(std::int64_t token);
     std::int64_t scalar(const char *statement, const char *sql);
     void fail(TrialResult &trial, const std::string &failure);
-    std::string redact(std::string text) const;
 
     const Options m_options;
     const std::filesystem::path m_directory;
+    const Redact m_redact;
     leader::pg::Connection m_db;
     EventLog m_events;
     ReplicaSet m_replicas;
@@ -97,4 +136,4 @@ private:
     RunResults m_results;
 };
 
-} // namespace failoverbench
+} // namespace bench::failover

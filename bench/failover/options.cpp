@@ -1,63 +1,31 @@
 #include "options.h"
 
+#include "arguments.h"
 #include "pg/conninfo.h"
+#include "secrets.h"
 
 #include <algorithm>
-#include <cctype>
-#include <charconv>
-#include <random>
+#include <iterator>
+#include <optional>
 
-namespace failoverbench {
+namespace bench::failover {
 
 namespace {
-
-constexpr Fault AllFaults[] = {Fault::SigKill, Fault::SigTerm, Fault::SigStop,
-                               Fault::Freeze,  Fault::Sever,   Fault::Pause};
-
-template<typename T>
-T wholeNumber(const std::string &option, const std::string &text, T minimum)
-{
-    T value{};
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error != std::errc() || end != text.data() + text.size() || value < minimum)
-        throw UsageError(option + " must be a whole number of at least " + std::to_string(minimum)
-                         + ", not '" + text + "'");
-    return value;
-}
 
 std::vector<Fault> faultList(const std::string &text)
 {
     std::vector<Fault> faults;
-    std::size_t start = 0;
-    while (start <= text.size()) {
-        const std::size_t comma = std::min(text.find(',', start), text.size());
-        const std::string name = text.substr(start, comma - start);
-        const std::optional<Fault> fault = faultFromName(name);
-        if (!fault)
+    for (const std::string &name : splitList(text)) {
+        const std::optional<Fault> fault = leader::faults::faultFromName(name);
+        if (!fault || std::find(std::begin(Faults), std::end(Faults), *fault) == std::end(Faults))
             throw UsageError(
                     "unknown fault '" + name
                     + "' in --faults; faults are sigkill, sigterm, sigstop, freeze, sever, pause");
         if (std::find(faults.begin(), faults.end(), *fault) != faults.end())
             throw UsageError("--faults names " + name + " twice");
         faults.push_back(*fault);
-        start = comma + 1;
     }
     return faults;
-}
-
-// Single quotes unless the word is plainly safe for a POSIX shell.
-std::string shellWord(const std::string &word)
-{
-    const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c))
-               || std::string_view("-_./:=@,+%").find(c) != std::string_view::npos;
-    });
-    if (plain)
-        return word;
-    std::string quoted = "'";
-    for (const char c : word)
-        quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return quoted + "'";
 }
 
 } // namespace
@@ -106,73 +74,22 @@ Exit codes: 0 the run finished and every correctness check held (speed is report
 enforced); 5 a correctness check failed; 2 wrong arguments; 1 any other error.
 )";
 
-std::string_view faultName(Fault fault)
-{
-    switch (fault) {
-    case Fault::SigKill:
-        return "sigkill";
-    case Fault::SigTerm:
-        return "sigterm";
-    case Fault::SigStop:
-        return "sigstop";
-    case Fault::Freeze:
-        return "freeze";
-    case Fault::Sever:
-        return "sever";
-    case Fault::Pause:
-        return "pause";
-    }
-    return "?";
-}
-
-std::optional<Fault> faultFromName(std::string_view name)
-{
-    for (const Fault fault : AllFaults) {
-        if (faultName(fault) == name)
-            return fault;
-    }
-    return std::nullopt;
-}
-
 Options parseOptions(int argc, char **argv)
 {
-    static const std::vector<std::string> valued{"--database",        "--replica-database",
-                                                 "--listen-database", "--replicas",
-                                                 "--trials",          "--faults",
-                                                 "--stop-seconds",    "--sever-seconds",
-                                                 "--replica-binary",  "--json",
-                                                 "--label",           "--seed",
-                                                 "--design"};
+    const CommandLine commandLine = readCommandLine(
+            argc, argv,
+            {"--database", "--replica-database", "--listen-database", "--replicas", "--trials",
+             "--faults", "--stop-seconds", "--sever-seconds", "--replica-binary", "--json",
+             "--label", "--seed", "--design"},
+            {"--quick"});
     Options options;
+    if (commandLine.help) {
+        options.help = true;
+        return options;
+    }
     std::string databaseUrl;
-    bool quick = false;
-    bool trialsGiven = false;
     std::optional<std::uint64_t> seed;
-    for (int i = 1; i < argc; ++i) {
-        std::string arg = argv[i];
-        if (arg == "--help" || arg == "-h") {
-            options.help = true;
-            return options;
-        }
-        if (arg == "--quick") {
-            quick = true;
-            continue;
-        }
-        std::string value;
-        const std::size_t equals = arg.find('=');
-        const bool inlineValue = arg.rfind("--", 0) == 0 && equals != std::string::npos;
-        if (inlineValue) {
-            value = arg.substr(equals + 1);
-            arg.resize(equals);
-        }
-        if (std::find(valued.begin(), valued.end(), arg) == valued.end())
-            throw UsageError(arg.rfind("--", 0) == 0 ? "unknown option " + arg
-                                                     : "unexpected argument '" + arg + "'");
-        if (!inlineValue) {
-            if (i + 1 >= argc)
-                throw UsageError(arg + " needs a value");
-            value = argv[++i];
-        }
+    for (const auto &[arg, value] : commandLine.options) {
         if (arg == "--database") {
             databaseUrl = value;
         } else if (arg == "--replica-database") {
@@ -183,7 +100,6 @@ Options parseOptions(int argc, char **argv)
             options.replicas = wholeNumber(arg, value, 2);
         } else if (arg == "--trials") {
             options.trials = wholeNumber(arg, value, 1);
-            trialsGiven = true;
         } else if (arg == "--faults") {
             options.faults = faultList(value);
         } else if (arg == "--stop-seconds") {
@@ -213,12 +129,13 @@ Options parseOptions(int argc, char **argv)
                 throw UsageError("--design is lease, advisory or both, not '" + value + "'");
         }
     }
-    if (quick && trialsGiven)
-        throw UsageError("--quick means --trials 2; give one or the other");
-    if (quick)
+    if (commandLine.has("--quick")) {
+        if (commandLine.has("--trials"))
+            throw UsageError("--quick means --trials 2; give one or the other");
         options.trials = 2;
+    }
     options.databaseUrl = leader::pg::databaseUrlFrom(databaseUrl);
-    options.seed = seed ? *seed : std::random_device()();
+    options.seed = seedOrRandom(seed);
     options.design = options.designs.front();
     return options;
 }
@@ -241,39 +158,31 @@ std::filesystem::path jsonFileFor(const Options &options, Design design)
 
 std::string reproduceCommand(const Options &options, const std::string &program)
 {
-    const auto redacted = [&](const std::string &url) {
-        return leader::pg::redactSecrets(url, url);
-    };
-    std::vector<std::string> words{program};
-    const auto add = [&](const std::string &option, const std::string &value) {
-        words.push_back(option);
-        words.push_back(value);
-    };
+    ReproduceLine line;
+    line.word(program);
     if (!options.databaseUrl.empty())
-        add("--database", redacted(options.databaseUrl));
+        line.add("--database", redactedUrl(options.databaseUrl));
     if (!options.replicaDatabaseUrl.empty())
-        add("--replica-database", redacted(options.replicaDatabaseUrl));
+        line.add("--replica-database", redactedUrl(options.replicaDatabaseUrl));
     if (!options.listenDatabaseUrl.empty())
-        add("--listen-database", redacted(options.listenDatabaseUrl));
-    add("--replicas", std::to_string(options.replicas));
-    add("--trials", std::to_string(options.trials));
-    std::string faults;
+        line.add("--listen-database", redactedUrl(options.listenDatabaseUrl));
+    line.add("--replicas", std::to_string(options.replicas));
+    line.add("--trials", std::to_string(options.trials));
+    std::vector<std::string> faults;
     for (const Fault fault : options.faults)
-        faults += (faults.empty() ? "" : ",") + std::string(faultName(fault));
-    add("--faults", faults);
-    add("--stop-seconds", std::to_string(options.stopSeconds));
-    add("--sever-seconds", std::to_string(options.severSeconds));
+        faults.emplace_back(nameOf(fault));
+    line.add("--faults", joinList(faults));
+    line.add("--stop-seconds", std::to_string(options.stopSeconds));
+    line.add("--sever-seconds", std::to_string(options.severSeconds));
     if (!options.replicaBinary.empty())
-        add("--replica-binary", options.replicaBinary.string());
-    add("--json", options.jsonFile.string());
+        line.add("--replica-binary", options.replicaBinary.string());
+    line.add("--json", options.jsonFile.string());
     if (!options.label.empty())
-        add("--label", options.label);
-    add("--design", options.designs.size() > 1 ? "both" : std::string(designName(options.design)));
-    add("--seed", std::to_string(options.seed));
-    std::string command;
-    for (const std::string &word : words)
-        command += (command.empty() ? "" : " ") + shellWord(word);
-    return command;
+        line.add("--label", options.label);
+    line.add("--design",
+             options.designs.size() > 1 ? "both" : std::string(designName(options.design)));
+    line.add("--seed", std::to_string(options.seed));
+    return line.text();
 }
 
-} // namespace failoverbench
+} // namespace bench::failover

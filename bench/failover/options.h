@@ -1,31 +1,27 @@
 #pragma once
 
+#include "faults/fault.h"
+
 #include <cstdint>
 #include <filesystem>
-#include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace failoverbench {
+namespace bench::failover {
 
-enum class Fault { SigKill, SigTerm, SigStop, Freeze, Sever, Pause };
+using leader::faults::Fault;
+using leader::faults::nameOf;
 
-std::string_view faultName(Fault fault);
-std::optional<Fault> faultFromName(std::string_view name);
+// The faults this benchmark injects, in the order it runs them by default.
+inline constexpr Fault Faults[] = {Fault::SigKill, Fault::SigTerm, Fault::SigStop,
+                                   Fault::Freeze,  Fault::Sever,   Fault::Pause};
 
 // How the replicas gate each tick: ADR-114's lease, or the session advisory lock it replaced
 // (leader-replica --gate advisory), measured beside it.
 enum class Design { Lease, Advisory };
 
 std::string_view designName(Design design);
-
-class UsageError final : public std::runtime_error
-{
-public:
-    using std::runtime_error::runtime_error;
-};
 
 struct Options
 {
@@ -34,8 +30,7 @@ struct Options
     std::string listenDatabaseUrl;  // passed on as --listen-database; empty: not passed
     int replicas = 3;
     int trials = 20;
-    std::vector<Fault> faults{Fault::SigKill, Fault::SigTerm, Fault::SigStop,
-                              Fault::Freeze,  Fault::Sever,   Fault::Pause};
+    std::vector<Fault> faults{std::begin(Faults), std::end(Faults)};
     int stopSeconds = 20;
     int severSeconds = 15;
     std::filesystem::path replicaBinary; // empty: found next to this binary, then in PATH
@@ -53,6 +48,10 @@ struct Options
     {
         return replicaDatabaseUrl.empty() ? databaseUrl : replicaDatabaseUrl;
     }
+    std::vector<std::string *> urls()
+    {
+        return {&databaseUrl, &replicaDatabaseUrl, &listenDatabaseUrl};
+    }
 };
 
 // Throws UsageError. A seed is drawn when --seed is not given.
@@ -68,4 +67,4 @@ extern const char *const HelpText;
 // default does not change what it measures), passwords replaced by ***.
 std::string reproduceCommand(const Options &options, const std::string &program);
 
-} // namespace failoverbench
+} // namespace bench::failover

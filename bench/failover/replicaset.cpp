@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-namespace failoverbench {
+namespace bench::failover {
 
 namespace {
 
@@ -145,4 +145,4 @@ ReplicaSet::stopAll(std::chrono::milliseconds timeout)
     return ended;
 }
 
-} // namespace failoverbench
+} // namespace bench::failover

@@ -2,6 +2,7 @@
 
 #include "events.h"
 #include "replicaprocess.h"
+#include "secrets.h"
 
 #include <chrono>
 #include <filesystem>
@@ -13,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-namespace failoverbench {
+namespace bench::failover {
 
 // A replica did not start, or stopped when it should not have. The message names it and quotes
 // the last line of its log, passwords removed.
@@ -30,10 +31,10 @@ struct ReplicaSetup
     std::string listenDatabaseUrl; // empty: not passed
     std::string roles;             // for --roles
     std::filesystem::path configFile;
-    std::filesystem::path directory;                // logs, stdout copies and control sockets
-    std::string idPrefix = "r";                     // ids are r1, r2, ...
-    std::string gate;                               // for --gate; empty: not passed (lease)
-    std::function<std::string(std::string)> redact; // removes passwords from log lines
+    std::filesystem::path directory; // logs, stdout copies and control sockets
+    std::string idPrefix = "r";      // ids are r1, r2, ...
+    std::string gate;                // for --gate; empty: not passed (lease)
+    Redact redact;                   // removes passwords from log lines
 };
 
 // K leader-replica processes with stable ids: a replica killed or stopped by a fault is started
@@ -78,4 +79,4 @@ private:
     std::vector<Slot> m_slots;
 };
 
-} // namespace failoverbench
+} // namespace bench::failover

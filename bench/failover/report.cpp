@@ -3,35 +3,20 @@
 #include "events.h"
 #include "jsonwriter.h"
 #include "stats.h"
+#include "text.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <vector>
 
-namespace failoverbench {
+namespace bench::failover {
 
 namespace {
 
-// Padding counts characters, not bytes: the metric names hold an arrow.
-std::string padRight(const std::string &text, std::size_t width)
-{
-    std::size_t characters = 0;
-    for (const char c : text)
-        characters += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
-    return text + std::string(width > characters ? width - characters : 1, ' ');
-}
-
-std::string padLeft(const std::string &text, std::size_t width)
-{
-    return std::string(width > text.size() ? width - text.size() : 0, ' ') + text;
-}
-
 std::string seconds(double value)
 {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.3f s", value);
-    return text;
+    return bench::seconds(value, 3);
 }
 
 std::string heading(const RunResults &results, const ReportContext &context)
@@ -101,7 +86,7 @@ void printComparison(std::ostream &out, const RunResults &lease, const RunResult
     for (const Fault fault : faults) {
         const FaultResults *ofLease = findFault(lease, fault);
         const FaultResults *ofAdvisory = findFault(advisory, fault);
-        const std::string name(faultName(fault));
+        const std::string name(nameOf(fault));
         std::vector<MetricInfo> metrics = metricsFor(fault, Design::Lease);
         for (const MetricInfo &metric : metricsFor(fault, Design::Advisory))
             if (std::none_of(metrics.begin(), metrics.end(),
@@ -179,11 +164,11 @@ void printReport(std::ostream &out, const RunResults &results, const ReportConte
         << padLeft("p50", 9) << "  " << padLeft("p95", 9) << "  " << padLeft("max", 9) << "\n";
     for (const FaultResults &fault : results.faults) {
         if (!fault.notExpressible.empty())
-            out << padRight(std::string(faultName(fault.fault)), 10)
+            out << padRight(std::string(nameOf(fault.fault)), 10)
                 << "not expressible: " << fault.notExpressible << "\n";
         for (const MetricInfo &metric : metricsFor(fault.fault, results.design)) {
             const std::optional<Summary> summary = summarize(fault.samples(metric.key));
-            out << padRight(std::string(faultName(fault.fault)), 10)
+            out << padRight(std::string(nameOf(fault.fault)), 10)
                 << padRight(std::string(metric.label), 30)
                 << padLeft(std::to_string(summary ? summary->n : 0), 3);
             if (summary)
@@ -208,7 +193,7 @@ void printReport(std::ostream &out, const RunResults &results, const ReportConte
         if (landed.empty())
             continue;
         std::sort(landed.begin(), landed.end());
-        out << faultName(fault.fault)
+        out << nameOf(fault.fault)
             << ": fault \u2192 running elsewhere, by the fault's instant in the victim's tick";
         for (std::size_t i = 0; i < landed.size(); ++i) {
             char text[48];
@@ -231,7 +216,7 @@ void printReport(std::ostream &out, const RunResults &results, const ReportConte
             std::int64_t heldAtHeal = 0;
             for (const TrialResult &trial : fault.trials)
                 heldAtHeal += trial.lockHeldAtHeal.value_or(false) ? 1 : 0;
-            stale += (stale.empty() ? "" : "; ") + std::string(faultName(fault.fault))
+            stale += (stale.empty() ? "" : "; ") + std::string(nameOf(fault.fault))
                      + " accepted (no fence) " + std::to_string(fault.staleAccepted());
             // Only a stopped, frozen or cut-off victim runs again; a dead one does not.
             if (fault.fault != Fault::SigKill && fault.fault != Fault::SigTerm)
@@ -244,7 +229,7 @@ void printReport(std::ostream &out, const RunResults &results, const ReportConte
                          + std::to_string(fault.trials.size());
             continue;
         }
-        stale += (stale.empty() ? "" : "; ") + std::string(faultName(fault.fault)) + " accepted "
+        stale += (stale.empty() ? "" : "; ") + std::string(nameOf(fault.fault)) + " accepted "
                  + std::to_string(fault.staleAccepted()) + ", refused by fence "
                  + std::to_string(fault.staleRefused()) + ", tick given up by the client "
                  + std::to_string(fault.abandonedByClient()) + "/"
@@ -292,7 +277,7 @@ void printReport(std::ostream &out, const RunResults &results, const ReportConte
     for (const FaultResults &fault : results.faults) {
         for (const TrialResult &trial : fault.trials) {
             for (const std::string &note : trial.notes)
-                out << "note: " << faultName(fault.fault) << " " << trial.number << ": " << note
+                out << "note: " << nameOf(fault.fault) << " " << trial.number << ": " << note
                     << "\n";
         }
     }
@@ -301,14 +286,9 @@ void printReport(std::ostream &out, const RunResults &results, const ReportConte
     out << "reproduce: " << context.command << "\n";
 }
 
-void writeJson(const std::filesystem::path &file, const RunResults &results,
-               const ReportContext &context)
+void writeJson(JsonWriter &json, const RunResults &results, const ReportContext &context)
 {
-    std::ofstream out(file, std::ios::trunc);
-    if (!out)
-        throw std::runtime_error("cannot write " + file.string());
     const Options &options = context.options;
-    JsonWriter json(out);
     json.beginObject();
     json.field("benchmark", "failover");
     json.field("label", options.label);
@@ -327,7 +307,7 @@ void writeJson(const std::filesystem::path &file, const RunResults &results,
     json.field("trials", options.trials);
     json.key("faults").beginArray();
     for (const Fault fault : options.faults)
-        json.value(std::string(faultName(fault)));
+        json.value(std::string(nameOf(fault)));
     json.endArray();
     json.field("stop_seconds", options.stopSeconds);
     json.field("sever_seconds", options.severSeconds);
@@ -342,7 +322,7 @@ void writeJson(const std::filesystem::path &file, const RunResults &results,
 
     json.key("faults").beginObject();
     for (const FaultResults &fault : results.faults) {
-        json.key(std::string(faultName(fault.fault))).beginObject();
+        json.key(std::string(nameOf(fault.fault))).beginObject();
         if (!fault.notExpressible.empty())
             json.field("not_expressible", fault.notExpressible);
         json.key("summary").beginObject();
@@ -351,17 +331,7 @@ void writeJson(const std::filesystem::path &file, const RunResults &results,
             json.key(std::string(metric.key)).beginObject();
             json.field("label", std::string(metric.label));
             json.field("clock", clockName(metric.clock));
-            json.field("unit", "s");
-            json.field("n", static_cast<std::int64_t>(samples.size()));
-            if (const std::optional<Summary> summary = summarize(samples)) {
-                json.field("p50", summary->p50);
-                json.field("p95", summary->p95);
-                json.field("max", summary->max);
-            }
-            json.key("samples").beginArray();
-            for (const double sample : samples)
-                json.value(sample);
-            json.endArray();
+            writeSamples(json, samples);
             json.endObject();
         }
         json.endObject();
@@ -372,9 +342,7 @@ void writeJson(const std::filesystem::path &file, const RunResults &results,
         json.field("victim_claims_after_resume", fault.victimClaimsAfterResume());
         json.field("without_takeover", fault.withoutTakeover());
         json.endObject();
-        json.key("trials").beginArray();
-        for (const TrialResult &trial : fault.trials) {
-            json.beginObject();
+        json.objects("trials", fault.trials, [&](const TrialResult &trial) {
             json.field("trial", trial.number);
             json.field("victim", trial.victim);
             json.field("victim_token", trial.victimToken);
@@ -384,33 +352,15 @@ void writeJson(const std::filesystem::path &file, const RunResults &results,
             json.field("took_over", trial.tookOver);
             json.field("successor", trial.successor);
             json.field("successor_token", trial.successorToken);
-            json.key("successor_acquired_at");
-            if (trial.successorAcquiredAt)
-                json.value(formatTimestamp(*trial.successorAcquiredAt));
-            else
-                json.null();
-            json.key("metrics").beginObject();
-            for (const auto &[name, value] : trial.metrics)
-                json.field(name, value);
-            json.endObject();
-            json.key("stale_accepted");
-            json.value(trial.staleAccepted);
+            json.field("successor_acquired_at", formatTimestamp(trial.successorAcquiredAt));
+            json.field("metrics", trial.metrics);
+            json.field("stale_accepted", trial.staleAccepted);
             json.field("stale_refused", trial.staleRefused);
-            json.key("victim_claims_after_resume");
-            json.value(trial.victimClaimsAfterResume);
-            json.key("lock_held_at_heal");
-            json.value(trial.lockHeldAtHeal);
-            json.key("notes").beginArray();
-            for (const std::string &note : trial.notes)
-                json.value(note);
-            json.endArray();
-            json.key("failures").beginArray();
-            for (const std::string &failure : trial.failures)
-                json.value(failure);
-            json.endArray();
-            json.endObject();
-        }
-        json.endArray();
+            json.field("victim_claims_after_resume", trial.victimClaimsAfterResume);
+            json.field("lock_held_at_heal", trial.lockHeldAtHeal);
+            json.field("notes", trial.notes);
+            json.field("failures", trial.failures);
+        });
         json.endObject();
     }
     json.endObject();
@@ -419,46 +369,21 @@ void writeJson(const std::filesystem::path &file, const RunResults &results,
     if (results.audit) {
         json.beginObject();
         json.field("holds", results.audit->allHold());
-        json.key("invariants").beginArray();
-        for (const auto &invariant : results.audit->invariants) {
-            json.beginObject();
-            json.field("role", invariant.role);
-            json.field("name", invariant.name);
-            json.field("holds", invariant.holds);
-            json.field("offending", invariant.offending);
-            json.key("samples").beginArray();
-            for (const std::string &sample : invariant.samples)
-                json.value(sample);
-            json.endArray();
-            json.key("info").beginObject();
-            for (const auto &[name, count] : invariant.info)
-                json.field(name, count);
-            json.endObject();
-            json.endObject();
-        }
-        json.endArray();
+        json.objects("invariants", results.audit->invariants, [&](const auto &invariant) {
+            writeInvariant(json, invariant);
+            json.field("samples", invariant.samples);
+            json.field("info", invariant.info);
+        });
         json.endObject();
     } else {
         json.null();
     }
-    json.key("duplicate_invoices");
-    json.value(results.duplicateInvoices);
-    json.key("double_charges");
-    json.value(results.doubleCharges);
-    json.key("overlapping_ticks");
-    json.value(results.overlappingTicks);
-    json.key("failures").beginArray();
-    for (const std::string &failure : results.failures)
-        json.value(failure);
-    json.endArray();
-    json.key("notes").beginArray();
-    for (const std::string &note : results.notes)
-        json.value(note);
-    json.endArray();
+    json.field("duplicate_invoices", results.duplicateInvoices);
+    json.field("double_charges", results.doubleCharges);
+    json.field("overlapping_ticks", results.overlappingTicks);
+    json.field("failures", results.failures);
+    json.field("notes", results.notes);
     json.endObject();
-    out << "\n";
-    if (!out.flush())
-        throw std::runtime_error("cannot write " + file.string());
 }
 
-} // namespace failoverbench
+} // namespace bench::failover

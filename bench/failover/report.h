@@ -1,5 +1,6 @@
 #pragma once
 
+#include "jsonwriter.h"
 #include "options.h"
 #include "results.h"
 
@@ -7,7 +8,7 @@
 #include <ostream>
 #include <string>
 
-namespace failoverbench {
+namespace bench::failover {
 
 struct ReportContext
 {
@@ -23,9 +24,7 @@ void printReport(std::ostream &out, const RunResults &results, const ReportConte
 // One Markdown table of both designs' runs, fault by fault and metric by metric, with the ratios.
 void printComparison(std::ostream &out, const RunResults &lease, const RunResults &advisory);
 
-// Every sample, the summary, the machine and the settings. Throws std::runtime_error when the
-// file cannot be written.
-void writeJson(const std::filesystem::path &file, const RunResults &results,
-               const ReportContext &context);
+// Every sample, the summary, the machine and the settings, as one JSON object.
+void writeJson(JsonWriter &json, const RunResults &results, const ReportContext &context);
 
-} // namespace failoverbench
+} // namespace bench::failover

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
-namespace failoverbench {
+namespace bench::failover {
 
 const std::vector<MetricInfo> &metricsFor(Fault fault, Design design)
 {
@@ -37,18 +37,7 @@ const std::vector<MetricInfo> &metricsFor(Fault fault, Design design)
         return fault == Fault::SigTerm ? advisorySigterm
                : fault == Fault::Pause ? none
                                        : advisoryDead;
-    switch (fault) {
-    case Fault::SigTerm:
-        return sigterm;
-    case Fault::Pause:
-        return pause;
-    case Fault::SigKill:
-    case Fault::SigStop:
-    case Fault::Freeze:
-    case Fault::Sever:
-        break;
-    }
-    return dead;
+    return fault == Fault::SigTerm ? sigterm : fault == Fault::Pause ? pause : dead;
 }
 
 std::vector<double> FaultResults::samples(std::string_view metric) const
@@ -96,4 +85,4 @@ std::int64_t FaultResults::victimClaimsAfterResume() const
                            });
 }
 
-} // namespace failoverbench
+} // namespace bench::failover

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace failoverbench {
+namespace bench::failover {
 
 // Which clock a metric is read on: both ends on the database's, or one end on the replica's wall
 // clock (the replicas run on this host, so it is the database host's clock only when the database
@@ -95,4 +95,4 @@ struct RunResults
     bool completed = false;            // every trial ran (false: the run was cut short)
 };
 
-} // namespace failoverbench
+} // namespace bench::failover

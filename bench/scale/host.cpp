@@ -142,12 +142,12 @@ std::string transitionFields(const std::string &replica,
     using leader::log::jsonQuoted;
     std::string fields = ",\"replica\":" + jsonQuoted(replica) + ",\"holder\":"
                          + jsonQuoted(event.holderId) + ",\"role\":" + jsonQuoted(event.role)
-                         + ",\"event\":" + jsonQuoted(leader::lease::eventName(event.kind))
+                         + ",\"event\":" + jsonQuoted(nameOf(event.kind))
                          + ",\"token\":" + std::to_string(event.token);
-    if (!event.outcome.empty())
-        fields += ",\"outcome\":" + jsonQuoted(event.outcome);
-    if (!event.reason.empty())
-        fields += ",\"reason\":" + jsonQuoted(event.reason);
+    if (event.outcome)
+        fields += ",\"outcome\":" + jsonQuoted(nameOf(*event.outcome));
+    if (event.reason)
+        fields += ",\"reason\":" + jsonQuoted(nameOf(*event.reason));
     if (!event.databaseTime.empty())
         fields += ",\"db_time\":" + jsonQuoted(event.databaseTime);
     return fields;
@@ -245,10 +245,10 @@ void writeSamples(const std::string &path)
     const std::string partial = path + ".partial";
     {
         std::ofstream out(partial, std::ios::trunc);
-        for (const scalebench::StatementSample &sample : scalebench::statementSamples()) {
+        for (const bench::scale::StatementSample &sample : bench::scale::statementSamples()) {
             const auto sent = std::chrono::duration_cast<std::chrono::nanoseconds>(
                     sample.sentAt.time_since_epoch());
-            out << scalebench::kindName(sample.kind) << ' ' << sent.count() << ' '
+            out << bench::scale::kindName(sample.kind) << ' ' << sent.count() << ' '
                 << sample.milliseconds << ' ' << (sample.failed ? 1 : 0) << '\n';
         }
         if (!out)

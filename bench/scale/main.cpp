@@ -5,29 +5,20 @@
 // the takeover measured on the database clock, and the events checked for a role led by two
 // holders at once. Prints Markdown tables, writes JSON; exits 5 when a correctness check failed.
 
+#include "arguments.h"
+#include "benchmain.h"
 #include "host.h"
-#include "pg/conninfo.h"
-#include "pg/error.h"
 #include "replica/profile.h"
 #include "report.h"
 #include "scalerun.h"
-#include "secrets.h"
 
-#include <charconv>
 #include <iostream>
-#include <sstream>
 #include <stdexcept>
 
 namespace {
 
-using namespace scalebench;
-
-enum ExitCode {
-    Ok = 0,
-    Error = 1,
-    Usage = 2,
-    CheckFailed = 5, // a role led by two holders, or a takeover that never came
-};
+using namespace bench;
+using namespace bench::scale;
 
 constexpr const char *HelpText = R"(usage: scale-bench --database URL --replica-database URL
                    --bouncer-admin URL --servers DIR [options]
@@ -46,29 +37,9 @@ constexpr const char *HelpText = R"(usage: scale-bench --database URL --replica-
   --launcher TEXT         the command that started this run, for the reproduce line
 )";
 
-class UsageError final : public std::runtime_error
-{
-public:
-    using std::runtime_error::runtime_error;
-};
-
 int number(const std::string &text, const std::string &option)
 {
-    int value = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error != std::errc() || end != text.data() + text.size() || value <= 0)
-        throw UsageError(option + " wants a positive integer, not " + text);
-    return value;
-}
-
-std::vector<std::string> split(const std::string &text)
-{
-    std::vector<std::string> parts;
-    std::stringstream in(text);
-    for (std::string part; std::getline(in, part, ',');)
-        if (!part.empty())
-            parts.push_back(part);
-    return parts;
+    return wholeNumber(option, text, 1);
 }
 
 std::chrono::milliseconds duration(const std::string &text, const std::string &option)
@@ -82,23 +53,22 @@ std::chrono::milliseconds duration(const std::string &text, const std::string &o
 
 Options parseOptions(int argc, char **argv)
 {
+    const CommandLine commandLine = readCommandLine(
+            argc, argv,
+            {"--database", "--replica-database", "--bouncer-admin", "--servers", "--host-binary",
+             "--replicas", "--per-process", "--modes", "--idle-warmup", "--idle-window",
+             "--ticks-warmup", "--ticks-window", "--tick-interval", "--tick-work",
+             "--idle-interval", "--idle-work", "--spread", "--json", "--launcher"},
+            {"--quick"});
     Options options;
-    bool replicasGiven = false;
-    bool windowsGiven = false;
-    for (int index = 1; index < argc; ++index) {
-        const std::string option = argv[index];
-        if (option == "--help") {
-            options.help = true;
-            continue;
-        }
-        if (option == "--quick") {
+    if (commandLine.help) {
+        options.help = true;
+        return options;
+    }
+    for (const auto &[option, value] : commandLine.options) {
+        if (option == "--quick")
             options.quick = true;
-            continue;
-        }
-        if (index + 1 >= argc)
-            throw UsageError(option + " needs a value");
-        const std::string value = argv[++index];
-        if (option == "--database")
+        else if (option == "--database")
             options.databaseUrl = value;
         else if (option == "--replica-database")
             options.replicaDatabaseUrl = value;
@@ -110,27 +80,24 @@ Options parseOptions(int argc, char **argv)
             options.hostBinary = value;
         else if (option == "--replicas") {
             options.replicas.clear();
-            for (const std::string &part : split(value))
+            for (const std::string &part : splitList(value, true))
                 options.replicas.push_back(number(part, option));
-            replicasGiven = true;
         } else if (option == "--per-process")
             options.perProcess = number(value, option);
         else if (option == "--modes") {
-            options.modes = split(value);
+            options.modes = splitList(value, true);
             for (const std::string &mode : options.modes)
                 if (mode != "acquire-first" && mode != "read-first")
                     throw UsageError("--modes takes acquire-first and read-first, not " + mode);
         } else if (option == "--idle-warmup")
             options.idleWarmup = std::chrono::seconds(number(value, option));
-        else if (option == "--idle-window") {
+        else if (option == "--idle-window")
             options.idleWindow = std::chrono::seconds(number(value, option));
-            windowsGiven = true;
-        } else if (option == "--ticks-warmup")
+        else if (option == "--ticks-warmup")
             options.ticksWarmup = std::chrono::seconds(number(value, option));
-        else if (option == "--ticks-window") {
+        else if (option == "--ticks-window")
             options.ticksWindow = std::chrono::seconds(number(value, option));
-            windowsGiven = true;
-        } else if (option == "--tick-interval")
+        else if (option == "--tick-interval")
             options.tickInterval = duration(value, option);
         else if (option == "--tick-work")
             options.tickWork = duration(value, option);
@@ -144,19 +111,15 @@ Options parseOptions(int argc, char **argv)
             options.jsonFile = value;
         else if (option == "--launcher")
             options.launcher = value;
-        else
-            throw UsageError("unknown option " + option);
     }
-    if (options.help)
-        return options;
     if (options.databaseUrl.empty() || options.replicaDatabaseUrl.empty()
         || options.bouncerAdminUrl.empty() || options.servers.empty())
         throw UsageError("--database, --replica-database, --bouncer-admin and --servers are "
                          "required");
     if (options.quick) {
-        if (!replicasGiven)
+        if (!commandLine.has("--replicas"))
             options.replicas = {10, 100};
-        if (!windowsGiven) {
+        if (!commandLine.has("--idle-window") && !commandLine.has("--ticks-window")) {
             options.idleWarmup = std::chrono::seconds(6);
             options.idleWindow = std::chrono::seconds(6);
             options.ticksWarmup = std::chrono::seconds(5);
@@ -165,14 +128,6 @@ Options parseOptions(int argc, char **argv)
         }
     }
     return options;
-}
-
-std::string joined(const std::vector<std::string> &parts)
-{
-    std::string text;
-    for (const std::string &part : parts)
-        text += (text.empty() ? "" : ",") + part;
-    return text;
 }
 
 // Every setting spelled out, so a later change of a default does not change what it measures.
@@ -184,24 +139,37 @@ std::string reproduceCommand(const Options &options)
     const auto ms = [](std::chrono::milliseconds value) {
         return std::to_string(value.count()) + "ms";
     };
-    const std::string launcher = options.launcher.empty() ? "scale-bench" : options.launcher;
-    return launcher + " --replicas " + joined(replicas) + " --per-process "
-           + std::to_string(options.perProcess) + " --modes " + joined(options.modes)
-           + " --idle-warmup " + std::to_string(options.idleWarmup.count()) + " --idle-window "
-           + std::to_string(options.idleWindow.count()) + " --ticks-warmup "
-           + std::to_string(options.ticksWarmup.count()) + " --ticks-window "
-           + std::to_string(options.ticksWindow.count()) + " --tick-interval "
-           + ms(options.tickInterval) + " --tick-work " + ms(options.tickWork) + " --idle-interval "
-           + ms(options.idleInterval) + " --idle-work " + ms(options.idleWork) + " --spread "
-           + ms(options.spread);
+    ReproduceLine line(options.launcher.empty() ? "scale-bench" : options.launcher);
+    line.add("--replicas", joinList(replicas));
+    line.add("--per-process", std::to_string(options.perProcess));
+    line.add("--modes", joinList(options.modes));
+    line.add("--idle-warmup", std::to_string(options.idleWarmup.count()));
+    line.add("--idle-window", std::to_string(options.idleWindow.count()));
+    line.add("--ticks-warmup", std::to_string(options.ticksWarmup.count()));
+    line.add("--ticks-window", std::to_string(options.ticksWindow.count()));
+    line.add("--tick-interval", ms(options.tickInterval));
+    line.add("--tick-work", ms(options.tickWork));
+    line.add("--idle-interval", ms(options.idleInterval));
+    line.add("--idle-work", ms(options.idleWork));
+    line.add("--spread", ms(options.spread));
+    return line.text();
 }
 
-std::string redacted(std::string text, const Options &options)
+int run(Options options, const std::string &argv0)
 {
-    for (const std::string *url :
-         {&options.databaseUrl, &options.replicaDatabaseUrl, &options.bouncerAdminUrl})
-        text = leader::pg::redactSecrets(std::move(text), *url);
-    return text;
+    if (options.hostBinary.empty())
+        options.hostBinary = programDirectory(argv0) / "scale-host";
+    if (!isExecutableFile(options.hostBinary))
+        throw std::runtime_error(options.hostBinary.string() + " is not an executable file");
+    const Results results = runAll(options);
+    const std::string command = reproduceCommand(options);
+    printReport(std::cout, results, command);
+    writeJsonFile(options.jsonFile, [&](JsonWriter &json) { writeJson(json, results, command); });
+    std::cout << "results: " << options.jsonFile.string() << std::endl;
+    for (const Run &run : results.runs)
+        if (!run.failures.empty())
+            return CheckFailed; // a role led by two holders, or a takeover that never came
+    return Ok;
 }
 
 } // namespace
@@ -209,44 +177,9 @@ std::string redacted(std::string text, const Options &options)
 int main(int argc, char **argv)
 {
     Options options;
-    try {
-        options = parseOptions(argc, argv);
-        // Before any thread or child starts: passwords travel in the environment, never argv.
-        failoverbench::passwordsToEnvironment(
-                {&options.databaseUrl, &options.replicaDatabaseUrl, &options.bouncerAdminUrl});
-    } catch (const UsageError &error) {
-        std::cerr << "scale-bench: " << error.what() << " (see scale-bench --help)\n";
-        return Usage;
-    } catch (const std::invalid_argument &error) {
-        std::cerr << "scale-bench: " << error.what() << "\n";
-        return Usage;
-    }
-    if (options.help) {
-        std::cout << HelpText;
-        return Ok;
-    }
-    failoverbench::installSignalHandlers();
-    try {
-        if (options.hostBinary.empty())
-            options.hostBinary
-                    = failoverbench::programDirectory(argc > 0 ? argv[0] : "") / "scale-host";
-        if (!failoverbench::isExecutableFile(options.hostBinary))
-            throw std::runtime_error(options.hostBinary.string() + " is not an executable file");
-        const Results results = runAll(options);
-        const std::string command = reproduceCommand(options);
-        printReport(std::cout, results, command);
-        writeJson(options.jsonFile, results, command);
-        std::cout << "results: " << options.jsonFile.string() << std::endl;
-        for (const Run &run : results.runs)
-            if (!run.failures.empty())
-                return CheckFailed;
-        return Ok;
-    } catch (const failoverbench::Interrupted &) {
-        std::cerr << "scale-bench: interrupted; the hosts were stopped\n";
-    } catch (const leader::pg::Error &error) {
-        std::cerr << "scale-bench: " << leader::pg::explain(error) << "\n";
-    } catch (const std::exception &error) {
-        std::cerr << "scale-bench: " << redacted(error.what(), options) << "\n";
-    }
-    return Error;
+    return runProgram(argc, argv, options, parseOptions,
+                      {.name = "scale-bench",
+                       .helpText = HelpText,
+                       .run = [&](const std::string &argv0) { return run(options, argv0); },
+                       .afterInterrupt = "the hosts were stopped"});
 }

@@ -1,21 +1,15 @@
 #include "report.h"
 
 #include "jsonwriter.h"
+#include "text.h"
 
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
 
-namespace scalebench {
+namespace bench::scale {
 
 namespace {
-
-std::string fixed(double value, int decimals)
-{
-    char text[48];
-    std::snprintf(text, sizeof text, "%.*f", decimals, value);
-    return text;
-}
 
 std::string percent(double share)
 {
@@ -81,7 +75,7 @@ void phaseRow(std::ostream &out, const Run &run, const Phase &phase)
         << percent(phase.hostsCpu) << " | " << phase.ticksLed << " |\n";
 }
 
-void writeLatency(failoverbench::JsonWriter &json, const Latency &latency)
+void writeLatency(JsonWriter &json, const Latency &latency)
 {
     json.beginObject()
             .field("count", static_cast<std::uint64_t>(latency.count))
@@ -92,7 +86,7 @@ void writeLatency(failoverbench::JsonWriter &json, const Latency &latency)
             .endObject();
 }
 
-void writePhase(failoverbench::JsonWriter &json, const Phase &phase, int replicas)
+void writePhase(JsonWriter &json, const Phase &phase, int replicas)
 {
     json.beginObject()
             .field("name", phase.name)
@@ -171,11 +165,8 @@ void printReport(std::ostream &out, const Results &results, const std::string &c
     out << "\nreproduce: " << command << "\n";
 }
 
-void writeJson(const std::filesystem::path &file, const Results &results,
-               const std::string &command)
+void writeJson(JsonWriter &json, const Results &results, const std::string &command)
 {
-    std::ofstream out(file, std::ios::trunc);
-    failoverbench::JsonWriter json(out);
     json.beginObject()
             .field("benchmark", "scale")
             .field("started_at", results.startedAt)
@@ -208,23 +199,11 @@ void writeJson(const std::filesystem::path &file, const Results &results,
                     .endObject();
         json.endArray();
         json.field("ticks_checked", run.leadIntervals).field("double_led", run.doubleLed);
-        json.key("overlaps").beginArray();
-        for (const std::string &overlap : run.overlaps)
-            json.value(overlap);
-        json.endArray();
-        json.key("database_mismatches").beginArray();
-        for (const std::string &mismatch : run.databaseMismatches)
-            json.value(mismatch);
-        json.endArray();
-        json.key("failures").beginArray();
-        for (const std::string &failure : run.failures)
-            json.value(failure);
-        json.endArray().endObject();
+        json.field("overlaps", run.overlaps);
+        json.field("database_mismatches", run.databaseMismatches);
+        json.field("failures", run.failures).endObject();
     }
     json.endArray().endObject();
-    out << "\n";
-    if (!out)
-        throw std::runtime_error("cannot write " + file.string());
 }
 
-} // namespace scalebench
+} // namespace bench::scale

@@ -23,14 +23,14 @@
 
 #include <unistd.h>
 
-namespace scalebench {
+namespace bench::scale {
 
 namespace {
 
 using namespace std::chrono_literals;
-using failoverbench::EventLog;
-using failoverbench::ReplicaEvent;
-using failoverbench::ReplicaProcess;
+using bench::EventLog;
+using bench::ReplicaEvent;
+using bench::ReplicaProcess;
 using Clock = std::chrono::steady_clock;
 
 constexpr auto StatementTimeout = 10s;
@@ -172,8 +172,8 @@ Latency latencyOf(std::vector<double> samples, std::size_t failed)
     if (samples.empty())
         return latency;
     std::sort(samples.begin(), samples.end());
-    latency.p50 = failoverbench::nearestRank(samples, 50);
-    latency.p99 = failoverbench::nearestRank(samples, 99);
+    latency.p50 = bench::nearestRank(samples, 50);
+    latency.p99 = bench::nearestRank(samples, 99);
     latency.max = samples.back();
     return latency;
 }
@@ -245,7 +245,7 @@ public:
             auto process = std::make_unique<ReplicaProcess>(
                     argv, m_directory / (name + ".log"), m_directory / (name + ".out"),
                     [this](int pid, std::string_view line) {
-                        m_events.add(failoverbench::parseEvent(pid, line));
+                        m_events.add(bench::parseEvent(pid, line));
                     });
             m_hosts.push_back({std::move(process), samples, count});
         }
@@ -449,10 +449,10 @@ private:
     Phase measure(Fleet &fleet, const std::string &name, std::chrono::seconds warmup,
                   std::chrono::seconds window)
     {
-        failoverbench::sleepFor(warmup);
+        bench::sleepFor(warmup);
         const Snapshot begin = snapshot(fleet);
         const std::size_t eventsFrom = m_events->size();
-        failoverbench::sleepFor(window);
+        bench::sleepFor(window);
         const Snapshot end = snapshot(fleet);
         Phase phase{.name = name};
         phase.seconds = std::chrono::duration<double>(end.at - begin.at).count();
@@ -503,7 +503,7 @@ private:
                 if (fleet.hosts(holderPid(held.holder)))
                     ++byPid[holderPid(held.holder)];
             if (byPid.empty())
-                failoverbench::sleepFor(100ms);
+                bench::sleepFor(100ms);
         }
         if (byPid.empty())
             return;
@@ -519,7 +519,7 @@ private:
                             StatementTimeout)
                           .toDouble(0, 0);
         // A RENEW already on its way when the process died still lands: read the rows after it.
-        failoverbench::sleepFor(500ms);
+        bench::sleepFor(500ms);
         std::vector<Held> victims;
         for (const Held &held : heldRows(""))
             if (holderPid(held.holder) == victim)
@@ -582,7 +582,7 @@ private:
                                                      + " of " + event.role + " acquired twice");
                 leads[key] = {event.holder, *event.token, *event.dbTimeEpoch, 0, false};
             } else if (event.event == "work_ended" && leads.contains(key)) {
-                const std::string at = failoverbench::jsonField(event.line, "at").value_or("");
+                const std::string at = bench::jsonField(event.line, "at").value_or("");
                 Lead &lead = leads[key];
                 lead.ended = std::from_chars(at.data(), at.data() + at.size(), lead.to).ec
                              == std::errc();
@@ -656,16 +656,16 @@ private:
 Results runAll(const Options &options)
 {
     Results results;
-    results.startedAt = failoverbench::formatTimestamp(wallNow());
-    results.system = failoverbench::systemDescription();
-    results.processors = failoverbench::processorCount();
-    const std::filesystem::path directory = failoverbench::makePrivateDirectory("scale-bench");
+    results.startedAt = bench::formatTimestamp(wallNow());
+    results.system = bench::systemDescription();
+    results.processors = bench::processorCount();
+    const std::filesystem::path directory = bench::makePrivateDirectory("scale-bench");
     Bench bench(options, directory);
     bench.setUp(results);
     for (const int replicas : options.replicas)
         for (const std::string &mode : options.modes)
             results.runs.push_back(bench.run(replicas, mode));
-    results.finishedAt = failoverbench::formatTimestamp(wallNow());
+    results.finishedAt = bench::formatTimestamp(wallNow());
     // The hosts' logs say what went wrong: kept when a check failed.
     if (std::any_of(results.runs.begin(), results.runs.end(),
                     [](const Run &run) { return !run.failures.empty(); })) {
@@ -677,4 +677,4 @@ Results runAll(const Options &options)
     return results;
 }
 
-} // namespace scalebench
+} // namespace bench::scale

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace scalebench {
+namespace bench::scale {
 
 struct Options
 {
@@ -34,6 +34,11 @@ struct Options
     std::filesystem::path jsonFile = "scale.json";
     std::string launcher; // how the run was started, for the reproduce command
     bool help = false;
+
+    std::vector<std::string *> urls()
+    {
+        return {&databaseUrl, &replicaDatabaseUrl, &bouncerAdminUrl};
+    }
 };
 
 struct Latency
@@ -111,4 +116,4 @@ struct Results
 // own host processes. Throws on anything that stops the run; correctness failures are in Run.
 Results runAll(const Options &options);
 
-} // namespace scalebench
+} // namespace bench::scale

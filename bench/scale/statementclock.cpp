@@ -5,7 +5,7 @@
 #include <mutex>
 #include <optional>
 
-namespace scalebench {
+namespace bench::scale {
 
 namespace {
 
@@ -23,8 +23,8 @@ thread_local std::optional<Pending> t_pending;
 std::mutex g_mutex;
 std::vector<StatementSample> g_samples;
 
-// The engine's statements by their text (engine/lease/statements.cpp, engine/scheduler,
-// engine/lease/replicaregistry.cpp).
+// The engine's statements by their text (engine/core/lease/statements.cpp, engine/core/scheduler,
+// engine/core/lease/replicaregistry.cpp).
 StatementKind classify(std::string_view sql)
 {
     const std::string_view head = sql.substr(0, 120);
@@ -49,7 +49,7 @@ std::vector<StatementSample> statementSamples()
     return g_samples;
 }
 
-} // namespace scalebench
+} // namespace bench::scale
 
 // The linker sends the engine's calls here (-Wl,--wrap=...); __real_ is libpq's own.
 extern "C" {
@@ -62,29 +62,29 @@ int __wrap_PQsendQueryParams(PGconn *conn, const char *command, int nParams, con
                              const char *const *paramValues, const int *paramLengths,
                              const int *paramFormats, int resultFormat)
 {
-    scalebench::t_pending
-            = scalebench::Pending{scalebench::Clock::now(), scalebench::classify(command)};
+    bench::scale::t_pending
+            = bench::scale::Pending{bench::scale::Clock::now(), bench::scale::classify(command)};
     const int sent = __real_PQsendQueryParams(conn, command, nParams, paramTypes, paramValues,
                                               paramLengths, paramFormats, resultFormat);
     if (!sent)
-        scalebench::t_pending.reset();
+        bench::scale::t_pending.reset();
     return sent;
 }
 
 PGresult *__wrap_PQgetResult(PGconn *conn)
 {
     PGresult *result = __real_PQgetResult(conn);
-    if (result && scalebench::t_pending) {
-        const auto took = scalebench::Clock::now() - scalebench::t_pending->sentAt;
+    if (result && bench::scale::t_pending) {
+        const auto took = bench::scale::Clock::now() - bench::scale::t_pending->sentAt;
         const ExecStatusType status = PQresultStatus(result);
-        const scalebench::StatementSample sample{
-                .sentAt = scalebench::t_pending->sentAt,
+        const bench::scale::StatementSample sample{
+                .sentAt = bench::scale::t_pending->sentAt,
                 .milliseconds = std::chrono::duration<float, std::milli>(took).count(),
-                .kind = scalebench::t_pending->kind,
+                .kind = bench::scale::t_pending->kind,
                 .failed = status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK};
-        scalebench::t_pending.reset();
-        const std::lock_guard lock(scalebench::g_mutex);
-        scalebench::g_samples.push_back(sample);
+        bench::scale::t_pending.reset();
+        const std::lock_guard lock(bench::scale::g_mutex);
+        bench::scale::g_samples.push_back(sample);
     }
     return result;
 }

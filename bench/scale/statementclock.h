@@ -10,7 +10,7 @@
 // PQgetResult, so the engine's own statements are timed unchanged: no hook in the engine, and the
 // figure is the statement's alone (the pool and any reconnect are outside it, a pooler's queue
 // inside it).
-namespace scalebench {
+namespace bench::scale {
 
 enum class StatementKind : std::uint8_t {
     Acquire,
@@ -52,4 +52,4 @@ struct StatementSample
 // A copy of every sample so far.
 std::vector<StatementSample> statementSamples();
 
-} // namespace scalebench
+} // namespace bench::scale

@@ -435,20 +435,20 @@ void TestNoPasswordLeaks::benchmarkChildren()
             qputenv("PGPASSWORD", inherited);
     });
     qunsetenv("PGPASSWORD");
-    failoverbench::passwordsToEnvironment({&database});
+    bench::passwordsToEnvironment({&database});
     QCOMPARE(qgetenv("PGPASSWORD"), Marker.toUtf8());
     QTemporaryDir logs;
     QVERIFY(logs.isValid());
     std::mutex mutex;
     QString events;
-    failoverbench::ReplicaProcess child({LEADER_REPLICA_PATH, "--database", database, "--roles",
-                                         "email_outbox", "--id", "leakcheck-bench"},
-                                        logs.filePath("replica.log").toStdString(),
-                                        logs.filePath("replica.out").toStdString(),
-                                        [&](int, std::string_view line) {
-                                            const std::lock_guard lock(mutex);
-                                            events += qs(line) + u'\n';
-                                        });
+    bench::ReplicaProcess child({LEADER_REPLICA_PATH, "--database", database, "--roles",
+                                 "email_outbox", "--id", "leakcheck-bench"},
+                                logs.filePath("replica.log").toStdString(),
+                                logs.filePath("replica.out").toStdString(),
+                                [&](int, std::string_view line) {
+                                    const std::lock_guard lock(mutex);
+                                    events += qs(line) + u'\n';
+                                });
     // What every local user reads of it (ps).
     QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(child.pid()));
     QVERIFY(cmdline.open(QIODevice::ReadOnly));

@@ -8,7 +8,7 @@
 
 // The host around the benchmark: its description, temporary files, executables on PATH and the
 // interrupt flag. With replicaprocess.cpp, the only place the benchmark makes POSIX calls.
-namespace failoverbench {
+namespace bench {
 
 // SIGINT or SIGTERM arrived: thrown from the waits so every replica is stopped on the way out.
 class Interrupted final : public std::runtime_error
@@ -38,5 +38,10 @@ bool isExecutableFile(const std::filesystem::path &path);
 std::optional<std::filesystem::path> findInPath(const std::string &name);
 // The directory holding this program: from argv[0] when it names a path, else /proc/self/exe.
 std::filesystem::path programDirectory(const std::string &argv0);
+// The tool given with option (a bare name is looked up in PATH), else the build tree's one at
+// relative beside this program's directory, else name in PATH. Throws std::runtime_error.
+std::filesystem::path findExecutable(const std::filesystem::path &given, const std::string &option,
+                                     const std::string &name, const std::string &relative,
+                                     const std::string &argv0);
 
-} // namespace failoverbench
+} // namespace bench

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-namespace failoverbench {
+namespace bench {
 
 void passwordsToEnvironment(const std::vector<std::string *> &urls)
 {
@@ -26,4 +26,16 @@ void passwordsToEnvironment(const std::vector<std::string *> &urls)
         ::setenv("PGPASSWORD", password.c_str(), 1);
 }
 
-} // namespace failoverbench
+std::string redactUrls(std::string text, const std::vector<std::string *> &urls)
+{
+    for (const std::string *url : urls)
+        text = leader::pg::redactSecrets(std::move(text), *url);
+    return text;
+}
+
+std::string redactedUrl(const std::string &url)
+{
+    return leader::pg::redactSecrets(url, url);
+}
+
+} // namespace bench

@@ -11,7 +11,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-namespace failoverbench {
+namespace bench {
 
 namespace {
 
@@ -123,4 +123,26 @@ std::filesystem::path programDirectory(const std::string &argv0)
     return error ? std::filesystem::path() : self.parent_path();
 }
 
-} // namespace failoverbench
+std::filesystem::path findExecutable(const std::filesystem::path &given, const std::string &option,
+                                     const std::string &name, const std::string &relative,
+                                     const std::string &argv0)
+{
+    if (!given.empty()) {
+        if (given.string().find('/') == std::string::npos) {
+            if (const std::optional<std::filesystem::path> found = findInPath(given.string()))
+                return std::filesystem::absolute(*found);
+        }
+        if (!isExecutableFile(given))
+            throw std::runtime_error(option + " " + given.string() + " is not an executable file");
+        return std::filesystem::absolute(given);
+    }
+    const std::filesystem::path beside = programDirectory(argv0) / relative;
+    if (isExecutableFile(beside))
+        return std::filesystem::absolute(beside).lexically_normal();
+    if (const std::optional<std::filesystem::path> found = findInPath(name))
+        return std::filesystem::absolute(*found);
+    throw std::runtime_error(name + " not found (looked at " + beside.string()
+                             + " and in PATH); build it or give " + option + " PATH");
+}
+
+} // namespace bench

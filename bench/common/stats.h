@@ -4,7 +4,7 @@
 #include <optional>
 #include <vector>
 
-namespace failoverbench {
+namespace bench {
 
 struct Summary
 {
@@ -21,4 +21,4 @@ double nearestRank(const std::vector<double> &sorted, int percentile);
 // nullopt for no samples.
 std::optional<Summary> summarize(std::vector<double> samples);
 
-} // namespace failoverbench
+} // namespace bench

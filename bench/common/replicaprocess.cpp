@@ -18,7 +18,7 @@
 #include <sys/prctl.h>
 #endif
 
-namespace failoverbench {
+namespace bench {
 
 namespace {
 
@@ -113,6 +113,15 @@ void prepareChild(int parent)
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
 }
 
+std::vector<char *> execArguments(std::vector<std::string> &words)
+{
+    std::vector<char *> args;
+    for (std::string &word : words)
+        args.push_back(word.data());
+    args.push_back(nullptr);
+    return args;
+}
+
 ReplicaProcess::ReplicaProcess(const std::vector<std::string> &argv,
                                const std::filesystem::path &stderrLog,
                                const std::filesystem::path &stdoutCopy, LineHandler onLine)
@@ -135,12 +144,8 @@ ReplicaProcess::ReplicaProcess(const std::vector<std::string> &argv,
     if (errorLog.get() < 0)
         throwErrno(stderrLog.string());
 
-    // Everything the child needs is prepared before fork: after it, only async-signal-safe calls.
     std::vector<std::string> words = argv;
-    std::vector<char *> args;
-    for (std::string &word : words)
-        args.push_back(word.data());
-    args.push_back(nullptr);
+    const std::vector<char *> args = execArguments(words);
     const pid_t parent = ::getpid();
 
     const pid_t pid = ::fork();
@@ -329,4 +334,4 @@ std::string sendControl(const std::filesystem::path &socketPath, const std::stri
     return reply;
 }
 
-} // namespace failoverbench
+} // namespace bench

@@ -12,7 +12,7 @@
 
 // One child process with its stdout read line by line, and the signals and control-socket
 // commands the faults need. The benchmark's only fork, exec, kill, waitpid and socket calls.
-namespace failoverbench {
+namespace bench {
 
 struct ExitStatus
 {
@@ -68,6 +68,10 @@ private:
 // benchmark (Linux), default signal dispositions and no blocked signal. parent is the forking pid.
 void prepareChild(int parent);
 
+// argv as execv takes it: pointers into words, then a null. Made before fork, since after it the
+// child may make only async-signal-safe calls.
+std::vector<char *> execArguments(std::vector<std::string> &words);
+
 // The last non-empty line of a log file, or "" when there is none.
 std::string lastNonEmptyLine(const std::filesystem::path &file);
 
@@ -76,4 +80,4 @@ std::string lastNonEmptyLine(const std::filesystem::path &file);
 std::string sendControl(const std::filesystem::path &socket, const std::string &command,
                         std::chrono::milliseconds timeout);
 
-} // namespace failoverbench
+} // namespace bench

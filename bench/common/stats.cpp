@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace failoverbench {
+namespace bench {
 
 double nearestRank(const std::vector<double> &sorted, int percentile)
 {
@@ -25,4 +25,4 @@ std::optional<Summary> summarize(std::vector<double> samples)
                    .max = samples.back()};
 }
 
-} // namespace failoverbench
+} // namespace bench

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace failoverbench {
+namespace bench {
 
 // The fields of one leader-replica stdout line that the benchmark reads; absent ones stay empty.
 struct ReplicaEvent
@@ -45,6 +45,8 @@ std::optional<std::int64_t> integer(const std::optional<std::string> &text);
 std::optional<double> parseTimestamp(std::string_view text);
 // "2026-12-02T16:40:01.123456Z".
 std::string formatTimestamp(double epochSeconds);
+// The same, nullopt (a JSON null) for no instant.
+std::optional<std::string> formatTimestamp(const std::optional<double> &epochSeconds);
 
 ReplicaEvent parseEvent(int pid, std::string_view line);
 
@@ -69,4 +71,4 @@ private:
     std::vector<ReplicaEvent> m_events;
 };
 
-} // namespace failoverbench
+} // namespace bench

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
-namespace failoverbench {
+namespace bench {
 
 namespace {
 
@@ -238,6 +238,13 @@ std::string formatTimestamp(double epochSeconds)
     return text;
 }
 
+std::optional<std::string> formatTimestamp(const std::optional<double> &epochSeconds)
+{
+    if (!epochSeconds)
+        return std::nullopt;
+    return formatTimestamp(*epochSeconds);
+}
+
 ReplicaEvent parseEvent(int pid, std::string_view line)
 {
     ReplicaEvent event;
@@ -302,4 +309,4 @@ std::optional<ReplicaEvent> EventLog::waitFor(const Predicate &matches,
     }
 }
 
-} // namespace failoverbench
+} // namespace bench
