@@ -1,6 +1,7 @@
 // leader-console: the operator's desktop console over leader_status, with the embedded demo.
 
 #include "core/commandline.h"
+#include "core/queued.h"
 #include "platform/control.h"
 #include "ui/fleetwindow.h"
 #include "ui/mainwindow.h"
@@ -76,7 +77,7 @@ int main(int argc, char *argv[])
                 leader::platform::killThisProcess();
             }
             closeRequested = true;
-            QMetaObject::invokeMethod(&window, &QWidget::close, Qt::QueuedConnection);
+            leader::console::postTo(&window, &QWidget::close);
         }
     });
     window.show();

@@ -1,6 +1,7 @@
 #include "historystore.h"
 
 #include "core/connectionprofile.h"
+#include "core/queued.h"
 
 #include <QCryptographicHash>
 #include <QDateTime>
@@ -324,8 +325,7 @@ void HistoryWriter::open()
         }
     }
     m_open = true;
-    QMetaObject::invokeMethod(
-            m_store, [store = m_store, saved] { store->loaded(saved); }, Qt::QueuedConnection);
+    postTo(m_store, [store = m_store, saved] { store->loaded(saved); });
     trim();
 }
 
@@ -495,9 +495,7 @@ void HistoryWriter::write(const std::vector<HistoryStore::Row> &rows)
     }
     m_store->m_lastWriteThread.store(QThread::currentThreadId());
     const int count = int(rows.size());
-    QMetaObject::invokeMethod(
-            m_store, [store = m_store, count] { Q_EMIT store->batchWritten(count); },
-            Qt::QueuedConnection);
+    postTo(m_store, [store = m_store, count] { Q_EMIT store->batchWritten(count); });
     if (++m_batches % HistoryStore::TrimEveryBatches == 0)
         trim();
 }
@@ -599,9 +597,7 @@ void HistoryWriter::trim()
     run(QStringLiteral("PRAGMA wal_checkpoint(TRUNCATE)"));
     const qint64 bytes
             = QFileInfo(m_filePath).size() + QFileInfo(m_filePath + QStringLiteral("-wal")).size();
-    QMetaObject::invokeMethod(
-            m_store, [store = m_store, bytes] { Q_EMIT store->trimmed(bytes); },
-            Qt::QueuedConnection);
+    postTo(m_store, [store = m_store, bytes] { Q_EMIT store->trimmed(bytes); });
 }
 
 void HistoryWriter::close()
@@ -616,20 +612,15 @@ void HistoryWriter::close()
 void HistoryWriter::stop(const QString &message)
 {
     m_open = false;
-    QMetaObject::invokeMethod(
-            m_store, [store = m_store, message] { store->writerStopped(message); },
-            Qt::QueuedConnection);
+    postTo(m_store, [store = m_store, message] { store->writerStopped(message); });
 }
 
 void HistoryWriter::report(const QString &message)
 {
-    QMetaObject::invokeMethod(
-            m_store,
-            [store = m_store, message] {
-                qWarning("%s", qPrintable(message));
-                Q_EMIT store->problem(message);
-            },
-            Qt::QueuedConnection);
+    postTo(m_store, [store = m_store, message] {
+        qWarning("%s", qPrintable(message));
+        Q_EMIT store->problem(message);
+    });
 }
 
 HistorySettings HistorySettings::load()
@@ -666,8 +657,7 @@ HistoryStore::HistoryStore(const HistoryKey &key, qint64 retentionMs, qint64 max
     connect(&m_thread, &QThread::finished, m_writer, &QObject::deleteLater);
     m_thread.setObjectName(QStringLiteral("history-writer"));
     m_thread.start();
-    QMetaObject::invokeMethod(
-            m_writer, [writer = m_writer] { writer->open(); }, Qt::QueuedConnection);
+    postTo(m_writer, &HistoryWriter::open);
     m_batchTimer.setInterval(BatchIntervalMs);
     connect(&m_batchTimer, &QTimer::timeout, this, &HistoryStore::sendBatch);
     m_batchTimer.start();
@@ -769,28 +759,22 @@ void HistoryStore::flush()
 
 void HistoryStore::setBounds(qint64 retentionMs, qint64 maxBytes)
 {
-    QMetaObject::invokeMethod(
-            m_writer,
-            [writer = m_writer, retentionMs, maxBytes] {
-                writer->setBounds(retentionMs, maxBytes);
-            },
-            Qt::QueuedConnection);
+    postTo(m_writer, [writer = m_writer, retentionMs, maxBytes] {
+        writer->setBounds(retentionMs, maxBytes);
+    });
 }
 
 void HistoryStore::trimNow()
 {
     sendBatch();
-    QMetaObject::invokeMethod(
-            m_writer, [writer = m_writer] { writer->trim(); }, Qt::QueuedConnection);
+    postTo(m_writer, &HistoryWriter::trim);
 }
 
 void HistoryStore::sendBatch()
 {
     if (m_pending.empty() || !m_keeping)
         return;
-    QMetaObject::invokeMethod(
-            m_writer, [writer = m_writer, rows = std::move(m_pending)] { writer->write(rows); },
-            Qt::QueuedConnection);
+    postTo(m_writer, [writer = m_writer, rows = std::move(m_pending)] { writer->write(rows); });
     m_pending.clear();
 }
 
