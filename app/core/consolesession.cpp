@@ -1,7 +1,9 @@
 #include "consolesession.h"
 
 #include "core/demohost.h"
+#include "core/queued.h"
 #include "core/statuspoller.h"
+#include "core/takeovertracker.h"
 
 #include <QDeadlineTimer>
 #include <QThread>
@@ -21,6 +23,7 @@ constexpr int JoinGraceMs = 300;
 
 ConsoleSession::ConsoleSession(QObject *parent)
     : QObject(parent)
+    , m_takeovers(new TakeoverTracker(this))
     , m_staleTimer(new QTimer(this))
     , m_shutdownBound(new QTimer(this))
 {
@@ -28,6 +31,8 @@ ConsoleSession::ConsoleSession(QObject *parent)
     qRegisterMetaType<ConnectionProfile>();
     qRegisterMetaType<PauseLogResult>();
     qRegisterMetaType<RegistrySnapshot>();
+    qRegisterMetaType<DrillAudit>();
+    connect(m_takeovers, &TakeoverTracker::takeover, this, &ConsoleSession::takeover);
     m_staleTimer->setSingleShot(true);
     connect(m_staleTimer, &QTimer::timeout, this, [this] { setStale(true); });
     m_shutdownBound->setSingleShot(true);
@@ -92,9 +97,7 @@ void ConsoleSession::connectTo(const ConnectionProfile &profile)
     m_problemRepeats = 0;
     m_staleTimer->stop();
     setStale(false);
-    QMetaObject::invokeMethod(
-            m_poller, [poller = m_poller, profile] { poller->setTarget(profile); },
-            Qt::QueuedConnection);
+    postTo(m_poller, [poller = m_poller, profile] { poller->setTarget(profile); });
 }
 
 void ConsoleSession::startDemo(const QString &directory)
@@ -127,10 +130,19 @@ void ConsoleSession::startDemo(const QString &directory)
         Q_EMIT replicasChanged(replicas);
     });
     connect(demo, &DemoHost::event, this, &ConsoleSession::demoEvent);
-    connect(demo, &DemoHost::failoverMeasured, this, &ConsoleSession::failoverMeasured);
+    connect(demo, &DemoHost::failoverMeasured, this, [this](const Failover &failover) {
+        Q_EMIT failoverMeasured(failover);
+        Q_EMIT takeover(failover);
+    });
     connect(demo, &DemoHost::stopped, this, &ConsoleSession::onDemoStopped);
+    // The drill's audit reads the demo's database, so it runs beside the host that owns it.
+    auto *auditor = new DrillAuditor;
+    auditor->moveToThread(m_demoThread);
+    m_auditor = auditor;
+    connect(m_demoThread, &QThread::finished, auditor, &QObject::deleteLater);
+    connect(auditor, &DrillAuditor::audited, this, &ConsoleSession::drillAudited);
     m_demoThread->start();
-    QMetaObject::invokeMethod(demo, &DemoHost::start, Qt::QueuedConnection);
+    postTo(demo, &DemoHost::start);
 }
 
 void ConsoleSession::stopDemo()
@@ -139,7 +151,8 @@ void ConsoleSession::stopDemo()
         return;
     m_demoRunning = false;
     m_demoStopping = true;
-    QMetaObject::invokeMethod(m_demo, &DemoHost::shutdown, Qt::QueuedConnection);
+    m_auditStop.request_stop(); // not to hold the host's shutdown up
+    postTo(m_demo, &DemoHost::shutdown);
 }
 
 void ConsoleSession::onDemoStopped()
@@ -154,12 +167,9 @@ void ConsoleSession::setInterval(int milliseconds)
 {
     m_intervalMs = qMax(0, milliseconds);
     if (m_poller)
-        QMetaObject::invokeMethod(
-                m_poller,
-                [poller = m_poller, milliseconds = m_intervalMs] {
-                    poller->setInterval(milliseconds);
-                },
-                Qt::QueuedConnection);
+        postTo(m_poller, [poller = m_poller, milliseconds = m_intervalMs] {
+            poller->setInterval(milliseconds);
+        });
     armStaleTimer();
 }
 
@@ -171,44 +181,35 @@ void ConsoleSession::setSuspended(bool suspended)
     else
         armStaleTimer();
     if (m_poller)
-        QMetaObject::invokeMethod(
-                m_poller, [poller = m_poller, suspended] { poller->setSuspended(suspended); },
-                Qt::QueuedConnection);
+        postTo(m_poller, [poller = m_poller, suspended] { poller->setSuspended(suspended); });
 }
 
 void ConsoleSession::refresh()
 {
     if (m_poller)
-        QMetaObject::invokeMethod(m_poller, &StatusPoller::pollNow, Qt::QueuedConnection);
+        postTo(m_poller, &StatusPoller::pollNow);
 }
 
 void ConsoleSession::pause(const QStringList &roles, const QString &by, const QString &reason,
                            const PauseEnd &end)
 {
     if (m_poller && m_phase == Phase::Running)
-        QMetaObject::invokeMethod(
-                m_poller,
-                [poller = m_poller, roles, by, reason, end] {
-                    poller->pause(roles, by, reason, end);
-                },
-                Qt::QueuedConnection);
+        postTo(m_poller, [poller = m_poller, roles, by, reason, end] {
+            poller->pause(roles, by, reason, end);
+        });
 }
 
 void ConsoleSession::unpause(const QStringList &roles, const QString &by, const QString &reason)
 {
     if (m_poller && m_phase == Phase::Running)
-        QMetaObject::invokeMethod(
-                m_poller,
-                [poller = m_poller, roles, by, reason] { poller->unpause(roles, by, reason); },
-                Qt::QueuedConnection);
+        postTo(m_poller,
+               [poller = m_poller, roles, by, reason] { poller->unpause(roles, by, reason); });
 }
 
 void ConsoleSession::readPauseLog(PauseLogSince since)
 {
     if (m_poller && m_phase == Phase::Running)
-        QMetaObject::invokeMethod(
-                m_poller, [poller = m_poller, since] { poller->readPauseLog(since); },
-                Qt::QueuedConnection);
+        postTo(m_poller, [poller = m_poller, since] { poller->readPauseLog(since); });
     else
         Q_EMIT pauseLogRead(PauseLogResult{.error = tr("not connected")});
 }
@@ -216,8 +217,7 @@ void ConsoleSession::readPauseLog(PauseLogSince since)
 void ConsoleSession::inject(const FaultRequest &request)
 {
     if (m_demo && m_demoRunning && m_phase == Phase::Running)
-        QMetaObject::invokeMethod(
-                m_demo, [demo = m_demo, request] { demo->inject(request); }, Qt::QueuedConnection);
+        postTo(m_demo, [demo = m_demo, request] { demo->inject(request); });
 }
 
 void ConsoleSession::runDrill()
@@ -242,6 +242,27 @@ void ConsoleSession::runDrill()
     inject({.replica = victim->id, .kind = FaultKind::Kill});
 }
 
+void ConsoleSession::auditDrill(const QDateTime &since)
+{
+    if (!m_auditor || !m_demoRunning || m_phase != Phase::Running) {
+        postTo(this, [this] { Q_EMIT drillAudited({.error = tr("the demo is not running")}); });
+        return;
+    }
+    m_auditStop = std::stop_source();
+    postTo(m_auditor, [auditor = m_auditor, database = m_demoDatabase, since,
+                       stop = m_auditStop.get_token()] { auditor->audit(database, since, stop); });
+}
+
+void ConsoleSession::cancelDrillAudit()
+{
+    m_auditStop.request_stop();
+}
+
+void ConsoleSession::forgetHolders()
+{
+    m_takeovers->clear();
+}
+
 void ConsoleSession::shutdown()
 {
     if (m_phase == Phase::ShuttingDown || m_phase == Phase::Finished)
@@ -251,14 +272,15 @@ void ConsoleSession::shutdown()
     m_shutdownBound->start(m_demo ? DemoShutdownBoundMs : DatabaseShutdownBoundMs);
     if (m_poller) {
         m_poller->abandon(); // thread-safe: ends a connect or poll in flight at once
-        QMetaObject::invokeMethod(m_poller, &StatusPoller::stop, Qt::QueuedConnection);
+        postTo(m_poller, &StatusPoller::stop);
         m_pollThread->quit();
     }
+    m_auditStop.request_stop(); // not to hold the demo host's shutdown up
     if (m_demo) {
         m_demoRunning = false;
         if (!m_demoStopping) {
             m_demoStopping = true;
-            QMetaObject::invokeMethod(m_demo, &DemoHost::shutdown, Qt::QueuedConnection);
+            postTo(m_demo, &DemoHost::shutdown);
         }
     }
     finishIfDone();
@@ -310,7 +332,9 @@ void ConsoleSession::onSnapshot(const StatusSnapshot &rows)
     m_problemRepeats = 0;
     setStale(false);
     armStaleTimer();
-    Q_EMIT snapshot(rows);
+    // Takeovers first, as the window has always told them: before the snapshot's alerts.
+    const QList<HolderChange> changes = m_takeovers->append(rows, m_demoRunning);
+    Q_EMIT snapshot(rows, changes);
 }
 
 void ConsoleSession::onConnectionChanged(ConnectionState state, const QString &message)

@@ -3,6 +3,8 @@
 #include "core/connectionprofile.h"
 #include "core/databaseidentity.h"
 #include "core/demotypes.h"
+#include "core/drillauditor.h"
+#include "core/holderchange.h"
 #include "core/pauselog.h"
 #include "core/registrytypes.h"
 #include "core/statustypes.h"
@@ -12,6 +14,8 @@
 #include <QPointer>
 #include <QString>
 
+#include <stop_token>
+
 class QThread;
 class QTimer;
 
@@ -19,10 +23,14 @@ namespace leader::console {
 
 class DemoHost;
 class StatusPoller;
+class TakeoverTracker;
 
 // The one object between the window and everything behind it: it owns the poller's thread and,
-// in the demo, the demo host's thread, and the shutdown of both. The window calls its slots and
-// listens to its signals; nothing it offers blocks the GUI thread.
+// in the demo, the demo host's thread (the host and the drill's auditor), and the shutdown of both.
+// The window calls its slots and listens to its signals; nothing it offers blocks the GUI thread.
+//
+// Takeovers are told here too, once for every listener (takeover()): the demo's measured ones
+// while it runs, else those the polled rows prove (TakeoverTracker).
 //
 // Freshness is judged here, once: the data is stale when the connection is not up, when a poll
 // failed since the last rows arrived, or when no rows arrived for two poll intervals. Poll errors
@@ -52,11 +60,8 @@ public:
     Phase phase() const { return m_phase; }
     bool isDemoRunning() const { return m_demoRunning; }
     bool isStale() const { return m_stale; }
-    QDateTime lastRowsAt() const { return m_lastRowsAt; } // the workstation's clock, UTC
-    // The demo's hosted replicas as last reported, and its database (the superuser's login over
-    // loopback; invalid until demoStarted): for the drill, which reads what the demo wrote.
-    QList<ReplicaInfo> replicas() const { return m_replicas; }
-    ConnectionProfile demoDatabase() const { return m_demoDatabase; }
+    QDateTime lastRowsAt() const { return m_lastRowsAt; }      // the workstation's clock, UTC
+    QList<ReplicaInfo> replicas() const { return m_replicas; } // the demo's, as last reported
 
 public Q_SLOTS:
     void connectTo(const leader::console::ConnectionProfile &profile);
@@ -76,13 +81,23 @@ public Q_SLOTS:
     // The demo's drill: kills the replica leading billing (else any replica leading something) as
     // soon as there is one, and says which through drillVictim().
     void runDrill();
+    // DrillRunner's audit of the demo's database (DrillAuditor) on the demo host's thread, which
+    // it holds meanwhile: the fence's refusals from since (the drill's first fault) on, then the
+    // demo auditor. Answered by drillAudited(), later; stopDemo() and shutdown() cancel it, and a
+    // cancelled audit is not answered.
+    void auditDrill(const QDateTime &since);
+    void cancelDrillAudit(); // cancels the statement in flight; no answer comes
+    void forgetHolders();    // another database: the holders its polls saw are not the next one's
     // Ends everything within DemoShutdownBoundMs or DatabaseShutdownBoundMs, then emits
     // finished(). Safe to call more than once.
     void shutdown();
 
 Q_SIGNALS:
-    void snapshot(const leader::console::StatusSnapshot &snapshot);
     void connectionChanged(leader::console::ConnectionState state, const QString &message);
+    // changes: the roles the rows prove changed holder since the last snapshot, and how
+    // (TakeoverTracker).
+    void snapshot(const leader::console::StatusSnapshot &snapshot,
+                  const QList<leader::console::HolderChange> &changes);
     // After a Failed: the poller tries again by itself in milliseconds; refresh() tries at once.
     void retryScheduled(int milliseconds);
     void privilegesChanged(const leader::console::Privileges &privileges);
@@ -107,7 +122,11 @@ Q_SIGNALS:
     void replicasChanged(const QList<leader::console::ReplicaInfo> &replicas);
     void demoEvent(const leader::console::EventLogEntry &entry);
     void failoverMeasured(const leader::console::Failover &failover);
+    // Every takeover, once: failoverMeasured's while the demo runs, else those the rows prove
+    // (before the snapshot that proves them).
+    void takeover(const leader::console::Failover &takeover);
     void drillVictim(const QString &replica, const QStringList &leading);
+    void drillAudited(const leader::console::DrillAudit &audit);
 
     void finished();
 
@@ -127,13 +146,16 @@ private:
     QThread *m_pollThread = nullptr;
     QPointer<StatusPoller> m_poller; // lives in m_pollThread
     QThread *m_demoThread = nullptr;
-    QPointer<DemoHost> m_demo; // lives in m_demoThread
+    QPointer<DemoHost> m_demo;        // lives in m_demoThread
+    QPointer<DrillAuditor> m_auditor; // lives in m_demoThread
+    std::stop_source m_auditStop;     // the audit in flight's
     bool m_demoRunning = false;
     bool m_demoStopping = false;
     int m_intervalMs = 1000;
     bool m_suspended = false;
     QList<ReplicaInfo> m_replicas;
-    ConnectionProfile m_demoDatabase;
+    ConnectionProfile m_demoDatabase; // the superuser's login over loopback: the drill's audit
+    TakeoverTracker *m_takeovers = nullptr;
 
     bool m_haveRows = false;
     bool m_stale = false;

@@ -1,8 +1,7 @@
 #include "drillrunner.h"
 
 #include "core/consolesession.h"
-#include "demo/auditor.h"
-#include "pg/connection.h"
+#include "core/drillauditor.h"
 
 #include <QSysInfo>
 #include <QTimer>
@@ -12,8 +11,6 @@
 namespace leader::console {
 
 namespace {
-
-using namespace std::chrono_literals;
 
 const QString Role = QStringLiteral("billing");
 const QString By = QStringLiteral("leader-console drill");
@@ -39,18 +36,6 @@ constexpr int PauseMs = 15000;
 constexpr int LedAgainMs = 30000;
 constexpr int HealMarginMs = 5000;
 constexpr int AuditMs = 90000;
-constexpr auto StatementTimeout = 10s;
-
-QString firstLine(const char *text)
-{
-    const QString line = QString::fromUtf8(text);
-    return line.left(line.indexOf(QLatin1Char('\n'))).trimmed();
-}
-
-QString qtext(const std::string &text)
-{
-    return QString::fromStdString(text);
-}
 
 } // namespace
 
@@ -72,6 +57,7 @@ DrillRunner::DrillRunner(ConsoleSession *session, QObject *parent)
     connect(session, &ConsoleSession::failoverMeasured, this, &DrillRunner::onFailover);
     connect(session, &ConsoleSession::demoEvent, this, &DrillRunner::onEvent);
     connect(session, &ConsoleSession::actionFinished, this, &DrillRunner::onAction);
+    connect(session, &ConsoleSession::drillAudited, this, &DrillRunner::onAudited);
     connect(session, &ConsoleSession::demoFailed, this, [this](const QString &message) {
         if (isRunning())
             fail(tr("the demo could not start: %1").arg(message));
@@ -81,8 +67,6 @@ DrillRunner::DrillRunner(ConsoleSession *session, QObject *parent)
             fail(tr("%1: the demo stopped").arg(m_what));
     });
 }
-
-DrillRunner::~DrillRunner() = default; // m_worker: stop requested, joined
 
 void DrillRunner::start()
 {
@@ -238,41 +222,10 @@ void DrillRunner::auditWhenHealed()
 void DrillRunner::audit()
 {
     enter(Step::Audit, AuditMs, tr("counting fence refusals and running the auditor"));
-    const std::string conninfo = m_session->demoDatabase().conninfo().toStdString();
-    const std::string since = isoUtc(m_result.faults.value(0).takeover.faultAt).toStdString();
-    m_worker = std::jthread([this, conninfo, since](std::stop_token stop) {
-        Audited audited;
-        try {
-            pg::Connection connection(
-                    {.url = conninfo, .applicationName = "leader-console drill", .stop = stop});
-            connection.open();
-            audited.serverVersion = qtext(std::string(
-                    connection.exec("server version", "SHOW server_version", {}, StatementTimeout)
-                            .text(0, 0)));
-            const pg::Result refusals = connection.exec(
-                    "fence refusals",
-                    "SELECT role, count(*) FROM fence_refusals WHERE refused_at >= $1::timestamptz "
-                    "GROUP BY role ORDER BY role",
-                    {since.empty() ? pg::Param(nullptr) : pg::Param(since)}, StatementTimeout);
-            for (int row = 0; row < refusals.rows(); ++row)
-                audited.refusals.insert(qtext(std::string(refusals.text(row, 0))),
-                                        refusals.toInt64(row, 1));
-            for (const demo::InvariantResult &invariant : demo::audit(connection).invariants) {
-                QStringList samples;
-                for (const std::string &sample : invariant.samples)
-                    samples.append(qtext(sample));
-                audited.invariants.append({qtext(invariant.role), qtext(invariant.name),
-                                           invariant.holds, invariant.offending, samples});
-            }
-        } catch (const std::exception &error) {
-            audited.error = firstLine(error.what());
-        }
-        QMetaObject::invokeMethod(
-                this, [this, audited] { onAudited(audited); }, Qt::QueuedConnection);
-    });
+    m_session->auditDrill(m_result.faults.value(0).takeover.faultAt);
 }
 
-void DrillRunner::onAudited(const Audited &audited)
+void DrillRunner::onAudited(const DrillAudit &audited)
 {
     if (m_step != Step::Audit)
         return;
@@ -299,9 +252,11 @@ void DrillRunner::fail(const QString &message)
     if (!isRunning())
         return;
     const bool paused = m_result.pause.requestedAt.isValid() && !m_unpaused;
+    const bool auditing = m_step == Step::Audit;
     m_step = Step::Done;
     m_deadline->stop();
-    m_worker.request_stop();
+    if (auditing)
+        m_session->cancelDrillAudit();
     if (paused)
         m_session->unpause({Role}, By, tr("drill failed"));
     Q_EMIT progress(tr("Drill failed: %1").arg(message));

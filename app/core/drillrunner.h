@@ -6,21 +6,20 @@
 #include <QObject>
 #include <QString>
 
-#include <thread>
-
 class QTimer;
 
 namespace leader::console {
 
 class ConsoleSession;
+struct DrillAudit;
 
 // The demo's failover drill, driven through ConsoleSession's slots and signals: it waits for a
 // holder of billing, kills it and waits for the takeover (then restarts it), freezes the new holder
 // a little longer than the lease and waits, severs the next one's link alike and waits, then pauses
 // billing until its holder stops and unpauses it until it is led again. Each step has a deadline
-// and fails with a line naming the step; nothing sleeps. Then, on a thread of its own, it counts
-// the claims the fence refused during the drill and runs the demo auditor on the demo's database.
-// Ends with finished() or failed(), once.
+// and fails with a line naming the step; nothing sleeps. Then the session counts the claims the
+// fence refused during the drill and runs the demo auditor on the demo's database
+// (ConsoleSession::auditDrill). Ends with finished() or failed(), once.
 class DrillRunner final : public QObject
 {
     Q_OBJECT
@@ -32,7 +31,6 @@ public:
     static constexpr int FaultMs = 13000;
 
     explicit DrillRunner(ConsoleSession *session, QObject *parent = nullptr);
-    ~DrillRunner() override; // ends the audit thread (its statements are cancelled)
 
     void start();
     bool isRunning() const { return m_step != Step::Idle && m_step != Step::Done; }
@@ -54,14 +52,6 @@ private:
         Done
     };
 
-    struct Audited
-    {
-        QString serverVersion;
-        QMap<QString, qint64> refusals;
-        QList<DrillInvariant> invariants;
-        QString error;
-    };
-
     void enter(Step step, int deadlineMs, const QString &what);
     void tryNextFault();
     void onFailover(const Failover &failover);
@@ -70,7 +60,7 @@ private:
     void unpause();
     void auditWhenHealed();
     void audit();
-    void onAudited(const Audited &audited);
+    void onAudited(const DrillAudit &audited);
     void fail(const QString &message);
 
     ConsoleSession *m_session;
@@ -82,7 +72,6 @@ private:
     QString m_expected; // the last successor: the next victim
     bool m_unpaused = false;
     DrillResult m_result;
-    std::jthread m_worker;
 };
 
 } // namespace leader::console

@@ -98,7 +98,7 @@ MainWindow *FleetWindow::addDatabase(const ConsoleOptions::FleetMember &member)
             });
     connect(session, &ConsoleSession::staleChanged, this,
             [this, row](bool stale) { m_model->setStale(row(), stale); });
-    connect(page, &MainWindow::takeoverSeen, this,
+    connect(session, &ConsoleSession::takeover, this,
             [this, row](const Failover &takeover) { m_model->addTakeover(row(), takeover); });
     connect(page, &QWidget::windowTitleChanged, this, [this, page, row](const QString &title) {
         m_tabs->setTabText(m_tabs->indexOf(page), title);

@@ -355,7 +355,7 @@ void MainWindow::connectSession()
         m_history->addHolderNames(holderNamesOf(r));
     });
     connect(m_session, &ConsoleSession::demoEvent, m_events, &EventLogModel::appendOrRepeat);
-    connect(m_session, &ConsoleSession::failoverMeasured, this, &MainWindow::onFailover);
+    connect(m_session, &ConsoleSession::takeover, this, &MainWindow::onFailover);
     connect(m_session, &ConsoleSession::finished, this, &QWidget::close);
 }
 
@@ -399,7 +399,7 @@ void MainWindow::onConnecting(bool anotherDatabase)
 {
     if (anotherDatabase) {
         // Another database: its history is not this one's.
-        m_holderChanges.clear();
+        m_session->forgetHolders();
         m_statusModel->clear();
         m_alerts->reset();
         m_history->clear();
@@ -430,21 +430,13 @@ void MainWindow::updateTitle()
     m_alerts->setDatabase(m_connection->title());
 }
 
-void MainWindow::onSnapshot(const StatusSnapshot &snapshot)
+void MainWindow::onSnapshot(const StatusSnapshot &snapshot, const QList<HolderChange> &changes)
 {
-    const QList<HolderChange> changes = m_holderChanges.append(snapshot);
     if (m_haveSnapshot) {
         for (const EventLogEntry &entry :
              changesBetween(m_lastSnapshot, snapshot, &m_thresholds->thresholds(), changes,
                             &m_statusModel->ageOrigins()))
             m_events->append(entry);
-    }
-    // The demo measures its own takeovers from the faults it injects, with the fault named.
-    if (!m_session->isDemoRunning()) {
-        for (const HolderChange &change : changes) {
-            if (const std::optional<Failover> takeover = takeoverFrom(change))
-                onFailover(*takeover);
-        }
     }
     m_alerts->onSnapshot(snapshot);
     m_lastSnapshot = snapshot;
@@ -482,7 +474,6 @@ ConnectionProfile MainWindow::target() const
 void MainWindow::onFailover(const Failover &failover)
 {
     m_failovers->append(failover);
-    Q_EMIT takeoverSeen(failover);
     statusBar()->showMessage(tr("Takeover of %1: %2 → %3 in %4 s")
                                      .arg(failover.role, failover.victim, failover.successor)
                                      .arg(failover.gapSeconds, 0, 'f', 2),

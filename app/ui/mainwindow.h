@@ -55,9 +55,6 @@ public:
     QString databaseTitle() const;
     ConnectionProfile target() const;
 
-Q_SIGNALS:
-    void takeoverSeen(const leader::console::Failover &takeover);
-
 protected:
     void closeEvent(QCloseEvent *event) override;
     void changeEvent(QEvent *event) override;
@@ -72,8 +69,8 @@ private:
     void onConnecting(bool anotherDatabase);
     void onDemoLeft();
 
-    void onSnapshot(const StatusSnapshot &snapshot);
     void onConnectionChanged(ConnectionState state, const QString &message);
+    void onSnapshot(const StatusSnapshot &snapshot, const QList<HolderChange> &changes);
     void onFailover(const Failover &failover);
     void takeScreenshot();
 
@@ -84,7 +81,6 @@ private:
     bool m_closing = false;
 
     TimeRule *m_timeRule = nullptr;
-    HolderChangeTracker m_holderChanges;
     StatusSnapshot m_lastSnapshot;
 
     StatusModel *m_statusModel = nullptr;

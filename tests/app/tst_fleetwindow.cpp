@@ -3,7 +3,8 @@
 // ones keep updating, the hung one is stale and says it is connecting, and closing the window
 // stops every poller, the hung one's included, within the session's bound. A database that
 // refuses every connection opens no dialog, on any retry: its tab says so and the others stay
-// usable (issue 33). The overview's model runs under QAbstractItemModelTester throughout.
+// usable (issue 33). The overview's model runs under QAbstractItemModelTester throughout. A
+// session's takeover reaches its own tab and row only (issue 34).
 
 #include "core/consolesession.h"
 #include "loopbackport.h"
@@ -230,6 +231,37 @@ private Q_SLOTS:
                     {false, QStringLiteral("postgresql://monitor@127.0.0.1:1/db%1").arg(i)});
         FleetWindow window(options);
         QCOMPARE(window.windowTitle(), title);
+    }
+
+    // A session's takeover reaches its tab's Failovers list and its row of the overview, and no
+    // other: both listen to the session, not to each other. Not started: nothing connects.
+    void aSessionsTakeoverReachesItsTabAndItsRow()
+    {
+        ConsoleOptions options;
+        options.mode = ConsoleOptions::Mode::Fleet;
+        for (int i = 0; i < 2; ++i)
+            options.fleet.append(
+                    {false, QStringLiteral("postgresql://monitor@127.0.0.1:1/db%1").arg(i)});
+        FleetWindow window(options);
+        Failover takeover;
+        takeover.role = QStringLiteral("billing");
+        takeover.fault = QStringLiteral("expiry (database)");
+        takeover.victim = QStringLiteral("host:1:aaaaaaaa");
+        takeover.successor = QStringLiteral("host:2:bbbbbbbb");
+        takeover.acquiredAt = QDateTime::currentDateTimeUtc();
+        takeover.gapSeconds = 10.5;
+        Q_EMIT window.pages().at(1)->session()->takeover(takeover);
+
+        QVERIFY(cell(window.model(), 0, FleetModel::LastTakeover).isEmpty());
+        QVERIFY2(cell(window.model(), 1, FleetModel::LastTakeover)
+                         .startsWith(QStringLiteral("billing: host:1:aaaaaaaa → host:2:bbbbbbbb")),
+                 qPrintable(cell(window.model(), 1, FleetModel::LastTakeover)));
+        const auto failoversOf = [&window](int page) {
+            return window.pages().at(page)->findChild<QAbstractItemModel *>(
+                    QStringLiteral("failoverModel"));
+        };
+        QCOMPARE(failoversOf(0)->rowCount(), 0);
+        QCOMPARE(failoversOf(1)->rowCount(), 1);
     }
 };
 
