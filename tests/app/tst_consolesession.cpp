@@ -350,7 +350,7 @@ private Q_SLOTS:
         QVERIFY2(paused.ok, qPrintable(paused.error));
         const leader::lease::LeadResult result = tick.get();
         QCOMPARE(result.outcome, leader::lease::Outcome::Lost);
-        QCOMPARE(result.lossReason, std::string("paused"));
+        QCOMPARE(result.lossReason, leader::lease::LossReason::Paused);
         const auto cancelled = std::chrono::steady_clock::time_point(
                 std::chrono::steady_clock::duration(cancelledAt.load()));
         const double ms = std::chrono::duration<double, std::milli>(cancelled - sent).count();

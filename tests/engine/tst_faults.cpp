@@ -9,6 +9,7 @@
 #include "germannumbers.h"
 #include "lease/constants.h"
 #include "lease/manager.h"
+#include "leasenames.h"
 #include "measurement.h"
 #include "pg/conninfo.h"
 #include "pg/error.h"
@@ -35,6 +36,7 @@ using namespace std::chrono_literals;
 using leader::faults::Switchboard;
 using leader::lease::EventKind;
 using leader::lease::LeadResult;
+using leader::lease::LossReason;
 using leader::lease::Manager;
 using leader::lease::Outcome;
 using leader::lease::TickContext;
@@ -279,7 +281,7 @@ void TestFaults::frozenClaimIsNotSentAfterTheAbandon()
     // changed nothing.
     QVERIFY(result.acquired);
     QCOMPARE(result.outcome, Outcome::Lost);
-    QCOMPARE(result.lossReason, std::string("heartbeat_timeout"));
+    QCOMPARE(result.lossReason, LossReason::HeartbeatTimeout);
     QCOMPARE(recorder.count(EventKind::Lost), 1);
     QVERIFY(recorder.last(EventKind::Released).has_value());
     QCOMPARE(recorder.last(EventKind::Released)->detail, std::string("the row was no longer ours"));

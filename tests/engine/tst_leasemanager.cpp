@@ -9,6 +9,7 @@
 #include "lease/manager.h"
 #include "lease/roles.h"
 #include "lease/wakelistener.h"
+#include "leasenames.h"
 #include "log/log.h"
 #include "measurement.h"
 #include "metrics/leasemetrics.h"
@@ -37,6 +38,7 @@
 using namespace std::chrono_literals;
 using leader::lease::EventKind;
 using leader::lease::LeadResult;
+using leader::lease::LossReason;
 using leader::lease::Manager;
 using leader::lease::Outcome;
 using leader::lease::TickContext;
@@ -531,7 +533,7 @@ void TestLeaseManager::pauseMidTickCancelsWithinOneHeartbeat()
 
     const LeadResult result = tick.get();
     QCOMPARE(result.outcome, Outcome::Lost);
-    QCOMPARE(result.lossReason, std::string("paused"));
+    QCOMPARE(result.lossReason, LossReason::Paused);
     QCOMPARE(replica.recorder.count(EventKind::PausedObserved), 1);
     // ACQUIRE is refused cluster-wide while paused.
     QVERIFY(!replica.manager.lead("email_outbox", 0ms, [](TickContext &) {}).acquired);
@@ -610,7 +612,7 @@ void TestLeaseManager::panickedTickIsNotACompletion()
     QVERIFY(registry.exposition().find(panicked + "1\n") != std::string::npos);
     const auto released = recorder.last(EventKind::Released);
     QVERIFY(released);
-    QCOMPARE(released->outcome, std::string("failed"));
+    QCOMPARE(released->outcome, Outcome::Failed);
     QVERIFY(field("SELECT last_tick_ended_at FROM leader_leases WHERE role = 'billing'").isNull());
     // A panicked tick waits one full interval, not the 60 s cap of a lost lease.
     const double cooldown = field("SELECT extract(epoch FROM not_before - now()) "
@@ -633,7 +635,7 @@ void TestLeaseManager::panicAfterShutdownReleasesAsInterrupted()
     QVERIFY_THROWS_EXCEPTION(std::runtime_error, tick.get());
     // Pinned by Manager::lead's shutdown branch taking precedence over the failure: with a
     // panic after shutdown released as failed instead, this fails (checked once).
-    QCOMPARE(replica.recorder.last(EventKind::Released)->outcome, std::string("interrupted"));
+    QCOMPARE(replica.recorder.last(EventKind::Released)->outcome, Outcome::Interrupted);
     // A deploy adds no wait: no cooldown, no stamp.
     QCOMPARE(field("SELECT (not_before IS NULL) || ',' || (last_tick_ended_at IS NULL) "
                    "FROM leader_leases WHERE role = 'dunning'"),
@@ -665,7 +667,7 @@ void TestLeaseManager::stepPanicRestOfTheTickRuns()
             }));
     leader::log::setSink({});
     QCOMPARE(ran, (std::vector<std::string>{"reconcile", "subscription 43", "cleanup"}));
-    QCOMPARE(replica.recorder.last(EventKind::Released)->outcome, std::string("failed"));
+    QCOMPARE(replica.recorder.last(EventKind::Released)->outcome, Outcome::Failed);
     const std::lock_guard lock(logMutex);
     QVERIFY(std::any_of(logged.begin(), logged.end(), [](const std::string &line) {
         return line.find("billing > close period > subscriptions > subscription 42")
@@ -691,7 +693,7 @@ void TestLeaseManager::takenOverLeaseIsReportedOnceAndLeftAlone()
     QVERIFY(tick.wait_for(leader::lease::HeartbeatEvery + 2s) == std::future_status::ready);
     const LeadResult result = tick.get();
     QCOMPARE(result.outcome, Outcome::Lost);
-    QCOMPARE(result.lossReason, std::string("taken_over"));
+    QCOMPARE(result.lossReason, LossReason::TakenOver);
     QCOMPARE(replica.recorder.count(EventKind::Lost), 1);
     // RELEASE matched nothing: the thief's lease stands.
     QCOMPARE(field("SELECT holder_id FROM leader_leases WHERE role = 'webhook_outbox'"),
@@ -749,7 +751,7 @@ void TestLeaseManager::cutHeartbeatAbandonsBeforeTtlAndStartsNothingAfter()
     proxy.heal();
 
     QCOMPARE(result.outcome, Outcome::Lost);
-    QCOMPARE(result.lossReason, std::string("heartbeat_timeout"));
+    QCOMPARE(result.lossReason, LossReason::HeartbeatTimeout);
     QVERIFY(recorder.count(EventKind::LateBeat) >= 1);
     const double abandonedAfter = seconds(cancelledAt - lastAck);
     leader::test::reportMeasurement(QString::asprintf(
@@ -819,7 +821,7 @@ void TestLeaseManager::fastWakeOrPollingFallback()
     QElapsedTimer sincePause;
     leader::lease::pause(*m_owner, "dunning", "op@test", "drill");
     sincePause.start();
-    QCOMPARE(paused.get().lossReason, std::string("paused"));
+    QCOMPARE(paused.get().lossReason, LossReason::Paused);
     leader::test::reportMeasurement(
             QString::asprintf("pause to work cancelled: %.3f s (%s)", sincePause.elapsed() / 1000.0,
                               listening ? "LISTEN/NOTIFY" : "next heartbeat"));
@@ -894,7 +896,7 @@ void TestLeaseManager::plainSqlPauseCancelsWithin100ms()
     const auto answered = std::chrono::steady_clock::now();
     const LeadResult result = tick.get();
     QCOMPARE(result.outcome, Outcome::Lost);
-    QCOMPARE(result.lossReason, std::string("paused"));
+    QCOMPARE(result.lossReason, LossReason::Paused);
 
     // The commit lies between the send and the answer: measured from the send, the figure is an
     // upper bound of commit-to-cancel.
@@ -920,7 +922,7 @@ void TestLeaseManager::workLeftInATransactionIsStillReleased()
         context.exec("fails", "SELECT 1 / 0", {});
     });
     QCOMPARE(result.outcome, Outcome::Completed);
-    QCOMPARE(replica.recorder.last(EventKind::Released)->outcome, std::string("completed"));
+    QCOMPARE(replica.recorder.last(EventKind::Released)->outcome, Outcome::Completed);
     QCOMPARE(field("SELECT (holder_id IS NULL) || ',' || (last_tick_ended_at IS NOT NULL) "
                    "FROM leader_leases WHERE role = 'billing'"),
              QStringLiteral("true,true"));
@@ -1002,7 +1004,7 @@ void TestLeaseManager::terminatedBackendsBetweenTicksCostNoTick()
     }
     QVERIFY(second.acquired);
     QCOMPARE(second.outcome, Outcome::Completed);
-    QCOMPARE(recorder.last(EventKind::Released)->outcome, std::string("completed"));
+    QCOMPARE(recorder.last(EventKind::Released)->outcome, Outcome::Completed);
     QVERIFY(registry.exposition().find("reason=\"heartbeat_timeout\"") == std::string::npos);
     leader::test::reportMeasurement(
             QString::asprintf("backends ended between ticks: next tick completed, %d late beat(s)",
@@ -1037,7 +1039,7 @@ void TestLeaseManager::statementErrorInAStepIsNotAPanic()
     leader::log::setSink({});
     QVERIFY(ranAfter);
     QCOMPARE(result.outcome, Outcome::Completed);
-    QCOMPARE(recorder.last(EventKind::Released)->outcome, std::string("completed"));
+    QCOMPARE(recorder.last(EventKind::Released)->outcome, Outcome::Completed);
     QVERIFY(registry.exposition().find(
                     "hardcount_leader_lease_lost_total{reason=\"panicked\",role=\"dunning\"} 0\n")
             != std::string::npos);
@@ -1081,7 +1083,7 @@ void TestLeaseManager::emptyRenewCancelsBeforeTheReasonLookup()
                              10000);
     leader::lease::pause(*m_owner, "email_outbox", "op@test", "drill");
     manager.renewNow("email_outbox");
-    QCOMPARE(tick.get().lossReason, std::string("paused"));
+    QCOMPARE(tick.get().lossReason, LossReason::Paused);
     const auto cancelled = std::chrono::steady_clock::time_point(
             std::chrono::steady_clock::duration(cancelledAt.load()));
     const auto lead = recorder.last(EventKind::PausedObserved)->monotonic - cancelled;
@@ -1130,7 +1132,7 @@ void TestLeaseManager::noStatementStartsAfterTheAbandonThroughTheGate()
     proxy.heal();
     QVERIFY(refused);
     QCOMPARE(result.outcome, Outcome::Lost);
-    QCOMPARE(result.lossReason, std::string("heartbeat_timeout"));
+    QCOMPARE(result.lossReason, LossReason::HeartbeatTimeout);
     QCOMPARE(probe(), before);
 }
 
@@ -1168,7 +1170,7 @@ void TestLeaseManager::failedReleaseIsRetriedAndTheCooldownHolds()
     QVERIFY_THROWS_EXCEPTION(std::runtime_error, tick.get());
     leader::log::setSink({});
     QVERIFY(wasLogged("release landed after a retry"));
-    QCOMPARE(recorder.last(EventKind::Released)->outcome, std::string("failed"));
+    QCOMPARE(recorder.last(EventKind::Released)->outcome, Outcome::Failed);
     QCOMPARE(recorder.count(EventKind::ReleaseFailed), 0);
     // The cooldown is anchored at the tick's end, not at the late RELEASE: a full interval.
     const double cooldown = field("SELECT extract(epoch FROM not_before - now()) "

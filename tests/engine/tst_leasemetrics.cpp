@@ -19,6 +19,7 @@
 #include <vector>
 
 using namespace std::chrono_literals;
+using leader::lease::LossReason;
 using leader::lease::Roles;
 using leader::metrics::LeaseMetrics;
 using leader::metrics::Registry;
@@ -148,8 +149,8 @@ void TestLeaseMetrics::runnerReportsReachTheExposition()
 {
     Registry registry;
     LeaseMetrics metrics(registry);
-    metrics.leaseLost("billing", "panicked");
-    metrics.leaseLost("billing", "heartbeat_timeout");
+    metrics.leaseLost("billing", LossReason::Panicked);
+    metrics.leaseLost("billing", LossReason::HeartbeatTimeout);
     metrics.tickFinished("billing", 90s);
     metrics.acquireRoundTrip("dunning", 3ms);
     metrics.renewRoundTrip("dunning", 2500ms);

@@ -6,6 +6,7 @@
 #include "faults/linkproxy.h"
 #include "faults/switchboard.h"
 #include "lease/constants.h"
+#include "leasenames.h"
 #include "loopbackport.h"
 #include "measurement.h"
 #include "pg/conninfo.h"
@@ -20,9 +21,13 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string_view>
 
 using namespace std::chrono_literals;
 using leader::lease::EventKind;
+using leader::lease::LossReason;
+using leader::lease::Outcome;
 using leader::pg::Connection;
 using leader::replica::ProfileError;
 using leader::replica::Replica;
@@ -38,6 +43,18 @@ namespace {
 leader::faults::Switchboard &switchboard(const Replica &replica)
 {
     return dynamic_cast<leader::faults::Switchboard &>(*replica.faults());
+}
+
+using Outcomes = QList<std::optional<Outcome>>;
+
+QString namesOf(const Outcomes &outcomes)
+{
+    QStringList names;
+    for (const std::optional<Outcome> &outcome : outcomes) {
+        const std::string_view name = outcome ? nameOf(*outcome) : "none";
+        names << QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
+    }
+    return names.join(' ');
 }
 
 // Every event of the replicas it is attached to, in the order they were published.
@@ -71,11 +88,12 @@ public:
         return static_cast<int>(std::count_if(m_events.begin(), m_events.end(),
                                               [&](const auto &e) { return e.replica == replica; }));
     }
-    QStringList outcomes(const std::string &replica = {}) const
+    // One entry per Released event, in order.
+    Outcomes outcomes(const std::string &replica = {}) const
     {
-        QStringList found;
+        Outcomes found;
         for (const ReplicaEvent &event : of(EventKind::Released, replica))
-            found << QString::fromStdString(event.transition.outcome);
+            found << event.transition.outcome;
         return found;
     }
 
@@ -721,7 +739,7 @@ void TestReplica::terminatedMarkerIsRepairedAndTheTickCompletes()
     QTRY_VERIFY_WITH_TIMEOUT(events.count(EventKind::Released, holder.id()) >= 1, 15000);
     const ReplicaEvent released = events.of(EventKind::Released, holder.id()).front();
     QCOMPARE(released.transition.token, first.transition.token);
-    QCOMPARE(released.transition.outcome, std::string("completed"));
+    QCOMPARE(released.transition.outcome, Outcome::Completed);
     QCOMPARE(events.count(EventKind::Lost), 0);
     // Nobody else led the role during the tick.
     for (const ReplicaEvent &acquired : events.of(EventKind::Acquired, other.id()))
@@ -766,8 +784,8 @@ void TestReplica::idleSessionTimeoutTakesNoLiveHolder()
     const QString marker = billingMarker();
     QTRY_VERIFY_WITH_TIMEOUT(events.count(EventKind::Released) >= 2, 20000);
     QCOMPARE(events.count(EventKind::Lost), 0);
-    for (const QString &outcome : events.outcomes())
-        QCOMPARE(outcome, QStringLiteral("completed"));
+    for (const std::optional<Outcome> &outcome : events.outcomes())
+        QCOMPARE(outcome, Outcome::Completed);
     // The marker lived through it: the first holder's key is still the one its rows name.
     // Seen as the app login, which sees its own sessions whole: the marker names itself.
     Connection app = m_db->connectDirect(Login::App);
@@ -808,7 +826,7 @@ void TestReplica::idleCuttingProxyNeverCutsTheMarker()
     QTRY_VERIFY_WITH_TIMEOUT(!billingMarker().isEmpty(), 10000);
     const QString marker = billingMarker();
     QTRY_VERIFY_WITH_TIMEOUT(events.count(EventKind::Released) >= 1, 15000);
-    QCOMPARE(events.outcomes().front(), QStringLiteral("completed"));
+    QCOMPARE(events.outcomes().front(), Outcome::Completed);
     QCOMPARE(events.count(EventKind::Lost), 0);
     // Its session is the one that began the tick, 8 s and four idle cuts' worth ago.
     QCOMPARE(field("SELECT count(*) FROM pg_stat_activity WHERE pid = (" + marker.toStdString()
@@ -859,7 +877,7 @@ void TestReplica::holderThatCannotRepairStopsBeforeItIsTaken()
     // The holder stopped first.
     QCOMPARE(events.count(EventKind::Lost, holder.id()), 1);
     const ReplicaEvent stopped = events.of(EventKind::Lost, holder.id()).front();
-    QCOMPARE(stopped.transition.reason, std::string("marker_lost"));
+    QCOMPARE(stopped.transition.reason, LossReason::MarkerLost);
     const double ahead
             = seconds(events.of(EventKind::Acquired, other.id()).front().transition.monotonic
                       - stopped.transition.monotonic);
@@ -868,10 +886,10 @@ void TestReplica::holderThatCannotRepairStopsBeforeItIsTaken()
     QVERIFY2(ahead > 0, qPrintable(QString::number(ahead)));
 
     switchboard(holder).heal();
-    QTRY_VERIFY_WITH_TIMEOUT(events.outcomes(holder.id()).contains("lost"), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(events.outcomes(holder.id()).contains(Outcome::Lost), 10000);
     const ReplicaEvent lost = events.of(EventKind::Released, holder.id()).front();
     QCOMPARE(lost.transition.token, first.transition.token);
-    QCOMPARE(lost.transition.reason, std::string("marker_lost"));
+    QCOMPARE(lost.transition.reason, LossReason::MarkerLost);
     for (const char *table : {"claim_log WHERE fenced_at", "fence_refusals WHERE refused_at"})
         QCOMPARE(field(std::string("SELECT count(*) FROM ") + table + " > '" + takenAt
                        + "'::timestamptz AND role = 'billing' AND token = "
@@ -906,7 +924,7 @@ void TestReplica::stopMidTickReleasesAsInterrupted()
     leader.stop();
     const qint64 stopTook = sinceStop.elapsed();
     QVERIFY2(stopTook < 2000, qPrintable(QString::number(stopTook)));
-    QCOMPARE(events.outcomes(leader.id()), QStringList{"interrupted"});
+    QCOMPARE(events.outcomes(leader.id()), Outcomes{Outcome::Interrupted});
     QCOMPARE(events.of(EventKind::Released, leader.id()).front().transition.detail, std::string());
     // Interrupted: no completion stamp and no cooldown.
     QCOMPARE(field("SELECT (last_tick_ended_at IS NULL) || ',' || (not_before IS NULL) "
@@ -921,7 +939,7 @@ void TestReplica::stopMidTickReleasesAsInterrupted()
             acquiredAfter));
     QVERIFY(acquiredAfter < 1.0);
     other.stop();
-    QCOMPARE(events.outcomes(other.id()), QStringList{"interrupted"});
+    QCOMPARE(events.outcomes(other.id()), Outcomes{Outcome::Interrupted});
 }
 
 // "panic billing GetDueBilling": the next tick's step throws, the tick is released as failed and
@@ -938,7 +956,7 @@ void TestReplica::armedPanicFailsTheNextTickOnce()
     replica.start();
 
     QTRY_VERIFY_WITH_TIMEOUT(events.count(EventKind::Released) >= 2, 8000);
-    QCOMPARE(events.outcomes().mid(0, 2), (QStringList{"failed", "completed"}));
+    QCOMPARE(events.outcomes().mid(0, 2), (Outcomes{Outcome::Failed, Outcome::Completed}));
     QCOMPARE(faults.describe(), std::string("normal"));
     const QString panicked
             = R"(hardcount_leader_lease_lost_total{reason="panicked",role="billing"} )";
@@ -949,8 +967,8 @@ void TestReplica::armedPanicFailsTheNextTickOnce()
     faults.armPanic("billing", "subscription");
     const int released = events.count(EventKind::Released);
     QTRY_VERIFY_WITH_TIMEOUT(events.count(EventKind::Released) >= released + 2, 8000);
-    QVERIFY2(!events.outcomes().mid(released).contains("failed"),
-             qPrintable(events.outcomes().join(' ')));
+    QVERIFY2(!events.outcomes().mid(released).contains(Outcome::Failed),
+             qPrintable(namesOf(events.outcomes())));
     // Between ticks (a tick takes it while it runs and re-arms it before it ends).
     QTRY_COMPARE_WITH_TIMEOUT(faults.describe(), std::string("panic armed: billing subscription"),
                               2000);
@@ -964,9 +982,9 @@ void TestReplica::armedPanicFailsTheNextTickOnce()
                   "  FROM t",
                   {}, 5s);
     const int beforeDue = events.count(EventKind::Released);
-    QTRY_VERIFY_WITH_TIMEOUT(events.outcomes().mid(beforeDue).contains("failed"), 8000);
-    QCOMPARE(events.outcomes().mid(beforeDue).indexOf("failed"),
-             events.outcomes().mid(beforeDue).lastIndexOf("failed")); // once
+    QTRY_VERIFY_WITH_TIMEOUT(events.outcomes().mid(beforeDue).contains(Outcome::Failed), 8000);
+    QCOMPARE(events.outcomes().mid(beforeDue).indexOf(Outcome::Failed),
+             events.outcomes().mid(beforeDue).lastIndexOf(Outcome::Failed)); // once
     QCOMPARE(faults.describe(), std::string("normal"));
     QVERIFY2(QString::fromStdString(replica.metricsText()).contains(panicked + "2\n"),
              replica.metricsText().c_str());

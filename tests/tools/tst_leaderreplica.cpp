@@ -520,6 +520,13 @@ void TestLeaderReplica::sigtermMidTickReleasesAndExits()
     QCOMPARE(released.value("event").toString(), QStringLiteral("released"));
     QCOMPARE(released.value("role").toString(), QStringLiteral("billing"));
     QCOMPARE(released.value("outcome").toString(), QStringLiteral("interrupted"));
+    // The line's text as readers match it: fields in this order, no reason unless the lease was
+    // lost.
+    const QString releasedLine = replica.lines()[events.size() - 2];
+    const QRegularExpression interrupted(
+            R"re(,"role":"billing","event":"released","token":\d+,"outcome":"interrupted",)re"
+            R"re("db_time":"[^"]+"\}$)re");
+    QVERIFY2(interrupted.match(releasedLine).hasMatch(), qPrintable(releasedLine));
     QCOMPARE(events.last().value("event").toString(), QStringLiteral("stopped"));
     QCOMPARE(events.last().value("signal").toString(), QStringLiteral("SIGTERM"));
 
@@ -670,6 +677,16 @@ void TestLeaderReplica::stoppedHolderWhoseMarkerEndsStartsNothingAfter()
     QCOMPARE(::kill(pid, SIGCONT), 0);
     QTRY_VERIFY_WITH_TIMEOUT(first->find("released", {{"role", "billing"}}).has_value(), 10000);
     QCOMPARE(first->find("released")->value("outcome").toString(), QStringLiteral("lost"));
+    // The line's text as readers match it: the outcome, then the reason it was lost.
+    const QStringList firstLines = first->lines();
+    const auto releasedLine
+            = std::find_if(firstLines.begin(), firstLines.end(), [](const QString &line) {
+                  return line.contains(R"("event":"released")");
+              });
+    QVERIFY(releasedLine != firstLines.end());
+    const QRegularExpression lost(R"re(,"role":"billing","event":"released","token":\d+,)re"
+                                  R"re("outcome":"lost","reason":"(taken_over|marker_lost)")re");
+    QVERIFY2(lost.match(*releasedLine).hasMatch(), qPrintable(*releasedLine));
     QCOMPARE(first->find("released")->value("token").toInteger(), token);
     for (const char *table : {"claim_log WHERE fenced_at", "fence_refusals WHERE refused_at"})
         QCOMPARE(

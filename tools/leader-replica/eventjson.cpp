@@ -54,12 +54,12 @@ void EventWriter::transition(const lease::TransitionEvent &event)
 {
     std::string fields = ",\"holder\":" + log::jsonQuoted(event.holderId)
                          + ",\"role\":" + log::jsonQuoted(event.role)
-                         + ",\"event\":" + log::jsonQuoted(lease::eventName(event.kind))
+                         + ",\"event\":" + log::jsonQuoted(nameOf(event.kind))
                          + ",\"token\":" + std::to_string(event.token);
-    if (!event.outcome.empty())
-        fields += ",\"outcome\":" + log::jsonQuoted(event.outcome);
-    if (!event.reason.empty())
-        fields += ",\"reason\":" + log::jsonQuoted(event.reason);
+    if (event.outcome)
+        fields += ",\"outcome\":" + log::jsonQuoted(nameOf(*event.outcome));
+    if (event.reason)
+        fields += ",\"reason\":" + log::jsonQuoted(nameOf(*event.reason));
     if (!event.detail.empty())
         fields += ",\"detail\":" + log::jsonQuoted(event.detail);
     if (!event.databaseTime.empty())

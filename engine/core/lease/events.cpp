@@ -4,25 +4,6 @@
 
 namespace leader::lease {
 
-std::string_view eventName(EventKind kind)
-{
-    switch (kind) {
-    case EventKind::Acquired:
-        return "acquired";
-    case EventKind::Released:
-        return "released";
-    case EventKind::ReleaseFailed:
-        return "release_failed";
-    case EventKind::Lost:
-        return "lost";
-    case EventKind::LateBeat:
-        return "late_beat";
-    case EventKind::PausedObserved:
-        return "paused_observed";
-    }
-    return "unknown";
-}
-
 int EventBus::subscribe(Subscriber subscriber)
 {
     const std::lock_guard lock(m_mutex);

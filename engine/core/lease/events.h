@@ -1,9 +1,13 @@
 #pragma once
 
+#include "outcome.h"
+
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,7 +23,37 @@ enum class EventKind {
     PausedObserved, // the holder found its role paused (RENEW returned no row)
 };
 
-std::string_view eventName(EventKind kind);
+struct EventKindName
+{
+    EventKind kind;
+    std::string_view name;
+};
+
+// The one name table: what the event lines and the demo's log print, and what their readers parse.
+inline constexpr std::array<EventKindName, 6> EventKindNames{{
+        {EventKind::Acquired, "acquired"},
+        {EventKind::Released, "released"},
+        {EventKind::ReleaseFailed, "release_failed"},
+        {EventKind::Lost, "lost"},
+        {EventKind::LateBeat, "late_beat"},
+        {EventKind::PausedObserved, "paused_observed"},
+}};
+
+constexpr std::string_view nameOf(EventKind kind)
+{
+    for (const EventKindName &entry : EventKindNames)
+        if (entry.kind == kind)
+            return entry.name;
+    return "?";
+}
+
+constexpr std::optional<EventKind> eventKindFromName(std::string_view name)
+{
+    for (const EventKindName &entry : EventKindNames)
+        if (entry.name == name)
+            return entry.kind;
+    return std::nullopt;
+}
 
 // One transition of one role on one replica. Logs, the console and the benchmarks all read this
 // one stream.
@@ -29,9 +63,9 @@ struct TransitionEvent
     std::string role;
     std::int64_t token = 0;
     std::string holderId;
-    std::string outcome; // Released: completed / interrupted / failed / lost
-    std::string reason;  // Lost: taken_over / released / paused / heartbeat_timeout / marker_lost
-    std::string detail;  // LateBeat, ReleaseFailed: the error, one line, no secret
+    std::optional<Outcome> outcome;   // Released, ReleaseFailed
+    std::optional<LossReason> reason; // Lost, PausedObserved; Released and ReleaseFailed when lost
+    std::string detail;               // LateBeat, ReleaseFailed: the error, one line, no secret
     std::chrono::steady_clock::time_point monotonic = std::chrono::steady_clock::now();
     std::chrono::system_clock::time_point wall = std::chrono::system_clock::now();
     std::string databaseTime; // the statement's now(), as the database printed it, when known

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "outcome.h"
+
 #include <chrono>
 #include <string_view>
 
@@ -12,7 +14,7 @@ class Instruments
 public:
     virtual ~Instruments() = default;
 
-    virtual void leaseLost(std::string_view role, std::string_view reason) = 0;
+    virtual void leaseLost(std::string_view role, LossReason reason) = 0;
     virtual void tickFinished(std::string_view role, std::chrono::duration<double> duration) = 0;
     virtual void acquireRoundTrip(std::string_view role, std::chrono::duration<double> duration)
             = 0;

@@ -183,7 +183,7 @@ void Manager::watchRepairs(std::stop_token stop)
             }
             // Not repaired in time: the tick stops before any contender's grace ends. Its RELEASE
             // (lost) follows when its work has returned.
-            if (cancelUnlessReturned(*context, *beat, "marker_lost"))
+            if (cancelUnlessReturned(*context, *beat, LossReason::MarkerLost))
                 log::write(log::Level::Warning, "lease",
                            "marker session ended and the lease could not be repaired in time; "
                            "the tick stops",
@@ -214,14 +214,15 @@ void Manager::observeDrift(double databaseEpochSeconds, Wall::time_point sent,
     m_driftKnown.store(true);
 }
 
-void Manager::publish(EventKind kind, const TickContext &context, std::string outcome,
-                      std::string reason, std::string detail, std::string databaseTime)
+void Manager::publish(EventKind kind, const TickContext &context, std::optional<Outcome> outcome,
+                      std::optional<LossReason> reason, std::string detail,
+                      std::string databaseTime)
 {
     if (!m_events)
         return;
     TransitionEvent event{kind, context.role(), context.token(), m_holderId};
-    event.outcome = std::move(outcome);
-    event.reason = std::move(reason);
+    event.outcome = outcome;
+    event.reason = reason;
     event.detail = std::move(detail);
     event.databaseTime = std::move(databaseTime);
     m_events->publish(event);
@@ -248,16 +249,16 @@ LeadResult Manager::lead(std::string_view role, std::chrono::milliseconds interv
     observeDrift(acquired->now.epochSeconds, sentWall, Wall::now());
 
     // The lease is anchored at the ACQUIRE's send instant: the database's expiry is later still.
-    TickContext context(std::string(role), acquired->token, m_holderId, interval, *connection,
-                        sentAt, [this, &context](const std::string &reason) {
-                            log::write(log::Level::Warning, "lease", "lease lost",
-                                       "role=" + context.role() + " reason=" + reason
-                                               + " token=" + std::to_string(context.token()));
-                            publish(reason == "paused" ? EventKind::PausedObserved
-                                                       : EventKind::Lost,
-                                    context, {}, reason);
-                        });
-    publish(EventKind::Acquired, context, {}, {}, {}, acquired->now.text);
+    TickContext context(
+            std::string(role), acquired->token, m_holderId, interval, *connection, sentAt,
+            [this, &context](LossReason reason) {
+                log::write(log::Level::Warning, "lease", "lease lost",
+                           "role=" + context.role() + " reason=" + std::string(nameOf(reason))
+                                   + " token=" + std::to_string(context.token()));
+                publish(reason == LossReason::Paused ? EventKind::PausedObserved : EventKind::Lost,
+                        context, std::nullopt, reason);
+            });
+    publish(EventKind::Acquired, context, std::nullopt, std::nullopt, {}, acquired->now.text);
     context.setMarker(acquired->session);
     context.setStatementGate([this](const TickContext &tick) { markerGate(tick); });
     Beat beat;
@@ -271,7 +272,7 @@ LeadResult Manager::lead(std::string_view role, std::chrono::milliseconds interv
         beating = std::thread([&] { heartbeat(context, beat); });
     } catch (const std::system_error &) {
         // No heartbeat, no tick: nothing ran, so nothing is lost by giving the role back now.
-        releaseTick(*connection, context, Outcome::Interrupted, {}, Clock::now());
+        releaseTick(*connection, context, Outcome::Interrupted, std::nullopt, Clock::now());
         throw;
     }
 
@@ -302,7 +303,7 @@ LeadResult Manager::lead(std::string_view role, std::chrono::milliseconds interv
     // A loss is reported once, even if the work then threw; a shutdown releases as interrupted
     // even if the work then threw (amendment 2026-10-19, item 5).
     Outcome outcome = failure ? Outcome::Failed : Outcome::Completed;
-    std::string lossReason;
+    std::optional<LossReason> lossReason;
     if (cause == CancelCause::LeaseLost) {
         outcome = Outcome::Lost;
         lossReason = context.lossReason();
@@ -312,13 +313,13 @@ LeadResult Manager::lead(std::string_view role, std::chrono::milliseconds interv
     if (statementError)
         log::write(log::Level::Warning, "lease",
                    "tick's work ended on a statement error; released as work that returned",
-                   "role=" + context.role() + " outcome=" + std::string(outcomeName(outcome))
+                   "role=" + context.role() + " outcome=" + std::string(nameOf(outcome))
                            + " error=\"" + *statementError + "\"");
     if (m_metrics) {
-        if (outcome == Outcome::Lost)
-            m_metrics->leaseLost(role, lossReason);
+        if (outcome == Outcome::Lost && lossReason)
+            m_metrics->leaseLost(role, *lossReason);
         else if (outcome == Outcome::Failed)
-            m_metrics->leaseLost(role, "panicked");
+            m_metrics->leaseLost(role, LossReason::Panicked);
         m_metrics->tickFinished(role, workEnded - workStarted);
     }
     releaseTick(*connection, context, outcome, lossReason, workEnded);
@@ -328,7 +329,7 @@ LeadResult Manager::lead(std::string_view role, std::chrono::milliseconds interv
 }
 
 void Manager::releaseTick(pg::Connection &connection, const TickContext &context, Outcome outcome,
-                          const std::string &lossReason, Clock::time_point ended)
+                          std::optional<LossReason> lossReason, Clock::time_point ended)
 {
     // RELEASE runs on a fresh deadline of its own, whatever happened to the work — also when the
     // work left its connection inside a transaction, which must not swallow the RELEASE.
@@ -358,7 +359,7 @@ void Manager::releaseTick(pg::Connection &connection, const TickContext &context
                                  .interval = context.interval(),
                                  .sinceEnd = std::chrono::duration_cast<std::chrono::milliseconds>(
                                          Clock::now() - ended)});
-            publish(EventKind::Released, context, std::string(outcomeName(outcome)), lossReason,
+            publish(EventKind::Released, context, outcome, lossReason,
                     released ? std::string() : "the row was no longer ours",
                     released ? released->text : std::string());
             if (retried)
@@ -372,8 +373,7 @@ void Manager::releaseTick(pg::Connection &connection, const TickContext &context
                 log::write(log::Level::Warning, "lease",
                            "release failed; the lease ends at its expiry",
                            "role=" + role + " error=" + pg::explain(error));
-                publish(EventKind::ReleaseFailed, context, std::string(outcomeName(outcome)),
-                        lossReason, pg::explain(error));
+                publish(EventKind::ReleaseFailed, context, outcome, lossReason, pg::explain(error));
                 return;
             }
             if (!retried)
@@ -387,10 +387,11 @@ void Manager::releaseTick(pg::Connection &connection, const TickContext &context
     }
 }
 
-bool Manager::cancelUnlessReturned(const TickContext &context, Beat &beat, std::string reason)
+bool Manager::cancelUnlessReturned(const TickContext &context, Beat &beat,
+                                   std::optional<LossReason> reason)
 {
     const std::lock_guard lock(beat.mutex);
-    return !beat.stop && context.cancel(CancelCause::LeaseLost, std::move(reason));
+    return !beat.stop && context.cancel(CancelCause::LeaseLost, reason);
 }
 
 void Manager::heartbeat(TickContext &context, Beat &beat)
@@ -413,7 +414,7 @@ void Manager::heartbeat(TickContext &context, Beat &beat)
         const auto sent = Clock::now();
         const auto sentWall = Wall::now();
         if (sent >= abandon) {
-            cancelUnlessReturned(context, beat, "heartbeat_timeout");
+            cancelUnlessReturned(context, beat, LossReason::HeartbeatTimeout);
             return;
         }
         const std::optional<std::int64_t> key = m_marker.key();
@@ -433,7 +434,7 @@ void Manager::heartbeat(TickContext &context, Beat &beat)
             // is not this holder, and the tick stops at once.
             if (renewed->session != 0 && renewed->session != key.value_or(0)) {
                 if (cancelUnlessReturned(context, beat))
-                    context.setLossReason("marker_lost");
+                    context.setLossReason(LossReason::MarkerLost);
                 return;
             }
             context.setMarker(renewed->session);
@@ -452,13 +453,14 @@ void Manager::heartbeat(TickContext &context, Beat &beat)
                 nextBeat = Clock::now();
         } catch (const pg::Error &error) {
             if (error.notStarted() && Clock::now() >= abandon) {
-                cancelUnlessReturned(context, beat, "heartbeat_timeout");
+                cancelUnlessReturned(context, beat, LossReason::HeartbeatTimeout);
                 return;
             }
             // A missed beat, not a loss: retried soon on a fresh connection while the abandon is
             // still ahead (the next wake judges it).
             if (!missed)
-                publish(EventKind::LateBeat, context, {}, {}, pg::explain(error));
+                publish(EventKind::LateBeat, context, std::nullopt, std::nullopt,
+                        pg::explain(error));
             missed = true;
             connection->close();
             const bool repairing = m_marker.repairBy(context.marker()).has_value();
@@ -468,8 +470,8 @@ void Manager::heartbeat(TickContext &context, Beat &beat)
     }
 }
 
-std::string Manager::lossReasonAfterEmptyRenew(pg::Connection &connection,
-                                               const TickContext &context)
+LossReason Manager::lossReasonAfterEmptyRenew(pg::Connection &connection,
+                                              const TickContext &context)
 {
     try {
         const pg::Result row = connection.exec(
@@ -477,12 +479,13 @@ std::string Manager::lossReasonAfterEmptyRenew(pg::Connection &connection,
                 "SELECT paused_at IS NOT NULL, holder_token FROM leader_leases WHERE role = $1",
                 {context.role()}, StatementTimeout);
         if (row.rows() == 0)
-            return "released";
+            return LossReason::Released;
         if (row.toBool(0, 0))
-            return "paused";
-        return row.toInt64(0, 1) != context.token() ? "taken_over" : "released";
+            return LossReason::Paused;
+        return row.toInt64(0, 1) != context.token() ? LossReason::TakenOver : LossReason::Released;
     } catch (const pg::Error &) {
-        return "taken_over"; // RENEW's empty answer was definite; only the detail is unknown
+        // RENEW's empty answer was definite; only the detail is unknown.
+        return LossReason::TakenOver;
     }
 }
 

@@ -36,7 +36,7 @@ struct LeadResult
     bool acquired = false;
     std::int64_t token = 0;
     Outcome outcome = Outcome::Completed; // when acquired
-    std::string lossReason;               // when outcome is Lost
+    std::optional<LossReason> lossReason; // when outcome is Lost
 };
 
 using Work = std::function<void(TickContext &)>;
@@ -111,20 +111,23 @@ private:
     // The heartbeat's verdicts; neither cancels a tick whose work has already returned.
     // A reason known now is reported with the cancel; without one, setLossReason follows.
     static bool cancelUnlessReturned(const TickContext &context, Beat &beat,
-                                     std::string reason = {});
+                                     std::optional<LossReason> reason = std::nullopt);
     // TickContext's statement gate: waits while the row names a marker not proven alive.
     void markerGate(const TickContext &context) const;
     // Cancels the ticks whose row still names an ended marker past its repair deadline.
     void watchRepairs(std::stop_token stop);
-    std::string lossReasonAfterEmptyRenew(pg::Connection &connection, const TickContext &context);
+    LossReason lossReasonAfterEmptyRenew(pg::Connection &connection, const TickContext &context);
     void releaseTick(pg::Connection &connection, const TickContext &context, Outcome outcome,
-                     const std::string &lossReason, std::chrono::steady_clock::time_point ended);
+                     std::optional<LossReason> lossReason,
+                     std::chrono::steady_clock::time_point ended);
     // Waits up to duration, or less when the manager shuts down.
     void waitUnlessShutdown(std::chrono::milliseconds duration);
     void observeDrift(double databaseEpochSeconds, std::chrono::system_clock::time_point sent,
                       std::chrono::system_clock::time_point received);
-    void publish(EventKind kind, const TickContext &context, std::string outcome = {},
-                 std::string reason = {}, std::string detail = {}, std::string databaseTime = {});
+    void publish(EventKind kind, const TickContext &context,
+                 std::optional<Outcome> outcome = std::nullopt,
+                 std::optional<LossReason> reason = std::nullopt, std::string detail = {},
+                 std::string databaseTime = {});
 
     const std::string m_holderId;
     EventBus *m_events;

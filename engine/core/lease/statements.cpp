@@ -144,21 +144,6 @@ std::optional<HeldAnnouncement> parseHeldAnnouncement(std::string_view payload)
     return held;
 }
 
-std::string_view outcomeName(Outcome outcome)
-{
-    switch (outcome) {
-    case Outcome::Completed:
-        return "completed";
-    case Outcome::Interrupted:
-        return "interrupted";
-    case Outcome::Failed:
-        return "failed";
-    case Outcome::Lost:
-        return "lost";
-    }
-    return "unknown";
-}
-
 std::optional<Acquired> acquire(pg::Connection &connection, std::string_view role,
                                 std::string_view holderId, std::chrono::milliseconds interval,
                                 std::optional<std::int64_t> session,
@@ -197,11 +182,11 @@ std::optional<Renewed> renew(pg::Connection &connection, std::string_view role, 
 
 std::optional<DatabaseNow> release(pg::Connection &connection, const Release &tick)
 {
-    const pg::Result result = connection.exec("release", ReleaseSql,
-                                              {tick.role, tick.token, outcomeName(tick.outcome),
-                                               tick.interval.count(), LostCooldownCap.count(),
-                                               tick.sinceEnd.count(), tick.holderId},
-                                              StatementTimeout);
+    const pg::Result result
+            = connection.exec("release", ReleaseSql,
+                              {tick.role, tick.token, nameOf(tick.outcome), tick.interval.count(),
+                               LostCooldownCap.count(), tick.sinceEnd.count(), tick.holderId},
+                              StatementTimeout);
     if (result.rows() == 0)
         return std::nullopt;
     return DatabaseNow{std::string(result.text(0, 0)), result.toDouble(0, 1)};

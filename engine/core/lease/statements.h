@@ -1,5 +1,6 @@
 #pragma once
 
+#include "outcome.h"
 #include "pg/connection.h"
 
 #include <chrono>
@@ -55,15 +56,6 @@ struct HeldAnnouncement
     HolderSession holder;
 };
 std::optional<HeldAnnouncement> parseHeldAnnouncement(std::string_view payload);
-
-enum class Outcome {
-    Completed,   // work returned: stamps last_tick_ended_at and last_tick_holder
-    Interrupted, // a shutdown cancelled the tick: no stamp, no added wait
-    Failed,      // the work threw: no stamp, not_before = now() + interval
-    Lost,        // the lease was lost: no stamp, not_before = now() + min(interval, 60 s)
-};
-
-std::string_view outcomeName(Outcome outcome);
 
 // 1 row: this holder leads the role for this tick. nullopt: not due, held, paused or cooling.
 // session: this holder's marker key, recorded only if the statement finds it held and the role's

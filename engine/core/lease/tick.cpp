@@ -32,7 +32,7 @@ CancelCause TickContext::cause() const
     return m_cause;
 }
 
-std::string TickContext::lossReason() const
+std::optional<LossReason> TickContext::lossReason() const
 {
     const std::lock_guard lock(m_mutex);
     return m_reason;
@@ -43,11 +43,12 @@ void TickContext::throwIfCancelled() const
     // The abandon is judged here too, so no statement starts after it even if the heartbeat
     // thread is still asleep.
     if (Clock::now() >= abandonAt())
-        cancel(CancelCause::LeaseLost, "heartbeat_timeout");
+        cancel(CancelCause::LeaseLost, LossReason::HeartbeatTimeout);
     const std::lock_guard lock(m_mutex);
     if (m_cause != CancelCause::None)
-        throw TickCancelled("tick of " + m_role + " cancelled"
-                            + (m_reason.empty() ? std::string() : " (" + m_reason + ")"));
+        throw TickCancelled(
+                "tick of " + m_role + " cancelled"
+                + (m_reason ? " (" + std::string(nameOf(*m_reason)) + ")" : std::string()));
 }
 
 pg::Result TickContext::exec(std::string_view statement, std::string_view sql,
@@ -81,7 +82,7 @@ pg::Result TickContext::exec(std::string_view statement, std::string_view sql,
             throwIfCancelled();
         if (!error.notStarted() || Clock::now() < abandon)
             throw;
-        cancel(CancelCause::LeaseLost, "heartbeat_timeout");
+        cancel(CancelCause::LeaseLost, LossReason::HeartbeatTimeout);
         throwIfCancelled(); // throws: the tick is cancelled now
         throw;
     }
@@ -108,7 +109,7 @@ TickContext::Clock::time_point TickContext::abandonAt() const
     return lastAck() + AbandonAfter;
 }
 
-bool TickContext::cancel(CancelCause cause, std::string reason) const
+bool TickContext::cancel(CancelCause cause, std::optional<LossReason> reason) const
 {
     {
         const std::lock_guard lock(m_mutex);
@@ -118,17 +119,19 @@ bool TickContext::cancel(CancelCause cause, std::string reason) const
         m_reason = reason;
     }
     m_cancelled.notify_all();
-    stopStatementIfTaken(reason);
-    if (cause == CancelCause::LeaseLost && !reason.empty() && m_onLost)
-        m_onLost(reason);
+    if (!reason)
+        return true;
+    stopStatementIfTaken(*reason);
+    if (cause == CancelCause::LeaseLost && m_onLost)
+        m_onLost(*reason);
     return true;
 }
 
-void TickContext::setLossReason(std::string reason) const
+void TickContext::setLossReason(LossReason reason) const
 {
     {
         const std::lock_guard lock(m_mutex);
-        if (m_cause != CancelCause::LeaseLost || !m_reason.empty())
+        if (m_cause != CancelCause::LeaseLost || m_reason)
             return;
         m_reason = reason;
     }
@@ -137,14 +140,14 @@ void TickContext::setLossReason(std::string reason) const
         m_onLost(reason);
 }
 
-void TickContext::stopStatementIfTaken(const std::string &reason) const
+void TickContext::stopStatementIfTaken(LossReason reason) const
 {
     // The row is, or may be, another holder's: the statement in flight is cancelled on the
     // server too, so that the work ends before its successor's grace ends or at once after the
     // takeover. Any other cancel (a shutdown, a pause, the abandon) lets it end by its own
     // deadline, before the lease could expire: cancel requests cost a connection each, and
     // PgBouncer 1.18 has crashed on one racing its client's close.
-    if (reason == "marker_lost" || reason == "taken_over")
+    if (reason == LossReason::MarkerLost || reason == LossReason::TakenOver)
         m_stopStatement.request_stop();
 }
 

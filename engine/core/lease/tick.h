@@ -1,5 +1,6 @@
 #pragma once
 
+#include "outcome.h"
 #include "pg/connection.h"
 
 #include <atomic>
@@ -8,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <stop_token>
 #include <string>
@@ -49,7 +51,7 @@ public:
 
     // Called once a lost lease's reason is known (with the cancel, or later by setLossReason),
     // outside any lock, by the thread that supplied it.
-    using LostCallback = std::function<void(const std::string &reason)>;
+    using LostCallback = std::function<void(LossReason reason)>;
     // Called just before each statement of the tick is sent, after any fault gate and reconnect:
     // returns when it may start, throws when it must not (TickCancelled, pg::Error).
     using StatementGate = std::function<void(const TickContext &)>;
@@ -66,7 +68,7 @@ public:
 
     bool isCancelled() const;
     CancelCause cause() const;
-    std::string lossReason() const;
+    std::optional<LossReason> lossReason() const;
     void throwIfCancelled() const;
 
     // Runs a statement of the tick, unless the tick is cancelled. Its deadline is capped so that
@@ -89,8 +91,8 @@ public:
     // Const, like reading it: cancellation is state shared by everyone holding the context. A
     // lease lost with no reason yet (a RENEW that returned no row) wakes the work at once; the
     // reason, read from the row afterwards, follows through setLossReason.
-    bool cancel(CancelCause cause, std::string reason = {}) const;
-    void setLossReason(std::string reason) const;
+    bool cancel(CancelCause cause, std::optional<LossReason> reason = std::nullopt) const;
+    void setLossReason(LossReason reason) const;
     // The marker session key the row names, as the last ACQUIRE or RENEW recorded it; 0: none.
     std::int64_t marker() const { return m_marker.load(); }
     void setMarker(std::int64_t key) { m_marker.store(key); }
@@ -104,7 +106,7 @@ private:
     const std::chrono::milliseconds m_interval;
     pg::Connection &m_connection;
     std::atomic<Clock::rep> m_lastAck;
-    void stopStatementIfTaken(const std::string &reason) const;
+    void stopStatementIfTaken(LossReason reason) const;
 
     const LostCallback m_onLost;
     std::atomic<std::int64_t> m_marker = 0;
@@ -115,7 +117,7 @@ private:
     mutable std::mutex m_mutex;
     mutable std::condition_variable m_cancelled;
     mutable CancelCause m_cause = CancelCause::None;
-    mutable std::string m_reason;
+    mutable std::optional<LossReason> m_reason;
 };
 
 struct Fence

@@ -78,14 +78,15 @@ LeaseMetrics::LeaseMetrics(Registry &registry)
     // (ADR-114 amendment 2026-10-19, item 6). Only this reason: any other would page on its first.
     for (const std::string_view role : lease::Roles)
         m_registry.counter(LeaseLost, LeaseLostHelp,
-                           {{"role", std::string(role)}, {"reason", "panicked"}});
+                           {{"role", std::string(role)},
+                            {"reason", std::string(nameOf(lease::LossReason::Panicked))}});
 }
 
-void LeaseMetrics::leaseLost(std::string_view role, std::string_view reason)
+void LeaseMetrics::leaseLost(std::string_view role, lease::LossReason reason)
 {
     m_registry
             .counter(LeaseLost, LeaseLostHelp,
-                     {{"role", std::string(role)}, {"reason", std::string(reason)}})
+                     {{"role", std::string(role)}, {"reason", std::string(nameOf(reason))}})
             .inc();
 }
 

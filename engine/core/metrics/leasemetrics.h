@@ -41,7 +41,7 @@ class LeaseMetrics final : public lease::Instruments
 public:
     explicit LeaseMetrics(Registry &registry);
 
-    void leaseLost(std::string_view role, std::string_view reason) override;
+    void leaseLost(std::string_view role, lease::LossReason reason) override;
     void tickFinished(std::string_view role, std::chrono::duration<double> duration) override;
     void acquireRoundTrip(std::string_view role, std::chrono::duration<double> duration) override;
     void renewRoundTrip(std::string_view role, std::chrono::duration<double> duration) override;

@@ -1,10 +1,10 @@
 #include "advisoryreplica.h"
 
 #include "advisorygate.h"
-#include "roles/demoschema.h"
 #include "lease/tick.h"
 #include "log/log.h"
 #include "pg/error.h"
+#include "roles/demoschema.h"
 
 #include <condition_variable>
 #include <mutex>
@@ -99,7 +99,8 @@ void AdvisoryReplica::run(const replica::RoleProfile &profile, std::stop_token s
                 lease::TransitionEvent ended{.kind = lease::EventKind::Released,
                                              .role = profile.role,
                                              .token = attempt.atMillis};
-                ended.outcome = stop.stop_requested() ? "interrupted" : "completed";
+                ended.outcome = stop.stop_requested() ? lease::Outcome::Interrupted
+                                                      : lease::Outcome::Completed;
                 try {
                     const Unlock unlock = gate.unlock();
                     ended.databaseTime = unlock.databaseTime;

@@ -306,11 +306,14 @@ void DemoRunner::Private::onReplicaEvent(const std::string &id, const std::strin
     entry.time = transition.wall;
     entry.source = id;
     entry.role = transition.role;
-    entry.event = std::string(lease::eventName(transition.kind));
+    entry.event = std::string(nameOf(transition.kind));
     entry.token = transition.token;
-    for (const std::string *part : {&transition.outcome, &transition.reason, &transition.detail}) {
-        if (!part->empty())
-            entry.detail += (entry.detail.empty() ? "" : "; ") + oneLine(*part, {});
+    const std::string_view parts[] = {
+            transition.outcome ? nameOf(*transition.outcome) : std::string_view(),
+            transition.reason ? nameOf(*transition.reason) : std::string_view(), transition.detail};
+    for (const std::string_view part : parts) {
+        if (!part.empty())
+            entry.detail += (entry.detail.empty() ? "" : "; ") + oneLine(std::string(part), {});
     }
     entry.databaseTime = transition.databaseTime;
 
