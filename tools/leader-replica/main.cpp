@@ -2,10 +2,7 @@
 // /metrics, a local control socket for fault injection, one JSON line per transition on stdout.
 // SIGTERM or SIGINT cancels the running ticks, releases them as interrupted and exits 0.
 
-#include "baseline/advisoryreplica.h"
 #include "eventjson.h"
-#include "faults/fault.h"
-#include "faults/switchboard.h"
 #include "lease/roles.h"
 #include "log/log.h"
 #include "metricsserver.h"
@@ -16,6 +13,14 @@
 #include "platform/process.h"
 #include "replica/replica.h"
 #include "schema/migrator.h"
+
+// Fault injection (--control, --gate advisory) is the benchmarks' and the tests'; a build without
+// it (LEADER_REPLICA_FAULTS=OFF) links leader_core and leader_roles only.
+#if LEADER_REPLICA_FAULTS
+#include "baseline/advisoryreplica.h"
+#include "faults/fault.h"
+#include "faults/switchboard.h"
+#endif
 
 #include <algorithm>
 #include <charconv>
@@ -243,6 +248,7 @@ std::vector<leader::replica::RoleProfile> profilesFrom(const Arguments &argument
     }
 }
 
+#if LEADER_REPLICA_FAULTS
 // Turns one control command into a switchboard action; returns the reply line.
 std::string control(leader::faults::Switchboard &faults, leader::tools::EventWriter &out,
                     const std::string &command)
@@ -312,8 +318,12 @@ std::string control(leader::faults::Switchboard &faults, leader::tools::EventWri
     return "ok " + faults.describe();
 }
 
+#endif
+
 void stopOnSignal(const std::string &id, leader::tools::EventWriter &out,
                   const std::function<void()> &stopEverything);
+
+#if LEADER_REPLICA_FAULTS
 int runAdvisory(const Arguments &arguments, const std::string &url, const std::string &id);
 
 // The control socket at path, none when it is empty, serving the replica's fault switchboard.
@@ -335,6 +345,8 @@ std::optional<int> openControl(std::unique_ptr<leader::platform::ControlServer> 
     }
     return std::nullopt;
 }
+
+#endif
 
 // Starts a replica of either gate; returns the exit code, said on stderr, when it refused.
 std::optional<int> startOrExitCode(const std::function<void()> &start, const std::string &url)
@@ -370,8 +382,14 @@ int run(const Arguments &arguments)
                          "the others");
     const std::string gate
             = arguments.options.contains("--gate") ? arguments.option("--gate") : "lease";
+#if LEADER_REPLICA_FAULTS
     if (gate == "advisory")
         return runAdvisory(arguments, url, id);
+#else
+    if (!controlPath.empty() || gate == "advisory")
+        throw UsageError("this leader-replica is built without fault injection "
+                         "(LEADER_REPLICA_FAULTS=OFF): no --control, no --gate advisory");
+#endif
     if (gate != "lease")
         throw UsageError("--gate is lease or advisory, not \"" + gate + "\"");
     std::optional<int> metricsPort;
@@ -387,10 +405,12 @@ int run(const Arguments &arguments)
     options.database.url = url;
     options.listen.url = arguments.option("--listen-database");
     options.roles = std::move(roles);
+#if LEADER_REPLICA_FAULTS
     std::shared_ptr<leader::faults::Switchboard> switchboard;
     if (!controlPath.empty())
         switchboard = std::make_shared<leader::faults::Switchboard>();
     options.faults = switchboard;
+#endif
     options.earlyTake = earlyTakeFrom(arguments);
     leader::replica::Replica replica(std::move(options));
     leader::tools::EventWriter out(std::cout, id, replica.holderId());
@@ -407,9 +427,11 @@ int run(const Arguments &arguments)
         return Failed;
     }
     std::unique_ptr<leader::platform::ControlServer> controlServer;
+#if LEADER_REPLICA_FAULTS
     if (const std::optional<int> failed
         = openControl(controlServer, controlPath, switchboard.get(), out))
         return *failed;
+#endif
     if (const std::optional<int> failed = startOrExitCode([&] { replica.start(); }, url))
         return *failed;
     if (metricsPort)
@@ -468,6 +490,7 @@ void stopOnSignal(const std::string &id, leader::tools::EventWriter &out,
     watchdog.join();
 }
 
+#if LEADER_REPLICA_FAULTS
 // The baseline of the failover benchmark (--gate advisory): the same control socket and events,
 // no lease runtime, no metrics, no fast wake.
 int runAdvisory(const Arguments &arguments, const std::string &url, const std::string &id)
@@ -506,6 +529,7 @@ int runAdvisory(const Arguments &arguments, const std::string &url, const std::s
     });
     return Ok;
 }
+#endif
 
 } // namespace
 
