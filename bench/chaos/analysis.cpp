@@ -14,6 +14,7 @@ namespace bench::chaos {
 namespace {
 
 using bench::ReplicaEvent;
+using leader::lease::Outcome;
 
 constexpr double Forever = std::numeric_limits<double>::infinity();
 constexpr double LeaseTtl = std::chrono::duration<double>(leader::lease::LeaseTTL).count();
@@ -207,8 +208,8 @@ void recoveryChecks(const RunRecord &record, const std::vector<Tick> &ticks, Ver
         for (const RoleSchedule &role : record.roles) {
             RoleRecovery recovery{.role = role.role, .target = role.interval + RecoveryAllowance};
             for (const Tick &tick : ticks) {
-                if (tick.role == role.role && tick.outcome == "completed" && tick.acquiredAt >= back
-                    && tick.acquiredAt < until) {
+                if (tick.role == role.role && tick.outcome == Outcome::Completed
+                    && tick.acquiredAt >= back && tick.acquiredAt < until) {
                     recovery.seconds = tick.acquiredAt - back;
                     break;
                 }
@@ -272,14 +273,15 @@ void lostTickChecks(const RunRecord &record, const std::vector<Tick> &ticks, Ver
     std::int64_t judgedTicks = 0;
     std::int64_t falsePanics = 0;
     for (const Tick &tick : ticks) {
-        verdicts.outcomes[tick.outcome.empty() ? "open" : tick.outcome] += 1;
+        verdicts.outcomes[tick.outcome ? std::string(nameOf(*tick.outcome)) : "open"] += 1;
         if (tick.releaseFailed)
             verdicts.outcomes["release_failed"] += 1;
-        if (tick.outcome == "lost")
-            verdicts.lossReasons[tick.lossReason.empty() ? "?" : tick.lossReason] += 1;
+        if (tick.outcome == Outcome::Lost)
+            verdicts.lossReasons[tick.lossReason ? std::string(nameOf(*tick.lossReason)) : "?"]
+                    += 1;
 
         bool panicExplains = false;
-        if (tick.outcome == "failed") {
+        if (tick.outcome == Outcome::Failed) {
             for (ArmedPanic &panic : panics) {
                 if (!panic.fired && panic.fault->pid == tick.pid && panic.fault->role == tick.role
                     && tick.acquiredAt + PanicArmSlack >= panic.fault->at) {
@@ -315,7 +317,7 @@ void lostTickChecks(const RunRecord &record, const std::vector<Tick> &ticks, Ver
                               });
         if (!outage && !replicaFault)
             ++judgedTicks;
-        if (tick.outcome != "lost" && tick.outcome != "failed")
+        if (tick.outcome != Outcome::Lost && tick.outcome != Outcome::Failed)
             continue;
         if (outage || replicaFault || panicExplains) {
             ++verdicts.lostExplained;
@@ -327,8 +329,8 @@ void lostTickChecks(const RunRecord &record, const std::vector<Tick> &ticks, Ver
                                     + eventName(*before) + " was back on its path"
                           : "at " + bench::formatTimestamp(tick.acquiredAt)
                                     + " with no database event before it")
-                + ": " + tick.outcome
-                + (tick.lossReason.empty() ? "" : " (" + tick.lossReason + ")"));
+                + ": " + std::string(nameOf(*tick.outcome))
+                + (tick.lossReason ? " (" + std::string(nameOf(*tick.lossReason)) + ")" : ""));
     }
     lost.holds = lost.offending.empty();
     lost.figure = std::to_string(lost.offending.size()) + " of " + std::to_string(judgedTicks)
@@ -803,7 +805,7 @@ void starvationCheck(const RunRecord &record, const std::vector<Tick> &ticks, Ve
         for (const RoleSchedule &role : record.roles) {
             int &completed = result.completedTicks[role.role];
             for (const Tick &tick : ticks) {
-                if (tick.role == role.role && tick.outcome == "completed"
+                if (tick.role == role.role && tick.outcome == Outcome::Completed
                     && tick.acquiredAt >= event.startedAt && tick.acquiredAt <= event.endedAt)
                     ++completed;
             }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "events.h"
+#include "lease/outcome.h"
 #include "record.h"
 
 #include <cstdint>
@@ -24,8 +25,8 @@ struct Tick
     std::int64_t token = 0;
     double acquiredAt = 0; // the ACQUIRE's now()
     std::optional<double> endedAt;
-    std::string outcome; // completed, interrupted, failed, lost; empty: no end seen
-    std::string lossReason;
+    std::optional<leader::lease::Outcome> outcome; // none: no end seen
+    std::optional<leader::lease::LossReason> lossReason;
     bool releaseFailed = false;
     // When its lost line arrived (the heartbeat cancelled the work), and its released or
     // release_failed line (the work had returned), on this host's clock.

@@ -585,10 +585,10 @@ void ChaosBench::consumeEvents()
         const auto open = m_openTicks.find(key);
         if (open == m_openTicks.end())
             continue;
-        if (event.outcome == "completed") {
+        if (event.outcome == leader::lease::Outcome::Completed) {
             double &latest = m_lastCompleted[event.role];
             latest = std::max(latest, open->second);
-        } else if (event.outcome == "failed") {
+        } else if (event.outcome == leader::lease::Outcome::Failed) {
             m_failedTicks.emplace_back(event.pid, event.role, open->second);
         }
         m_openTicks.erase(open);

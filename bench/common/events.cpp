@@ -254,8 +254,10 @@ ReplicaEvent parseEvent(int pid, std::string_view line)
     event.event = jsonField(line, "event").value_or("");
     event.role = jsonField(line, "role").value_or("");
     event.token = integer(jsonField(line, "token"));
-    event.outcome = jsonField(line, "outcome").value_or("");
-    event.reason = jsonField(line, "reason").value_or("");
+    if (const std::optional<std::string> outcome = jsonField(line, "outcome"))
+        event.outcome = leader::lease::outcomeFromName(*outcome);
+    if (const std::optional<std::string> reason = jsonField(line, "reason"))
+        event.reason = leader::lease::lossReasonFromName(*reason);
     event.holder = jsonField(line, "holder").value_or("");
     if (const std::optional<std::string> fastWake = jsonField(line, "fast_wake"))
         event.fastWake = *fastWake == "true";

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "lease/outcome.h"
+
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -20,8 +22,8 @@ struct ReplicaEvent
     std::string event; // started, acquired, released, release_failed, lost, paused_observed, ...
     std::string role;
     std::optional<std::int64_t> token;
-    std::string outcome;
-    std::string reason;
+    std::optional<leader::lease::Outcome> outcome;   // absent or a name no table knows: none
+    std::optional<leader::lease::LossReason> reason; // the same
     std::string holder;
     std::optional<bool> fastWake;
     std::string ts;                    // the replica's UTC wall clock, as printed

@@ -614,7 +614,8 @@ TrialResult FailoverBench::runTrial(Fault fault, int number)
                                   + (advisory ? "running again" : "resuming"));
         const auto gaveUp = [&](const ReplicaEvent &event) {
             return event.pid == victimPid && event.event == "lost"
-                   && event.reason == "heartbeat_timeout" && event.token == trial.victimToken;
+                   && event.reason == leader::lease::LossReason::HeartbeatTimeout
+                   && event.token == trial.victimToken;
         };
         if (!advisory)
             trial.abandonedByClient = m_events.waitFor(gaveUp, Clock::now(), mark).has_value();
@@ -767,8 +768,11 @@ void FailoverBench::measureLeaseTakeover(TrialResult &trial, Fault fault,
                 trial.notes.push_back("the released line has no db_time; used its ts");
             trial.metrics["release_to_acquired"]
                     = acquiredAt - released->dbTimeEpoch.value_or(released->tsEpoch.value_or(0));
-            if (released->outcome != "interrupted")
-                trial.notes.push_back("released as " + released->outcome + ", not interrupted");
+            if (released->outcome != leader::lease::Outcome::Interrupted)
+                trial.notes.push_back(
+                        "released as "
+                        + std::string(released->outcome ? nameOf(*released->outcome) : "")
+                        + ", not interrupted");
         } else {
             trial.notes.push_back("no released line for token " + std::to_string(trial.victimToken)
                                   + " from the victim; release \u2192 acquired not measured");
