@@ -337,11 +337,12 @@ void ConsoleSession::onSnapshot(const StatusSnapshot &rows)
     Q_EMIT snapshot(rows, changes);
 }
 
-void ConsoleSession::onConnectionChanged(ConnectionState state, const QString &message)
+void ConsoleSession::onConnectionChanged(ConnectionState state, const QString &message,
+                                         bool reconnected)
 {
     if (state != ConnectionState::Connected && m_haveRows)
         setStale(true);
-    Q_EMIT connectionChanged(state, message);
+    Q_EMIT connectionChanged(state, message, reconnected);
 }
 
 void ConsoleSession::onPollFailed(const QString &message)

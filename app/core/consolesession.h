@@ -93,11 +93,12 @@ public Q_SLOTS:
     void shutdown();
 
 Q_SIGNALS:
-    void connectionChanged(leader::console::ConnectionState state, const QString &message);
     // changes: the roles the rows prove changed holder since the last snapshot, and how
     // (TakeoverTracker).
     void snapshot(const leader::console::StatusSnapshot &snapshot,
                   const QList<leader::console::HolderChange> &changes);
+    void connectionChanged(leader::console::ConnectionState state, const QString &message,
+                           bool reconnected); // StatusPoller's
     // After a Failed: the poller tries again by itself in milliseconds; refresh() tries at once.
     void retryScheduled(int milliseconds);
     void privilegesChanged(const leader::console::Privileges &privileges);
@@ -133,7 +134,7 @@ Q_SIGNALS:
 private:
     void startPoller();
     void onSnapshot(const StatusSnapshot &rows);
-    void onConnectionChanged(ConnectionState state, const QString &message);
+    void onConnectionChanged(ConnectionState state, const QString &message, bool reconnected);
     void onPollFailed(const QString &message);
     void setStale(bool stale);
     void armStaleTimer();

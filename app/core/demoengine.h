@@ -7,8 +7,9 @@ namespace leader::console {
 
 // DemoHost's conversions between core/demotypes.h and the engine's demo/runtypes.h. Core's own:
 // it includes an engine header, so only core's sources can include it.
-demo::FaultKind toEngine(FaultKind kind);
+faults::Fault toEngine(FaultKind kind);
 demo::ReplicaState toEngine(ReplicaState state);
 ReplicaState fromEngine(demo::ReplicaState state);
+EventKind fromEngine(demo::DemoEventKind kind);
 
 } // namespace leader::console

@@ -40,7 +40,7 @@ EventLogEntry entryOf(const demo::DemoEvent &event)
     entry.time = utc(event.time);
     entry.source = qtext(event.source);
     entry.role = qtext(event.role);
-    entry.event = qtext(event.event);
+    entry.event = fromEngine(event.event);
     entry.token = event.token;
     entry.detail = qtext(event.detail);
     entry.databaseTime = qtext(event.databaseTime);
@@ -129,7 +129,7 @@ struct DemoHost::Private final : demo::DemoListener
         QList<ReplicaInfo> list;
         for (const demo::ReplicaStatus &replica : replicas)
             list.append({qtext(replica.id), qtext(replica.holderId), fromEngine(replica.state),
-                         qtext(replica.faults), qlist(replica.leading)});
+                         qtext(replica.faults), qlist(replica.leading), replica.faulted});
         Q_EMIT q->replicasChanged(list);
     }
     void takeoverMeasured(const demo::Takeover &takeover) override

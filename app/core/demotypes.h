@@ -12,7 +12,7 @@ namespace leader::console {
 // The Qt-side value types of the embedded demo, converted from the engine's (demo/runtypes.h) by
 // DemoHost (core/demoengine.h). The two enums mirror the engine's, one for one.
 
-// What the failure panel can do to a hosted replica (demo::FaultKind says what each does).
+// What the failure panel can do to a hosted replica (faults::Fault says what each does).
 enum class FaultKind { Kill, Freeze, Sever, Slow, Heal, Panic, Stop, Restart };
 QString faultName(FaultKind kind);
 
@@ -34,9 +34,55 @@ struct ReplicaInfo
     QString id;       // "r1"
     QString holderId; // hostname:pid:8hex, new after a restart
     ReplicaState state = ReplicaState::Starting;
-    QString faults;      // Switchboard::describe(): "normal", "frozen 12.3 s", ...
-    QStringList leading; // roles it holds now
+    QString faults;       // Switchboard::describe(), for display: "normal", "frozen 12.3 s", ...
+    QStringList leading;  // roles it holds now
+    bool faulted = false; // a fault is in force (what faults describes)
 };
+
+// What a line of the event log is about: the demo's replicas and runner (demo::DemoEventKind, by
+// the same names), the poll's view of the status (statusdiff), and the console's own lines.
+enum class EventKind {
+    // The demo's.
+    Acquired,
+    Released,
+    ReleaseFailed,
+    Lost,
+    LateBeat,
+    PausedObserved,
+    Fault,
+    Takeover,
+    NoTakeover,
+    Error,
+    // The poll's, besides Acquired and Takeover.
+    Handover,
+    AfterPause, // a new holder after a pause
+    NewHolder,  // a change the poll could not classify
+    Paused,
+    PauseEnded,
+    Unpaused,
+    State,
+    AgeOk,
+    AgeWarning,
+    AgeAlert,
+    // The console's own.
+    PollFailed,
+    Connection,
+    Alert,
+    Pause,
+    Unpause,
+    Guard,
+    RoleOption, // --role named no role
+    Keychain,
+    Drill,
+    History,
+    Privileges,
+    Schema,
+    Demo,
+};
+// By the one name table: what the log's Event column shows, its kind filter lists and exports
+// write.
+QString eventKindName(EventKind kind);
+std::optional<EventKind> eventKindFromName(QStringView name);
 
 // One transition from a hosted replica, or one change seen in the poll.
 struct EventLogEntry
@@ -44,7 +90,7 @@ struct EventLogEntry
     QDateTime time; // the workstation's clock, UTC
     QString source; // "r2", "poll", "panel"
     QString role;   // empty when not about one role
-    QString event;  // acquired, released, lost, late_beat, paused, fault, ...
+    EventKind event = EventKind::Error;
     qint64 token = 0;
     QString detail;       // outcome, reason, error line, action; one line, no secret
     QString databaseTime; // the statement's now(), when known

@@ -99,7 +99,7 @@ void DrillRunner::tryNextFault()
     const QList<ReplicaInfo> replicas = m_session->replicas();
     for (const ReplicaInfo &replica : replicas) {
         if (replica.state != ReplicaState::Running || !replica.leading.contains(Role)
-            || replica.faults != QLatin1String("normal"))
+            || replica.faulted)
             continue;
         if (!victim || replica.id == m_expected)
             victim = &replica;
@@ -156,18 +156,17 @@ void DrillRunner::onEvent(const EventLogEntry &entry)
 {
     if (entry.role != Role)
         return;
-    if (m_step == Step::WaitTakeover && entry.event == QLatin1String("no_takeover")) {
+    if (m_step == Step::WaitTakeover && entry.event == EventKind::NoTakeover) {
         fail(tr("%1: %2").arg(m_what, entry.detail));
     } else if (m_step == Step::WaitPaused && entry.source == m_result.pause.holder
                && !m_result.pause.stoppedAt.isValid()
-               && (entry.event == QLatin1String("paused_observed")
-                   || entry.event == QLatin1String("lost")
-                   || entry.event == QLatin1String("released"))) {
+               && (entry.event == EventKind::PausedObserved || entry.event == EventKind::Lost
+                   || entry.event == EventKind::Released)) {
         m_result.pause.stoppedAt = entry.time;
-        m_result.pause.stopEvent = entry.event;
+        m_result.pause.stopEvent = eventKindName(entry.event);
         if (m_result.pause.pausedAt.isValid())
             unpause();
-    } else if (m_step == Step::WaitLedAgain && entry.event == QLatin1String("acquired")) {
+    } else if (m_step == Step::WaitLedAgain && entry.event == EventKind::Acquired) {
         m_result.pause.ledAgainAt = entry.time;
         m_result.pause.ledAgainBy = entry.source;
         enter(Step::WaitHealed, DrillRunner::FaultMs + HealMarginMs,
@@ -182,10 +181,10 @@ void DrillRunner::onAction(const ActionResult &result)
         || (m_step != Step::WaitPaused && m_step != Step::WaitLedAgain))
         return;
     if (!result.ok) {
-        fail(tr("%1: %2 refused: %3").arg(m_what, result.action, result.error));
+        fail(tr("%1: %2 refused: %3").arg(m_what, pauseActionName(result.action), result.error));
         return;
     }
-    if (result.action != QLatin1String("pause") || m_step != Step::WaitPaused)
+    if (result.action != PauseAction::Pause || m_step != Step::WaitPaused)
         return;
     const RoleChange change = result.changes.value(0);
     if (!change.changed) {
@@ -213,7 +212,7 @@ void DrillRunner::auditWhenHealed()
 {
     const QList<ReplicaInfo> replicas = m_session->replicas();
     for (const ReplicaInfo &replica : replicas) {
-        if (replica.state == ReplicaState::Running && replica.faults != QLatin1String("normal"))
+        if (replica.state == ReplicaState::Running && replica.faulted)
             return; // replicasChanged calls again
     }
     audit();

@@ -32,6 +32,19 @@ QDateTime instant(const std::optional<std::string> &text)
     return text ? instant(*text) : QDateTime();
 }
 
+PauseAction actionOf(lease::PauseAction action)
+{
+    switch (action) {
+    case lease::PauseAction::Pause:
+        return PauseAction::Pause;
+    case lease::PauseAction::Unpause:
+        return PauseAction::Unpause;
+    case lease::PauseAction::Expire:
+        return PauseAction::Expire;
+    }
+    Q_UNREACHABLE();
+}
+
 std::string interval(PauseLogSince since)
 {
     switch (since) {
@@ -64,9 +77,9 @@ PauseLogResult readPauseLog(const QString &conninfo, std::stop_token stop, Pause
     result.truncated = log.truncated;
     result.entries.reserve(qsizetype(log.entries.size()));
     for (const lease::PauseLogEntry &entry : log.entries)
-        result.entries.append({entry.id, qtext(entry.role), qtext(entry.action), instant(entry.at),
-                               qtext(entry.login), qtext(entry.by), qtext(entry.reason),
-                               instant(entry.until), instant(entry.pausedAt)});
+        result.entries.append({entry.id, qtext(entry.role), actionOf(entry.action),
+                               instant(entry.at), qtext(entry.login), qtext(entry.by),
+                               qtext(entry.reason), instant(entry.until), instant(entry.pausedAt)});
     return result;
 }
 

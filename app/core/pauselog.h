@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/statustypes.h"
+
 #include <QDateTime>
 #include <QList>
 #include <QMetaType>
@@ -14,7 +16,7 @@ struct PauseLogEntry
 {
     qint64 id = 0;
     QString role;
-    QString action; // pause, unpause, expire
+    PauseAction action = PauseAction::Pause;
     QDateTime at;
     QString login; // the database login (session_user)
     QString by;    // as typed; empty for an expiry or a bare leader_unpause(role)

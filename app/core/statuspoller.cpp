@@ -155,7 +155,7 @@ void StatusPoller::pollNow()
 void StatusPoller::pause(const QStringList &roles, const QString &by, const QString &reason,
                          const PauseEnd &end)
 {
-    ActionResult result{QStringLiteral("pause"), roles};
+    ActionResult result{PauseAction::Pause, roles};
     if (!m_connected) {
         result.error = notConnectedMessage();
         Q_EMIT actionFinished(result);
@@ -193,7 +193,7 @@ void StatusPoller::pause(const QStringList &roles, const QString &by, const QStr
 
 void StatusPoller::unpause(const QStringList &roles, const QString &by, const QString &reason)
 {
-    ActionResult result{QStringLiteral("unpause"), roles};
+    ActionResult result{PauseAction::Unpause, roles};
     if (!m_connected) {
         result.error = notConnectedMessage();
         Q_EMIT actionFinished(result);
@@ -235,7 +235,8 @@ void StatusPoller::stop()
     const bool wasActive = m_connected || m_reader;
     closeConnection();
     if (wasActive)
-        Q_EMIT connectionChanged(ConnectionState::Disconnected, QStringLiteral("disconnected"));
+        Q_EMIT connectionChanged(ConnectionState::Disconnected, QStringLiteral("disconnected"),
+                                 false);
 }
 
 void StatusPoller::connectNow()
@@ -247,7 +248,8 @@ void StatusPoller::connectNow()
     Q_EMIT connectionChanged(ConnectionState::Connecting,
                              m_everConnected
                                      ? QStringLiteral("reconnecting: ") + m_lastFailure
-                                     : QStringLiteral("connecting to ") + m_target->describe());
+                                     : QStringLiteral("connecting to ") + m_target->describe(),
+                             false);
 
     m_reader = std::make_unique<monitor::StatusReader>(
             m_target->conninfo().toStdString(), m_abandon.get_token(),
@@ -270,10 +272,11 @@ void StatusPoller::connectNow()
     if (m_everConnected) {
         const double downSeconds = m_downSince.isValid() ? m_downSince.elapsed() / 1000.0 : 0;
         Q_EMIT connectionChanged(ConnectionState::Connected,
-                                 connectedMessage(QStringLiteral("reconnected"), downSeconds));
+                                 connectedMessage(QStringLiteral("reconnected"), downSeconds),
+                                 true);
     } else {
         Q_EMIT connectionChanged(ConnectionState::Connected,
-                                 connectedMessage(QStringLiteral("connected"), -1));
+                                 connectedMessage(QStringLiteral("connected"), -1), false);
     }
     m_everConnected = true;
     updateTimer();
@@ -314,7 +317,7 @@ void StatusPoller::scheduleRetry(const QString &reason)
     m_pollTimer->stop();
     if (!m_downSince.isValid())
         m_downSince.start();
-    Q_EMIT connectionChanged(ConnectionState::Failed, reason);
+    Q_EMIT connectionChanged(ConnectionState::Failed, reason, false);
     if (m_target && !m_suspended && !m_abandon.stop_requested()) {
         const int delayMs = retryDelayMs(m_retryAttempt++);
         m_retryTimer->start(delayMs);
@@ -361,7 +364,8 @@ void StatusPoller::poll()
         const double downSeconds = m_downSince.isValid() ? m_downSince.elapsed() / 1000.0
                                                          : m_sinceGoodPoll.elapsed() / 1000.0;
         Q_EMIT connectionChanged(ConnectionState::Connected,
-                                 connectedMessage(QStringLiteral("reconnected"), downSeconds));
+                                 connectedMessage(QStringLiteral("reconnected"), downSeconds),
+                                 true);
     }
     m_sinceGoodPoll.start();
     m_immediateRetryUsed = false;

@@ -69,7 +69,10 @@ public Q_SLOTS:
 
 Q_SIGNALS:
     void snapshot(const leader::console::StatusSnapshot &snapshot);
-    void connectionChanged(leader::console::ConnectionState state, const QString &message);
+    // reconnected: a Connected after a failure or a session the server ended, which message
+    // tells with how long the console was without ("reconnected … after 4 s").
+    void connectionChanged(leader::console::ConnectionState state, const QString &message,
+                           bool reconnected);
     void privilegesChanged(const leader::console::Privileges &privileges);
     // After each connect, before its Connected: which database it reached, read over a short
     // session of its own (invalid when that failed; the connection stands all the same).

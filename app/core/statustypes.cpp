@@ -1,5 +1,7 @@
 #include "statustypes.h"
 
+#include "lease/pausecontrol.h"
+
 #include <QCoreApplication>
 
 #include <array>
@@ -35,6 +37,19 @@ QString roleStateText(RoleState state)
             return text;
     }
     return QStringLiteral("unknown");
+}
+
+QString pauseActionName(PauseAction action)
+{
+    switch (action) {
+    case PauseAction::Pause:
+        return QLatin1StringView(lease::nameOf(lease::PauseAction::Pause));
+    case PauseAction::Unpause:
+        return QLatin1StringView(lease::nameOf(lease::PauseAction::Unpause));
+    case PauseAction::Expire:
+        return QLatin1StringView(lease::nameOf(lease::PauseAction::Expire));
+    }
+    Q_UNREACHABLE();
 }
 
 QString roleStateDisplayName(RoleState state)

@@ -95,10 +95,15 @@ struct RoleChange
     bool notified = false;
 };
 
+// What the operator does to a role, and what a line of the pause log records: an Expire is a
+// pause that ended by itself (lease::PauseAction, whose table names them).
+enum class PauseAction { Pause, Unpause, Expire };
+QString pauseActionName(PauseAction action); // "pause", "unpause", "expire"
+
 // How a pause or unpause of several roles went: all of them changed together, or nothing did.
 struct ActionResult
 {
-    QString action; // "pause" or "unpause"
+    PauseAction action = PauseAction::Pause; // Pause or Unpause
     QStringList roles;
     bool ok = false;
     QString error;             // when not ok: one line; nothing was changed

@@ -93,7 +93,7 @@ void EventFoldModel::take(int logRow, bool notify)
     const qsizetype words = m_roles.size() + m_kinds.size();
     if (!entry.role.isEmpty())
         m_roles.insert(entry.role);
-    m_kinds.insert(entry.event);
+    m_kinds.insert(eventKindName(entry.event));
     if (notify && m_roles.size() + m_kinds.size() != words)
         Q_EMIT vocabularyChanged();
 
@@ -122,7 +122,7 @@ void EventFoldModel::take(int logRow, bool notify)
             fold.sources.append(entry.source);
             fold.sources.sort();
         }
-        ++fold.kinds[entry.event];
+        ++fold.kinds[eventKindName(entry.event)];
     };
     if (const auto open = m_open.constFind(entry.role); open != m_open.cend()) {
         if (const int at = rowOf(*open); at >= 0) {
@@ -270,9 +270,10 @@ QVariant EventFoldModel::foldedData(const Row &row, int column, int role) const
             QStringList counts;
             for (auto it = row.kinds.cbegin(); it != row.kinds.cend(); ++it)
                 counts << QStringLiteral("%1 %2").arg(it.value()).arg(it.key());
-            const QString last = QStringLiteral("%1 %2 %3")
-                                         .arg(row.lastSource, row.lastEvent, row.lastDetail)
-                                         .trimmed();
+            const QString last
+                    = QStringLiteral("%1 %2 %3")
+                              .arg(row.lastSource, eventKindName(row.lastEvent), row.lastDetail)
+                              .trimmed();
             // The latest first: what the role does now, then how often it did what.
             return tr("last at %1: %2; in all %3")
                     .arg(TimeRule::clock(row.lastTime, zone), last,

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/demotypes.h"
+
 #include <QAbstractTableModel>
 #include <QDateTime>
 #include <QHash>
@@ -60,7 +62,7 @@ private:
         QDateTime firstTime;
         QDateTime lastTime;
         QString lastSource;
-        QString lastEvent;
+        EventKind lastEvent = EventKind::Acquired;
         QString lastDetail;
         qint64 lastToken = 0;
         QStringList sources;

@@ -61,7 +61,7 @@ QVariant EventLogModel::data(const QModelIndex &index, int role) const
         return plainToolTip(data(index, PlainToolTipRole));
     const EventLogEntry &row = m_rows.at(index.row());
     if (role == KindsRole)
-        return QStringList{row.event};
+        return QStringList{eventKindName(row.event)};
     if (index.column() == Severity && role != PlainToolTipRole)
         return severityData(severityOf(row), role);
     switch (role) {
@@ -74,7 +74,7 @@ QVariant EventLogModel::data(const QModelIndex &index, int role) const
         case Role:
             return row.role;
         case Event:
-            return row.event;
+            return eventKindName(row.event);
         case Token:
             return row.token ? QString::number(row.token) : QString();
         case Detail:
@@ -186,7 +186,7 @@ void EventLogModel::append(const EventLogEntry &entry)
     endInsertRows();
 }
 
-void EventLogModel::appendLocal(const QString &event, const QString &detail, const QString &role,
+void EventLogModel::appendLocal(EventKind event, const QString &detail, const QString &role,
                                 bool collapseRepeats)
 {
     EventLogEntry entry;

@@ -52,7 +52,7 @@ public:
     // than a second identical line (its time stays the first, so the log stays in order).
     void appendOrRepeat(const EventLogEntry &entry);
     // A line of the console's own (source "console"), stamped now; repeats collapse when asked.
-    void appendLocal(const QString &event, const QString &detail, const QString &role = {},
+    void appendLocal(EventKind event, const QString &detail, const QString &role = {},
                      bool collapseRepeats = false);
     void clear();
     int capacity() const { return m_capacity; }

@@ -4,29 +4,33 @@
 
 namespace leader::console {
 
-EventSeverity severityOf(const QString &event)
+EventSeverity severityOf(EventKind event)
 {
-    // The lease's per-tick transitions (engine/lease/events.cpp) and the poll's view of them
-    // (core/statusdiff.cpp); "new holder" is a change the poll could not classify as either.
-    static const QStringList routine{
-            QStringLiteral("acquired"), QStringLiteral("released"),   QStringLiteral("handover"),
-            QStringLiteral("state"),    QStringLiteral("new holder"),
-    };
+    switch (event) {
+    // The lease's per-tick transitions (engine/core/lease/events.cpp) and the poll's view of them
+    // (models/statusdiff.cpp); "new holder" is a change the poll could not classify as either.
+    case EventKind::Acquired:
+    case EventKind::Released:
+    case EventKind::Handover:
+    case EventKind::State:
+    case EventKind::NewHolder:
+        return EventSeverity::Routine;
     // Age levels (statusdiff), the alert controller's lines, failures of the poll, of a
     // heartbeat, of a release or of the workload, a takeover the demo waited for in vain, and
     // the history store's problems.
-    static const QStringList alert{
-            QStringLiteral("age warning"),    QStringLiteral("age alert"),
-            QStringLiteral("alert"),          QStringLiteral("error"),
-            QStringLiteral("poll failed"),    QStringLiteral("late_beat"),
-            QStringLiteral("release_failed"), QStringLiteral("no_takeover"),
-            QStringLiteral("history"),
-    };
-    if (routine.contains(event))
-        return EventSeverity::Routine;
-    if (alert.contains(event))
+    case EventKind::AgeWarning:
+    case EventKind::AgeAlert:
+    case EventKind::Alert:
+    case EventKind::Error:
+    case EventKind::PollFailed:
+    case EventKind::LateBeat:
+    case EventKind::ReleaseFailed:
+    case EventKind::NoTakeover:
+    case EventKind::History:
         return EventSeverity::Alert;
-    return EventSeverity::Notable;
+    default:
+        return EventSeverity::Notable;
+    }
 }
 
 QString severityName(EventSeverity severity)

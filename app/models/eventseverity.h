@@ -15,8 +15,8 @@ namespace leader::console {
 enum class EventSeverity { Routine, Notable, Alert };
 
 // From the event's kind (its Event column), the same for the demo's replicas, the poll and the
-// console's own lines; a kind not known here is notable, so nothing new is hidden.
-EventSeverity severityOf(const QString &event);
+// console's own lines; a kind not named as routine or alert is notable, so nothing new is hidden.
+EventSeverity severityOf(EventKind event);
 inline EventSeverity severityOf(const EventLogEntry &entry)
 {
     return severityOf(entry.event);

@@ -9,7 +9,7 @@ namespace {
 
 bool endsAPause(const PauseLogEntry &row)
 {
-    return row.action != QLatin1String("pause");
+    return row.action != PauseAction::Pause;
 }
 
 } // namespace
@@ -44,7 +44,7 @@ QVariant PauseLogModel::display(const PauseLogEntry &row, int column) const
     case Role:
         return row.role;
     case Action:
-        return row.action;
+        return pauseActionName(row.action);
     case Login:
         return row.login;
     case By:

@@ -42,19 +42,31 @@ const HolderChange *changeFor(const QList<HolderChange> &changes, const QString 
     return nullptr;
 }
 
-QString changeEvent(HolderChangeKind kind)
+EventKind changeEvent(HolderChangeKind kind)
 {
     switch (kind) {
     case HolderChangeKind::Handover:
-        return QStringLiteral("handover");
+        return EventKind::Handover;
     case HolderChangeKind::Takeover:
-        return QStringLiteral("takeover");
+        return EventKind::Takeover;
     case HolderChangeKind::Pause:
-        return QStringLiteral("after pause");
+        return EventKind::AfterPause;
     case HolderChangeKind::Unknown:
         break;
     }
-    return QStringLiteral("new holder");
+    return EventKind::NewHolder;
+}
+
+EventKind ageEvent(AgeLevel level)
+{
+    switch (level) {
+    case AgeLevel::Warning:
+        return EventKind::AgeWarning;
+    case AgeLevel::Alert:
+        return EventKind::AgeAlert;
+    default: // only a step into trouble or back to Ok is told
+        return EventKind::AgeOk;
+    }
 }
 
 QString changeDetail(const HolderChange &change)
@@ -89,7 +101,7 @@ QList<EventLogEntry> changesBetween(const StatusSnapshot &before, const StatusSn
     const QString databaseTime = after.databaseTime.isValid()
                                          ? after.databaseTime.toUTC().toString(Qt::ISODateWithMs)
                                          : QString();
-    const auto add = [&](const RoleStatus &status, const QString &event, const QString &detail) {
+    const auto add = [&](const RoleStatus &status, EventKind event, const QString &detail) {
         entries.append({time, QStringLiteral("poll"), status.role, event, status.token, detail,
                         databaseTime});
     };
@@ -104,22 +116,22 @@ QList<EventLogEntry> changesBetween(const StatusSnapshot &before, const StatusSn
                 const QString until = now.pausedUntil.isValid()
                                               ? QStringLiteral("until ") + utc(now.pausedUntil)
                                               : QStringLiteral("until unpaused");
-                add(now, QStringLiteral("paused"),
+                add(now, EventKind::Paused,
                     QStringLiteral("by %1, %2: %3").arg(now.pausedBy, until, now.pauseReason));
             } else if (was->state == RoleState::Paused) {
                 // Past its end on the database clock, the pause ended by itself: nobody unpaused.
                 const bool ended = was->pausedUntil.isValid() && after.databaseTime.isValid()
                                    && after.databaseTime >= was->pausedUntil;
                 if (ended)
-                    add(now, QStringLiteral("pause ended"),
+                    add(now, EventKind::PauseEnded,
                         QStringLiteral("the pause by %1 ended at %2; now %3")
                                 .arg(was->pausedBy, utc(was->pausedUntil),
                                      roleStateText(now.state)));
                 else
-                    add(now, QStringLiteral("unpaused"),
+                    add(now, EventKind::Unpaused,
                         QStringLiteral("now ") + roleStateText(now.state));
             } else {
-                add(now, QStringLiteral("state"),
+                add(now, EventKind::State,
                     QStringLiteral("%1 -> %2")
                             .arg(roleStateText(was->state), roleStateText(now.state)));
             }
@@ -131,7 +143,7 @@ QList<EventLogEntry> changesBetween(const StatusSnapshot &before, const StatusSn
                 add(now, changeEvent(change->kind), changeDetail(*change));
             } else {
                 const QString previous = lastHolder(*was);
-                add(now, QStringLiteral("acquired"),
+                add(now, EventKind::Acquired,
                     previous.isEmpty() || previous == now.holderId
                             ? now.holderId
                             : QStringLiteral("%1 -> %2").arg(previous, now.holderId));
@@ -155,7 +167,7 @@ QList<EventLogEntry> changesBetween(const StatusSnapshot &before, const StatusSn
                                                 seconds(limit));
                 const QString age = seconds(now.lastTickAgeSeconds.value_or(0));
                 const std::optional<double> since = atAfter.sinceOrigin(now);
-                add(now, QStringLiteral("age ") + ageLevelName(level),
+                add(now, ageEvent(level),
                     since ? QStringLiteral("no tick in %1 since its pause ended, last tick %2 ago "
                                            "(%3)")
                                     .arg(seconds(*since), age, at)

@@ -118,8 +118,11 @@ void EventLogPane::updateChoices()
     });
     m_kindMenu->addSeparator();
     for (const QString &kind : m_fold->kinds()) {
-        QAction *action = m_kindMenu->addAction(
-                QStringLiteral("%1  %2").arg(severityText(severityOf(kind)), kind));
+        // The fold model lists the kinds by their names (the filter's keys), all from the table.
+        const std::optional<EventKind> known = eventKindFromName(kind);
+        const EventSeverity severity = known ? severityOf(*known) : EventSeverity::Notable;
+        QAction *action
+                = m_kindMenu->addAction(QStringLiteral("%1  %2").arg(severityText(severity), kind));
         action->setData(kind);
         action->setCheckable(true);
         action->setChecked(chosen.contains(kind));

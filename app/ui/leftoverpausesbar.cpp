@@ -101,7 +101,7 @@ void LeftoverPausesBar::onSnapshot(const StatusSnapshot &snapshot)
 
 void LeftoverPausesBar::onActionFinished(const ActionResult &result)
 {
-    if (m_unpausing.isEmpty() || result.action != QLatin1String("unpause")
+    if (m_unpausing.isEmpty() || result.action != PauseAction::Unpause
         || result.roles != m_unpausing) {
         return;
     }

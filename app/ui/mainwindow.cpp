@@ -76,17 +76,16 @@ MainWindow::MainWindow(ConsoleOptions options, QWidget *parent)
     m_pauses = new PauseController(this, m_session, m_statusModel, m_statusPane, m_timeRule,
                                    m_options.readOnly);
     m_guard = new ProductionGuard(this, m_pauses);
-    connect(m_guard, &ProductionGuard::logged, this, [this](const QString &detail) {
-        m_events->appendLocal(QStringLiteral("guard"), detail);
-    });
+    connect(m_guard, &ProductionGuard::logged, this,
+            [this](const QString &detail) { m_events->appendLocal(EventKind::Guard, detail); });
     m_statusPane->selectWhenShown(m_options.role);
     connect(m_statusPane, &StatusPane::roleMissing, this, [this](const QString &role) {
-        m_events->appendLocal(QStringLiteral("--role"),
+        m_events->appendLocal(EventKind::RoleOption,
                               tr("no role named %1 in leader_status").arg(role));
         statusBar()->showMessage(tr("No role named %1 to select").arg(role), 15000);
     });
     connect(m_pauses, &PauseController::logged, this,
-            [this](const QString &role, const QString &event, const QString &detail) {
+            [this](const QString &role, EventKind event, const QString &detail) {
                 m_events->appendLocal(event, detail, role);
             });
     connect(m_pauses, &PauseController::finished, this,
@@ -105,7 +104,7 @@ MainWindow::MainWindow(ConsoleOptions options, QWidget *parent)
 
     connect(m_connection, &ConnectionController::keychainUnavailable, this,
             [this](const QString &reason) {
-                m_events->appendLocal(QStringLiteral("keychain"),
+                m_events->appendLocal(EventKind::Keychain,
                                       tr("passwords are not remembered: %1").arg(reason));
             });
     connect(m_connection, &ConnectionController::connecting, this, &MainWindow::onConnecting);
@@ -119,7 +118,7 @@ MainWindow::MainWindow(ConsoleOptions options, QWidget *parent)
             });
     connect(m_alerts, &AlertController::alerted, this,
             [this](const QString &role, const QString &text) {
-                m_events->appendLocal(QStringLiteral("alert"), text, role);
+                m_events->appendLocal(EventKind::Alert, text, role);
                 statusBar()->showMessage(text, 15000);
             });
     connect(m_exports, &ExportController::exported, this,
@@ -156,9 +155,8 @@ void MainWindow::buildActions()
     roleMenu->addAction(m_pauses->selectOutboxesAction());
     roleMenu->addAction(m_guard->unlockAction());
     m_drill = new DrillController(this, m_session, m_options);
-    connect(m_drill, &DrillController::logged, m_events, [this](const QString &detail) {
-        m_events->appendLocal(QStringLiteral("drill"), detail);
-    });
+    connect(m_drill, &DrillController::logged, m_events,
+            [this](const QString &detail) { m_events->appendLocal(EventKind::Drill, detail); });
     roleMenu->addAction(m_drill->runAction());
     connect(m_drill, &DrillController::victimChosen, this, [this](const QString &replica) {
         if (m_failurePanel)
@@ -224,9 +222,8 @@ void MainWindow::buildCentral()
     m_history = new HistoryTabs(m_timeRule);
     m_history->setThresholds(m_thresholds->thresholds());
     connect(m_preferences, &PreferencesController::changed, m_history, &HistoryTabs::setDiskBounds);
-    connect(m_history, &HistoryTabs::problem, m_events, [this](const QString &line) {
-        m_events->appendLocal(QStringLiteral("history"), line);
-    });
+    connect(m_history, &HistoryTabs::problem, m_events,
+            [this](const QString &line) { m_events->appendLocal(EventKind::History, line); });
     connect(m_view, &ViewMenu::themeChanged, m_history, &HistoryTabs::refresh);
     m_pauseHistory->attach(m_history);
     m_registry = new RegistryController(m_session, m_connection, m_history, m_timeRule, this);
@@ -298,18 +295,16 @@ void MainWindow::connectSession()
             [this](const Privileges &privileges) {
                 m_pauses->setPrivileges(privileges);
                 if (!privileges.canPause && !privileges.reason.isEmpty())
-                    m_events->appendLocal(QStringLiteral("privileges"), privileges.reason, {},
-                                          true);
+                    m_events->appendLocal(EventKind::Privileges, privileges.reason, {}, true);
                 m_statusLine->showFeatures(privileges.features);
                 // The extensions this database lacks, one line (collapsed when a reconnect says
                 // it again): the ADR's schema alone is a database the console supports.
                 if (!privileges.schemaWarning.isEmpty())
-                    m_events->appendLocal(QStringLiteral("schema"), privileges.schemaWarning, {},
-                                          true);
+                    m_events->appendLocal(EventKind::Schema, privileges.schemaWarning, {}, true);
             });
     connect(m_session, &ConsoleSession::pollProblem, this, [this](const QString &message) {
         m_statusLine->showPollProblem(message);
-        m_events->appendLocal(QStringLiteral("poll failed"), message, {}, true);
+        m_events->appendLocal(EventKind::PollFailed, message, {}, true);
         m_statusPane->setStaleReason(m_statusLine->staleReason(), m_statusLine->staleDetail());
     });
     connect(m_session, &ConsoleSession::staleChanged, this,
@@ -323,11 +318,11 @@ void MainWindow::connectSession()
             });
     connect(m_session, &ConsoleSession::demoProgress, this, [this](const QString &step) {
         m_statusLine->showStep(step);
-        m_events->appendLocal(QStringLiteral("demo"), step);
+        m_events->appendLocal(EventKind::Demo, step);
     });
     connect(m_session, &ConsoleSession::demoFailed, this, [this](const QString &message) {
         m_statusLine->showStep(tr("Demo failed: %1").arg(message));
-        m_events->appendLocal(QStringLiteral("error"), message);
+        m_events->appendLocal(EventKind::Error, message);
         if (m_closing)
             return;
         // Window-modal and not exec()'d: the event loop (and a closing window) is never held up.
@@ -339,7 +334,7 @@ void MainWindow::connectSession()
     });
     connect(m_session, &ConsoleSession::demoStopped, this, [this] {
         if (!m_closing)
-            m_events->appendLocal(QStringLiteral("demo"), tr("the embedded demo stopped"));
+            m_events->appendLocal(EventKind::Demo, tr("the embedded demo stopped"));
     });
     // The history is the database's, however it was opened; the demo's is not worth keeping.
     connect(m_session, &ConsoleSession::databaseIdentified, this,
@@ -447,16 +442,17 @@ void MainWindow::onSnapshot(const StatusSnapshot &snapshot, const QList<HolderCh
     m_pauses->update();
 }
 
-void MainWindow::onConnectionChanged(ConnectionState state, const QString &message)
+void MainWindow::onConnectionChanged(ConnectionState state, const QString &message,
+                                     bool reconnected)
 {
-    const QString line
-            = m_statusLine->showConnection(state, message, m_connection->connectionName());
+    const QString line = m_statusLine->showConnection(state, reconnected, message,
+                                                      m_connection->connectionName());
     // A Connecting is not logged: a retry's failure follows and says why, once however often it
     // repeats.
     if (state == ConnectionState::Connected)
-        m_events->appendLocal(QStringLiteral("connection"), line);
+        m_events->appendLocal(EventKind::Connection, line);
     else if (state == ConnectionState::Failed)
-        m_events->appendLocal(QStringLiteral("connection"), line, {}, true);
+        m_events->appendLocal(EventKind::Connection, line, {}, true);
     m_statusPane->setStaleReason(m_statusLine->staleReason(), m_statusLine->staleDetail());
     m_pauses->setConnected(state == ConnectionState::Connected);
 }

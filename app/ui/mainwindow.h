@@ -69,8 +69,8 @@ private:
     void onConnecting(bool anotherDatabase);
     void onDemoLeft();
 
-    void onConnectionChanged(ConnectionState state, const QString &message);
     void onSnapshot(const StatusSnapshot &snapshot, const QList<HolderChange> &changes);
+    void onConnectionChanged(ConnectionState state, const QString &message, bool reconnected);
     void onFailover(const Failover &failover);
     void takeScreenshot();
 

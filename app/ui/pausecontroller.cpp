@@ -154,7 +154,7 @@ void PauseController::open(bool pause)
         const QStringList roles = dialog->roles();
         const QString names = roles.join(QStringLiteral(", "));
         if (pause) {
-            Q_EMIT logged(roles.size() == 1 ? names : QString(), QStringLiteral("pause"),
+            Q_EMIT logged(roles.size() == 1 ? names : QString(), EventKind::Pause,
                           tr("%1 requested by %2: %3").arg(names, dialog->who(), dialog->why()));
             m_session->pause(roles, dialog->who(), dialog->why(), dialog->pauseEnd());
         } else {
@@ -164,7 +164,7 @@ void PauseController::open(bool pause)
             // all it knows.
             const QString by
                     = dialog->who().isEmpty() ? QString() : tr(" by %1").arg(dialog->who());
-            Q_EMIT logged(roles.size() == 1 ? names : QString(), QStringLiteral("unpause"),
+            Q_EMIT logged(roles.size() == 1 ? names : QString(), EventKind::Unpause,
                           tr("%1 requested%2%3").arg(names, by, because));
             m_session->unpause(roles, dialog->who(), dialog->why());
         }
@@ -175,7 +175,7 @@ void PauseController::open(bool pause)
 QString PauseController::describe(const ActionResult &result, const RoleChange &change) const
 {
     const TimeZoneMode zone = m_timeRule->mode();
-    if (result.action != QLatin1String("pause"))
+    if (result.action != PauseAction::Pause)
         return change.changed ? tr("%1 unpaused").arg(change.role)
                               : tr("%1 was not paused").arg(change.role);
     const QString until = change.until.isValid()
@@ -194,15 +194,17 @@ void PauseController::onFinished(const ActionResult &result)
 {
     const QString names = result.roles.join(QStringLiteral(", "));
     const QString role = result.roles.size() == 1 ? names : QString();
+    const QString action = pauseActionName(result.action);
+    const EventKind event
+            = result.action == PauseAction::Pause ? EventKind::Pause : EventKind::Unpause;
     if (!result.ok) {
         const QString line
                 = result.roles.size() == 1
-                          ? tr("%1 %2 failed: %3").arg(result.action, names, result.error)
-                          : tr("%1 %2 failed, none changed: %3")
-                                    .arg(result.action, names, result.error);
-        Q_EMIT logged(role, result.action, line);
+                          ? tr("%1 %2 failed: %3").arg(action, names, result.error)
+                          : tr("%1 %2 failed, none changed: %3").arg(action, names, result.error);
+        Q_EMIT logged(role, event, line);
         Q_EMIT finished(line);
-        auto *box = new QMessageBox(QMessageBox::Warning, tr("%1 failed").arg(result.action), line,
+        auto *box = new QMessageBox(QMessageBox::Warning, tr("%1 failed").arg(action), line,
                                     QMessageBox::Close, m_window);
         box->setTextFormat(Qt::PlainText); // the server's or the engine's words
         box->setAttribute(Qt::WA_DeleteOnClose);
@@ -213,17 +215,15 @@ void PauseController::onFinished(const ActionResult &result)
     bool unheard = false;
     for (const RoleChange &change : result.changes) {
         lines << describe(result, change);
-        Q_EMIT logged(change.role, result.action, lines.constLast());
+        Q_EMIT logged(change.role, event, lines.constLast());
         unheard = unheard
-                  || (result.action == QLatin1String("pause") && change.changed
-                      && !change.notified);
+                  || (result.action == PauseAction::Pause && change.changed && !change.notified);
     }
-    QString line
-            = lines.size() == 1 ? lines.constFirst() : tr("%1 %2: done").arg(result.action, names);
+    QString line = lines.size() == 1 ? lines.constFirst() : tr("%1 %2: done").arg(action, names);
     // Without the wake NOTIFY (extension 0176) no holder hears of the pause until its next
     // heartbeat's renewal finds the row paused.
     if (unheard) {
-        Q_EMIT logged(role, QStringLiteral("pause"),
+        Q_EMIT logged(role, EventKind::Pause,
                       tr("the pause reaches the holder at its next heartbeat (within 3 s), not at "
                          "once: %1")
                               .arg(extensionNeeded(ExtensionFeature::PauseWake)));

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/demotypes.h"
 #include "core/statustypes.h"
 
 #include <QObject>
@@ -46,7 +47,7 @@ public:
 
 Q_SIGNALS:
     // For the event log: a request, and how it went.
-    void logged(const QString &role, const QString &event, const QString &detail);
+    void logged(const QString &role, leader::console::EventKind event, const QString &detail);
     // For the status bar: how a request went, one line.
     void finished(const QString &line);
 

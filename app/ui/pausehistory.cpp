@@ -146,11 +146,10 @@ void PauseHistory::setResult(const PauseLogResult &result)
                          + tr(", read at %1").arg(at));
 }
 
-void PauseHistory::onActionFinished(const QString &action, bool ok)
+void PauseHistory::onActionFinished(PauseAction action, bool ok)
 {
     // Hidden, it reads again when shown.
-    if (ok && isVisible()
-        && (action == QLatin1String("pause") || action == QLatin1String("unpause")))
+    if (ok && isVisible() && (action == PauseAction::Pause || action == PauseAction::Unpause))
         refresh();
 }
 

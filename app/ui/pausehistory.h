@@ -38,7 +38,7 @@ public:
     void setRole(const QString &role);
     void setResult(const PauseLogResult &result);
     // A pause or unpause made from this console: the log has a new row.
-    void onActionFinished(const QString &action, bool ok);
+    void onActionFinished(PauseAction action, bool ok);
     void refresh();
 
 Q_SIGNALS:

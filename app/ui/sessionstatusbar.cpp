@@ -57,8 +57,8 @@ SessionStatusBar::SessionStatusBar(QStatusBar *bar)
 
 SessionStatusBar::~SessionStatusBar() = default;
 
-QString SessionStatusBar::showConnection(ConnectionState state, const QString &message,
-                                         const QString &target)
+QString SessionStatusBar::showConnection(ConnectionState state, bool reconnected,
+                                         const QString &message, const QString &target)
 {
     m_state = state;
     m_target = target;
@@ -69,9 +69,8 @@ QString SessionStatusBar::showConnection(ConnectionState state, const QString &m
     switch (state) {
     case ConnectionState::Connected:
         // The poller's message says more after a reconnect ("reconnected … after 4 s").
-        m_connection->setText(message.startsWith(QLatin1String("reconnected"))
-                                      ? tr("%1: %2").arg(target, message)
-                                      : tr("Connected to %1").arg(target));
+        m_connection->setText(reconnected ? tr("%1: %2").arg(target, message)
+                                          : tr("Connected to %1").arg(target));
         break;
     case ConnectionState::Connecting:
         m_connection->setText(message.isEmpty() ? tr("Connecting to %1…").arg(target) : message);

@@ -77,7 +77,7 @@ private:
         return status && status->state == RoleState::Paused;
     }
     // The event log's details of one event, oldest first.
-    QStringList logged(const QString &event) const
+    QStringList logged(EventKind event) const
     {
         QStringList details;
         for (int row = 0; row < events()->rowCount(); ++row) {
@@ -183,20 +183,20 @@ private Q_SLOTS:
         }
         // Said once for the request, in the event log and the status bar.
         QTRY_VERIFY_WITH_TIMEOUT(
-                !logged(QStringLiteral("pause")).isEmpty()
-                        && logged(QStringLiteral("pause"))
+                !logged(EventKind::Pause).isEmpty()
+                        && logged(EventKind::Pause)
                                    .constLast()
                                    .startsWith(QLatin1String("the pause reaches the holder")),
                 Timeout);
-        const QString note = logged(QStringLiteral("pause")).constLast();
+        const QString note = logged(EventKind::Pause).constLast();
         QVERIFY2(note.contains(QLatin1String("at its next heartbeat (within 3 s), not at once: a "
                                              "pause that reaches the holder at once needs the "
                                              "extension leader_ext 0176")),
                  qPrintable(note));
-        QCOMPARE(logged(QStringLiteral("pause")).filter(QLatin1String("next heartbeat")).size(), 1);
+        QCOMPARE(logged(EventKind::Pause).filter(QLatin1String("next heartbeat")).size(), 1);
         const QString shown = m_window->statusBar()->currentMessage();
         QVERIFY2(shown.contains(QLatin1String("next heartbeat (within 3 s)")), qPrintable(shown));
-        QCOMPARE(logged(QStringLiteral("pause")).filter(QLatin1String("failed")).size(), 0);
+        QCOMPARE(logged(EventKind::Pause).filter(QLatin1String("failed")).size(), 0);
     }
 
     // Checked to fail with the dialog's note fields left enabled (setFeatures' disabling removed).
@@ -217,7 +217,7 @@ private Q_SLOTS:
                  qPrintable(needs->text()));
         dialog->findChild<QPushButton *>(QStringLiteral("confirmButton"))->click();
         QTRY_VERIFY_WITH_TIMEOUT(!isPaused(Pair.at(0)) && !isPaused(Pair.at(1)), Timeout);
-        QCOMPARE(logged(QStringLiteral("unpause")).filter(QLatin1String("failed")).size(), 0);
+        QCOMPARE(logged(EventKind::Unpause).filter(QLatin1String("failed")).size(), 0);
     }
 
     // Checked to fail with the history's export button left enabled.
@@ -277,13 +277,13 @@ private Q_SLOTS:
     // One plain schema line, however often the console reconnects, and nothing else about it.
     void theEventLogHasOneSchemaLineAndNoFailure()
     {
-        const QStringList schema = logged(QStringLiteral("schema"));
+        const QStringList schema = logged(EventKind::Schema);
         QCOMPARE(schema.size(), 1);
         QVERIFY2(schema.constFirst().contains(QLatin1String("leaderctl migrate")),
                  qPrintable(schema.constFirst()));
-        QCOMPARE(logged(QStringLiteral("poll failed")).size(), 0);
-        QCOMPARE(logged(QStringLiteral("privileges")).size(), 0);
-        QCOMPARE(logged(QStringLiteral("error")).size(), 0);
+        QCOMPARE(logged(EventKind::PollFailed).size(), 0);
+        QCOMPARE(logged(EventKind::Privileges).size(), 0);
+        QCOMPARE(logged(EventKind::Error).size(), 0);
     }
 
     // In a fleet, an ADR-only database whose roles tick is as healthy as any.

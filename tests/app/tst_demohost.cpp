@@ -118,7 +118,7 @@ void tst_DemoHost::stopTheBillingLeaderIsTakenOver()
     const auto acquirers = [&] {
         std::set<QString> sources;
         for (const EventLogEntry &entry : std::as_const(recorder.m_events))
-            if (entry.event == QLatin1String("acquired"))
+            if (entry.event == EventKind::Acquired)
                 sources.insert(entry.source);
         return sources.size();
     };

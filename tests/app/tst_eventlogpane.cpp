@@ -33,7 +33,7 @@ EventLogEntry logEntry(int second, const QString &source, const QString &role, c
     entry.time = QDateTime(QDate(2026, 12, 5), QTime(18, 0), Qt::UTC).addSecs(second);
     entry.source = source;
     entry.role = role;
-    entry.event = kind;
+    entry.event = eventKindFromName(kind).value(); // named as the log shows it
     entry.token = token;
     entry.detail = detail;
     return entry;

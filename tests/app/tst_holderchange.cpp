@@ -301,12 +301,12 @@ void TstHolderChange::eventLogNamesTheKind()
         const auto entries
                 = leader::console::changesBetween(before, after, nullptr, tracker.append(after));
         QCOMPARE(entries.size(), 1);
-        QCOMPARE(entries.first().event, event);
+        QCOMPARE(leader::console::eventKindName(entries.first().event), event);
         QVERIFY2(entries.first().detail.startsWith(detail), qPrintable(entries.first().detail));
         // Without a classification a new holder is only "acquired": never called a takeover.
         const auto unclassified = leader::console::changesBetween(before, after);
         QCOMPARE(unclassified.size(), 1);
-        QCOMPARE(unclassified.first().event, QStringLiteral("acquired"));
+        QCOMPARE(unclassified.first().event, leader::console::EventKind::Acquired);
     }
 }
 

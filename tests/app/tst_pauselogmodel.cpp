@@ -34,7 +34,7 @@ QDateTime utc(int hour, int minute, int second = 0, int ms = 0)
     return QDateTime(QDate(2026, 12, 3), QTime(hour, minute, second, ms), Qt::UTC);
 }
 
-PauseLogEntry row(qint64 id, const QString &role, const QString &action, const QDateTime &at,
+PauseLogEntry row(qint64 id, const QString &role, PauseAction action, const QDateTime &at,
                   const QString &login, const QString &by = {}, const QString &reason = {},
                   const QDateTime &until = {}, const QDateTime &endedPause = {})
 {
@@ -45,12 +45,13 @@ PauseLogEntry row(qint64 id, const QString &role, const QString &action, const Q
 // and expired; newest first, as the database answers.
 QList<PauseLogEntry> entries()
 {
-    return {row(4, "dunning", "expire", utc(11, 0), "lt_app"),
-            row(3, "billing", "unpause", utc(10, 30, 0, 250), "lt_ops", "bob@ops", "fixed", {},
-                utc(10, 0)),
-            row(2, "billing", "pause", utc(10, 0), "lt_ops", "alice@ops", "halt, \"now\"\nplease",
-                utc(11, 0)),
-            row(1, "webhook_outbox", "pause", utc(9, 0), "lt_app", "carol", "SMTP rotation")};
+    return {row(4, "dunning", PauseAction::Expire, utc(11, 0), "lt_app"),
+            row(3, "billing", PauseAction::Unpause, utc(10, 30, 0, 250), "lt_ops", "bob@ops",
+                "fixed", {}, utc(10, 0)),
+            row(2, "billing", PauseAction::Pause, utc(10, 0), "lt_ops", "alice@ops",
+                "halt, \"now\"\nplease", utc(11, 0)),
+            row(1, "webhook_outbox", PauseAction::Pause, utc(9, 0), "lt_app", "carol",
+                "SMTP rotation")};
 }
 
 } // namespace
@@ -267,8 +268,8 @@ private Q_SLOTS:
                         ->text()
                         .contains(QLatin1String("not connected")));
         // Its own pause or unpause makes it read again; a failed one does not.
-        view.onActionFinished(QStringLiteral("pause"), false);
-        view.onActionFinished(QStringLiteral("unpause"), true);
+        view.onActionFinished(PauseAction::Pause, false);
+        view.onActionFinished(PauseAction::Unpause, true);
         QCOMPARE(reads.count(), 2);
     }
 };
@@ -285,7 +286,8 @@ private Q_SLOTS:
     {
         const QString reason = QStringLiteral("<b>x</b><img src=\"file:///etc/hostname\"> & more");
         PauseLogModel model;
-        model.setEntries({row(1, "billing", "pause", utc(9, 0), "lt_app", "<i>eve</i>", reason)});
+        model.setEntries(
+                {row(1, "billing", PauseAction::Pause, utc(9, 0), "lt_app", "<i>eve</i>", reason)});
         const QString tip = model.index(0, PauseLogModel::Reason).data(Qt::ToolTipRole).toString();
         QVERIFY2(tip.contains(QLatin1String("&lt;b&gt;x&lt;/b&gt;&lt;img")), qPrintable(tip));
         // What QToolTip shows of it: the reason's own characters, no markup applied.
@@ -296,7 +298,8 @@ private Q_SLOTS:
             shown.setPlainText(tip);
         QCOMPARE(shown.toPlainText(), reason);
         // A tooltip Qt would not take for HTML is left as it was.
-        model.setEntries({row(1, "billing", "pause", utc(9, 0), "lt_app", "bob", "a < b & c")});
+        model.setEntries(
+                {row(1, "billing", PauseAction::Pause, utc(9, 0), "lt_app", "bob", "a < b & c")});
         QCOMPARE(model.index(0, PauseLogModel::Reason).data(Qt::ToolTipRole).toString(),
                  QStringLiteral("a < b & c"));
     }

@@ -21,6 +21,7 @@
 
 using namespace std::chrono_literals;
 using leader::console::ConsoleSession;
+using leader::console::PauseAction;
 using leader::console::PauseLogEntry;
 using leader::console::PauseLogResult;
 using leader::console::PauseLogSince;
@@ -100,12 +101,12 @@ private Q_SLOTS:
         QCOMPARE(billing.size(), 2);
         const PauseLogEntry &unpause = billing.at(0);
         const PauseLogEntry &pause = billing.at(1);
-        QCOMPARE(unpause.action, QStringLiteral("unpause"));
+        QCOMPARE(unpause.action, PauseAction::Unpause);
         QCOMPARE(unpause.login, QStringLiteral("lt_app"));
         QCOMPARE(unpause.by, QStringLiteral("bob@ops"));
         QCOMPARE(unpause.reason, QStringLiteral("fixed"));
         QCOMPARE(unpause.endedPause, pause.at);
-        QCOMPARE(pause.action, QStringLiteral("pause"));
+        QCOMPARE(pause.action, PauseAction::Pause);
         QCOMPARE(pause.login, QStringLiteral("lt_app"));
         QCOMPARE(pause.by, QStringLiteral("alice@ops"));
         QCOMPARE(pause.reason, QStringLiteral("halt, \"now\""));
@@ -114,7 +115,7 @@ private Q_SLOTS:
         QCOMPARE(pause.at.timeSpec(), Qt::UTC);
 
         const PauseLogEntry &timed = result.entries.first();
-        QCOMPARE(timed.action, QStringLiteral("pause"));
+        QCOMPARE(timed.action, PauseAction::Pause);
         QVERIFY(timed.until.isValid());
         QCOMPARE(timed.at.msecsTo(timed.until), 3600 * 1000);
     }

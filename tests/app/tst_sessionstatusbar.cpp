@@ -34,31 +34,37 @@ private Q_SLOTS:
     void connectionLine_data()
     {
         QTest::addColumn<ConnectionState>("state");
+        QTest::addColumn<bool>("reconnected");
         QTest::addColumn<QString>("message");
         QTest::addColumn<QString>("line");
         QTest::newRow("connected")
-                << ConnectionState::Connected << QString() << "Connected to " + Target;
+                << ConnectionState::Connected << false << QString() << "Connected to " + Target;
+        // The poller's first message is not shown: the flag decides, not the words.
+        QTest::newRow("connected with a message")
+                << ConnectionState::Connected << false << "connected to a new session"
+                << "Connected to " + Target;
         QTest::newRow("reconnected")
-                << ConnectionState::Connected << "reconnected to a new session after 4 s"
+                << ConnectionState::Connected << true << "reconnected to a new session after 4 s"
                 << Target + ": reconnected to a new session after 4 s";
-        QTest::newRow("connecting")
-                << ConnectionState::Connecting << QString() << "Connecting to " + Target + "…";
-        QTest::newRow("retrying") << ConnectionState::Connecting << "retrying in 2 s"
+        QTest::newRow("connecting") << ConnectionState::Connecting << false << QString()
+                                    << "Connecting to " + Target + "…";
+        QTest::newRow("retrying") << ConnectionState::Connecting << false << "retrying in 2 s"
                                   << "retrying in 2 s";
-        QTest::newRow("failed") << ConnectionState::Failed << "connection refused"
+        QTest::newRow("failed") << ConnectionState::Failed << false << "connection refused"
                                 << Target + ": connection refused";
-        QTest::newRow("disconnected") << ConnectionState::Disconnected << "whatever"
+        QTest::newRow("disconnected") << ConnectionState::Disconnected << false << "whatever"
                                       << "Not connected";
     }
 
     void connectionLine()
     {
         QFETCH(ConnectionState, state);
+        QFETCH(bool, reconnected);
         QFETCH(QString, message);
         QFETCH(QString, line);
         QStatusBar bar;
         SessionStatusBar status(&bar);
-        QCOMPARE(status.showConnection(state, message, Target), line);
+        QCOMPARE(status.showConnection(state, reconnected, message, Target), line);
         QCOMPARE(label(bar, "connectionLabel"), line);
         // Not connected: the banner's tooltip says what the status bar says.
         if (state != ConnectionState::Connected)
@@ -69,7 +75,7 @@ private Q_SLOTS:
     {
         QStatusBar bar;
         SessionStatusBar status(&bar);
-        status.showConnection(ConnectionState::Connected, {}, Target);
+        status.showConnection(ConnectionState::Connected, false, {}, Target);
         QCOMPARE(status.staleReason(),
                  "still waiting — " + Target + ": no answer within two poll intervals");
         QCOMPARE(status.staleDetail(),
@@ -86,7 +92,7 @@ private Q_SLOTS:
         QCOMPARE(status.staleDetail(),
                  QStringLiteral("No answer from the database within two poll intervals."));
         // Not connected and not trying: nothing is retried.
-        status.showConnection(ConnectionState::Disconnected, {}, Target);
+        status.showConnection(ConnectionState::Disconnected, false, {}, Target);
         QCOMPARE(status.staleReason(), Target + ": not connected");
         // A step (the demo's progress, the shutdown) replaces the connection line.
         status.showStep(QStringLiteral("Stopping the demo"));
@@ -129,7 +135,7 @@ private Q_SLOTS:
     {
         QStatusBar bar;
         SessionStatusBar status(&bar);
-        status.showConnection(ConnectionState::Connected, {}, Target);
+        status.showConnection(ConnectionState::Connected, false, {}, Target);
         StatusSnapshot snapshot;
         snapshot.roundTripMs = 1.2;
         snapshot.clockDriftMs = 0;
@@ -141,9 +147,9 @@ private Q_SLOTS:
         QCOMPARE(label(bar, "latencyLabel"), QStringLiteral("poll —"));
         QCOMPARE(label(bar, "driftLabel"), QStringLiteral("db clock —"));
         // Reconnecting brings no figures: only rows do.
-        status.showConnection(ConnectionState::Failed, QStringLiteral("cannot reach the server"),
-                              Target);
-        status.showConnection(ConnectionState::Connected, {}, Target);
+        status.showConnection(ConnectionState::Failed, false,
+                              QStringLiteral("cannot reach the server"), Target);
+        status.showConnection(ConnectionState::Connected, false, {}, Target);
         QCOMPARE(label(bar, "latencyLabel"), QStringLiteral("poll —"));
         QCOMPARE(label(bar, "driftLabel"), QStringLiteral("db clock —"));
 

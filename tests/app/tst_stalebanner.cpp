@@ -237,12 +237,12 @@ private Q_SLOTS:
         QFETCH(QString, why);
         QStatusBar bar;
         SessionStatusBar status(&bar);
-        status.showConnection(ConnectionState::Connected, {}, Target);
+        status.showConnection(ConnectionState::Connected, false, {}, Target);
         status.showSnapshot(rows(5));
         // The first failed connect says why; the retries after it say the same.
         if (state == ConnectionState::Connecting)
-            status.showConnection(ConnectionState::Failed, Refused, Target);
-        status.showConnection(state, message, Target);
+            status.showConnection(ConnectionState::Failed, false, Refused, Target);
+        status.showConnection(state, false, message, Target);
         if (!pollProblem.isEmpty())
             status.showPollProblem(pollProblem);
         QCOMPARE(status.staleReason(), why);

@@ -30,10 +30,11 @@ QStringList ageEvents(const AgePolls &polls, bool originsAhead)
         if (i > 0) {
             for (const EventLogEntry &entry :
                  changesBetween(before, after, &thresholds, {}, &origins)) {
-                if (entry.event.startsWith(QLatin1String("age ")))
+                if (entry.event == EventKind::AgeOk || entry.event == EventKind::AgeWarning
+                    || entry.event == EventKind::AgeAlert)
                     events << QStringLiteral("%1 s %2: %3")
                                       .arg(polls[i].at)
-                                      .arg(entry.event, entry.detail);
+                                      .arg(eventKindName(entry.event), entry.detail);
             }
         }
         if (!originsAhead)
@@ -125,7 +126,7 @@ private Q_SLOTS:
                 = changesBetween(leader::test::snapshotAt(billing, paused),
                                  leader::test::snapshotAt(billing, unpaused), &thresholds);
         QCOMPARE(entries.size(), 1);
-        QCOMPARE(entries.at(0).event, QStringLiteral("unpaused"));
+        QCOMPARE(entries.at(0).event, EventKind::Unpaused);
     }
 };
 

@@ -267,7 +267,8 @@ private Q_SLOTS:
             QCOMPARE(entry.token, after.token);
             QCOMPARE(entry.time.timeSpec(), Qt::UTC);
             QVERIFY(!entry.databaseTime.isEmpty());
-            events << entry.event + QStringLiteral(": ") + entry.detail;
+            events << leader::console::eventKindName(entry.event) + QStringLiteral(": ")
+                              + entry.detail;
         }
         QTEST(events, "events");
     }

@@ -32,6 +32,8 @@ using namespace std::chrono_literals;
 using leader::console::ActionResult;
 using leader::console::ConnectionProfile;
 using leader::console::ConnectionState;
+using leader::console::PauseAction;
+using leader::console::pauseActionName;
 using leader::console::Privileges;
 using leader::console::RegistryEntry;
 using leader::console::RegistrySnapshot;
@@ -78,7 +80,8 @@ public:
 
 Q_SIGNALS:
     void snapshot(const leader::console::StatusSnapshot &snapshot);
-    void connectionChanged(leader::console::ConnectionState state, const QString &message);
+    void connectionChanged(leader::console::ConnectionState state, const QString &message,
+                           bool reconnected);
     void privilegesChanged(const leader::console::Privileges &privileges);
     void actionFinished(const leader::console::ActionResult &result);
     void pollFailed(const QString &message);
@@ -129,13 +132,16 @@ public:
     }
 
     // The latest connectionChanged, waiting for one in state when it is not there yet.
-    bool waitForState(ConnectionState state, QString *message = nullptr, int from = 0)
+    bool waitForState(ConnectionState state, QString *message = nullptr, int from = 0,
+                      bool *reconnected = nullptr)
     {
         for (;;) {
             for (int i = from; i < connection.size(); ++i) {
                 if (connection.at(i).at(0).value<ConnectionState>() == state) {
                     if (message)
                         *message = connection.at(i).at(1).toString();
+                    if (reconnected)
+                        *reconnected = connection.at(i).at(2).toBool();
                     return true;
                 }
             }
@@ -229,8 +235,10 @@ private Q_SLOTS:
         PollerHarness harness;
         harness.setTarget(profileFor(m_db->url(login)));
         QString message;
-        QVERIFY(harness.waitForState(ConnectionState::Connected, &message));
+        bool reconnected = true;
+        QVERIFY(harness.waitForState(ConnectionState::Connected, &message, 0, &reconnected));
         QVERIFY2(message.startsWith(QLatin1String("connected to lt_")), qPrintable(message));
+        QVERIFY(!reconnected);
         QVERIFY(!message.contains(qs(loginPassword())));
         QTRY_VERIFY_WITH_TIMEOUT(!harness.privileges.isEmpty(), Timeout);
         const auto privileges = harness.privileges.last().at(0).value<Privileges>();
@@ -536,7 +544,10 @@ private Q_SLOTS:
         QVERIFY2(harness.waitForState(ConnectionState::Connecting, &message, connectedAt),
                  qPrintable(harness.messages().join(QLatin1Char('|'))));
         QVERIFY2(message.startsWith(QLatin1String("reconnecting: ")), qPrintable(message));
-        QVERIFY(harness.waitForState(ConnectionState::Connected, &message, connectedAt));
+        bool reconnected = false;
+        QVERIFY(harness.waitForState(ConnectionState::Connected, &message, connectedAt,
+                                     &reconnected));
+        QVERIFY2(reconnected, qPrintable(message));
     }
 
     void pauseAndUnpauseShowInTheNextSnapshot()
@@ -555,7 +566,7 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(harness.actions.size(), 1, Timeout);
         const ActionResult paused = actionAt(harness.actions, 0);
         QVERIFY2(paused.ok, qPrintable(paused.error));
-        QCOMPARE(paused.action, QStringLiteral("pause"));
+        QCOMPARE(paused.action, PauseAction::Pause);
         QCOMPARE(paused.changes.size(), 1);
         QVERIFY(paused.changes.at(0).changed);
         QVERIFY(!paused.changes.at(0).until.isValid());
@@ -645,7 +656,7 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(harness.actions.size(), 1, Timeout);
         const ActionResult result = actionAt(harness.actions, 0);
         QCOMPARE(result.roles, QStringList{role});
-        QCOMPARE(result.action, action);
+        QCOMPARE(pauseActionName(result.action), action);
         QVERIFY(!result.ok);
         const QString message = result.error;
         QVERIFY2(message.contains(expected), qPrintable(message));

@@ -24,6 +24,7 @@
 #include <ctime>
 #include <memory>
 
+using leader::console::EventKind;
 using leader::console::EventLogModel;
 using leader::console::FailoverModel;
 using leader::console::HolderTimeline;
@@ -85,7 +86,7 @@ Subject subject(const QString &name, const TimeRule *rule)
         auto model = std::make_unique<EventLogModel>();
         model->setTimeRule(rule);
         model->append({Instant, QStringLiteral("poll"), QStringLiteral("billing"),
-                       QStringLiteral("handover"), 7, QString(), QString()});
+                       EventKind::Handover, 7, QString(), QString()});
         return {std::move(model), 0, EventLogModel::Time};
     }
     if (name.startsWith(QLatin1String("failovers"))) {
@@ -322,7 +323,7 @@ void TstTimeRule::exportsCarryTheOffset()
     EventLogModel log;
     log.setTimeRule(&rule);
     log.append({Instant, QStringLiteral("poll"), QStringLiteral("billing"),
-                QStringLiteral("handover"), 7, QString(), QString()});
+                EventKind::Handover, 7, QString(), QString()});
     QBuffer buffer;
     QVERIFY(buffer.open(QIODevice::WriteOnly));
     QString error;

@@ -22,11 +22,12 @@
 
 using namespace std::chrono_literals;
 using leader::demo::DemoEvent;
+using leader::demo::DemoEventKind;
 using leader::demo::DemoRunner;
-using leader::demo::FaultKind;
 using leader::demo::ReplicaState;
 using leader::demo::ReplicaStatus;
 using leader::demo::Takeover;
+using leader::faults::Fault;
 
 namespace {
 
@@ -63,7 +64,7 @@ public:
         const std::lock_guard lock(m_mutex);
         std::set<std::string> roles;
         for (const DemoEvent &event : m_events)
-            if (event.event == "acquired")
+            if (event.event == DemoEventKind::Acquired)
                 roles.insert(event.role);
         return roles;
     }
@@ -161,14 +162,17 @@ void tst_DemoRunner::leadsFaultsAndStopsWithinTheBound()
     QTRY_VERIFY_WITH_TIMEOUT(recorder.rolesAcquired().size() == leader::lease::Roles.size(), 20000);
 
     // A refused fault changes nothing but says why.
-    runner.inject({.replica = "r9", .kind = FaultKind::Kill});
+    runner.inject({.replica = "r9", .kind = Fault::Kill});
     QVERIFY(recorder.eventDetail("faults", "r9").find("refused") != std::string::npos);
+    // So does a fault the demo does not inject in-process.
+    runner.inject({.replica = "r1", .kind = Fault::PgCrash});
+    QVERIFY(recorder.eventDetail("faults", "pg-crash r1").find("refused") != std::string::npos);
 
     // Billing's tick lasts 30 s: its leader is killed during it, and a survivor takes billing over
     // as soon as the database has ended the dead replica's session.
     QTRY_VERIFY_WITH_TIMEOUT(!recorder.leaderOf("billing").empty(), 20000);
     const std::string victim = recorder.leaderOf("billing");
-    runner.inject({.replica = victim, .kind = FaultKind::Kill});
+    runner.inject({.replica = victim, .kind = Fault::Kill});
     QTRY_VERIFY_WITH_TIMEOUT(recorder.replica(victim)->state == ReplicaState::Killed, 2000);
     QTRY_VERIFY_WITH_TIMEOUT(recorder.takeoverOf("billing").has_value(), 25000);
     const Takeover takeover = *recorder.takeoverOf("billing");
@@ -192,15 +196,17 @@ void tst_DemoRunner::leadsFaultsAndStopsWithinTheBound()
 
     // A freeze shows in the replica's faults and a heal ends it.
     const std::string frozen = takeover.successor;
-    runner.inject({.replica = frozen, .kind = FaultKind::Freeze, .duration = 60s});
+    runner.inject({.replica = frozen, .kind = Fault::Freeze, .duration = 60s});
     QTRY_VERIFY_WITH_TIMEOUT(recorder.replica(frozen)->faults.starts_with("frozen"), 2000);
+    QVERIFY(recorder.replica(frozen)->faulted);
     QCOMPARE(recorder.replica(frozen)->state, ReplicaState::Running);
-    runner.inject({.replica = frozen, .kind = FaultKind::Heal});
+    runner.inject({.replica = frozen, .kind = Fault::Heal});
     QTRY_COMPARE_WITH_TIMEOUT(recorder.replica(frozen)->faults, std::string("normal"), 2000);
+    QVERIFY(!recorder.replica(frozen)->faulted);
 
     // Frozen again, holding billing: the stop heals it first, so its release goes out, and the
     // whole demo stops within the console's bound.
-    runner.inject({.replica = frozen, .kind = FaultKind::Freeze, .duration = 60s});
+    runner.inject({.replica = frozen, .kind = Fault::Freeze, .duration = 60s});
     QTRY_VERIFY_WITH_TIMEOUT(recorder.replica(frozen)->faults.starts_with("frozen"), 2000);
     const auto stopping = std::chrono::steady_clock::now();
     runner.stopReplicas();
@@ -254,7 +260,7 @@ void tst_DemoRunner::failsCleanly()
     QVERIFY(started.error.find(path.toStdString()) != std::string::npos);
     QVERIFY(!runner.isRunning());
 
-    runner.inject({.replica = "r1", .kind = FaultKind::Kill});
+    runner.inject({.replica = "r1", .kind = Fault::Kill});
     QVERIFY(recorder.eventDetail("faults", "r1").find("not running") != std::string::npos);
     runner.stop();
 }

@@ -478,6 +478,7 @@ void TestFaults::describeTellsWhatIsInForce()
     const QString described = QString::fromStdString(board.describe());
     QVERIFY2(QRegularExpression("^(" + expected + ")$").match(described).hasMatch(),
              qPrintable(described));
+    QCOMPARE(board.condition().faulted, expected != QLatin1String("normal"));
 }
 
 void TestFaults::describeWritesADecimalPointInAnyLocale()

@@ -592,7 +592,7 @@ public:
     {
         std::string line = leader::log::utcTimestamp(event.time) + "  " + padded(event.source, 8)
                            + " " + padded(event.role.empty() ? "-" : event.role, 16) + " "
-                           + event.event;
+                           + std::string(leader::demo::nameOf(event.event));
         if (event.token != 0)
             line += " token " + std::to_string(event.token);
         if (!event.detail.empty())

@@ -87,8 +87,8 @@ void history(leader::pg::Connection &connection, const leader::lease::PauseLogQu
         for (std::size_t i = 0; i < entries.size(); ++i) {
             const leader::lease::PauseLogEntry &entry = entries[i];
             std::cout << (i ? "," : "") << "{\"id\":" << entry.id
-                      << ",\"role\":" << leader::log::jsonQuoted(entry.role)
-                      << ",\"action\":" << leader::log::jsonQuoted(entry.action)
+                      << ",\"role\":" << leader::log::jsonQuoted(entry.role) << ",\"action\":"
+                      << leader::log::jsonQuoted(std::string(leader::lease::nameOf(entry.action)))
                       << ",\"at\":" << leader::log::jsonQuoted(entry.at)
                       << ",\"login\":" << leader::log::jsonQuoted(entry.login)
                       << ",\"by\":" << jsonOrNull(entry.by)
@@ -101,8 +101,8 @@ void history(leader::pg::Connection &connection, const leader::lease::PauseLogQu
     }
     std::vector<std::vector<std::optional<std::string>>> rows;
     for (const leader::lease::PauseLogEntry &entry : entries)
-        rows.push_back({entry.at, entry.role, entry.action, entry.login, entry.by, entry.reason,
-                        entry.until, entry.pausedAt});
+        rows.push_back({entry.at, entry.role, std::string(leader::lease::nameOf(entry.action)),
+                        entry.login, entry.by, entry.reason, entry.until, entry.pausedAt});
     std::cout << formatTable({"AT (UTC)", "ROLE", "ACTION", "LOGIN", "BY", "REASON", "UNTIL (UTC)",
                               "ENDS PAUSE OF (UTC)"},
                              rows);

@@ -174,12 +174,19 @@ std::vector<PauseLogEntry> pauseHistory(pg::Connection &connection, const PauseL
             StatementTimeout);
     std::vector<PauseLogEntry> entries;
     entries.reserve(std::size_t(result.rows()));
-    for (int row = 0; row < result.rows(); ++row)
-        entries.push_back({result.toInt64(row, 0), std::string(result.text(row, 1)),
-                           std::string(result.text(row, 2)), std::string(result.text(row, 3)),
-                           std::string(result.text(row, 4)), result.optionalText(row, 5),
-                           result.optionalText(row, 6), result.optionalText(row, 7),
-                           result.optionalText(row, 8)});
+    for (int row = 0; row < result.rows(); ++row) {
+        const std::string_view action = result.text(row, 2);
+        const std::optional<PauseAction> parsed = pauseActionFromName(action);
+        // The log's CHECK allows these three; anything else is a schema this build does not know.
+        if (!parsed)
+            throw pg::Error(pg::ErrorKind::Definite, {}, "pause history",
+                            "leader_pause_log has an unknown action \"" + std::string(action) + '"',
+                            false);
+        entries.push_back({result.toInt64(row, 0), std::string(result.text(row, 1)), *parsed,
+                           std::string(result.text(row, 3)), std::string(result.text(row, 4)),
+                           result.optionalText(row, 5), result.optionalText(row, 6),
+                           result.optionalText(row, 7), result.optionalText(row, 8)});
+    }
     return entries;
 }
 

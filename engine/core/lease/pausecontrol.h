@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -89,11 +90,44 @@ std::vector<UnpauseRecord> unpauseRoles(pg::Connection &connection,
                                         std::span<const std::string> roles, std::string_view by,
                                         std::string_view reason);
 
+// What the operator does to a role, and what a line of the pause log records
+// (leader_ext.leader_pause_log.action): an Expire is a pause that ended by itself.
+enum class PauseAction { Pause, Unpause, Expire };
+
+struct PauseActionName
+{
+    PauseAction action;
+    std::string_view name;
+};
+
+// The one name table: the pause log's action column, what the tools and the console print.
+inline constexpr std::array<PauseActionName, 3> PauseActionNames{{
+        {PauseAction::Pause, "pause"},
+        {PauseAction::Unpause, "unpause"},
+        {PauseAction::Expire, "expire"},
+}};
+
+constexpr std::string_view nameOf(PauseAction action)
+{
+    for (const PauseActionName &entry : PauseActionNames)
+        if (entry.action == action)
+            return entry.name;
+    return "?";
+}
+
+constexpr std::optional<PauseAction> pauseActionFromName(std::string_view name)
+{
+    for (const PauseActionName &entry : PauseActionNames)
+        if (entry.name == name)
+            return entry.action;
+    return std::nullopt;
+}
+
 struct PauseLogEntry
 {
     std::int64_t id = 0;
     std::string role;
-    std::string action; // pause, unpause, expire
+    PauseAction action = PauseAction::Pause;
     std::string at;
     std::string login;
     std::optional<std::string> by;

@@ -83,46 +83,59 @@ void takeDone(std::list<Item> &from, std::list<Item> &to)
     }
 }
 
-} // namespace
-
-std::string_view nameOf(FaultKind kind)
+DemoEventKind demoEventOf(lease::EventKind kind)
 {
     switch (kind) {
-    case FaultKind::Kill:
-        return "kill";
-    case FaultKind::Freeze:
-        return "freeze";
-    case FaultKind::Sever:
-        return "sever";
-    case FaultKind::Slow:
-        return "slow";
-    case FaultKind::Heal:
-        return "heal";
-    case FaultKind::Panic:
-        return "panic";
-    case FaultKind::Stop:
-        return "stop";
-    case FaultKind::Restart:
-        return "restart";
+    case lease::EventKind::Acquired:
+        return DemoEventKind::Acquired;
+    case lease::EventKind::Released:
+        return DemoEventKind::Released;
+    case lease::EventKind::ReleaseFailed:
+        return DemoEventKind::ReleaseFailed;
+    case lease::EventKind::Lost:
+        return DemoEventKind::Lost;
+    case lease::EventKind::LateBeat:
+        return DemoEventKind::LateBeat;
+    case lease::EventKind::PausedObserved:
+        return DemoEventKind::PausedObserved;
     }
-    return "unknown";
+    return DemoEventKind::Error;
+}
+
+} // namespace
+
+bool isDemoFault(faults::Fault fault)
+{
+    switch (fault) {
+    case faults::Fault::Kill:
+    case faults::Fault::Freeze:
+    case faults::Fault::Sever:
+    case faults::Fault::Slow:
+    case faults::Fault::Heal:
+    case faults::Fault::Panic:
+    case faults::Fault::Stop:
+    case faults::Fault::Restart:
+        return true;
+    default:
+        return false;
+    }
 }
 
 std::string describeFault(const FaultRequest &request)
 {
-    std::string text = std::string(nameOf(request.kind)) + ' ' + request.replica;
+    std::string text = std::string(faults::nameOf(request.kind)) + ' ' + request.replica;
     switch (request.kind) {
-    case FaultKind::Freeze:
-    case FaultKind::Sever:
+    case faults::Fault::Freeze:
+    case faults::Fault::Sever:
         text += ' '
                 + number(std::chrono::duration<double>(request.duration).count(),
                          std::chars_format::general, 4)
                 + " s";
         break;
-    case FaultKind::Slow:
+    case faults::Fault::Slow:
         text += ' ' + std::to_string(request.duration.count()) + " ms";
         break;
-    case FaultKind::Panic:
+    case faults::Fault::Panic:
         text += ' ' + request.role + (request.step.empty() ? "" : ' ' + request.step);
         break;
     default:
@@ -159,6 +172,7 @@ struct DemoRunner::Private
         ReplicaState state = ReplicaState::Starting;
         std::vector<std::string> leading;
         std::string faults = "normal";
+        bool faulted = false;
     };
     // A watch or a chore sets done as its very last act, so joining it then never waits on us.
     struct Watch
@@ -193,7 +207,7 @@ struct DemoRunner::Private
     {
         notify([&] { listener.progress(step); });
     }
-    void report(const std::string &event, const std::string &detail, const std::string &role = {})
+    void report(DemoEventKind event, const std::string &detail, const std::string &role = {})
     {
         DemoEvent entry;
         entry.time = std::chrono::system_clock::now();
@@ -260,18 +274,20 @@ std::vector<ReplicaStatus> DemoRunner::Private::statuses() const
 {
     std::vector<ReplicaStatus> list;
     for (const Hosted &hosted : replicas)
-        list.push_back({hosted.id, hosted.holderId, hosted.state, hosted.faults, hosted.leading});
+        list.push_back({hosted.id, hosted.holderId, hosted.state, hosted.faults, hosted.leading,
+                        hosted.faulted});
     return list;
 }
 
 void DemoRunner::Private::refreshFaults()
 {
     for (Hosted &hosted : replicas) {
-        std::string faults = "normal";
+        faults::Switchboard::Condition condition{.faulted = false, .description = "normal"};
         if (hosted.replica && hosted.switchboard)
-            faults = hosted.switchboard->describe();
-        if (faults != hosted.faults) {
-            hosted.faults = std::move(faults);
+            condition = hosted.switchboard->condition();
+        if (condition.description != hosted.faults || condition.faulted != hosted.faulted) {
+            hosted.faults = std::move(condition.description);
+            hosted.faulted = condition.faulted;
             changed = true;
         }
     }
@@ -306,7 +322,7 @@ void DemoRunner::Private::onReplicaEvent(const std::string &id, const std::strin
     entry.time = transition.wall;
     entry.source = id;
     entry.role = transition.role;
-    entry.event = std::string(nameOf(transition.kind));
+    entry.event = demoEventOf(transition.kind);
     entry.token = transition.token;
     const std::string_view parts[] = {
             transition.outcome ? nameOf(*transition.outcome) : std::string_view(),
@@ -465,7 +481,7 @@ void DemoRunner::Private::startWorkload()
                 DemoEvent entry;
                 entry.time = std::chrono::system_clock::now();
                 entry.source = "workload";
-                entry.event = "error";
+                entry.event = DemoEventKind::Error;
                 entry.detail = oneLine(error.what(), hostUrl) + "; retrying in 5 s";
                 notify([&] { listener.event(entry); });
                 pause(stop, WorkloadRetry);
@@ -510,7 +526,7 @@ DemoRunner::Private::makeWatch(const std::string &victim, const std::string &vic
         return it == replicaOfHolder.end() ? std::string() : it->second;
     };
     callbacks.measured = [this](const Takeover &takeover) {
-        report("takeover",
+        report(DemoEventKind::Takeover,
                takeover.victim + " \u2192 " + takeover.successor + " in "
                        + number(takeover.gapSeconds, std::chars_format::fixed, 2) + " s after "
                        + takeover.fault,
@@ -518,7 +534,7 @@ DemoRunner::Private::makeWatch(const std::string &victim, const std::string &vic
         notify([&] { listener.takeoverMeasured(takeover); });
     };
     callbacks.missed = [this](const std::string &role, const std::string &message) {
-        report("no_takeover", message, role);
+        report(DemoEventKind::NoTakeover, message, role);
     };
     callbacks.finished = [this, done = std::move(done)] {
         done->store(true);
@@ -531,8 +547,10 @@ void DemoRunner::Private::inject(const FaultRequest &request)
 {
     const std::string fault = describeFault(request);
     const auto refuse = [&](const std::string &why) {
-        report("fault", fault + ": refused, " + why);
+        report(DemoEventKind::Fault, fault + ": refused, " + why);
     };
+    if (!isDemoFault(request.kind))
+        return refuse("the demo does not inject this fault");
     if (!running)
         return refuse("the demo is not running");
     std::string id;
@@ -551,43 +569,44 @@ void DemoRunner::Private::inject(const FaultRequest &request)
         target = hosted->replica;
         switchboard = hosted->switchboard;
     }
-    if (request.kind == FaultKind::Restart) {
+    if (request.kind == faults::Fault::Restart) {
         if (state != ReplicaState::Killed && state != ReplicaState::Stopped)
             return refuse(id + " is " + std::string(nameOf(state)) + "; stop or kill it first");
     } else if (state != ReplicaState::Running || !target) {
         return refuse(id + " is " + std::string(nameOf(state)) + ", not running");
     }
-    if ((request.kind == FaultKind::Freeze || request.kind == FaultKind::Sever)
+    if ((request.kind == faults::Fault::Freeze || request.kind == faults::Fault::Sever)
         && request.duration <= 0ms)
         return refuse("a duration is needed");
-    if ((request.kind == FaultKind::Sever || request.kind == FaultKind::Slow)
+    if ((request.kind == faults::Fault::Sever || request.kind == faults::Fault::Slow)
         && (!switchboard || !switchboard->hasLink()))
         return refuse(id + " has no network link to act on");
-    if (request.kind == FaultKind::Slow && request.duration < 0ms)
+    if (request.kind == faults::Fault::Slow && request.duration < 0ms)
         return refuse("the latency cannot be negative");
-    if (request.kind == FaultKind::Panic && !lease::isKnownRole(request.role))
+    if (request.kind == faults::Fault::Panic && !lease::isKnownRole(request.role))
         return refuse("\"" + request.role + "\" is not one of the five roles");
 
     // The roles held and the database clock are read before the fault lands.
     std::unique_ptr<TakeoverWatch> watch;
     auto watchDone = std::make_shared<std::atomic<bool>>(false);
-    const bool canTakeOver = request.kind == FaultKind::Kill || request.kind == FaultKind::Freeze
-                             || request.kind == FaultKind::Sever || request.kind == FaultKind::Stop;
+    const bool canTakeOver
+            = request.kind == faults::Fault::Kill || request.kind == faults::Fault::Freeze
+              || request.kind == faults::Fault::Sever || request.kind == faults::Fault::Stop;
     std::vector<std::string> held;
     if (canTakeOver) {
         try {
-            watch = makeWatch(id, holderId, fault, request.kind == FaultKind::Stop, watchDone);
+            watch = makeWatch(id, holderId, fault, request.kind == faults::Fault::Stop, watchDone);
             held = watch->arm();
         } catch (const std::exception &error) {
             watch.reset();
-            report("fault",
+            report(DemoEventKind::Fault,
                    fault + ": takeover not measured: " + oneLine(error.what(), replicaUrl));
         }
     }
 
     try {
         switch (request.kind) {
-        case FaultKind::Kill: {
+        case faults::Fault::Kill: {
             switchboard->kill(); // the cut is immediate; joining the runners is not
             {
                 const std::lock_guard lock(mutex);
@@ -599,22 +618,22 @@ void DemoRunner::Private::inject(const FaultRequest &request)
             chore([target] { target->kill(); });
             break;
         }
-        case FaultKind::Freeze:
+        case faults::Fault::Freeze:
             switchboard->freeze(request.duration);
             break;
-        case FaultKind::Sever:
+        case faults::Fault::Sever:
             switchboard->sever(request.duration);
             break;
-        case FaultKind::Slow:
+        case faults::Fault::Slow:
             switchboard->slow(request.duration);
             break;
-        case FaultKind::Heal:
+        case faults::Fault::Heal:
             switchboard->heal();
             break;
-        case FaultKind::Panic:
+        case faults::Fault::Panic:
             switchboard->armPanic(request.role, request.step);
             break;
-        case FaultKind::Stop: {
+        case faults::Fault::Stop: {
             {
                 const std::lock_guard lock(mutex);
                 find(id)->state = ReplicaState::Stopping;
@@ -632,7 +651,7 @@ void DemoRunner::Private::inject(const FaultRequest &request)
             });
             break;
         }
-        case FaultKind::Restart: {
+        case faults::Fault::Restart: {
             auto freshSwitchboard = std::make_shared<faults::Switchboard>();
             std::shared_ptr<replica::Replica> fresh = makeReplica(id, freshSwitchboard);
             const std::string freshHolder = fresh->holderId();
@@ -664,19 +683,21 @@ void DemoRunner::Private::inject(const FaultRequest &request)
                     changed = true;
                 }
                 if (!failure.empty())
-                    report("fault", "restart " + id + " failed: " + failure);
+                    report(DemoEventKind::Fault, "restart " + id + " failed: " + failure);
             });
             break;
         }
+        default: // refused above: not one of the demo's
+            break;
         }
     } catch (const std::exception &error) {
         return refuse(oneLine(error.what(), replicaUrl));
     }
 
-    report("fault", fault);
+    report(DemoEventKind::Fault, fault);
     if (watch) {
         if (held.empty()) {
-            report("fault", id + " held no role at the fault: no takeover to measure");
+            report(DemoEventKind::Fault, id + " held no role at the fault: no takeover to measure");
         } else {
             watch->start();
             const std::lock_guard lock(mutex);

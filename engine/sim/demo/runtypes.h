@@ -1,5 +1,8 @@
 #pragma once
 
+#include "faults/fault.h"
+
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -9,23 +12,14 @@
 
 namespace leader::demo {
 
-// What can be done to a replica the demo runs.
-enum class FaultKind {
-    Kill,    // a process death: nothing more reaches the database, no RELEASE
-    Freeze,  // every statement blocks for the duration, then goes out stale (SIGSTOP, a GC pause)
-    Sever,   // the link forwards nothing either way for the duration (a blackholed network)
-    Slow,    // the link adds the duration of latency each way until healed
-    Heal,    // ends a freeze, a cut and a slow link
-    Panic,   // the named step (empty: the first) of role's next tick throws
-    Stop,    // a clean stop: running ticks released as interrupted
-    Restart, // a stopped or killed replica starts again under the same name, with a new holder id
-};
-std::string_view nameOf(FaultKind kind);
+// What the demo can do to a replica it runs: faults::Fault's in-process subset (Kill, Freeze,
+// Sever, Slow, Heal, Panic, Stop, Restart); inject() refuses the others.
+bool isDemoFault(faults::Fault fault);
 
 struct FaultRequest
 {
     std::string replica; // "r1"
-    FaultKind kind = FaultKind::Kill;
+    faults::Fault kind = faults::Fault::Kill;
     std::chrono::milliseconds duration{0}; // Freeze, Sever: how long; Slow: latency each way
     std::string role;                      // Panic
     std::string step;                      // Panic
@@ -45,7 +39,59 @@ struct ReplicaStatus
     ReplicaState state = ReplicaState::Starting;
     std::string faults;               // faults::Switchboard::describe(): "normal", "frozen 12.3 s"
     std::vector<std::string> leading; // roles it holds now, sorted
+    bool faulted = false;             // a fault is in force: what faults describes is not "normal"
 };
+
+// What a DemoEvent reports: a replica's lease transition (lease::EventKind, by the same names) or
+// something the runner itself reports.
+enum class DemoEventKind {
+    Acquired,
+    Released,
+    ReleaseFailed,
+    Lost,
+    LateBeat,
+    PausedObserved,
+    Fault,      // a fault injected or refused, or what became of it
+    Takeover,   // a takeover measured after a fault
+    NoTakeover, // none came within the deadline
+    Error,      // the workload failed; it retries
+};
+
+struct DemoEventKindName
+{
+    DemoEventKind kind;
+    std::string_view name;
+};
+
+// The one name table: what the console's log and `leaderctl demo --run` print.
+inline constexpr std::array<DemoEventKindName, 10> DemoEventKindNames{{
+        {DemoEventKind::Acquired, "acquired"},
+        {DemoEventKind::Released, "released"},
+        {DemoEventKind::ReleaseFailed, "release_failed"},
+        {DemoEventKind::Lost, "lost"},
+        {DemoEventKind::LateBeat, "late_beat"},
+        {DemoEventKind::PausedObserved, "paused_observed"},
+        {DemoEventKind::Fault, "fault"},
+        {DemoEventKind::Takeover, "takeover"},
+        {DemoEventKind::NoTakeover, "no_takeover"},
+        {DemoEventKind::Error, "error"},
+}};
+
+constexpr std::string_view nameOf(DemoEventKind kind)
+{
+    for (const DemoEventKindName &entry : DemoEventKindNames)
+        if (entry.kind == kind)
+            return entry.name;
+    return "?";
+}
+
+constexpr std::optional<DemoEventKind> demoEventKindFromName(std::string_view name)
+{
+    for (const DemoEventKindName &entry : DemoEventKindNames)
+        if (entry.name == name)
+            return entry.kind;
+    return std::nullopt;
+}
 
 // A transition of a replica's role, or something the runner itself reports.
 struct DemoEvent
@@ -53,7 +99,7 @@ struct DemoEvent
     std::chrono::system_clock::time_point time; // this machine's clock
     std::string source; // "r2", "workload", or DemoRunner::Options::faultSource
     std::string role;   // empty when not about one role
-    std::string event;  // acquired, released, lost, late_beat, fault, takeover, error, ...
+    DemoEventKind event = DemoEventKind::Error;
     std::int64_t token = 0;
     std::string detail;       // outcome, reason, error line, action; one line, no secret
     std::string databaseTime; // the statement's now(), as the database printed it, when known

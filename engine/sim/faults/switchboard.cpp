@@ -118,11 +118,11 @@ std::optional<std::string> Switchboard::takePanic(std::string_view role)
     return step;
 }
 
-std::string Switchboard::describe() const
+Switchboard::Condition Switchboard::condition() const
 {
     const std::lock_guard lock(m_mutex);
     if (m_killed)
-        return "killed";
+        return {.faulted = true, .description = "killed"};
     std::string text;
     if (m_frozenUntil && *m_frozenUntil > Clock::now()) {
         const double left = std::chrono::duration<double>(*m_frozenUntil - Clock::now()).count();
@@ -143,7 +143,9 @@ std::string Switchboard::describe() const
     for (const auto &[role, step] : m_panics)
         text += (text.empty() ? "" : ", ") + std::string("panic armed: ") + role
                 + (step.empty() ? std::string() : " " + step);
-    return text.empty() ? "normal" : text;
+    if (text.empty())
+        return {.faulted = false, .description = "normal"};
+    return {.faulted = true, .description = text};
 }
 
 void Switchboard::gate()

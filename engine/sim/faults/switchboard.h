@@ -57,8 +57,16 @@ public:
     // of a tick.
     std::optional<std::string> takePanic(std::string_view role) override;
 
-    // One line: what is in force now ("normal", "frozen 12.3 s", "severed", "slow 200 ms", ...).
-    std::string describe() const;
+    // What is in force now, read at once: whether anything is (a kill, a freeze, a cut, a slow
+    // link, an armed panic), and one line saying what ("normal", "frozen 12.3 s", "severed",
+    // "slow 200 ms", ...). Callers test faulted; the line is for display.
+    struct Condition
+    {
+        bool faulted = false;
+        std::string description;
+    };
+    Condition condition() const;
+    std::string describe() const { return condition().description; }
 
     // The gate every routed statement passes (pg::ConnectOptions::gate).
     void gate();
