@@ -136,7 +136,7 @@ HolderChange HolderChangeTracker::classify(const Track &track, const RoleStatus 
                            && now.lastTickEndedAt != track.lastTickEndedAt;
     // The row says so itself (migration 0179): taken before its expiry because the previous
     // holder's session had ended, which a release would not have needed.
-    if (now.tookOver == QLatin1String("session_ended") && track.expiresMs > 0) {
+    if (now.tookOver == TookOver::SessionEnded && track.expiresMs > 0) {
         change.kind = HolderChangeKind::Takeover;
         change.lastHeartbeatAt = utcAt(track.expiresMs - LeaseTtlMs);
         change.gapSeconds = std::max<qint64>(0, acquiredMs - msOf(change.lastHeartbeatAt)) / 1000.0;

@@ -47,7 +47,7 @@ RoleStatus roleStatus(const monitor::RoleRow &row)
     status.notBeforeInSeconds = row.notBeforeInSeconds;
     status.pausedUntil = utcFromEpoch(row.pausedUntil);
     status.pauseRemainingSeconds = row.pauseRemainingSeconds;
-    status.tookOver = qtext(row.tookOver);
+    status.tookOver = parseTookOver(qtext(row.tookOver));
     status.earlyTake = row.earlyTake;
     return status;
 }

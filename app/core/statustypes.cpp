@@ -19,7 +19,21 @@ constexpr std::array<std::pair<RoleState, QLatin1StringView>, 5> ServerTexts{{
         {RoleState::Paused, QLatin1StringView("paused")},
 }};
 
+constexpr std::array<std::pair<TookOver, QLatin1StringView>, 2> TookOverTexts{{
+        {TookOver::Expired, QLatin1StringView("expired")},
+        {TookOver::SessionEnded, QLatin1StringView("session_ended")},
+}};
+
 } // namespace
+
+TookOver parseTookOver(QStringView serverText)
+{
+    for (const auto &[tookOver, text] : TookOverTexts) {
+        if (serverText == text)
+            return tookOver;
+    }
+    return TookOver::None;
+}
 
 RoleState parseRoleState(QStringView serverText)
 {

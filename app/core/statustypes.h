@@ -23,6 +23,12 @@ QString roleStateText(RoleState state);
 // What the window shows (translatable).
 QString roleStateDisplayName(RoleState state);
 
+// How a led row was taken (migration 0179's took_over): past the old lease's expiry, or before it
+// because the previous holder's session had ended (its process died). None for a free row, on an
+// older schema, and for a text this build does not know.
+enum class TookOver { None, Expired, SessionEnded };
+TookOver parseTookOver(QStringView serverText); // "expired", "session_ended", or empty
+
 // One row of leader_status, as the database computed it (ages and expiries on its clock).
 struct RoleStatus
 {
@@ -44,9 +50,8 @@ struct RoleStatus
     // Invalid and empty for a pause until unpaused, and on a schema without migration 0177.
     QDateTime pausedUntil;
     std::optional<double> pauseRemainingSeconds;
-    // How the led row was taken (migration 0179): "expired", "session_ended" (its previous
-    // holder's process died), or empty for a free row and on an older schema.
-    QString tookOver;
+    // How the led row was taken (migration 0179).
+    TookOver tookOver = TookOver::None;
     // Whether the role is taken at its holder's death or only at its expiry (migration 0180's
     // early_take); nullopt on an older schema.
     std::optional<bool> earlyTake;

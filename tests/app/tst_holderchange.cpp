@@ -81,7 +81,7 @@ StatusSnapshot snapshotOf(const Poll &poll)
     }
     if (poll.notBefore >= 0)
         s.notBefore = at(poll.notBefore);
-    s.tookOver = poll.tookOver;
+    s.tookOver = leader::console::parseTookOver(poll.tookOver);
     StatusSnapshot snapshot;
     snapshot.databaseTime = at(poll.at);
     snapshot.receivedAt = snapshot.databaseTime;
@@ -569,7 +569,7 @@ void TstHolderChange::adrOnlyRows_handoverThenTakeoverByExpiry()
     QCOMPARE(changes.size(), 1);
     QVERIFY2(changes.first().kind == HolderChangeKind::Handover,
              qPrintable(changes.first().reason));
-    QVERIFY(snapshot.roles.constFirst().tookOver.isEmpty());
+    QCOMPARE(snapshot.roles.constFirst().tookOver, leader::console::TookOver::None);
 
     // B renews once and stops, as a killed process would; A contends every half second.
     const leader::pg::Result renewed = connection.exec("renew", AdrRenew, {b.token}, 5s);
@@ -589,7 +589,7 @@ void TstHolderChange::adrOnlyRows_handoverThenTakeoverByExpiry()
     QVERIFY2(change.kind == HolderChangeKind::Takeover, qPrintable(change.reason));
     QCOMPARE(change.reason, QStringLiteral("the previous lease expired unreleased"));
     QCOMPARE(change.previousHolder, QString::fromStdString(b.id));
-    QVERIFY(snapshot.roles.constFirst().tookOver.isEmpty());
+    QCOMPARE(snapshot.roles.constFirst().tookOver, leader::console::TookOver::None);
     QVERIFY2(std::abs(change.lastHeartbeatAt.toMSecsSinceEpoch() - qint64(lastRenew * 1000)) <= 2,
              qPrintable(change.lastHeartbeatAt.toString(Qt::ISODateWithMs)));
     const auto failover = leader::console::takeoverFrom(change);

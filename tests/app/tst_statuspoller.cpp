@@ -301,7 +301,7 @@ private Q_SLOTS:
         QCOMPARE(first.roles.size(), 5);
         for (const auto &role : first.roles) {
             QVERIFY(!role.earlyTake.has_value());
-            QVERIFY(role.tookOver.isEmpty());
+            QCOMPARE(role.tookOver, leader::console::TookOver::None);
         }
 
         harness.call([](StatusPoller *poller) {

@@ -56,7 +56,7 @@ StatusSnapshot snapshotOf(const Poll &poll)
     role.lastTickHolder = poll.lastTickHolder;
     if (poll.lastTickEndedAt >= 0)
         role.lastTickEndedAt = at(poll.lastTickEndedAt);
-    role.tookOver = poll.tookOver;
+    role.tookOver = leader::console::parseTookOver(poll.tookOver);
     StatusSnapshot snapshot;
     snapshot.databaseTime = at(poll.at);
     snapshot.receivedAt = snapshot.databaseTime;
