@@ -2,13 +2,21 @@
 
 #include <QSettings>
 
+#include <array>
 #include <cstdlib>
+#include <utility>
 
 namespace leader::console {
 
 namespace {
 
 constexpr auto SettingsKey = "view/timeZone";
+
+// The settings' names: what is stored and what it is read back from.
+constexpr std::array<std::pair<TimeZoneMode, QLatin1StringView>, 2> ModeNames{{
+        {TimeZoneMode::Local, QLatin1StringView("local")},
+        {TimeZoneMode::Utc, QLatin1StringView("utc")},
+}};
 
 QString offsetText(int offsetSeconds)
 {
@@ -46,12 +54,20 @@ void TimeRule::restore()
 
 QString TimeRule::modeName(TimeZoneMode mode)
 {
-    return mode == TimeZoneMode::Utc ? QStringLiteral("utc") : QStringLiteral("local");
+    for (const auto &[known, name] : ModeNames) {
+        if (known == mode)
+            return name;
+    }
+    Q_UNREACHABLE();
 }
 
 TimeZoneMode TimeRule::modeFromName(const QString &name)
 {
-    return name == QLatin1String("utc") ? TimeZoneMode::Utc : TimeZoneMode::Local;
+    for (const auto &[mode, known] : ModeNames) {
+        if (name == known)
+            return mode;
+    }
+    return TimeZoneMode::Local;
 }
 
 QDateTime TimeRule::inZone(const QDateTime &time, TimeZoneMode mode)

@@ -24,14 +24,16 @@ void ExportController::exportStatus(const StatusSnapshot &snapshot, bool haveSna
         Q_EMIT exported(tr("Nothing to export yet: no poll has answered"));
         return;
     }
+    // The chosen filter is told by which of ours it is, not by its (translated) words.
+    const QString jsonFilter = tr("JSON (*.json)");
     QString filter;
-    const QString path = QFileDialog::getSaveFileName(m_window, tr("Export status"),
-                                                      QStringLiteral("leader-status.csv"),
-                                                      tr("CSV (*.csv);;JSON (*.json)"), &filter);
+    const QString path = QFileDialog::getSaveFileName(
+            m_window, tr("Export status"), QStringLiteral("leader-status.csv"),
+            tr("CSV (*.csv)") + QStringLiteral(";;") + jsonFilter, &filter);
     if (path.isEmpty())
         return;
-    const bool json = path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)
-                      || filter.startsWith(QLatin1String("JSON"));
+    const bool json
+            = path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive) || filter == jsonFilter;
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)
         || file.write(json ? statusToJson(snapshot, zone) : statusToCsv(snapshot, zone)) < 0

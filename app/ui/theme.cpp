@@ -4,9 +4,19 @@
 #include <QStyle>
 #include <QStyleFactory>
 
+#include <array>
+#include <utility>
+
 namespace leader::console {
 
 namespace {
+
+// The settings' names: what is stored and what it is read back from.
+constexpr std::array<std::pair<Theme, QLatin1StringView>, 3> ThemeNames{{
+        {Theme::System, QLatin1StringView("system")},
+        {Theme::Light, QLatin1StringView("light")},
+        {Theme::Dark, QLatin1StringView("dark")},
+}};
 
 QPalette darkPalette()
 {
@@ -46,24 +56,20 @@ QPalette &systemPalette()
 
 Theme themeFromName(const QString &name)
 {
-    if (name == QLatin1String("light"))
-        return Theme::Light;
-    if (name == QLatin1String("dark"))
-        return Theme::Dark;
+    for (const auto &[theme, known] : ThemeNames) {
+        if (name == known)
+            return theme;
+    }
     return Theme::System;
 }
 
 QString themeName(Theme theme)
 {
-    switch (theme) {
-    case Theme::Light:
-        return QStringLiteral("light");
-    case Theme::Dark:
-        return QStringLiteral("dark");
-    case Theme::System:
-        break;
+    for (const auto &[known, name] : ThemeNames) {
+        if (known == theme)
+            return name;
     }
-    return QStringLiteral("system");
+    Q_UNREACHABLE();
 }
 
 void applyTheme(Theme theme)
