@@ -322,8 +322,8 @@ void TstTimeRule::exportsCarryTheOffset()
     rule.setMode(mode);
     EventLogModel log;
     log.setTimeRule(&rule);
-    log.append({Instant, QStringLiteral("poll"), QStringLiteral("billing"),
-                EventKind::Handover, 7, QString(), QString()});
+    log.append({Instant, QStringLiteral("poll"), QStringLiteral("billing"), EventKind::Handover, 7,
+                QString(), QString()});
     QBuffer buffer;
     QVERIFY(buffer.open(QIODevice::WriteOnly));
     QString error;
