@@ -14,6 +14,7 @@ namespace bench::chaos {
 namespace {
 
 using bench::ReplicaEvent;
+using leader::lease::EventKind;
 using leader::lease::Outcome;
 
 constexpr double Forever = std::numeric_limits<double>::infinity();
@@ -859,7 +860,7 @@ std::vector<Tick> ticksFrom(const std::vector<ReplicaEvent> &events)
         if (!event.token)
             continue;
         const auto key = std::make_tuple(event.pid, event.role, *event.token);
-        if (event.event == "acquired") {
+        if (event.transition == EventKind::Acquired) {
             open[key] = ticks.size();
             ticks.push_back({.replica = event.replica,
                              .pid = event.pid,
@@ -873,19 +874,19 @@ std::vector<Tick> ticksFrom(const std::vector<ReplicaEvent> &events)
         if (it == open.end())
             continue;
         Tick &tick = ticks[it->second];
-        if (event.event == "lost") {
+        if (event.transition == EventKind::Lost) {
             tick.lostArrivedAt = event.receivedAt;
             continue;
         }
-        if (event.event != "released" && event.event != "release_failed")
+        if (event.transition != EventKind::Released && event.transition != EventKind::ReleaseFailed)
             continue;
         tick.endedAt = eventTime(event);
         tick.endArrivedAt = event.receivedAt;
         tick.outcome = event.outcome;
         tick.lossReason = event.reason;
-        tick.releaseFailed = event.event == "release_failed";
+        tick.releaseFailed = event.transition == EventKind::ReleaseFailed;
         // A RELEASE that found the row prints its now(); one that found it taken prints none.
-        tick.handedOver = event.event == "released" && event.dbTimeEpoch.has_value();
+        tick.handedOver = event.transition == EventKind::Released && event.dbTimeEpoch.has_value();
         open.erase(it);
     }
     std::stable_sort(ticks.begin(), ticks.end(),

@@ -22,6 +22,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using bench::ReplicaEvent;
+using leader::lease::EventKind;
 
 constexpr auto StatementTimeout = 10s;
 constexpr auto ActionTimeout = std::chrono::seconds(120);
@@ -572,7 +573,7 @@ void ChaosBench::consumeEvents()
         if (!event.token)
             continue;
         const auto key = std::make_tuple(event.pid, event.role, *event.token);
-        if (event.event == "acquired") {
+        if (event.transition == EventKind::Acquired) {
             ++m_acquired;
             m_openTicks[key] = event.dbTimeEpoch.value_or(event.receivedAt);
             m_recentAcquired.emplace_back(event.pid, event.role);
@@ -580,7 +581,7 @@ void ChaosBench::consumeEvents()
                 m_recentAcquired.pop_front();
             continue;
         }
-        if (event.event != "released" && event.event != "release_failed")
+        if (event.transition != EventKind::Released && event.transition != EventKind::ReleaseFailed)
             continue;
         const auto open = m_openTicks.find(key);
         if (open == m_openTicks.end())

@@ -218,7 +218,7 @@ void Fleet::start(int slot, Route route)
     for (;;) {
         const std::optional<bench::ReplicaEvent> started = m_events.waitFor(
                 [pid](const bench::ReplicaEvent &event) {
-                    return event.pid == pid && event.event == "started";
+                    return event.pid == pid && event.process == ProcessEvent::Started;
                 },
                 std::min(deadline, std::chrono::steady_clock::now() + 100ms), mark);
         if (started) {

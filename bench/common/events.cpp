@@ -251,7 +251,10 @@ ReplicaEvent parseEvent(int pid, std::string_view line)
     event.pid = pid;
     event.line = std::string(line);
     event.replica = jsonField(line, "replica").value_or("");
-    event.event = jsonField(line, "event").value_or("");
+    if (const std::optional<std::string> kind = jsonField(line, "event")) {
+        event.transition = leader::lease::eventKindFromName(*kind);
+        event.process = processEventFromName(*kind);
+    }
     event.role = jsonField(line, "role").value_or("");
     event.token = integer(jsonField(line, "token"));
     if (const std::optional<std::string> outcome = jsonField(line, "outcome"))

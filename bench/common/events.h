@@ -1,7 +1,9 @@
 #pragma once
 
+#include "lease/events.h"
 #include "lease/outcome.h"
 
+#include <array>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -14,12 +16,58 @@
 
 namespace bench {
 
+// The kinds of line a leader-replica or a scale host prints about itself rather than about a
+// lease; the lease transitions are leader::lease::EventKind.
+enum class ProcessEvent {
+    Started,   // leader-replica is up and connected
+    Ready,     // the scale host started all its replicas
+    Samples,   // the scale host's renew timings
+    WorkEnded, // the scale host's work of one tick returned
+    Fault,     // leader-replica applied a fault command
+    Stopped,   // the process is stopping
+};
+
+struct ProcessEventName
+{
+    ProcessEvent kind;
+    std::string_view name;
+};
+
+// The one name table: what the "event" field of those lines says.
+inline constexpr std::array<ProcessEventName, 6> ProcessEventNames{{
+        {ProcessEvent::Started, "started"},
+        {ProcessEvent::Ready, "ready"},
+        {ProcessEvent::Samples, "samples"},
+        {ProcessEvent::WorkEnded, "work_ended"},
+        {ProcessEvent::Fault, "fault"},
+        {ProcessEvent::Stopped, "stopped"},
+}};
+
+constexpr std::string_view nameOf(ProcessEvent kind)
+{
+    for (const ProcessEventName &entry : ProcessEventNames)
+        if (entry.kind == kind)
+            return entry.name;
+    return "?";
+}
+
+constexpr std::optional<ProcessEvent> processEventFromName(std::string_view name)
+{
+    for (const ProcessEventName &entry : ProcessEventNames)
+        if (entry.name == name)
+            return entry.kind;
+    return std::nullopt;
+}
+
 // The fields of one leader-replica stdout line that the benchmark reads; absent ones stay empty.
 struct ReplicaEvent
 {
     int pid = 0; // the child that printed it: a restarted replica keeps its id, not its pid
     std::string replica;
-    std::string event; // started, acquired, released, release_failed, lost, paused_observed, ...
+    // What the line's "event" says: a lease transition, a line about the process itself, or
+    // neither (absent or a name no table knows).
+    std::optional<leader::lease::EventKind> transition;
+    std::optional<ProcessEvent> process;
     std::string role;
     std::optional<std::int64_t> token;
     std::optional<leader::lease::Outcome> outcome;   // absent or a name no table knows: none

@@ -24,6 +24,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
+using leader::lease::EventKind;
 
 constexpr auto PollEvery = 20ms;
 constexpr auto MidTickDeadline = 90s;  // a 30 s tick, its successor, and the aim at up to 29 s
@@ -130,7 +131,7 @@ std::optional<int> pidInHolderId(const std::string &holder)
 
 bool isEndOfTick(const ReplicaEvent &event)
 {
-    return event.event == "released" || event.event == "release_failed";
+    return event.transition == EventKind::Released || event.transition == EventKind::ReleaseFailed;
 }
 
 void progress(const std::string &line)
@@ -613,7 +614,7 @@ TrialResult FailoverBench::runTrial(Fault fault, int number)
                                   + std::to_string(endDeadline.count()) + " s of "
                                   + (advisory ? "running again" : "resuming"));
         const auto gaveUp = [&](const ReplicaEvent &event) {
-            return event.pid == victimPid && event.event == "lost"
+            return event.pid == victimPid && event.transition == EventKind::Lost
                    && event.reason == leader::lease::LossReason::HeartbeatTimeout
                    && event.token == trial.victimToken;
         };
@@ -759,7 +760,8 @@ void FailoverBench::measureLeaseTakeover(TrialResult &trial, Fault fault,
     if (fault == Fault::SigTerm) {
         const std::optional<ReplicaEvent> released = m_events.waitFor(
                 [&](const ReplicaEvent &event) {
-                    return event.pid == victimPid && event.event == "released" && event.role == Role
+                    return event.pid == victimPid && event.transition == EventKind::Released
+                           && event.role == Role
                            && (!event.token || *event.token == trial.victimToken);
                 },
                 Clock::now() + SigtermExitBound, mark);
@@ -801,8 +803,8 @@ void FailoverBench::measureAdvisoryTakeover(TrialResult &trial, Fault fault,
     if (fault == Fault::SigTerm) {
         const std::optional<ReplicaEvent> released = m_events.waitFor(
                 [&](const ReplicaEvent &event) {
-                    return event.pid == victimPid && event.event == "released" && event.role == Role
-                           && event.token == trial.victimToken;
+                    return event.pid == victimPid && event.transition == EventKind::Released
+                           && event.role == Role && event.token == trial.victimToken;
                 },
                 Clock::now() + SigtermExitBound, mark);
         if (released && released->dbTimeEpoch)
@@ -955,20 +957,21 @@ void FailoverBench::runPauseTrial(TrialResult &trial, int victimSlot, std::size_
     std::optional<ReplicaEvent> observed = m_events.waitFor(
             [&](const ReplicaEvent &event) {
                 return tokenMatches(event)
-                       && (event.event == "paused_observed" || event.event == "lost");
+                       && (event.transition == EventKind::PausedObserved
+                           || event.transition == EventKind::Lost);
             },
             Clock::now() + TakeoverDeadline, mark);
-    if (observed && observed->event != "paused_observed") {
+    if (observed && observed->transition != EventKind::PausedObserved) {
         // The loss may be printed first; the cancellation's own line is the one to time.
         if (std::optional<ReplicaEvent> pausedLine = m_events.waitFor(
                     [&](const ReplicaEvent &event) {
-                        return tokenMatches(event) && event.event == "paused_observed";
+                        return tokenMatches(event) && event.transition == EventKind::PausedObserved;
                     },
                     Clock::now() + 1s, mark))
             observed = pausedLine;
         else
-            trial.notes.push_back("no paused_observed line; timed the " + observed->event
-                                  + " line instead");
+            trial.notes.push_back("no paused_observed line; timed the "
+                                  + std::string(nameOf(*observed->transition)) + " line instead");
     }
     if (observed && observed->tsEpoch)
         trial.metrics["pause_to_cancelled"] = *observed->tsEpoch - pausedAt;

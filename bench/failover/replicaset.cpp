@@ -78,7 +78,7 @@ void ReplicaSet::start(int slot)
     for (;;) {
         const std::optional<ReplicaEvent> started = m_events.waitFor(
                 [pid](const ReplicaEvent &event) {
-                    return event.pid == pid && event.event == "started";
+                    return event.pid == pid && event.process == ProcessEvent::Started;
                 },
                 std::min(deadline, std::chrono::steady_clock::now() + 100ms), mark);
         if (started) {

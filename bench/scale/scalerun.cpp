@@ -32,6 +32,7 @@ using bench::EventLog;
 using bench::ReplicaEvent;
 using bench::ReplicaProcess;
 using Clock = std::chrono::steady_clock;
+using leader::lease::EventKind;
 
 constexpr auto StatementTimeout = 10s;
 constexpr auto StopDeadline = 60s;
@@ -255,7 +256,7 @@ public:
             const int pid = host.process->pid();
             if (!m_events.waitFor(
                         [pid](const ReplicaEvent &event) {
-                            return event.pid == pid && event.event == "ready";
+                            return event.pid == pid && event.process == ProcessEvent::Ready;
                         },
                         deadline, from))
                 throw std::runtime_error("host " + std::to_string(pid)
@@ -291,7 +292,7 @@ public:
             const int pid = host.process->pid();
             if (!m_events.waitFor(
                         [pid](const ReplicaEvent &event) {
-                            return event.pid == pid && event.event == "samples";
+                            return event.pid == pid && event.process == ProcessEvent::Samples;
                         },
                         deadline, mark))
                 throw std::runtime_error("host " + std::to_string(pid) + " wrote no samples");
@@ -462,7 +463,7 @@ private:
         phase.bouncerCpu = (end.bouncerCpu - begin.bouncerCpu) / phase.seconds;
         phase.hostsCpu = (end.hostsCpu - begin.hostsCpu) / phase.seconds;
         for (const ReplicaEvent &event : m_events->since(eventsFrom))
-            phase.ticksLed += event.event == "acquired" ? 1 : 0;
+            phase.ticksLed += event.transition == EventKind::Acquired ? 1 : 0;
         fleet.collect(begin.at, end.at, phase);
         return phase;
     }
@@ -533,7 +534,7 @@ private:
             Takeover result{.role = held.role, .victimToken = held.token};
             const std::optional<ReplicaEvent> next = m_events->waitFor(
                     [&held](const ReplicaEvent &event) {
-                        return event.event == "acquired" && event.role == held.role
+                        return event.transition == EventKind::Acquired && event.role == held.role
                                && event.token.value_or(0) > held.token;
                     },
                     deadline);
@@ -576,17 +577,18 @@ private:
             if (!event.token || event.role.empty())
                 continue;
             const auto key = std::make_pair(event.role, *event.token);
-            if (event.event == "acquired" && event.dbTimeEpoch) {
+            if (event.transition == EventKind::Acquired && event.dbTimeEpoch) {
                 if (++acquiredTwice[key] > 1)
                     run.databaseMismatches.push_back("token " + std::to_string(*event.token)
                                                      + " of " + event.role + " acquired twice");
                 leads[key] = {event.holder, *event.token, *event.dbTimeEpoch, 0, false};
-            } else if (event.event == "work_ended" && leads.contains(key)) {
+            } else if (event.process == ProcessEvent::WorkEnded && leads.contains(key)) {
                 const std::string at = bench::jsonField(event.line, "at").value_or("");
                 Lead &lead = leads[key];
                 lead.ended = std::from_chars(at.data(), at.data() + at.size(), lead.to).ec
                              == std::errc();
-            } else if (event.event == "released" && event.dbTimeEpoch && leads.contains(key)) {
+            } else if (event.transition == EventKind::Released && event.dbTimeEpoch
+                       && leads.contains(key)) {
                 leads[key].releasedAt = *event.dbTimeEpoch;
             }
         }
@@ -625,7 +627,7 @@ private:
     {
         std::map<std::string, std::int64_t> lastAcquired;
         for (const ReplicaEvent &event : m_events->since(0))
-            if (event.event == "acquired" && event.token)
+            if (event.transition == EventKind::Acquired && event.token)
                 lastAcquired[event.role] = std::max(lastAcquired[event.role], *event.token);
         const leader::pg::Result rows = m_db.exec(
                 "tokens", "SELECT role, holder_token FROM leader_leases", {}, StatementTimeout);
