@@ -54,7 +54,7 @@ void DrillAuditor::audit(const ConnectionProfile &database, const QDateTime &sin
             for (const std::string &sample : invariant.samples)
                 samples.append(qtext(sample));
             result.invariants.append({qtext(invariant.role), qtext(invariant.name), invariant.holds,
-                                      invariant.offending, samples});
+                                      invariant.offending, samples, invariant.fencing});
         }
     } catch (const std::exception &error) {
         result.error = firstLine(error.what());

@@ -105,7 +105,7 @@ bool DrillResult::boundsMet() const
 qint64 DrillResult::staleClaimsAccepted() const
 {
     for (const DrillInvariant &invariant : invariants) {
-        if (invariant.name.contains(QLatin1String("stale token")))
+        if (invariant.fencing)
             return invariant.offending;
     }
     return -1;

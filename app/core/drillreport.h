@@ -40,7 +40,7 @@ struct DrillPause
     double ledAgainSeconds() const; // unpause requested to led again
 };
 
-// One invariant of the demo auditor (engine/demo/auditor.h).
+// One invariant of the demo auditor (engine/sim/demo/auditor.h).
 struct DrillInvariant
 {
     QString role;
@@ -48,6 +48,7 @@ struct DrillInvariant
     bool holds = true;
     qint64 offending = 0;
     QStringList samples;
+    bool fencing = false; // nothing claimed under a stale token: the stale claims accepted
 };
 
 struct DrillEnvironment

@@ -38,8 +38,8 @@ class AgeThresholds final
 public:
     AgeThresholds() = default;
 
-    // The demo's intervals (engine/replica/profile.cpp demoProfile()): billing 60 s, dunning 10 s,
-    // the three outboxes 2 s.
+    // The demo's intervals (engine/runtime/replica/profile.cpp demoProfile()): billing 60 s,
+    // dunning 10 s, the three outboxes 2 s.
     static AgeThresholds defaults();
     // warn = 2 x interval + 15 s, alert = 4 x interval + 30 s (why: see the .cpp).
     static AgeThreshold forInterval(double intervalSeconds);

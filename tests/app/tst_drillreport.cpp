@@ -72,7 +72,8 @@ DrillResult sample()
              QStringLiteral("no row claimed under a stale token"),
              true,
              0,
-             {}},
+             {},
+             true},
     };
     result.environment = {QStringLiteral("0.1.0"), QStringLiteral("15.10"), QStringLiteral("ws"),
                           QStringLiteral("Debian GNU/Linux 12 (bookworm)")};

@@ -956,7 +956,7 @@ void TestLeaderctl::demoKeepRunningOutlivesLeaderctlUntilStop()
 // Before PostgreSQL 15 every login may CREATE in public, and the migrator refuses such a schema
 // (docs/security.md). The demo's database is the project's own, so the demo closes it itself:
 // here public is opened as 14 has it and the last migration is pending again. Checked once to
-// fail without the REVOKE in engine/demo/bootstrap.cpp (leaderctl demo then exits 3 with the
+// fail without the REVOKE in engine/sim/demo/bootstrap.cpp (leaderctl demo then exits 3 with the
 // migrator's "REVOKE CREATE ON SCHEMA public FROM PUBLIC" line).
 void TestLeaderctl::demoClosesItsPublicSchemaBeforeMigrating()
 {

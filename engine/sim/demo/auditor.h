@@ -26,6 +26,9 @@ struct InvariantResult
     std::string name;
     bool holds = true;
     std::int64_t offending = 0;
+    // The fence's own invariant, "no row claimed under a stale token": what reports count as stale
+    // claims accepted.
+    bool fencing = false;
     std::vector<std::string> samples; // at most AuditOptions::sampleLimit offending rows, as text
     // What was checked, and what is allowed but worth seeing (duplicates of at-least-once effects).
     std::vector<std::pair<std::string, std::int64_t>> info;
