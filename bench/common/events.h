@@ -2,6 +2,7 @@
 
 #include "lease/events.h"
 #include "lease/outcome.h"
+#include "log/nametable.h"
 
 #include <array>
 #include <chrono>
@@ -27,14 +28,8 @@ enum class ProcessEvent {
     Stopped,   // the process is stopping
 };
 
-struct ProcessEventName
-{
-    ProcessEvent kind;
-    std::string_view name;
-};
-
 // The one name table: what the "event" field of those lines says.
-inline constexpr std::array<ProcessEventName, 6> ProcessEventNames{{
+inline constexpr std::array<leader::Named<ProcessEvent>, 6> ProcessEventNames{{
         {ProcessEvent::Started, "started"},
         {ProcessEvent::Ready, "ready"},
         {ProcessEvent::Samples, "samples"},
@@ -45,18 +40,12 @@ inline constexpr std::array<ProcessEventName, 6> ProcessEventNames{{
 
 constexpr std::string_view nameOf(ProcessEvent kind)
 {
-    for (const ProcessEventName &entry : ProcessEventNames)
-        if (entry.kind == kind)
-            return entry.name;
-    return "?";
+    return leader::nameIn<ProcessEvent>(ProcessEventNames, kind);
 }
 
 constexpr std::optional<ProcessEvent> processEventFromName(std::string_view name)
 {
-    for (const ProcessEventName &entry : ProcessEventNames)
-        if (entry.name == name)
-            return entry.kind;
-    return std::nullopt;
+    return leader::valueIn<ProcessEvent>(ProcessEventNames, name);
 }
 
 // The fields of one leader-replica stdout line that the benchmark reads; absent ones stay empty.

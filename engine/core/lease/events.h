@@ -1,5 +1,6 @@
 #pragma once
 
+#include "log/nametable.h"
 #include "outcome.h"
 
 #include <array>
@@ -23,14 +24,8 @@ enum class EventKind {
     PausedObserved, // the holder found its role paused (RENEW returned no row)
 };
 
-struct EventKindName
-{
-    EventKind kind;
-    std::string_view name;
-};
-
 // The one name table: what the event lines and the demo's log print, and what their readers parse.
-inline constexpr std::array<EventKindName, 6> EventKindNames{{
+inline constexpr std::array<Named<EventKind>, 6> EventKindNames{{
         {EventKind::Acquired, "acquired"},
         {EventKind::Released, "released"},
         {EventKind::ReleaseFailed, "release_failed"},
@@ -41,18 +36,12 @@ inline constexpr std::array<EventKindName, 6> EventKindNames{{
 
 constexpr std::string_view nameOf(EventKind kind)
 {
-    for (const EventKindName &entry : EventKindNames)
-        if (entry.kind == kind)
-            return entry.name;
-    return "?";
+    return nameIn<EventKind>(EventKindNames, kind);
 }
 
 constexpr std::optional<EventKind> eventKindFromName(std::string_view name)
 {
-    for (const EventKindName &entry : EventKindNames)
-        if (entry.name == name)
-            return entry.kind;
-    return std::nullopt;
+    return valueIn<EventKind>(EventKindNames, name);
 }
 
 // One transition of one role on one replica. Logs, the console and the benchmarks all read this

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "log/nametable.h"
+
 #include <array>
 #include <optional>
 #include <string_view>
@@ -24,28 +26,16 @@ enum class LossReason {
     Panicked,         // the work threw: only the lease_lost metric says it (the outcome is Failed)
 };
 
-struct OutcomeName
-{
-    Outcome outcome;
-    std::string_view name;
-};
-
-struct LossReasonName
-{
-    LossReason reason;
-    std::string_view name;
-};
-
 // The one name table of each: what RELEASE sends, what the event lines, logs and metric labels
 // print, and what readers of those lines parse.
-inline constexpr std::array<OutcomeName, 4> OutcomeNames{{
+inline constexpr std::array<Named<Outcome>, 4> OutcomeNames{{
         {Outcome::Completed, "completed"},
         {Outcome::Interrupted, "interrupted"},
         {Outcome::Failed, "failed"},
         {Outcome::Lost, "lost"},
 }};
 
-inline constexpr std::array<LossReasonName, 6> LossReasonNames{{
+inline constexpr std::array<Named<LossReason>, 6> LossReasonNames{{
         {LossReason::TakenOver, "taken_over"},
         {LossReason::Released, "released"},
         {LossReason::Paused, "paused"},
@@ -56,34 +46,22 @@ inline constexpr std::array<LossReasonName, 6> LossReasonNames{{
 
 constexpr std::string_view nameOf(Outcome outcome)
 {
-    for (const OutcomeName &entry : OutcomeNames)
-        if (entry.outcome == outcome)
-            return entry.name;
-    return "?";
+    return nameIn<Outcome>(OutcomeNames, outcome);
 }
 
 constexpr std::optional<Outcome> outcomeFromName(std::string_view name)
 {
-    for (const OutcomeName &entry : OutcomeNames)
-        if (entry.name == name)
-            return entry.outcome;
-    return std::nullopt;
+    return valueIn<Outcome>(OutcomeNames, name);
 }
 
 constexpr std::string_view nameOf(LossReason reason)
 {
-    for (const LossReasonName &entry : LossReasonNames)
-        if (entry.reason == reason)
-            return entry.name;
-    return "?";
+    return nameIn<LossReason>(LossReasonNames, reason);
 }
 
 constexpr std::optional<LossReason> lossReasonFromName(std::string_view name)
 {
-    for (const LossReasonName &entry : LossReasonNames)
-        if (entry.name == name)
-            return entry.reason;
-    return std::nullopt;
+    return valueIn<LossReason>(LossReasonNames, name);
 }
 
 } // namespace leader::lease

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "log/nametable.h"
+
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -94,14 +96,8 @@ std::vector<UnpauseRecord> unpauseRoles(pg::Connection &connection,
 // (leader_ext.leader_pause_log.action): an Expire is a pause that ended by itself.
 enum class PauseAction { Pause, Unpause, Expire };
 
-struct PauseActionName
-{
-    PauseAction action;
-    std::string_view name;
-};
-
 // The one name table: the pause log's action column, what the tools and the console print.
-inline constexpr std::array<PauseActionName, 3> PauseActionNames{{
+inline constexpr std::array<Named<PauseAction>, 3> PauseActionNames{{
         {PauseAction::Pause, "pause"},
         {PauseAction::Unpause, "unpause"},
         {PauseAction::Expire, "expire"},
@@ -109,18 +105,12 @@ inline constexpr std::array<PauseActionName, 3> PauseActionNames{{
 
 constexpr std::string_view nameOf(PauseAction action)
 {
-    for (const PauseActionName &entry : PauseActionNames)
-        if (entry.action == action)
-            return entry.name;
-    return "?";
+    return nameIn<PauseAction>(PauseActionNames, action);
 }
 
 constexpr std::optional<PauseAction> pauseActionFromName(std::string_view name)
 {
-    for (const PauseActionName &entry : PauseActionNames)
-        if (entry.name == name)
-            return entry.action;
-    return std::nullopt;
+    return valueIn<PauseAction>(PauseActionNames, name);
 }
 
 struct PauseLogEntry

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "faults/fault.h"
+#include "log/nametable.h"
 
 #include <array>
 #include <chrono>
@@ -57,14 +58,8 @@ enum class DemoEventKind {
     Error,      // the workload failed; it retries
 };
 
-struct DemoEventKindName
-{
-    DemoEventKind kind;
-    std::string_view name;
-};
-
 // The one name table: what the console's log and `leaderctl demo --run` print.
-inline constexpr std::array<DemoEventKindName, 10> DemoEventKindNames{{
+inline constexpr std::array<Named<DemoEventKind>, 10> DemoEventKindNames{{
         {DemoEventKind::Acquired, "acquired"},
         {DemoEventKind::Released, "released"},
         {DemoEventKind::ReleaseFailed, "release_failed"},
@@ -79,18 +74,12 @@ inline constexpr std::array<DemoEventKindName, 10> DemoEventKindNames{{
 
 constexpr std::string_view nameOf(DemoEventKind kind)
 {
-    for (const DemoEventKindName &entry : DemoEventKindNames)
-        if (entry.kind == kind)
-            return entry.name;
-    return "?";
+    return nameIn<DemoEventKind>(DemoEventKindNames, kind);
 }
 
 constexpr std::optional<DemoEventKind> demoEventKindFromName(std::string_view name)
 {
-    for (const DemoEventKindName &entry : DemoEventKindNames)
-        if (entry.name == name)
-            return entry.kind;
-    return std::nullopt;
+    return valueIn<DemoEventKind>(DemoEventKindNames, name);
 }
 
 // A transition of a replica's role, or something the runner itself reports.

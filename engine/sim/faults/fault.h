@@ -1,5 +1,7 @@
 #pragma once
 
+#include "log/nametable.h"
+
 #include <array>
 #include <optional>
 #include <string_view>
@@ -37,14 +39,8 @@ enum class Fault {
     Partition,   // one holder's network blackholed, the server's keepalives short
 };
 
-struct FaultName
-{
-    Fault fault;
-    std::string_view name;
-};
-
 // The one name table: what reports, logs and command lines print, and what they parse.
-inline constexpr std::array<FaultName, 21> FaultNames{{
+inline constexpr std::array<Named<Fault>, 21> FaultNames{{
         {Fault::Kill, "kill"},
         {Fault::SigKill, "sigkill"},
         {Fault::SigTerm, "sigterm"},
@@ -70,18 +66,12 @@ inline constexpr std::array<FaultName, 21> FaultNames{{
 
 constexpr std::string_view nameOf(Fault fault)
 {
-    for (const FaultName &entry : FaultNames)
-        if (entry.fault == fault)
-            return entry.name;
-    return "?";
+    return nameIn<Fault>(FaultNames, fault);
 }
 
 constexpr std::optional<Fault> faultFromName(std::string_view name)
 {
-    for (const FaultName &entry : FaultNames)
-        if (entry.name == name)
-            return entry.fault;
-    return std::nullopt;
+    return valueIn<Fault>(FaultNames, name);
 }
 
 } // namespace leader::faults
