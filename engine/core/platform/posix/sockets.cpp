@@ -38,24 +38,6 @@ void disableNagle(int handle)
 
 } // namespace
 
-Socket::~Socket()
-{
-    close();
-}
-
-Socket::Socket(Socket &&other) noexcept
-    : m_handle(std::exchange(other.m_handle, -1))
-{}
-
-Socket &Socket::operator=(Socket &&other) noexcept
-{
-    if (this != &other) {
-        close();
-        m_handle = std::exchange(other.m_handle, -1);
-    }
-    return *this;
-}
-
 void Socket::close()
 {
     if (m_handle >= 0)

@@ -66,24 +66,6 @@ void disableNagle(SOCKET socket)
 
 } // namespace
 
-Socket::~Socket()
-{
-    close();
-}
-
-Socket::Socket(Socket &&other) noexcept
-    : m_handle(std::exchange(other.m_handle, -1))
-{}
-
-Socket &Socket::operator=(Socket &&other) noexcept
-{
-    if (this != &other) {
-        close();
-        m_handle = std::exchange(other.m_handle, -1);
-    }
-    return *this;
-}
-
 void Socket::close()
 {
     if (m_handle >= 0)
