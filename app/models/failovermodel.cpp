@@ -118,13 +118,10 @@ QVariant FailoverModel::data(const QModelIndex &index, int role) const
     case RawRole:
         switch (index.column()) {
         case Role:
-            return row.role;
         case Fault:
-            return row.fault;
         case Victim:
-            return row.victim;
         case Successor:
-            return row.successor;
+            return data(index, Qt::DisplayRole); // the text columns sort and export as shown
         case Gap:
             return row.gapSeconds;
         case Bound:

@@ -44,22 +44,15 @@ QVariant ReplicaModel::data(const QModelIndex &index, int role) const
 
 QVariant ReplicaModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    // In the order of Column.
+    static constexpr const char *titles[ColumnCount]
+            = {QT_TR_NOOP("Replica"), QT_TR_NOOP("State"), QT_TR_NOOP("Holder"),
+               QT_TR_NOOP("Leading"), QT_TR_NOOP("Faults")};
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
-    switch (section) {
-    case Replica:
-        return tr("Replica");
-    case State:
-        return tr("State");
-    case Holder:
-        return tr("Holder");
-    case Leading:
-        return tr("Leading");
-    case Faults:
-        return tr("Faults");
-    default:
+    if (section < 0 || section >= ColumnCount)
         return {};
-    }
+    return tr(titles[section]);
 }
 
 void ReplicaModel::setReplicas(const QList<ReplicaInfo> &replicas)
