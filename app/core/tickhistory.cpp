@@ -1,5 +1,7 @@
 #include "tickhistory.h"
 
+#include "core/rolerecords.h"
+
 #include <QCoreApplication>
 
 #include <algorithm>
@@ -96,20 +98,13 @@ QString TickHistory::Marker::describe(TimeZoneMode zone) const
 
 void TickHistory::append(const StatusSnapshot &snapshot, const QList<HolderChange> &changes)
 {
-    if (!snapshot.databaseTime.isValid())
+    const std::optional<qint64> newMs = advanceTo(snapshot, m_latestMs);
+    if (!newMs)
         return;
-    const qint64 nowMs = snapshot.databaseTime.toMSecsSinceEpoch();
-    if (m_latestMs && nowMs <= *m_latestMs)
-        return;
-    m_latestMs = nowMs;
+    const qint64 nowMs = *newMs;
 
     for (const RoleStatus &status : snapshot.roles) {
-        auto it = m_roles.find(status.role);
-        if (it == m_roles.end()) {
-            m_roleOrder.append(status.role);
-            it = m_roles.insert(status.role, RoleHistory{});
-        }
-        RoleHistory &history = *it;
+        RoleHistory &history = recordFor(m_roles, m_roleOrder, status.role);
         history.lastAge = status.lastTickAgeSeconds;
         if (status.lastTickAgeSeconds) {
             const float age = float(*status.lastTickAgeSeconds);
@@ -149,12 +144,7 @@ void TickHistory::restore(const Saved &saved)
         savedLatestMs = std::max(savedLatestMs.value_or(timeMs), timeMs);
     };
     for (const SavedRole &role : saved.roles) {
-        auto it = m_roles.find(role.role);
-        if (it == m_roles.end()) {
-            m_roleOrder.append(role.role);
-            it = m_roles.insert(role.role, RoleHistory{});
-        }
-        RoleHistory &history = *it;
+        RoleHistory &history = recordFor(m_roles, m_roleOrder, role.role);
         // Saved data is older than anything the live polls added: it goes in front of it.
         const qint64 liveRawStart = history.raw.empty() ? std::numeric_limits<qint64>::max()
                                                         : history.raw.front().timeMs;

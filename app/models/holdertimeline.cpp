@@ -1,6 +1,7 @@
 #include "holdertimeline.h"
 
 #include "core/leasefacts.h"
+#include "core/rolerecords.h"
 #include "models/plaintext.h"
 
 #include <QSet>
@@ -38,22 +39,15 @@ void HolderTimeline::timeRuleChanged()
 
 void HolderTimeline::append(const StatusSnapshot &snapshot, const QList<HolderChange> &changes)
 {
-    if (!snapshot.databaseTime.isValid())
+    const std::optional<qint64> newMs = advanceTo(snapshot, m_latestMs);
+    if (!newMs)
         return;
-    const qint64 nowMs = snapshot.databaseTime.toMSecsSinceEpoch();
-    if (m_latestMs && nowMs <= *m_latestMs)
-        return;
-    m_latestMs = nowMs;
+    const qint64 nowMs = *newMs;
     const QDateTime now = QDateTime::fromMSecsSinceEpoch(nowMs, Qt::UTC);
 
     bool changed = false;
     for (const RoleStatus &status : snapshot.roles) {
-        auto it = m_roles.find(status.role);
-        if (it == m_roles.end()) {
-            m_roleOrder.append(status.role);
-            it = m_roles.insert(status.role, RoleState{});
-        }
-        RoleState &state = *it;
+        RoleState &state = recordFor(m_roles, m_roleOrder, status.role);
         const bool held = !status.holderId.isEmpty();
         const qint64 heartbeatMs
                 = status.expiresInSeconds
