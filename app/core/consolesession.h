@@ -58,6 +58,8 @@ public:
     ~ConsoleSession() override;
 
     Phase phase() const { return m_phase; }
+    // Running or shutting down: a window closing waits for finished().
+    bool hasWorkers() const { return m_phase != Phase::Idle && m_phase != Phase::Finished; }
     bool isDemoRunning() const { return m_demoRunning; }
     bool isStale() const { return m_stale; }
     QDateTime lastRowsAt() const { return m_lastRowsAt; }      // the workstation's clock, UTC

@@ -166,8 +166,7 @@ void DrillController::endHeadless(int exitCode, const QString &line)
     QTextStream(exitCode == 0 ? stdout : stderr) << "leader-console: " << line << '\n';
     m_window->close();
     // A session that never started has nothing to stop and says nothing more.
-    if (m_session->phase() == ConsoleSession::Phase::Idle
-        || m_session->phase() == ConsoleSession::Phase::Finished)
+    if (!m_session->hasWorkers())
         QCoreApplication::exit(exitCode);
 }
 

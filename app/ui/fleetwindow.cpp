@@ -1,5 +1,6 @@
 #include "fleetwindow.h"
 
+#include "closewhenidle.h"
 #include "connectionbanner.h"
 #include "core/consolesession.h"
 #include "core/profilestore.h"
@@ -19,6 +20,8 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTimer>
+
+#include <algorithm>
 
 namespace leader::console {
 
@@ -197,12 +200,14 @@ void FleetWindow::onPageFinished(MainWindow *page)
     if (!m_closing)
         return;
     page->close();
-    for (MainWindow *other : std::as_const(m_pages)) {
-        const ConsoleSession::Phase phase = other->session()->phase();
-        if (phase != ConsoleSession::Phase::Finished && phase != ConsoleSession::Phase::Idle)
-            return;
-    }
-    close();
+    if (!anyPageWorking())
+        close();
+}
+
+bool FleetWindow::anyPageWorking() const
+{
+    return std::any_of(m_pages.cbegin(), m_pages.cend(),
+                       [](const MainWindow *page) { return page->session()->hasWorkers(); });
 }
 
 void FleetWindow::takeScreenshot()
@@ -215,22 +220,9 @@ void FleetWindow::takeScreenshot()
 
 void FleetWindow::closeEvent(QCloseEvent *event)
 {
-    bool running = false;
-    for (MainWindow *page : std::as_const(m_pages)) {
-        const ConsoleSession::Phase phase = page->session()->phase();
-        running = running
-                  || (phase != ConsoleSession::Phase::Finished
-                      && phase != ConsoleSession::Phase::Idle);
-    }
-    if (!running) {
-        event->accept();
-        return;
-    }
     // Each tab's session ends its workers within its bound; the last to finish closes this.
-    event->ignore();
-    if (m_closing)
+    if (!startShutdownOnClose(event, anyPageWorking(), m_closing))
         return;
-    m_closing = true;
     setEnabled(false);
     statusBar()->showMessage(tr("Closing: stopping each database's poller…"));
     for (MainWindow *page : std::as_const(m_pages))

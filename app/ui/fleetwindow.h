@@ -39,6 +39,7 @@ private:
     void closeCurrentDatabase();
     void showPage(int row);
     void onPageFinished(MainWindow *page);
+    bool anyPageWorking() const; // a tab's session still running or shutting down
     void updateTitle();
     static QString titleFor(int databases); // "Fleet — 1 database", "Fleet — 3 databases"
     void takeScreenshot();

@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "alertcontroller.h"
+#include "closewhenidle.h"
 #include "connectioncontroller.h"
 #include "core/consolesession.h"
 #include "core/historystore.h"
@@ -488,17 +489,10 @@ void MainWindow::takeScreenshot()
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
-    if (m_session->phase() == ConsoleSession::Phase::Finished
-        || m_session->phase() == ConsoleSession::Phase::Idle) {
-        event->accept();
-        return;
-    }
     // The session ends its workers within its bound (the demo's replicas release their roles and
     // its server stops) and then emits finished, which closes the window for good.
-    event->ignore();
-    if (m_closing)
+    if (!startShutdownOnClose(event, m_session->hasWorkers(), m_closing))
         return;
-    m_closing = true;
     // A tab of the fleet window has no geometry of its own to remember.
     if (isWindow()) {
         QSettings settings;
