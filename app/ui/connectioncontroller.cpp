@@ -5,9 +5,9 @@
 #include "core/consolesession.h"
 #include "core/passwordstore.h"
 #include "core/profilestore.h"
+#include "stackedwidgets.h"
 
 #include <QMessageBox>
-#include <QVBoxLayout>
 
 namespace leader::console {
 
@@ -134,15 +134,9 @@ void ConnectionController::openDialog(const QString &error)
 
 QWidget *ConnectionController::wrap(QWidget *central)
 {
-    auto *container = new QWidget;
-    auto *layout = new QVBoxLayout(container);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->setSpacing(0);
     // Below the views, not above: the status table keeps its place when an outage starts (the
     // stale mark's promise); the chart below it gives up the line.
-    layout->addWidget(central);
-    layout->addWidget(m_banner);
-    return container;
+    return stackedWidgets({central, m_banner});
 }
 
 void ConnectionController::onConnectionChanged(ConnectionState state, const QString &message)

@@ -4,12 +4,12 @@
 #include "core/leasefacts.h"
 #include "models/plaintext.h"
 #include "models/tones.h"
+#include "stackedwidgets.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPainter>
 #include <QPushButton>
-#include <QVBoxLayout>
 
 namespace leader::console {
 
@@ -52,13 +52,7 @@ LeftoverPausesBar::~LeftoverPausesBar() = default;
 
 QWidget *LeftoverPausesBar::wrap(ConsoleSession *session, QWidget *central)
 {
-    auto *container = new QWidget;
-    auto *layout = new QVBoxLayout(container);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->setSpacing(0);
-    layout->addWidget(new LeftoverPausesBar(session));
-    layout->addWidget(central, 1);
-    return container;
+    return stackedWidgets({new LeftoverPausesBar(session), central}, central);
 }
 
 QStringList LeftoverPausesBar::roles() const

@@ -1,6 +1,7 @@
 #include "productionguard.h"
 
 #include "pausecontroller.h"
+#include "stackedwidgets.h"
 
 #include <QAction>
 #include <QColor>
@@ -8,7 +9,6 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QVBoxLayout>
 
 #include <cmath>
 
@@ -59,12 +59,7 @@ QWidget *ProductionGuard::wrap(QWidget *central)
     QFont font = m_band->font();
     font.setBold(true);
     m_band->setFont(font);
-    auto *container = new QWidget;
-    auto *layout = new QVBoxLayout(container);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->setSpacing(0);
-    layout->addWidget(m_band);
-    layout->addWidget(central);
+    QWidget *container = stackedWidgets({m_band, central});
     updateBand();
     return container;
 }
