@@ -4,6 +4,7 @@
 #include <QJsonDocument>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace consolebench {
@@ -56,6 +57,27 @@ Stats statsOf(QList<double> samples)
     stats.p95 = samples.at(std::min<qsizetype>(samples.size() - 1, samples.size() * 95 / 100));
     stats.max = samples.last();
     return stats;
+}
+
+double percentile(const std::vector<double> &sorted, double fraction)
+{
+    if (sorted.empty())
+        return 0;
+    // Nearest rank: the smallest sample at or above the fraction of all samples.
+    const auto rank = std::size_t(std::ceil(fraction * double(sorted.size())));
+    return sorted.at(std::clamp<std::size_t>(rank, 1, sorted.size()) - 1);
+}
+
+QString shellQuoted(const QString &argument)
+{
+    if (!argument.isEmpty() && std::all_of(argument.begin(), argument.end(), [](QChar c) {
+            return c.isLetterOrNumber() || QStringLiteral("-_./:=@,%+").contains(c);
+        })) {
+        return argument;
+    }
+    QString quoted = argument;
+    quoted.replace(QLatin1Char('\''), QLatin1String("'\\''"));
+    return QLatin1Char('\'') + quoted + QLatin1Char('\'');
 }
 
 StatusSnapshot syntheticPoll(const QDateTime &base, qint64 s)

@@ -8,8 +8,10 @@
 #include <QList>
 #include <QString>
 
-// What the console benchmarks share: the platform, the figures of a set of samples, a synthetic
-// day of polls, and the JSON file of the figures.
+#include <vector>
+
+// What the console benchmarks share: the platform, the figures of a set of samples, the shell
+// quoting of the reproduce line, a synthetic day of polls, and the JSON file of the figures.
 namespace consolebench {
 
 // Qt's offscreen platform, unless QT_QPA_PLATFORM names one. Before the application exists.
@@ -23,6 +25,13 @@ struct Stats
 };
 
 Stats statsOf(QList<double> samples);
+
+// The nearest-rank percentile of sorted samples (fraction 0.95 for p95): the smallest sample at or
+// above that fraction of them; 0 for none.
+double percentile(const std::vector<double> &sorted, double fraction);
+
+// argument as one word for a POSIX shell: as it is when it is plainly safe, else single-quoted.
+QString shellQuoted(const QString &argument);
 
 // The roles of the synthetic day, as the demo configures them.
 inline constexpr int SyntheticRoles = 5;

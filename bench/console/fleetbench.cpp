@@ -51,15 +51,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-double percentile(const std::vector<double> &sorted, double fraction)
-{
-    if (sorted.empty())
-        return 0;
-    // Nearest rank: the smallest sample at or above the fraction of all samples.
-    const auto rank = std::size_t(std::ceil(fraction * double(sorted.size())));
-    return sorted.at(std::clamp<std::size_t>(rank, 1, sorted.size()) - 1);
-}
-
 double cpuSeconds(clockid_t clock)
 {
     timespec now{};
@@ -73,9 +64,10 @@ double memoryMb(const QByteArray &field)
     QFile status(QStringLiteral("/proc/self/status"));
     if (!status.open(QIODevice::ReadOnly))
         return 0;
+    const QByteArray prefix = field + ':';
     for (const QByteArray &line : status.readAll().split('\n')) {
-        if (line.startsWith(field + ':'))
-            return line.mid(field.size() + 1).trimmed().split(' ').first().toDouble() / 1024.0;
+        if (line.startsWith(prefix))
+            return line.mid(prefix.size()).trimmed().split(' ').first().toDouble() / 1024.0;
     }
     return 0;
 }
@@ -85,18 +77,6 @@ QString replicaConninfo(const ConnectionProfile &profile)
 {
     return QStringLiteral("host='%1' port=%2 dbname='%3' user='%4'")
             .arg(profile.host, profile.portList(), profile.database, profile.user);
-}
-
-QString shellQuoted(const QString &argument)
-{
-    if (!argument.isEmpty() && std::all_of(argument.begin(), argument.end(), [](QChar c) {
-            return c.isLetterOrNumber() || QStringLiteral("-_./:=@,%+").contains(c);
-        })) {
-        return argument;
-    }
-    QString quoted = argument;
-    quoted.replace(QLatin1Char('\''), QLatin1String("'\\''"));
-    return QLatin1Char('\'') + quoted + QLatin1Char('\'');
 }
 
 QString databaseName(int index)

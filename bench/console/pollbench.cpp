@@ -20,37 +20,17 @@
 #include <QTimer>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <vector>
 
+using consolebench::percentile;
+using consolebench::shellQuoted;
 using leader::console::ConnectionProfile;
 using leader::console::ConnectionState;
 using leader::console::StatusPoller;
 using leader::console::StatusSnapshot;
 
 namespace {
-
-double percentile(const std::vector<double> &sorted, double fraction)
-{
-    if (sorted.empty())
-        return 0;
-    // Nearest rank: the smallest sample at or above the fraction of all samples.
-    const auto rank = std::size_t(std::ceil(fraction * double(sorted.size())));
-    return sorted.at(std::clamp<std::size_t>(rank, 1, sorted.size()) - 1);
-}
-
-QString shellQuoted(const QString &argument)
-{
-    if (!argument.isEmpty() && std::all_of(argument.begin(), argument.end(), [](QChar c) {
-            return c.isLetterOrNumber() || QStringLiteral("-_./:=@,%+").contains(c);
-        })) {
-        return argument;
-    }
-    QString quoted = argument;
-    quoted.replace(QLatin1Char('\''), QLatin1String("'\\''"));
-    return QLatin1Char('\'') + quoted + QLatin1Char('\'');
-}
 
 // The profile as a URL without its password: the reproducer finds it where this run did
 // (PGPASSWORD, ~/.pgpass).
