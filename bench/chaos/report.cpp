@@ -27,15 +27,8 @@ std::string seconds(double value)
 void figureRow(std::ostream &out, const std::string &label, const std::vector<double> &samples,
                const std::string &suffix = {})
 {
-    out << "  " << padRight(label, 34);
-    const std::optional<Summary> summary = summarize(samples);
-    out << padLeft(std::to_string(summary ? summary->n : 0), 3);
-    if (summary)
-        out << "  " << padLeft(seconds(summary->p50), 8) << "  "
-            << padLeft(seconds(summary->p95), 8) << "  " << padLeft(seconds(summary->max), 8);
-    else
-        out << "  " << padLeft("-", 8) << "  " << padLeft("-", 8) << "  " << padLeft("-", 8);
-    out << suffix << "\n";
+    out << "  " << padRight(label, 34) << summaryColumns(summarize(samples), 8, 1) << suffix
+        << "\n";
 }
 
 void figureHeader(std::ostream &out, const std::string &title)
@@ -98,6 +91,16 @@ void writeSummary(JsonWriter &json, const std::string &key, const std::vector<do
 {
     json.key(key).beginObject();
     writeSamples(json, samples);
+    json.endObject();
+}
+
+// The field name: an object of one summary per key.
+void writeSummaries(JsonWriter &json, const std::string &name,
+                    const std::map<std::string, std::vector<double>> &samplesByKey)
+{
+    json.key(name).beginObject();
+    for (const auto &[key, samples] : samplesByKey)
+        writeSummary(json, key, samples);
     json.endObject();
 }
 
@@ -289,11 +292,7 @@ void writeJson(JsonWriter &json, const RunResults &results, const ReportContext 
     json.field("started_at", results.startedAt);
     json.field("finished_at", results.finishedAt);
     json.field("fault_minutes", (record.faultsEndedAt - record.startedAt) / 60.0);
-    json.key("machine").beginObject();
-    json.field("uname", results.system);
-    json.field("nproc", results.processors);
-    json.field("server_version", results.serverVersion);
-    json.endObject();
+    writeMachine(json, results);
 
     json.key("settings").beginObject();
     json.field("replicas", options.replicas);
@@ -421,22 +420,10 @@ void writeJson(JsonWriter &json, const RunResults &results, const ReportContext 
                 roles[recovery.role].push_back(*recovery.seconds);
         }
     }
-    json.key("writable_again").beginObject();
-    for (const auto &[kind, samples] : outages)
-        writeSummary(json, kind, samples);
-    json.endObject();
-    json.key("writable_through_pgbouncer").beginObject();
-    for (const auto &[kind, samples] : bouncerOutages)
-        writeSummary(json, kind, samples);
-    json.endObject();
-    json.key("every_role_ticking_again").beginObject();
-    for (const auto &[kind, samples] : recoveries)
-        writeSummary(json, kind, samples);
-    json.endObject();
-    json.key("role_ticking_again").beginObject();
-    for (const auto &[role, samples] : roles)
-        writeSummary(json, role, samples);
-    json.endObject();
+    writeSummaries(json, "writable_again", outages);
+    writeSummaries(json, "writable_through_pgbouncer", bouncerOutages);
+    writeSummaries(json, "every_role_ticking_again", recoveries);
+    writeSummaries(json, "role_ticking_again", roles);
     writeSummary(json, "sigterm_to_exit", verdicts.sigtermToExit);
     writeSummary(json, "sigkill_to_acquired_elsewhere", verdicts.sigkillToAcquired);
     json.endObject();

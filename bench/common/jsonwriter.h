@@ -172,6 +172,17 @@ void writeInvariant(JsonWriter &json, const Invariant &invariant)
     json.field("offending", invariant.offending);
 }
 
+// The field "machine": the system, processors and server version of a run's results.
+template<typename Results>
+void writeMachine(JsonWriter &json, const Results &results)
+{
+    json.key("machine").beginObject();
+    json.field("uname", results.system);
+    json.field("nproc", results.processors);
+    json.field("server_version", results.serverVersion);
+    json.endObject();
+}
+
 // Writes file through write, then a newline. Throws std::runtime_error when it cannot be written.
 inline void writeJsonFile(const std::filesystem::path &file,
                           const std::function<void(JsonWriter &)> &write)

@@ -29,4 +29,17 @@ std::string seconds(double value, int decimals)
     return fixed(value, decimals) + " s";
 }
 
+std::string summaryColumns(const std::optional<Summary> &summary, std::size_t width, int decimals)
+{
+    const std::string n = padLeft(std::to_string(summary ? summary->n : 0), 3);
+    if (!summary) {
+        const std::string dash = "  " + padLeft("-", width);
+        return n + dash + dash + dash;
+    }
+    const auto column = [&](double value) {
+        return "  " + padLeft(seconds(value, decimals), width);
+    };
+    return n + column(summary->p50) + column(summary->p95) + column(summary->max);
+}
+
 } // namespace bench

@@ -14,11 +14,6 @@ namespace bench::failover {
 
 namespace {
 
-std::string seconds(double value)
-{
-    return bench::seconds(value, 3);
-}
-
 std::string heading(const RunResults &results, const ReportContext &context)
 {
     const Options &options = context.options;
@@ -167,18 +162,9 @@ void printReport(std::ostream &out, const RunResults &results, const ReportConte
             out << padRight(std::string(nameOf(fault.fault)), 10)
                 << "not expressible: " << fault.notExpressible << "\n";
         for (const MetricInfo &metric : metricsFor(fault.fault, results.design)) {
-            const std::optional<Summary> summary = summarize(fault.samples(metric.key));
             out << padRight(std::string(nameOf(fault.fault)), 10)
                 << padRight(std::string(metric.label), 30)
-                << padLeft(std::to_string(summary ? summary->n : 0), 3);
-            if (summary)
-                out << "  " << padLeft(seconds(summary->p50), 9) << "  "
-                    << padLeft(seconds(summary->p95), 9) << "  "
-                    << padLeft(seconds(summary->max), 9);
-            else
-                out << "  " << padLeft("-", 9) << "  " << padLeft("-", 9) << "  "
-                    << padLeft("-", 9);
-            out << "\n";
+                << summaryColumns(summarize(fault.samples(metric.key)), 9, 3) << "\n";
         }
     }
     // The instants are drawn over the whole tick (targetTickAge): each one beside its figure.
@@ -297,11 +283,7 @@ void writeJson(JsonWriter &json, const RunResults &results, const ReportContext 
     json.field("started_at", results.startedAt);
     json.field("finished_at", results.finishedAt);
     json.field("completed", results.completed);
-    json.key("machine").beginObject();
-    json.field("uname", results.system);
-    json.field("nproc", results.processors);
-    json.field("server_version", results.serverVersion);
-    json.endObject();
+    writeMachine(json, results);
     json.key("settings").beginObject();
     json.field("replicas", options.replicas);
     json.field("trials", options.trials);
