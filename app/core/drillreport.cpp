@@ -230,7 +230,7 @@ QString drillMarkdown(const DrillResult &result, const QString &chartFile)
     text += QStringLiteral("- **Fence**: %1 refused by the fence during the drill%2")
                     .arg(claims(result.refusals()))
                     .arg(perRole.isEmpty() ? QString()
-                                           : QStringLiteral(" (%1)").arg(perRole.join(", ")));
+                                           : QStringLiteral(" (%1)").arg(perRole.join(u", ")));
     if (const qint64 stale = result.staleClaimsAccepted(); stale >= 0)
         text += QStringLiteral("; the auditor found %1 accepted under a stale token")
                         .arg(claims(stale));

@@ -295,7 +295,7 @@ int main(int argc, char **argv)
         for (qint64 s = 0; s < DaySeconds; ++s) {
             StatusSnapshot snapshot = syntheticPoll(base, s);
             snapshot.roundTripMs = 0.5;
-            Q_EMIT session->snapshot(snapshot);
+            Q_EMIT session->snapshot(snapshot, {});
             if (s % 1000 == 999)
                 QCoreApplication::processEvents();
         }

@@ -328,7 +328,7 @@ void TstTimeRule::exportsCarryTheOffset()
     QVERIFY(buffer.open(QIODevice::WriteOnly));
     QString error;
     QVERIFY2(leader::console::exportCsv(&buffer, &log, &error), qPrintable(error));
-    QVERIFY2(buffer.data().split('\n').value(1).startsWith(acquired.toUtf8() + ','),
+    QVERIFY2(buffer.data().split('\n').value(1).startsWith(QByteArray(acquired.toUtf8() + ',')),
              buffer.data().constData());
 }
 

@@ -168,7 +168,8 @@ void TestConninfo::neverPrintsThePassword()
         printed << qs(*reason);
     // What libpq itself would say of the text, and the text itself, once redacted.
     printed << qs(leader::pg::redactSecrets(
-            (libpqComplaint(conninfo) + " | " + conninfo + " | " + password).toStdString(), url));
+            QString(libpqComplaint(conninfo) + " | " + conninfo + " | " + password).toStdString(),
+            url));
     try {
         leader::pg::Connection connection(
                 {.url = url, .applicationName = "tst_conninfo", .connectTimeout = 3s});

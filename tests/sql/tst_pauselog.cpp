@@ -493,7 +493,7 @@ void TestPauseLog::historyNewestFirstAndFiltered()
     const auto all = leader::lease::pauseHistory(*m_monitor, {});
     QCOMPARE(all.size(), std::size_t(3));
     QCOMPARE(all[0].role, std::string("dunning"));
-    QCOMPARE(all[1].action, std::string("unpause"));
+    QCOMPARE(all[1].action, leader::lease::PauseAction::Unpause);
     QCOMPARE(all[1].pausedAt.value_or(""), all[2].at); // the unpause names the pause it ended
     QCOMPARE(all[1].login, loginName(Login::App));
     QCOMPARE(leader::lease::pauseHistory(*m_monitor, {.role = "billing"}).size(), std::size_t(2));

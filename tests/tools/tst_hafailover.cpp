@@ -431,7 +431,7 @@ void TestHaFailover::initTestCase()
     const Run migrate = leaderctl({"migrate", "--demo", "--database",
                                    m_pair->url(QStringLiteral("lt_owner"), m_password)});
     QVERIFY2(migrate.finished && migrate.exitCode == 0, qPrintable(migrate.out + migrate.err));
-    QVERIFY2(!(migrate.out + migrate.err).contains(qs(m_password)), qPrintable(migrate.err));
+    QVERIFY2(!QString(migrate.out + migrate.err).contains(qs(m_password)), qPrintable(migrate.err));
 }
 
 void TestHaFailover::cleanupTestCase()

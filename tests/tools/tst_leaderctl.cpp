@@ -867,7 +867,7 @@ void TestLeaderctl::badInput()
     for (const QString &expected : stderrContains)
         QVERIFY2(run.err.contains(expected), qPrintable(run.err));
     for (const QString &secret : {WrongPassword, qEnvironmentVariable("LEADER_TEST_PASSWORD")})
-        QVERIFY2(!(run.out + run.err).contains(secret), qPrintable(run.err));
+        QVERIFY2(!QString(run.out + run.err).contains(secret), qPrintable(run.err));
 }
 
 void TestLeaderctl::demoStartsMigratesRunsAndStopsItsCluster()

@@ -459,7 +459,7 @@ void TestLeaderReplica::runsReportsAndObeysItsControlSocket()
     QVERIFY2(metrics.contains("text/plain; version=0.0.4"), metrics.constData());
     const QByteArray panicked
             = R"(hardcount_leader_lease_lost_total{reason="panicked",role="billing"} )";
-    QVERIFY2(metrics.contains(panicked + "0\n"), metrics.constData());
+    QVERIFY2(metrics.contains(QByteArray(panicked + "0\n")), metrics.constData());
     QVERIFY2(httpGet(metricsPort, "/nothing").startsWith("HTTP/1.1 404"), "not 404");
 
     QCOMPARE(control(socket, "status"), QStringLiteral("ok normal"));
@@ -478,7 +478,8 @@ void TestLeaderReplica::runsReportsAndObeysItsControlSocket()
     // The running tick took no panic; the next one (after min_tick and the interval) panics.
     QTRY_VERIFY_WITH_TIMEOUT(replica.find("released", {{"outcome", "failed"}}).has_value(), 10000);
     QCOMPARE(control(socket, "status"), QStringLiteral("ok normal")); // fired, not re-armed
-    QVERIFY2(httpGet(metricsPort, "/metrics").contains(panicked + "1\n"), "no panicked tick");
+    QVERIFY2(httpGet(metricsPort, "/metrics").contains(QByteArray(panicked + "1\n")),
+             "no panicked tick");
 
     // "stop" is SIGTERM by the control socket.
     QCOMPARE(control(socket, "stop"), QStringLiteral("ok normal"));
