@@ -1,7 +1,7 @@
-// The platform seam (engine/core/platform/*.h) against the system it runs on: processes, the control
-// channel, sockets and waiting. Plain C++ with a small harness of its own, no Qt and no libpq, so
-// that the Windows cross build links it and runs it under Wine (scripts/windows-cross.sh) while
-// CTest runs it on Linux: one test for both implementations. The program is its own child:
+// The platform seam (engine/core/platform/*.h) against the system it runs on: processes, the
+// control channel, sockets and waiting. Plain C++ with a small harness of its own, no Qt and no
+// libpq, so that the Windows cross build links it and runs it under Wine (scripts/windows-cross.sh)
+// while CTest runs it on Linux: one test for both implementations. The program is its own child:
 // `tst_platform child <mode> ...` is what the process cases run.
 #include "platform/control.h"
 #include "platform/process.h"

@@ -3,7 +3,6 @@
 #include "demo/auditor.h"
 #include "demo/bootstrap.h"
 #include "demo/demorunner.h"
-#include "roles/demoschema.h"
 #include "demo/workload.h"
 #include "earlytake.h"
 #include "embedded/cluster.h"
@@ -21,6 +20,7 @@
 #include "platform/control.h"
 #include "platform/process.h"
 #include "replicacommands.h"
+#include "roles/demoschema.h"
 #include "schema/features.h"
 #include "schema/migrator.h"
 
