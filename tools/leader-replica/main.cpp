@@ -272,11 +272,16 @@ std::string control(leader::faults::Switchboard &faults, leader::tools::EventWri
         return std::chrono::milliseconds(static_cast<long long>(value * unit));
     };
     using leader::faults::Fault;
+    const std::string unknown = "error unknown command \"" + verb
+                                + "\"; commands: sever S, heal, slow MS, freeze S, kill, "
+                                  "panic ROLE STEP, stop, status";
     try {
         if (verb == "status")
             return "ok " + faults.describe();
         const std::optional<Fault> fault = leader::faults::faultFromName(verb);
-        switch (fault.value_or(Fault::Restart)) { // not a socket command: unknown, as below
+        if (!fault)
+            return unknown;
+        switch (*fault) {
         case Fault::Sever:
             faults.sever(number("a number of seconds", 1000));
             break;
@@ -307,9 +312,7 @@ std::string control(leader::faults::Switchboard &faults, leader::tools::EventWri
             leader::platform::requestTermination();
             break;
         default: // the socket takes the faults one process can do to itself, and status
-            return "error unknown command \"" + verb
-                   + "\"; commands: sever S, heal, slow MS, freeze S, kill, panic ROLE STEP, "
-                     "stop, status";
+            return unknown;
         }
     } catch (const std::exception &error) {
         return std::string("error ") + error.what();
