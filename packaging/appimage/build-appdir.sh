@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the AppDir from a build tree, and the .AppImage when appimagetool is on PATH:
+# Builds the AppDir from a build tree (build-appimage.sh packs it into the .AppImage):
 #   packaging/appimage/build-appdir.sh [BUILD_DIR] [OUT_DIR]
 # (defaults: build/release and BUILD_DIR/appimage). The AppDir carries the three tools, the Qt
 # libraries and plugins they load, libpq, and the PostgreSQL server the embedded demo runs, so it
@@ -171,10 +171,4 @@ newest() {
         | grep -o "$1[0-9.]*" | sort -uV | tail -n 1
 }
 echo "build-appdir: runs where the host has $(newest GLIBC_) and $(newest GLIBCXX_) (glibc and libstdc++ are not bundled)"
-if command -v appimagetool >/dev/null; then
-    image=$out/Leader_Console-$version-x86_64.AppImage
-    ARCH=x86_64 appimagetool "$appdir" "$image" >/dev/null
-    echo "build-appdir: $image"
-else
-    echo "build-appdir: appimagetool is not on PATH (Debian does not package it): the AppDir is ready; run appimagetool $appdir to pack it"
-fi
+echo "build-appdir: the AppDir is ready; packaging/appimage/build-appimage.sh packs it into the AppImage"
