@@ -388,6 +388,9 @@ static int extract_and_run(const char *image, uint64_t offset, int argc, char **
         say("cannot create a directory in %s to extract to: %s", temp_dir(), strerror(errno));
         return EXIT_SYSTEM;
     }
+    /* Readable by all as a FUSE mount would be: what the app runs as another account (the demo's
+     * server, when started by root) must reach it. */
+    chmod(dir, 0755);
     if (!extract(image, offset, dir, NULL, false)) {
         remove_tree(dir);
         return EXIT_SYSTEM;
@@ -500,8 +503,11 @@ static void serve(const char *image, uint64_t offset, const char *mountpoint, in
     for (char *c = fsname; *c; ++c)
         if (*c == ',' || *c == '\\' || *c == ' ')
             *c = '_';
-    char options[300];
-    snprintf(options, sizeof options, "ro,%s,subtype=appimage", fsname);
+    char options[400];
+    /* Root's apps may run parts of themselves as another account (the demo's PostgreSQL server
+     * does): as root the mount is open to all, with the kernel checking the files' modes. */
+    snprintf(options, sizeof options, "ro,%s,subtype=appimage%s", fsname,
+             geteuid() == 0 ? ",allow_other,default_permissions" : "");
     char *arguments[] = {"appimage-runtime", "-o", options, NULL};
     struct fuse_args args = FUSE_ARGS_INIT(3, arguments);
 
