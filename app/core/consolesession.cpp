@@ -337,12 +337,11 @@ void ConsoleSession::onSnapshot(const StatusSnapshot &rows)
     Q_EMIT snapshot(rows, changes);
 }
 
-void ConsoleSession::onConnectionChanged(ConnectionState state, const QString &message,
-                                         bool reconnected)
+void ConsoleSession::onConnectionChanged(ConnectionState state, const QString &message)
 {
-    if (state != ConnectionState::Connected && m_haveRows)
+    if (!isConnected(state) && m_haveRows)
         setStale(true);
-    Q_EMIT connectionChanged(state, message, reconnected);
+    Q_EMIT connectionChanged(state, message);
 }
 
 void ConsoleSession::onPollFailed(const QString &message)

@@ -99,8 +99,8 @@ Q_SIGNALS:
     // (TakeoverTracker).
     void snapshot(const leader::console::StatusSnapshot &snapshot,
                   const QList<leader::console::HolderChange> &changes);
-    void connectionChanged(leader::console::ConnectionState state, const QString &message,
-                           bool reconnected); // StatusPoller's
+    void connectionChanged(leader::console::ConnectionState state,
+                           const QString &message); // StatusPoller's
     // After a Failed: the poller tries again by itself in milliseconds; refresh() tries at once.
     void retryScheduled(int milliseconds);
     void privilegesChanged(const leader::console::Privileges &privileges);
@@ -136,7 +136,7 @@ Q_SIGNALS:
 private:
     void startPoller();
     void onSnapshot(const StatusSnapshot &rows);
-    void onConnectionChanged(ConnectionState state, const QString &message, bool reconnected);
+    void onConnectionChanged(ConnectionState state, const QString &message);
     void onPollFailed(const QString &message);
     void setStale(bool stale);
     void armStaleTimer();

@@ -235,8 +235,8 @@ void StatusPoller::stop()
     const bool wasActive = m_connected || m_reader;
     closeConnection();
     if (wasActive)
-        Q_EMIT connectionChanged(ConnectionState::Disconnected, QStringLiteral("disconnected"),
-                                 false);
+        Q_EMIT connectionChanged(ConnectionState::Disconnected,
+                                 connectionStateName(ConnectionState::Disconnected));
 }
 
 void StatusPoller::connectNow()
@@ -248,8 +248,7 @@ void StatusPoller::connectNow()
     Q_EMIT connectionChanged(ConnectionState::Connecting,
                              m_everConnected
                                      ? QStringLiteral("reconnecting: ") + m_lastFailure
-                                     : QStringLiteral("connecting to ") + m_target->describe(),
-                             false);
+                                     : QStringLiteral("connecting to ") + m_target->describe());
 
     m_reader = std::make_unique<monitor::StatusReader>(
             m_target->conninfo().toStdString(), m_abandon.get_token(),
@@ -271,12 +270,11 @@ void StatusPoller::connectNow()
     m_sinceRegistryRead.invalidate(); // perhaps another database, or one migrated meanwhile
     if (m_everConnected) {
         const double downSeconds = m_downSince.isValid() ? m_downSince.elapsed() / 1000.0 : 0;
-        Q_EMIT connectionChanged(ConnectionState::Connected,
-                                 connectedMessage(QStringLiteral("reconnected"), downSeconds),
-                                 true);
+        Q_EMIT connectionChanged(ConnectionState::Reconnected,
+                                 connectedMessage(ConnectionState::Reconnected, downSeconds));
     } else {
         Q_EMIT connectionChanged(ConnectionState::Connected,
-                                 connectedMessage(QStringLiteral("connected"), -1), false);
+                                 connectedMessage(ConnectionState::Connected, -1));
     }
     m_everConnected = true;
     updateTimer();
@@ -299,9 +297,9 @@ DatabaseIdentity StatusPoller::readIdentity()
             qtext(identity.database)};
 }
 
-QString StatusPoller::connectedMessage(const QString &verb, double downSeconds) const
+QString StatusPoller::connectedMessage(ConnectionState state, double downSeconds) const
 {
-    QString message = verb + QStringLiteral(" to ") + m_target->describe();
+    QString message = connectionStateName(state) + QStringLiteral(" to ") + m_target->describe();
     if (downSeconds >= 0)
         message += QStringLiteral(" after %1 s").arg(QString::number(downSeconds, 'f', 1));
     // Which server of a host list answered: after a failover, the promoted one.
@@ -317,7 +315,7 @@ void StatusPoller::scheduleRetry(const QString &reason)
     m_pollTimer->stop();
     if (!m_downSince.isValid())
         m_downSince.start();
-    Q_EMIT connectionChanged(ConnectionState::Failed, reason, false);
+    Q_EMIT connectionChanged(ConnectionState::Failed, reason);
     if (m_target && !m_suspended && !m_abandon.stop_requested()) {
         const int delayMs = retryDelayMs(m_retryAttempt++);
         m_retryTimer->start(delayMs);
@@ -363,9 +361,8 @@ void StatusPoller::poll()
         m_sessionKey = key;
         const double downSeconds = m_downSince.isValid() ? m_downSince.elapsed() / 1000.0
                                                          : m_sinceGoodPoll.elapsed() / 1000.0;
-        Q_EMIT connectionChanged(ConnectionState::Connected,
-                                 connectedMessage(QStringLiteral("reconnected"), downSeconds),
-                                 true);
+        Q_EMIT connectionChanged(ConnectionState::Reconnected,
+                                 connectedMessage(ConnectionState::Reconnected, downSeconds));
     }
     m_sinceGoodPoll.start();
     m_immediateRetryUsed = false;

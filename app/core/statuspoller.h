@@ -69,10 +69,9 @@ public Q_SLOTS:
 
 Q_SIGNALS:
     void snapshot(const leader::console::StatusSnapshot &snapshot);
-    // reconnected: a Connected after a failure or a session the server ended, which message
-    // tells with how long the console was without ("reconnected … after 4 s").
-    void connectionChanged(leader::console::ConnectionState state, const QString &message,
-                           bool reconnected);
+    // A Reconnected's message tells how long the console was without a session ("reconnected …
+    // after 4 s").
+    void connectionChanged(leader::console::ConnectionState state, const QString &message);
     void privilegesChanged(const leader::console::Privileges &privileges);
     // After each connect, before its Connected: which database it reached, read over a short
     // session of its own (invalid when that failed; the connection stands all the same).
@@ -87,7 +86,7 @@ Q_SIGNALS:
 private:
     void connectNow();
     DatabaseIdentity readIdentity();
-    QString connectedMessage(const QString &verb, double downSeconds) const;
+    QString connectedMessage(ConnectionState state, double downSeconds) const;
     void scheduleRetry(const QString &reason);
     void poll();
     void readRegistry();
@@ -105,7 +104,7 @@ private:
     int m_intervalMs = 0;
     bool m_suspended = false;
     bool m_connected = false;
-    bool m_everConnected = false;      // this target: the next success says "reconnected"
+    bool m_everConnected = false;      // this target: the next success is a Reconnected
     bool m_immediateRetryUsed = false; // since the last good poll
     int m_retryAttempt = 0;            // backoff step, since the last good poll
     QString m_lastFailure;

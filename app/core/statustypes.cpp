@@ -24,7 +24,50 @@ constexpr std::array<std::pair<TookOver, QLatin1StringView>, 2> TookOverTexts{{
         {TookOver::SessionEnded, QLatin1StringView("session_ended")},
 }};
 
+// ConnectionState's one table: its name, and what a list of databases shows for it.
+struct ConnectionStateNames
+{
+    ConnectionState state;
+    QLatin1StringView name;
+    const char *displayName;
+};
+
+constexpr std::array<ConnectionStateNames, 5> ConnectionStates{{
+        {ConnectionState::Disconnected, QLatin1StringView("disconnected"),
+         QT_TRANSLATE_NOOP("leader::console::ConnectionState", "disconnected")},
+        {ConnectionState::Connecting, QLatin1StringView("connecting"),
+         QT_TRANSLATE_NOOP("leader::console::ConnectionState", "connecting")},
+        {ConnectionState::Connected, QLatin1StringView("connected"),
+         QT_TRANSLATE_NOOP("leader::console::ConnectionState", "connected")},
+        // A list tells a session from none; the status bar and the event log say how long the
+        // console was without one.
+        {ConnectionState::Reconnected, QLatin1StringView("reconnected"),
+         QT_TRANSLATE_NOOP("leader::console::ConnectionState", "connected")},
+        {ConnectionState::Failed, QLatin1StringView("failed"),
+         QT_TRANSLATE_NOOP("leader::console::ConnectionState", "failed, retrying")},
+}};
+
+const ConnectionStateNames &namesOf(ConnectionState state)
+{
+    for (const ConnectionStateNames &names : ConnectionStates) {
+        if (names.state == state)
+            return names;
+    }
+    Q_UNREACHABLE();
+}
+
 } // namespace
+
+QLatin1StringView connectionStateName(ConnectionState state)
+{
+    return namesOf(state).name;
+}
+
+QString connectionStateDisplayName(ConnectionState state)
+{
+    return QCoreApplication::translate("leader::console::ConnectionState",
+                                       namesOf(state).displayName);
+}
 
 TookOver parseTookOver(QStringView serverText)
 {

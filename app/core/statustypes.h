@@ -69,12 +69,28 @@ struct StatusSnapshot
     double clockDriftMs = 0; // database clock minus the workstation's, at the round trip's middle
 };
 
+// The poller's session to its target (StatusPoller::connectionChanged).
 enum class ConnectionState {
     Disconnected, // not connected and not trying (no target, or stopped)
     Connecting,   // first attempt, or reconnecting after a failure
-    Connected,
+    Connected,    // this target's first session
+    // Connected again, after a session of this target's failed or the server ended it (a
+    // restart, a failover): its message says how long the console was without one.
+    Reconnected,
     Failed, // the last attempt failed; the poller retries by itself
 };
+
+// The console has a session and polls on it: Connected or Reconnected.
+constexpr bool isConnected(ConnectionState state)
+{
+    return state == ConnectionState::Connected || state == ConnectionState::Reconnected;
+}
+// The state's name in the poller's messages and the tests' output: "disconnected", "connecting",
+// "connected", "reconnected", "failed".
+QLatin1StringView connectionStateName(ConnectionState state);
+// What a list of databases shows for it (translatable): "connected" for both sessions,
+// "failed, retrying" for Failed.
+QString connectionStateDisplayName(ConnectionState state);
 
 // When a pause ends: after a duration ("15m", "1h", "4h"), at an instant, or neither (until
 // unpaused). The database computes the end on its own clock and refuses one not after its now().

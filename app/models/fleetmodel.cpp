@@ -33,21 +33,6 @@ Tone healthTone(Health health)
     return Tone::Neutral;
 }
 
-QString connectionText(ConnectionState state)
-{
-    switch (state) {
-    case ConnectionState::Disconnected:
-        return FleetModel::tr("disconnected");
-    case ConnectionState::Connecting:
-        return FleetModel::tr("connecting");
-    case ConnectionState::Connected:
-        return FleetModel::tr("connected");
-    case ConnectionState::Failed:
-        return FleetModel::tr("failed, retrying");
-    }
-    return {};
-}
-
 } // namespace
 
 FleetModel::FleetModel(QObject *parent)
@@ -103,11 +88,11 @@ QString FleetModel::healthToolTip(const Row &row) const
 {
     if (!row.haveSnapshot)
         return tr("No rows read from this database yet: %1")
-                .arg(row.message.isEmpty() ? connectionText(row.state) : row.message);
+                .arg(row.message.isEmpty() ? connectionStateDisplayName(row.state) : row.message);
     if (row.stale)
         return tr("Not live: the rows are from %1; %2")
                 .arg(TimeRule::full(row.snapshot.receivedAt, TimeZoneMode::Local),
-                     row.message.isEmpty() ? connectionText(row.state) : row.message);
+                     row.message.isEmpty() ? connectionStateDisplayName(row.state) : row.message);
     QStringList lines;
     for (const RoleStatus &status : row.snapshot.roles) {
         const AgeThreshold threshold = m_thresholds.threshold(status.role);
@@ -140,7 +125,7 @@ QVariant FleetModel::data(const QModelIndex &index, int role) const
         case Environment:
             return row.target.environment;
         case Connection:
-            return connectionText(row.state);
+            return connectionStateDisplayName(row.state);
         case Health:
             return healthText(row);
         case Paused:

@@ -68,6 +68,7 @@ void ConnectionBanner::setConnectionState(ConnectionState state, const QString &
         m_retryScheduled = false;
         break;
     case ConnectionState::Connected:
+    case ConnectionState::Reconnected:
     case ConnectionState::Disconnected:
         if (!m_failing)
             return;

@@ -24,7 +24,7 @@ public:
     explicit ConnectionBanner(QWidget *parent = nullptr);
     ~ConnectionBanner() override;
 
-    // The session's connectionChanged: a Failed shows the banner, Connected or Disconnected
+    // The session's connectionChanged: a Failed shows the banner, a connection or Disconnected
     // hides it, a Connecting after a failure says the retry is under way.
     void setConnectionState(ConnectionState state, const QString &message);
     // The session's retryScheduled: the countdown to the poller's next attempt.

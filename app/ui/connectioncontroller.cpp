@@ -158,6 +158,7 @@ void ConnectionController::onConnectionChanged(ConnectionState state, const QStr
             openDialog(message);
         break;
     case ConnectionState::Connected:
+    case ConnectionState::Reconnected:
     case ConnectionState::Disconnected:
         m_dialogAttempt = DialogAttempt::None;
         break;

@@ -443,19 +443,18 @@ void MainWindow::onSnapshot(const StatusSnapshot &snapshot, const QList<HolderCh
     m_pauses->update();
 }
 
-void MainWindow::onConnectionChanged(ConnectionState state, const QString &message,
-                                     bool reconnected)
+void MainWindow::onConnectionChanged(ConnectionState state, const QString &message)
 {
-    const QString line = m_statusLine->showConnection(state, reconnected, message,
-                                                      m_connection->connectionName());
+    const QString line
+            = m_statusLine->showConnection(state, message, m_connection->connectionName());
     // A Connecting is not logged: a retry's failure follows and says why, once however often it
     // repeats.
-    if (state == ConnectionState::Connected)
+    if (isConnected(state))
         m_events->appendLocal(EventKind::Connection, line);
     else if (state == ConnectionState::Failed)
         m_events->appendLocal(EventKind::Connection, line, {}, true);
     m_statusPane->setStaleReason(m_statusLine->staleReason(), m_statusLine->staleDetail());
-    m_pauses->setConnected(state == ConnectionState::Connected);
+    m_pauses->setConnected(isConnected(state));
 }
 
 QString MainWindow::databaseTitle() const

@@ -70,7 +70,7 @@ private:
     void onDemoLeft();
 
     void onSnapshot(const StatusSnapshot &snapshot, const QList<HolderChange> &changes);
-    void onConnectionChanged(ConnectionState state, const QString &message, bool reconnected);
+    void onConnectionChanged(ConnectionState state, const QString &message);
     void onFailover(const Failover &failover);
     void takeScreenshot();
 

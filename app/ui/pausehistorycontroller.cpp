@@ -45,7 +45,7 @@ void PauseHistoryController::attach(QTabWidget *tabs)
     // The first read may have come before the connection (the demo starting, a reconnect).
     connect(m_session, &ConsoleSession::connectionChanged, m_view,
             [view = m_view](ConnectionState state) {
-                if (state == ConnectionState::Connected && view->isVisible())
+                if (isConnected(state) && view->isVisible())
                     view->refresh();
             });
     connect(m_view, &PauseHistory::exportRequested, m_exports,

@@ -57,20 +57,22 @@ SessionStatusBar::SessionStatusBar(QStatusBar *bar)
 
 SessionStatusBar::~SessionStatusBar() = default;
 
-QString SessionStatusBar::showConnection(ConnectionState state, bool reconnected,
-                                         const QString &message, const QString &target)
+QString SessionStatusBar::showConnection(ConnectionState state, const QString &message,
+                                         const QString &target)
 {
     m_state = state;
     m_target = target;
-    if (state == ConnectionState::Connected)
+    if (isConnected(state))
         m_connectProblem.clear();
     else if (state == ConnectionState::Failed)
         m_connectProblem = message;
     switch (state) {
     case ConnectionState::Connected:
-        // The poller's message says more after a reconnect ("reconnected … after 4 s").
-        m_connection->setText(reconnected ? tr("%1: %2").arg(target, message)
-                                          : tr("Connected to %1").arg(target));
+        m_connection->setText(tr("Connected to %1").arg(target));
+        break;
+    case ConnectionState::Reconnected:
+        // The poller's message says more than the state ("reconnected … after 4 s").
+        m_connection->setText(tr("%1: %2").arg(target, message));
         break;
     case ConnectionState::Connecting:
         m_connection->setText(message.isEmpty() ? tr("Connecting to %1…").arg(target) : message);
@@ -151,7 +153,7 @@ QString SessionStatusBar::staleReason() const
     if (m_state == ConnectionState::Disconnected) {
         cause = tr("not connected");
         next.clear();
-    } else if (m_state != ConnectionState::Connected) {
+    } else if (!isConnected(m_state)) {
         cause = m_connectProblem.isEmpty() ? tr("connecting")
                                            : withoutRestatedTarget(m_connectProblem);
     } else if (!m_lastProblem.isEmpty()) {
@@ -166,7 +168,7 @@ QString SessionStatusBar::staleReason() const
 
 QString SessionStatusBar::staleDetail() const
 {
-    if (m_state != ConnectionState::Connected)
+    if (!isConnected(m_state))
         return m_connection->text();
     if (!m_lastProblem.isEmpty())
         return tr("Poll failed: %1").arg(m_lastProblem);

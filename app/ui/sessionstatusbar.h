@@ -23,8 +23,7 @@ public:
     ~SessionStatusBar() override;
 
     // target names the database ("demo (user@host:5432/db)"); returns the line now shown.
-    QString showConnection(ConnectionState state, bool reconnected, const QString &message,
-                           const QString &target);
+    QString showConnection(ConnectionState state, const QString &message, const QString &target);
     void showStep(const QString &text); // the demo's progress, a failure, the shutdown
     void showSnapshot(const StatusSnapshot &snapshot);
     void showPollProblem(const QString &message);

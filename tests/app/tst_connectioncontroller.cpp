@@ -289,7 +289,7 @@ private Q_SLOTS:
     }
 
     // The banner alone: the countdown follows the poller's schedule, a retry under way says so,
-    // the answer hides it. Checked: with Connected not hiding it the last row fails.
+    // the answer hides it. Checked: with Reconnected not hiding it the last row fails.
     void bannerFollowsTheConnection()
     {
         ConnectionBanner *line = banner();
@@ -315,7 +315,7 @@ private Q_SLOTS:
         QCOMPARE(line->text(),
                  QStringLiteral("Cannot connect — retrying now: %1").arg(line->reason()));
         QVERIFY(!line->findChild<QPushButton *>(QStringLiteral("retryNowButton"))->isEnabled());
-        line->setConnectionState(ConnectionState::Connected, QStringLiteral("reconnected"));
+        line->setConnectionState(ConnectionState::Reconnected, QStringLiteral("reconnected"));
         QVERIFY(!line->isVisible());
         QCOMPARE(line->text(), QString());
         QCOMPARE(changed.count(), 5);

@@ -24,6 +24,7 @@
 using namespace std::chrono_literals;
 using leader::console::ConnectionState;
 using leader::console::ConsoleSession;
+using leader::console::isConnected;
 using leader::console::LeftoverPause;
 using leader::console::LeftoverPausesBar;
 using leader::test::Login;
@@ -129,10 +130,10 @@ private Q_SLOTS:
                          QStringLiteral("Still paused from the demo's last run: billing, dunning")),
                  qPrintable(bar->text()));
         QVERIFY(!anyDialogShown());
-        QTRY_VERIFY_WITH_TIMEOUT(!connection.isEmpty()
-                                         && connection.last().at(0).value<ConnectionState>()
-                                                    == ConnectionState::Connected,
-                                 Timeout);
+        QTRY_VERIFY_WITH_TIMEOUT(
+                !connection.isEmpty()
+                        && isConnected(connection.last().at(0).value<ConnectionState>()),
+                Timeout);
 
         switch (answer) {
         case Answer::UnpauseAll: {

@@ -34,40 +34,38 @@ private Q_SLOTS:
     void connectionLine_data()
     {
         QTest::addColumn<ConnectionState>("state");
-        QTest::addColumn<bool>("reconnected");
         QTest::addColumn<QString>("message");
         QTest::addColumn<QString>("line");
         QTest::newRow("connected")
-                << ConnectionState::Connected << false << QString() << "Connected to " + Target;
-        // The poller's first message is not shown: the flag decides, not the words.
+                << ConnectionState::Connected << QString() << "Connected to " + Target;
+        // The poller's first message is not shown: the state decides, not the words.
         QTest::newRow("connected with a message")
-                << ConnectionState::Connected << false << "connected to a new session"
+                << ConnectionState::Connected << "connected to a new session"
                 << "Connected to " + Target;
         QTest::newRow("reconnected")
-                << ConnectionState::Connected << true << "reconnected to a new session after 4 s"
+                << ConnectionState::Reconnected << "reconnected to a new session after 4 s"
                 << Target + ": reconnected to a new session after 4 s";
-        QTest::newRow("connecting") << ConnectionState::Connecting << false << QString()
-                                    << "Connecting to " + Target + "…";
-        QTest::newRow("retrying") << ConnectionState::Connecting << false << "retrying in 2 s"
+        QTest::newRow("connecting")
+                << ConnectionState::Connecting << QString() << "Connecting to " + Target + "…";
+        QTest::newRow("retrying") << ConnectionState::Connecting << "retrying in 2 s"
                                   << "retrying in 2 s";
-        QTest::newRow("failed") << ConnectionState::Failed << false << "connection refused"
+        QTest::newRow("failed") << ConnectionState::Failed << "connection refused"
                                 << Target + ": connection refused";
-        QTest::newRow("disconnected") << ConnectionState::Disconnected << false << "whatever"
+        QTest::newRow("disconnected") << ConnectionState::Disconnected << "whatever"
                                       << "Not connected";
     }
 
     void connectionLine()
     {
         QFETCH(ConnectionState, state);
-        QFETCH(bool, reconnected);
         QFETCH(QString, message);
         QFETCH(QString, line);
         QStatusBar bar;
         SessionStatusBar status(&bar);
-        QCOMPARE(status.showConnection(state, reconnected, message, Target), line);
+        QCOMPARE(status.showConnection(state, message, Target), line);
         QCOMPARE(label(bar, "connectionLabel"), line);
         // Not connected: the banner's tooltip says what the status bar says.
-        if (state != ConnectionState::Connected)
+        if (!isConnected(state))
             QCOMPARE(status.staleDetail(), line);
     }
 
@@ -75,7 +73,7 @@ private Q_SLOTS:
     {
         QStatusBar bar;
         SessionStatusBar status(&bar);
-        status.showConnection(ConnectionState::Connected, false, {}, Target);
+        status.showConnection(ConnectionState::Connected, {}, Target);
         QCOMPARE(status.staleReason(),
                  "still waiting — " + Target + ": no answer within two poll intervals");
         QCOMPARE(status.staleDetail(),
@@ -92,7 +90,7 @@ private Q_SLOTS:
         QCOMPARE(status.staleDetail(),
                  QStringLiteral("No answer from the database within two poll intervals."));
         // Not connected and not trying: nothing is retried.
-        status.showConnection(ConnectionState::Disconnected, false, {}, Target);
+        status.showConnection(ConnectionState::Disconnected, {}, Target);
         QCOMPARE(status.staleReason(), Target + ": not connected");
         // A step (the demo's progress, the shutdown) replaces the connection line.
         status.showStep(QStringLiteral("Stopping the demo"));
@@ -135,7 +133,7 @@ private Q_SLOTS:
     {
         QStatusBar bar;
         SessionStatusBar status(&bar);
-        status.showConnection(ConnectionState::Connected, false, {}, Target);
+        status.showConnection(ConnectionState::Connected, {}, Target);
         StatusSnapshot snapshot;
         snapshot.roundTripMs = 1.2;
         snapshot.clockDriftMs = 0;
@@ -147,9 +145,10 @@ private Q_SLOTS:
         QCOMPARE(label(bar, "latencyLabel"), QStringLiteral("poll —"));
         QCOMPARE(label(bar, "driftLabel"), QStringLiteral("db clock —"));
         // Reconnecting brings no figures: only rows do.
-        status.showConnection(ConnectionState::Failed, false,
-                              QStringLiteral("cannot reach the server"), Target);
-        status.showConnection(ConnectionState::Connected, false, {}, Target);
+        status.showConnection(ConnectionState::Failed, QStringLiteral("cannot reach the server"),
+                              Target);
+        status.showConnection(ConnectionState::Reconnected,
+                              QStringLiteral("reconnected to a new session after 4 s"), Target);
         QCOMPARE(label(bar, "latencyLabel"), QStringLiteral("poll —"));
         QCOMPARE(label(bar, "driftLabel"), QStringLiteral("db clock —"));
 

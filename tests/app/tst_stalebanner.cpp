@@ -225,6 +225,10 @@ private Q_SLOTS:
         QTest::newRow("silent") << ConnectionState::Connected << QString() << QString()
                                 << "still waiting — " + Target
                                            + ": no answer within two poll intervals";
+        QTest::newRow("silent after a reconnect")
+                << ConnectionState::Reconnected
+                << "reconnected to console@localhost:5432/hardcount after 4.0 s" << QString()
+                << "still waiting — " + Target + ": no answer within two poll intervals";
         QTest::newRow("disconnected") << ConnectionState::Disconnected << "disconnected"
                                       << QString() << Target + ": not connected";
     }
@@ -237,12 +241,12 @@ private Q_SLOTS:
         QFETCH(QString, why);
         QStatusBar bar;
         SessionStatusBar status(&bar);
-        status.showConnection(ConnectionState::Connected, false, {}, Target);
+        status.showConnection(ConnectionState::Connected, {}, Target);
         status.showSnapshot(rows(5));
         // The first failed connect says why; the retries after it say the same.
         if (state == ConnectionState::Connecting)
-            status.showConnection(ConnectionState::Failed, false, Refused, Target);
-        status.showConnection(state, false, message, Target);
+            status.showConnection(ConnectionState::Failed, Refused, Target);
+        status.showConnection(state, message, Target);
         if (!pollProblem.isEmpty())
             status.showPollProblem(pollProblem);
         QCOMPARE(status.staleReason(), why);

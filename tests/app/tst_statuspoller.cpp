@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -60,6 +61,15 @@ ActionResult actionAt(const QSignalSpy &spy, qsizetype index)
 
 } // namespace
 
+// QCOMPARE prints a connection state by its name.
+namespace leader::console {
+char *toString(ConnectionState state)
+{
+    const QLatin1StringView name = connectionStateName(state);
+    return qstrdup(QByteArray(name.data(), name.size()).constData());
+}
+} // namespace leader::console
+
 Q_DECLARE_METATYPE(leader::test::Login)
 
 // Re-emits the poller's signals in the test's thread, so QSignalSpy never races the poller's.
@@ -80,8 +90,7 @@ public:
 
 Q_SIGNALS:
     void snapshot(const leader::console::StatusSnapshot &snapshot);
-    void connectionChanged(leader::console::ConnectionState state, const QString &message,
-                           bool reconnected);
+    void connectionChanged(leader::console::ConnectionState state, const QString &message);
     void privilegesChanged(const leader::console::Privileges &privileges);
     void actionFinished(const leader::console::ActionResult &result);
     void pollFailed(const QString &message);
@@ -131,24 +140,17 @@ public:
         call([](StatusPoller *poller) { poller->pollNow(); });
     }
 
-    // The latest connectionChanged, waiting for one in state when it is not there yet.
-    bool waitForState(ConnectionState state, QString *message = nullptr, int from = 0,
-                      bool *reconnected = nullptr)
+    // The first connectionChanged in state from index from on, waiting for one when it is not
+    // there yet.
+    bool waitForState(ConnectionState state, QString *message = nullptr, int from = 0)
     {
-        for (;;) {
-            for (int i = from; i < connection.size(); ++i) {
-                if (connection.at(i).at(0).value<ConnectionState>() == state) {
-                    if (message)
-                        *message = connection.at(i).at(1).toString();
-                    if (reconnected)
-                        *reconnected = connection.at(i).at(2).toBool();
-                    return true;
-                }
-            }
-            from = int(connection.size());
-            if (!connection.wait(Timeout))
-                return false;
-        }
+        return waitFor([state](ConnectionState found) { return found == state; }, message, from)
+                .has_value();
+    }
+    // The first connection from index from on, Connected or Reconnected: which one it was.
+    std::optional<ConnectionState> waitForConnection(QString *message, int from = 0)
+    {
+        return waitFor(leader::console::isConnected, message, from);
     }
     StatusSnapshot nextSnapshot()
     {
@@ -177,6 +179,24 @@ public:
     }
 
 private:
+    std::optional<ConnectionState> waitFor(const std::function<bool(ConnectionState)> &matches,
+                                           QString *message, int from)
+    {
+        for (;;) {
+            for (int i = from; i < connection.size(); ++i) {
+                const auto state = connection.at(i).at(0).value<ConnectionState>();
+                if (matches(state)) {
+                    if (message)
+                        *message = connection.at(i).at(1).toString();
+                    return state;
+                }
+            }
+            from = int(connection.size());
+            if (!connection.wait(Timeout))
+                return std::nullopt;
+        }
+    }
+
     QThread m_thread;
     StatusPoller *m_poller;
 
@@ -235,10 +255,10 @@ private Q_SLOTS:
         PollerHarness harness;
         harness.setTarget(profileFor(m_db->url(login)));
         QString message;
-        bool reconnected = true;
-        QVERIFY(harness.waitForState(ConnectionState::Connected, &message, 0, &reconnected));
+        const std::optional<ConnectionState> connected = harness.waitForConnection(&message);
+        QVERIFY(connected);
+        QCOMPARE(*connected, ConnectionState::Connected);
         QVERIFY2(message.startsWith(QLatin1String("connected to lt_")), qPrintable(message));
-        QVERIFY(!reconnected);
         QVERIFY(!message.contains(qs(loginPassword())));
         QTRY_VERIFY_WITH_TIMEOUT(!harness.privileges.isEmpty(), Timeout);
         const auto privileges = harness.privileges.last().at(0).value<Privileges>();
@@ -544,10 +564,10 @@ private Q_SLOTS:
         QVERIFY2(harness.waitForState(ConnectionState::Connecting, &message, connectedAt),
                  qPrintable(harness.messages().join(QLatin1Char('|'))));
         QVERIFY2(message.startsWith(QLatin1String("reconnecting: ")), qPrintable(message));
-        bool reconnected = false;
-        QVERIFY(harness.waitForState(ConnectionState::Connected, &message, connectedAt,
-                                     &reconnected));
-        QVERIFY2(reconnected, qPrintable(message));
+        const std::optional<ConnectionState> again
+                = harness.waitForConnection(&message, connectedAt);
+        QVERIFY2(again, qPrintable(harness.messages().join(QLatin1Char('|'))));
+        QVERIFY2(*again == ConnectionState::Reconnected, qPrintable(message));
     }
 
     void pauseAndUnpauseShowInTheNextSnapshot()
@@ -983,7 +1003,7 @@ private Q_SLOTS:
                                  QLatin1String("reconnecting: the server closed the connection")),
                          qPrintable(message));
             else
-                QCOMPARE(state, ConnectionState::Connected);
+                QCOMPARE(state, ConnectionState::Reconnected);
         }
         QCOMPARE(harness.nextSnapshot().roles.size(), 5);
     }

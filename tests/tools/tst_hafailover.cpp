@@ -35,12 +35,22 @@
 using namespace std::chrono_literals;
 using leader::console::ConnectionProfile;
 using leader::console::ConnectionState;
+using leader::console::isConnected;
 using leader::console::StatusPoller;
 using leader::console::StatusSnapshot;
 namespace platform = leader::platform;
 
 using leader::test::cleanEnvironment;
 using leader::test::qs;
+
+// QCOMPARE prints a connection state by its name.
+namespace leader::console {
+char *toString(ConnectionState state)
+{
+    const QLatin1StringView name = connectionStateName(state);
+    return qstrdup(QByteArray(name.data(), name.size()).constData());
+}
+} // namespace leader::console
 
 namespace {
 
@@ -364,15 +374,22 @@ public:
                 },
                 Qt::QueuedConnection);
     }
-    // The first connectionChanged in state from index from on, waiting up to timeoutMs for it.
-    std::optional<QString> waitForState(ConnectionState state, qsizetype from, int timeoutMs)
+    struct Change
+    {
+        ConnectionState state;
+        QString message;
+    };
+    // The first connection (Connected or Reconnected) from index from on, waiting up to timeoutMs
+    // for it.
+    std::optional<Change> waitForConnection(qsizetype from, int timeoutMs)
     {
         QElapsedTimer waited;
         waited.start();
         for (;;) {
             for (qsizetype i = from; i < connection.size(); ++i) {
-                if (connection.at(i).at(0).value<ConnectionState>() == state)
-                    return connection.at(i).at(1).toString();
+                const auto state = connection.at(i).at(0).value<ConnectionState>();
+                if (isConnected(state))
+                    return Change{state, connection.at(i).at(1).toString()};
             }
             from = connection.size();
             const int left = timeoutMs - int(waited.elapsed());
@@ -471,11 +488,13 @@ void TestHaFailover::followsAPromotion()
     const std::optional<ConnectionProfile> profile = ConnectionProfile::fromUrl(appUrl, &error);
     QVERIFY2(profile, qPrintable(error));
     poller.start(*profile);
-    const std::optional<QString> connected
-            = poller.waitForState(ConnectionState::Connected, 0, PollerBoundMs);
+    const std::optional<PollerThread::Change> connected
+            = poller.waitForConnection(0, PollerBoundMs);
     QVERIFY2(connected, qPrintable(poller.messages()));
-    QVERIFY2(connected->endsWith(QStringLiteral("answered by 127.0.0.1:%1").arg(primary.port)),
-             qPrintable(*connected));
+    QCOMPARE(connected->state, ConnectionState::Connected);
+    QVERIFY2(connected->message.endsWith(
+                     QStringLiteral("answered by 127.0.0.1:%1").arg(primary.port)),
+             qPrintable(connected->message));
 
     // The failover: the primary stops (its sessions are ended), the standby is promoted.
     const qsizetype eventsBefore = replica.events().size();
@@ -561,17 +580,18 @@ void TestHaFailover::followsAPromotion()
 
     // The console's poller follows without being told: its session ended with the primary, and
     // its reconnects pass the stopped primary and the standby until the promotion.
-    const std::optional<QString> reconnected
-            = poller.waitForState(ConnectionState::Connected, connectionBefore,
-                                  std::max(0, PollerBoundMs - int(sincePromotion.elapsed())));
+    const std::optional<PollerThread::Change> reconnected = poller.waitForConnection(
+            connectionBefore, std::max(0, PollerBoundMs - int(sincePromotion.elapsed())));
     QVERIFY2(reconnected, qPrintable(poller.messages()));
-    QVERIFY2(reconnected->startsWith(QLatin1String("reconnected to lt_app@127.0.0.1:"))
-                     && reconnected->endsWith(
+    QCOMPARE(reconnected->state, ConnectionState::Reconnected);
+    QVERIFY2(reconnected->message.startsWith(QLatin1String("reconnected to lt_app@127.0.0.1:"))
+                     && reconnected->message.endsWith(
                              QStringLiteral("answered by 127.0.0.1:%1").arg(standby.port)),
-             qPrintable(*reconnected));
+             qPrintable(reconnected->message));
     // Its own words say how long it was without a connection, from the primary's stop.
-    leader::test::reportMeasurement(QStringLiteral("ha failover: the console's poller ")
-                                    + reconnected->section(QStringLiteral(", answered"), 0, 0));
+    leader::test::reportMeasurement(
+            QStringLiteral("ha failover: the console's poller ")
+            + reconnected->message.section(QStringLiteral(", answered"), 0, 0));
     const qsizetype snapshotsBefore = poller.snapshots.size();
     QTRY_VERIFY_WITH_TIMEOUT(poller.snapshots.size() > snapshotsBefore, 10'000);
     const auto snapshot = poller.snapshots.last().at(0).value<StatusSnapshot>();
