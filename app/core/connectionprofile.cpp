@@ -2,8 +2,12 @@
 
 #include "pg/conninfo.h"
 
+#include <QCoreApplication>
+
 #include <libpq-fe.h>
 
+#include <algorithm>
+#include <array>
 #include <memory>
 
 namespace leader::console {
@@ -13,6 +17,75 @@ namespace {
 // connect_timeout bounds each host of a blocking connect (libpq); the engine's connection adds
 // its own deadline, keepalives and tcp_user_timeout, and every statement's deadline client-side.
 constexpr int ConnectTimeoutSeconds = 5;
+
+constexpr std::array<KeywordValue, 6> SslModes{{
+        {QLatin1StringView("disable"), QLatin1StringView("disable"),
+         QT_TRANSLATE_NOOP("leader::console::KeywordValue",
+                           "Never use TLS: everything, password included, travels in clear.")},
+        {QLatin1StringView("allow"), QLatin1StringView("allow"),
+         QT_TRANSLATE_NOOP("leader::console::KeywordValue",
+                           "Try without TLS first; use TLS only if the server insists.")},
+        {QLatin1StringView("prefer"), QLatin1StringView("prefer"),
+         QT_TRANSLATE_NOOP(
+                 "leader::console::KeywordValue",
+                 "Use TLS when the server offers it, else connect in clear. The certificate is "
+                 "not checked (libpq's default).")},
+        {QLatin1StringView("require"), QLatin1StringView("require"),
+         QT_TRANSLATE_NOOP("leader::console::KeywordValue",
+                           "Always use TLS, but do not verify the server's certificate.")},
+        {QLatin1StringView("verify-ca"), QLatin1StringView("verify-ca"),
+         QT_TRANSLATE_NOOP(
+                 "leader::console::KeywordValue",
+                 "Always use TLS; the server's certificate must be signed by a trusted CA "
+                 "(~/.postgresql/root.crt).")},
+        {QLatin1StringView("verify-full"), QLatin1StringView("verify-full"),
+         QT_TRANSLATE_NOOP(
+                 "leader::console::KeywordValue",
+                 "As verify-ca, and the host name must also match the certificate: the only "
+                 "mode that stops impersonation.")},
+}};
+
+constexpr std::array<KeywordValue, 6> TargetSessionAttrs{{
+        {QLatin1StringView(), QLatin1StringView("any"),
+         QT_TRANSLATE_NOOP("leader::console::KeywordValue",
+                           "Take the first host of the list that answers, whatever it is (libpq's "
+                           "default).")},
+        {QLatin1StringView("read-write"), QLatin1StringView("read-write"),
+         QT_TRANSLATE_NOOP(
+                 "leader::console::KeywordValue",
+                 "Take the first host that accepts writes: with a list of the primary and its "
+                 "standbys, the console follows a promotion.")},
+        {QLatin1StringView("read-only"), QLatin1StringView("read-only"),
+         QT_TRANSLATE_NOOP(
+                 "leader::console::KeywordValue",
+                 "Take the first host that does not accept writes: pause and unpause then fail.")},
+        {QLatin1StringView("primary"), QLatin1StringView("primary"),
+         QT_TRANSLATE_NOOP("leader::console::KeywordValue",
+                           "Take the first host that is not a standby.")},
+        {QLatin1StringView("standby"), QLatin1StringView("standby"),
+         QT_TRANSLATE_NOOP("leader::console::KeywordValue",
+                           "Take the first standby: pause and unpause then fail.")},
+        {QLatin1StringView("prefer-standby"), QLatin1StringView("prefer-standby"),
+         QT_TRANSLATE_NOOP("leader::console::KeywordValue",
+                           "Take a standby if one answers, else any host.")},
+}};
+
+// The entry a URL's word names, or none.
+const KeywordValue *labelled(std::span<const KeywordValue> table, const QString &label)
+{
+    const auto found = std::ranges::find_if(
+            table, [&label](const KeywordValue &entry) { return entry.label == label; });
+    return found == table.end() ? nullptr : &*found;
+}
+
+// "disable, allow, …": what a refusal lists.
+QString labels(std::span<const KeywordValue> table)
+{
+    QStringList words;
+    for (const KeywordValue &entry : table)
+        words << entry.label;
+    return words.join(QStringLiteral(", "));
+}
 
 QString quoted(const QString &value)
 {
@@ -72,12 +145,13 @@ std::optional<ConnectionProfile> ConnectionProfile::fromUrl(const QString &url, 
     profile.database = value("dbname");
     profile.user = value("user");
     profile.password = value("password");
-    const QString sslMode = value("sslmode");
-    if (!sslMode.isEmpty())
-        profile.sslMode = sslMode;
-    if (!sslModes().contains(profile.sslMode))
-        return fail(QStringLiteral("sslmode \"%1\" is not one of %2")
-                            .arg(profile.sslMode, sslModes().join(QStringLiteral(", "))));
+    if (const QString sslMode = value("sslmode"); !sslMode.isEmpty()) {
+        const KeywordValue *mode = labelled(sslModes(), sslMode);
+        if (!mode)
+            return fail(QStringLiteral("sslmode \"%1\" is not one of %2")
+                                .arg(sslMode, labels(sslModes())));
+        profile.sslMode = mode->value;
+    }
     if (const QString port = value("port"); !port.isEmpty()) {
         QStringList entries = port.split(QLatin1Char(','));
         // A host of a URL without its port has an empty entry: libpq's compiled default.
@@ -88,28 +162,31 @@ std::optional<ConnectionProfile> ConnectionProfile::fromUrl(const QString &url, 
             return fail(problem);
         profile.setPortList(entries.join(QLatin1Char(',')));
     }
-    const QString attrs = value("target_session_attrs");
-    if (!attrs.isEmpty() && !targetSessionAttrsValues().contains(attrs))
-        return fail(QStringLiteral("target_session_attrs \"%1\" is not one of %2")
-                            .arg(attrs, targetSessionAttrsValues().join(QStringLiteral(", "))));
-    if (attrs != QLatin1String("any")) // libpq's default, and what an empty value means here
-        profile.targetSessionAttrs = attrs;
+    if (const QString attrs = value("target_session_attrs"); !attrs.isEmpty()) {
+        const KeywordValue *target = labelled(targetSessionAttrsValues(), attrs);
+        if (!target)
+            return fail(QStringLiteral("target_session_attrs \"%1\" is not one of %2")
+                                .arg(attrs, labels(targetSessionAttrsValues())));
+        profile.targetSessionAttrs = target->value;
+    }
     if (profile.database.isEmpty())
         profile.database = profile.user; // libpq's own default
     return profile;
 }
 
-QStringList ConnectionProfile::sslModes()
+QString KeywordValue::meaningText() const
 {
-    return {QStringLiteral("disable"), QStringLiteral("allow"),     QStringLiteral("prefer"),
-            QStringLiteral("require"), QStringLiteral("verify-ca"), QStringLiteral("verify-full")};
+    return QCoreApplication::translate("leader::console::KeywordValue", meaning);
 }
 
-QStringList ConnectionProfile::targetSessionAttrsValues()
+std::span<const KeywordValue> ConnectionProfile::sslModes()
 {
-    return {QStringLiteral("any"),       QStringLiteral("read-write"),
-            QStringLiteral("read-only"), QStringLiteral("primary"),
-            QStringLiteral("standby"),   QStringLiteral("prefer-standby")};
+    return SslModes;
+}
+
+std::span<const KeywordValue> ConnectionProfile::targetSessionAttrsValues()
+{
+    return TargetSessionAttrs;
 }
 
 QString ConnectionProfile::portList() const

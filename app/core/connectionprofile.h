@@ -5,8 +5,21 @@
 #include <QStringList>
 
 #include <optional>
+#include <span>
 
 namespace leader::console {
+
+// One value of a libpq keyword a profile carries (sslmode, target_session_attrs): label is the
+// word a URL and the connection dialog use, value what the profile keeps and hands libpq (empty:
+// the keyword left out, libpq's default), meaning what it does, for the dialog's tooltips.
+struct KeywordValue
+{
+    QLatin1StringView value;
+    QLatin1StringView label;
+    const char *meaning;
+
+    QString meaningText() const; // translated
+};
 
 // Where the console connects: a saved profile (QSettings, password in the keychain), a --database
 // URL, or the embedded demo's cluster.
@@ -21,7 +34,7 @@ struct ConnectionProfile
     QString database;
     QString user;
     QString sslMode = QStringLiteral("prefer");
-    // libpq's target_session_attrs, one of targetSessionAttrsValues(); empty: libpq's "any".
+    // libpq's target_session_attrs, a value of targetSessionAttrsValues(); empty: libpq's "any".
     QString targetSessionAttrs;
     QString password; // never written to QSettings
     // What this database is to the operator ("production", "staging"; empty: not said), shown as
@@ -33,9 +46,11 @@ struct ConnectionProfile
     // A postgresql:// URL or key=value conninfo, the PG* variables filling what it leaves out.
     // nullopt with *error set to one line (no secret) when it cannot be parsed.
     static std::optional<ConnectionProfile> fromUrl(const QString &url, QString *error);
-    static QStringList sslModes(); // disable, allow, prefer, require, verify-ca, verify-full
-    // any, read-write, read-only, primary, standby, prefer-standby
-    static QStringList targetSessionAttrsValues();
+    // Each keyword's one table, in libpq's order: what a URL may say, what the dialog offers.
+    // disable, allow, prefer, require, verify-ca, verify-full
+    static std::span<const KeywordValue> sslModes();
+    // any (kept as an empty value), read-write, read-only, primary, standby, prefer-standby
+    static std::span<const KeywordValue> targetSessionAttrsValues();
 
     // "5432", or "5432,5433" for one port per host: libpq's port keyword.
     QString portList() const;

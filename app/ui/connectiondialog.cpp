@@ -19,45 +19,17 @@ namespace leader::console {
 
 namespace {
 
-QString sslModeToolTip(const QString &mode)
+// A libpq keyword's values from its table: each shown by its label, holding its value, its meaning
+// as its tooltip, which the combo's own follows.
+void fillKeywordCombo(QComboBox *combo, std::span<const KeywordValue> values)
 {
-    if (mode == QLatin1String("disable"))
-        return ConnectionDialog::tr(
-                "Never use TLS: everything, password included, travels in clear.");
-    if (mode == QLatin1String("allow"))
-        return ConnectionDialog::tr("Try without TLS first; use TLS only if the server insists.");
-    if (mode == QLatin1String("prefer"))
-        return ConnectionDialog::tr("Use TLS when the server offers it, else connect in clear. "
-                                    "The certificate is not checked (libpq's default).");
-    if (mode == QLatin1String("require"))
-        return ConnectionDialog::tr("Always use TLS, but do not verify the server's certificate.");
-    if (mode == QLatin1String("verify-ca"))
-        return ConnectionDialog::tr("Always use TLS; the server's certificate must be signed by a "
-                                    "trusted CA (~/.postgresql/root.crt).");
-    if (mode == QLatin1String("verify-full"))
-        return ConnectionDialog::tr("As verify-ca, and the host name must also match the "
-                                    "certificate: the only mode that stops impersonation.");
-    return {};
-}
-
-QString targetToolTip(const QString &attrs)
-{
-    if (attrs.isEmpty())
-        return ConnectionDialog::tr("Take the first host of the list that answers, whatever it is "
-                                    "(libpq's default).");
-    if (attrs == QLatin1String("read-write"))
-        return ConnectionDialog::tr("Take the first host that accepts writes: with a list of the "
-                                    "primary and its standbys, the console follows a promotion.");
-    if (attrs == QLatin1String("primary"))
-        return ConnectionDialog::tr("Take the first host that is not a standby.");
-    if (attrs == QLatin1String("read-only"))
-        return ConnectionDialog::tr("Take the first host that does not accept writes: pause and "
-                                    "unpause then fail.");
-    if (attrs == QLatin1String("standby"))
-        return ConnectionDialog::tr("Take the first standby: pause and unpause then fail.");
-    if (attrs == QLatin1String("prefer-standby"))
-        return ConnectionDialog::tr("Take a standby if one answers, else any host.");
-    return {};
+    for (const KeywordValue &entry : values) {
+        combo->addItem(entry.label, QString(entry.value));
+        combo->setItemData(combo->count() - 1, entry.meaningText(), Qt::ToolTipRole);
+    }
+    QObject::connect(combo, &QComboBox::currentIndexChanged, combo, [combo] {
+        combo->setToolTip(combo->currentData(Qt::ToolTipRole).toString());
+    });
 }
 
 QLabel *makeNote(const QString &objectName, bool red)
@@ -140,21 +112,11 @@ void ConnectionDialog::buildUi()
 
     m_sslCombo = new QComboBox;
     m_sslCombo->setObjectName(QStringLiteral("sslModeCombo"));
-    const QStringList modes = ConnectionProfile::sslModes();
-    for (const QString &mode : modes) {
-        m_sslCombo->addItem(mode, mode);
-        m_sslCombo->setItemData(m_sslCombo->count() - 1, sslModeToolTip(mode), Qt::ToolTipRole);
-    }
+    fillKeywordCombo(m_sslCombo, ConnectionProfile::sslModes());
 
     m_targetCombo = new QComboBox;
     m_targetCombo->setObjectName(QStringLiteral("targetSessionCombo"));
-    for (const QString &attrs : ConnectionProfile::targetSessionAttrsValues()) {
-        // "any" is libpq's default, which the profile keeps as an empty value.
-        const QString value = attrs == QLatin1String("any") ? QString() : attrs;
-        m_targetCombo->addItem(attrs, value);
-        m_targetCombo->setItemData(m_targetCombo->count() - 1, targetToolTip(value),
-                                   Qt::ToolTipRole);
-    }
+    fillKeywordCombo(m_targetCombo, ConnectionProfile::targetSessionAttrsValues());
 
     // Editable: any label; the three usual ones offered. "production" locks writes at connect.
     m_environmentCombo = new QComboBox;
@@ -234,12 +196,6 @@ void ConnectionDialog::buildUi()
     connect(m_urlEdit, &QLineEdit::textChanged, this, &ConnectionDialog::onUrlChanged);
     for (QLineEdit *edit : {m_nameEdit, m_hostEdit, m_portEdit, m_databaseEdit, m_userEdit})
         connect(edit, &QLineEdit::textChanged, this, &ConnectionDialog::validate);
-    connect(m_sslCombo, &QComboBox::currentIndexChanged, this, [this] {
-        m_sslCombo->setToolTip(sslModeToolTip(m_sslCombo->currentData().toString()));
-    });
-    connect(m_targetCombo, &QComboBox::currentIndexChanged, this, [this] {
-        m_targetCombo->setToolTip(targetToolTip(m_targetCombo->currentData().toString()));
-    });
     connect(m_connectButton, &QPushButton::clicked, this, &ConnectionDialog::accept);
     connect(m_saveButton, &QPushButton::clicked, this, &ConnectionDialog::save);
     connect(m_deleteButton, &QPushButton::clicked, this, &ConnectionDialog::deleteProfile);
@@ -278,7 +234,7 @@ void ConnectionDialog::setProfile(const ConnectionProfile &profile)
     m_userEdit->setText(profile.user);
     m_passwordEdit->setText(profile.password);
     const int ssl = m_sslCombo->findData(profile.sslMode);
-    m_sslCombo->setCurrentIndex(ssl < 0 ? m_sslCombo->findData(QStringLiteral("prefer")) : ssl);
+    m_sslCombo->setCurrentIndex(ssl < 0 ? m_sslCombo->findData(ConnectionProfile().sslMode) : ssl);
     const int target = m_targetCombo->findData(profile.targetSessionAttrs);
     m_targetCombo->setCurrentIndex(target < 0 ? 0 : target);
     m_environmentCombo->setCurrentText(profile.environment);

@@ -62,6 +62,8 @@ private Q_SLOTS:
     void saveSelectDelete();
     void setErrorShowsRedLine();
     void sslModesHaveToolTips();
+    void keywordValuesRoundTrip_data();
+    void keywordValuesRoundTrip();
     void environmentAndColour();
 
 private:
@@ -603,11 +605,83 @@ void tst_ConnectionDialog::sslModesHaveToolTips()
     PasswordStore passwords;
     ConnectionDialog dialog(m_profiles.get(), &passwords);
     auto combo = child<QComboBox>(dialog, "sslModeCombo");
-    QCOMPARE(combo->count(), ConnectionProfile::sslModes().size());
+    QCOMPARE(qsizetype(combo->count()), qsizetype(ConnectionProfile::sslModes().size()));
     for (int i = 0; i < combo->count(); ++i)
         QVERIFY2(!combo->itemData(i, Qt::ToolTipRole).toString().isEmpty(),
                  qPrintable(combo->itemText(i)));
     QCOMPARE(combo->currentText(), QStringLiteral("prefer"));
+}
+
+// Every value of sslmode and of target_session_attrs, from a URL through the dialog and back: the
+// combo shows the URL's word with its meaning as tooltip, the profile keeps what libpq is given
+// ("any" as nothing), and setProfile brings the same choice back.
+void tst_ConnectionDialog::keywordValuesRoundTrip_data()
+{
+    QTest::addColumn<QString>("sslMode");
+    QTest::addColumn<QString>("target");       // as the URL and the combo say it
+    QTest::addColumn<QString>("targetStored"); // as the profile keeps it
+    QTest::newRow("disable, any") << "disable"
+                                  << "any"
+                                  << "";
+    QTest::newRow("allow, read-write") << "allow"
+                                       << "read-write"
+                                       << "read-write";
+    QTest::newRow("prefer, read-only") << "prefer"
+                                       << "read-only"
+                                       << "read-only";
+    QTest::newRow("require, primary") << "require"
+                                      << "primary"
+                                      << "primary";
+    QTest::newRow("verify-ca, standby") << "verify-ca"
+                                        << "standby"
+                                        << "standby";
+    QTest::newRow("verify-full, prefer-standby") << "verify-full"
+                                                 << "prefer-standby"
+                                                 << "prefer-standby";
+}
+
+void tst_ConnectionDialog::keywordValuesRoundTrip()
+{
+    QFETCH(QString, sslMode);
+    QFETCH(QString, target);
+    QFETCH(QString, targetStored);
+    PasswordStore passwords;
+    ConnectionDialog dialog(m_profiles.get(), &passwords);
+    auto ssl = child<QComboBox>(dialog, "sslModeCombo");
+    auto targets = child<QComboBox>(dialog, "targetSessionCombo");
+    // Start from the other end of both lists, so that each row changes both combos.
+    dialog.setProfile(*ConnectionProfile::fromUrl(
+            QStringLiteral("postgresql://ops@db/hc?sslmode=%1&target_session_attrs=%2")
+                    .arg(ssl->itemText(ssl->count() - 1 - ssl->findText(sslMode)),
+                         targets->itemText(targets->count() - 1 - targets->findText(target))),
+            nullptr));
+
+    child<QLineEdit>(dialog, "urlEdit")
+            ->setText(QStringLiteral("postgresql://ops@db/hc?sslmode=%1&target_session_attrs=%2")
+                              .arg(sslMode, target));
+    QVERIFY(!child<QLabel>(dialog, "urlErrorLabel")->isVisibleTo(&dialog));
+    QCOMPARE(ssl->currentText(), sslMode);
+    QCOMPARE(targets->currentText(), target);
+    for (QComboBox *combo : {ssl, targets}) {
+        QVERIFY(!combo->toolTip().isEmpty());
+        QCOMPARE(combo->toolTip(),
+                 combo->itemData(combo->currentIndex(), Qt::ToolTipRole).toString());
+    }
+    const ConnectionProfile profile = dialog.profile();
+    QCOMPARE(profile.sslMode, sslMode);
+    QCOMPARE(profile.targetSessionAttrs, targetStored);
+    QVERIFY2(profile.conninfo().contains(QStringLiteral("sslmode='%1'").arg(sslMode)),
+             qPrintable(profile.conninfo()));
+    QCOMPARE(profile.conninfo().contains(QStringLiteral("target_session_attrs=")),
+             !targetStored.isEmpty());
+
+    dialog.setProfile(ConnectionProfile{});
+    QCOMPARE(ssl->currentText(), QStringLiteral("prefer"));
+    QCOMPARE(targets->currentText(), QStringLiteral("any"));
+    dialog.setProfile(profile);
+    QCOMPARE(dialog.profile(), profile);
+    QCOMPARE(ssl->currentText(), sslMode);
+    QCOMPARE(targets->currentText(), target);
 }
 
 QTEST_MAIN(tst_ConnectionDialog)
