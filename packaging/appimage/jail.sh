@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The chroot test-appdir.sh and test-appimage.sh run the console in (sourced, as root): a directory
 # holding only what a desktop without PostgreSQL or Qt has — the base libraries the AppDir leaves to
 # the host (glibc, libstdc++, X11, fontconfig, ...), a busybox for AppRun's shell, the account files,
@@ -129,7 +130,7 @@ demo_wait_ready() {
 # the jail) leaderctl status --json; $demo_first_led is the seconds from demo_start to the first
 # poll that showed a role led.
 demo_wait_ticks() {
-    local appdir=$1 until=${2:-all} roles= polls=0
+    local appdir=$1 until=${2:-all} roles='' polls=0
     demo_first_led=
     # "billing led "2026-...Z"" (role, state, end of its last tick or null), from leaderctl status.
     # The cluster is new, so a finished tick on record is one of this run's.

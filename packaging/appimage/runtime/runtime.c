@@ -247,6 +247,8 @@ static bool extract(const char *image, uint64_t offset, const char *destination,
     }
     if (mkdir(destination, 0755) != 0 && errno != EEXIST) {
         say("cannot create %s: %s", destination, strerror(errno));
+        sqfs_traverse_close(&traversal);
+        sqfs_destroy(&fs);
         return false;
     }
     hard_link *links = NULL;
