@@ -317,6 +317,7 @@ struct Cluster::Private
     void checkReachable() const;
     std::optional<std::string> storedPassword() const;
     bool loadPassword();
+    void writePasswordFile();
     std::optional<std::string> readInData(const std::string &name) const;
     std::uintmax_t logSize() const;
     std::string logSince(std::uintmax_t offset) const;
@@ -507,19 +508,9 @@ std::optional<std::string> Cluster::Private::storedPassword() const
     return stored.empty() ? std::nullopt : std::optional(stored);
 }
 
-bool Cluster::Private::loadPassword()
+void Cluster::Private::writePasswordFile()
 {
-    if (const auto stored = storedPassword()) {
-        password = *stored;
-        return false;
-    }
-    password = hexOf(platform::randomBytes(16));
-    try {
-        platform::writePrivateFile(passwordFile, password + "\n");
-    } catch (const std::system_error &failure) {
-        fail("cannot write", passwordFile, failure.code());
-    }
-    return true;
+    platform::writePrivateFile(passwordFile, password + "\n");
 }
 
 std::optional<std::string> Cluster::Private::readInData(const std::string &name) const
@@ -784,22 +775,12 @@ std::optional<std::string> Cluster::Private::storedPassword() const
     return stored.empty() ? std::nullopt : std::optional(stored);
 }
 
-bool Cluster::Private::loadPassword()
+void Cluster::Private::writePasswordFile()
 {
-    if (const auto stored = storedPassword()) {
-        password = *stored;
-        return false;
-    }
-    password = hexOf(platform::randomBytes(16));
-    try {
-        if (handle->infoOf(PasswordName).type != FileType::Missing)
-            handle->remove(PasswordName); // empty
-        // initdb reads it as the server's account; root still reads it for the caller.
-        handle->createFile(PasswordName, password + "\n", 0600, account);
-    } catch (const std::system_error &failure) {
-        fail("cannot write", passwordFile, failure.code());
-    }
-    return true;
+    if (handle->infoOf(PasswordName).type != FileType::Missing)
+        handle->remove(PasswordName); // empty
+    // initdb reads it as the server's account; root still reads it for the caller.
+    handle->createFile(PasswordName, password + "\n", 0600, account);
 }
 
 std::optional<std::string> Cluster::Private::readInData(const std::string &name) const
@@ -827,6 +808,22 @@ std::string Cluster::Private::logSince(std::uintmax_t offset) const
     }
 }
 #endif
+
+// The stored password, or a new one written (true) for initdb or storePassword to set.
+bool Cluster::Private::loadPassword()
+{
+    if (const auto stored = storedPassword()) {
+        password = *stored;
+        return false;
+    }
+    password = hexOf(platform::randomBytes(16));
+    try {
+        writePasswordFile();
+    } catch (const std::system_error &failure) {
+        fail("cannot write", passwordFile, failure.code());
+    }
+    return true;
+}
 
 platform::ProcessResult Cluster::Private::run(std::vector<std::string> argv,
                                               std::chrono::milliseconds timeout) const
