@@ -12,7 +12,7 @@ packages=(
     qt6-gtk-platformtheme qt6-wayland
     xvfb xauth fonts-dejavu-core
     patchelf desktop-file-utils appstream busybox-static help2man
-    squashfs-tools zsync fuse3 libsquashfuse-dev libfuse3-dev libzstd-dev liblzma-dev zlib1g-dev
+    squashfs-tools squashfuse zsync fuse3 libsquashfuse-dev libfuse3-dev libzstd-dev liblzma-dev zlib1g-dev
     liblz4-dev liblzo2-dev libappimage-dev
     faketime locales
     iproute2

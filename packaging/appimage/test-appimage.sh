@@ -10,7 +10,8 @@
 # 3. --appimage-extract-and-run: --version, leaderctl --version, psql --version, and the console's
 #    embedded demo offscreen until its first takeover, on the server extracted with it; SIGTERM
 #    closes it all and the extracted directory is deleted.
-# 4. Where /dev/fuse works (as root): the same through the FUSE mount, which must be gone once the
+# 4. Where FUSE works (as root; Debian's squashfuse is asked first, so that a runtime that cannot
+#    mount fails here instead of passing for a machine without FUSE): the same through the mount, which must be gone once the
 #    console has closed; then the demo again, the console killed with SIGKILL: the mount must be
 #    gone and the runtime's FUSE daemon ended.
 # Prints the seconds from launch to the demo's cluster and to its first takeover seen by a poll.
@@ -27,6 +28,8 @@ fail() {
 [[ -x $image ]] || fail "$image is not an executable file: build it with packaging/appimage/build-appimage.sh"
 # shellcheck source=packaging/appimage/jail.sh
 source "$here/jail.sh"
+# shellcheck source=packaging/appimage/fuseprobe.sh
+source "$here/fuseprobe.sh"
 mkdir -p "$2"
 tools=$(realpath "$2")/tools
 rm -rf "$tools"
@@ -98,7 +101,7 @@ done
 run_demo extract "$app" --appimage-extract-and-run
 [[ -z $(cd "$jail/tmp" && ls -d appimage_extracted_* 2>/dev/null) ]] || fail "an extracted copy is left in the jail's /tmp"
 
-if [[ -c /dev/fuse ]]; then
+if fuse_probe "$tools/fuse-probe"; then
     mknod -m 666 "$jail/dev/fuse" c 10 229
     for tool in --version "leaderctl --version" "psql --version"; do
         # shellcheck disable=SC2086
@@ -129,7 +132,7 @@ if [[ -c /dev/fuse ]]; then
     trap 'kill_jailed; umount -l "$jail/proc"' EXIT
     echo "$test_name: fuse: after SIGKILL of the console the mount is gone and the daemon ended"
 else
-    echo "$test_name: no /dev/fuse on this machine: the FUSE path is not run"
+    echo "$test_name: FUSE path not shown: squashfuse cannot mount here either ($fuse_probe_reason)"
 fi
 echo "$test_name: start of the demo from the AppImage ($(du -h "$image" | cut -f1)):"
 printf '  %s\n' "${figures[@]}"

@@ -171,10 +171,13 @@ rm -rf squashfs-root
 check "--appimage-extract extracts all, modes and links kept" \
     sh -c "test -x squashfs-root/AppRun && test \"\$(readlink squashfs-root/link)\" = sub/data"
 
-# Whether FUSE works here decides which side is checked.
+# Whether FUSE works here (squashfuse's word, not the runtime's) decides which side is checked.
+# shellcheck source=packaging/appimage/fuseprobe.sh
+source "$root/packaging/appimage/fuseprobe.sh"
 probe_status=0
 probe=$(./plain.AppImage 2>&1 >/dev/null) || probe_status=$?
-if ((probe_status == 0)); then
+if fuse_probe "$work/fuse-probe"; then
+    check "fuse: the runtime mounts where squashfuse does" test "$probe_status" = 0
     mode_checks fuse
     ./plain.AppImage sleep &
     app=$!
@@ -213,7 +216,7 @@ if ((probe_status == 0)); then
             test "$status:$(wc -l <<<"$message"):${message/*--appimage-extract-and-run*/found}" = "69:1:found"
     fi
 else
-    echo "SKIP: FUSE does not work here ($probe): the FUSE checks are not run"
+    echo "SKIP: FUSE does not work here ($fuse_probe_reason): the FUSE checks are not run"
     check "without FUSE: one line, exit 69, how to run instead" \
         test "$probe_status:$(wc -l <<<"$probe"):${probe/*--appimage-extract-and-run*/found}" = "69:1:found"
 fi
