@@ -209,11 +209,18 @@ if fuse_probe "$work/fuse-probe"; then
     kill -TERM "$server"
     wait "$server" 2>/dev/null || true
     check "--appimage-mount unmounts when stopped" unmounted
-    if ((EUID == 0)) && command -v unshare >/dev/null; then
+    # /dev/fuse hidden in a mount namespace of its own: /dev made private there first, so the
+    # bind cannot reach the machine's /dev (a chroot's /dev is often the host's, bound).
+    # --propagation unchanged: in a chroot, unshare cannot make / private, as it is no mount point.
+    hide_fuse='mount --make-private /dev && mount --bind /dev/null /dev/fuse'
+    if ((EUID == 0)) && command -v unshare >/dev/null &&
+        unshare -m --propagation unchanged sh -c "$hide_fuse" 2>/dev/null; then
         status=0
-        message=$(unshare -m sh -c 'mount --bind /dev/null /dev/fuse && exec ./plain.AppImage' 2>&1) || status=$?
+        message=$(unshare -m --propagation unchanged sh -c "$hide_fuse && exec ./plain.AppImage" 2>&1) || status=$?
         check "without a usable /dev/fuse: one line, exit 69, how to run instead" \
             test "$status:$(wc -l <<<"$message"):${message/*--appimage-extract-and-run*/found}" = "69:1:found"
+    else
+        echo "SKIP: /dev/fuse cannot be hidden here (not root, or no private mount namespace)"
     fi
 else
     echo "SKIP: FUSE does not work here ($fuse_probe_reason): the FUSE checks are not run"
