@@ -35,7 +35,29 @@ report() {
 }
 windows=
 failover=
-trap 'report; for job in $windows $failover; do kill "$job" 2>/dev/null; done; scripts/test-servers.sh stop "$servers"; rm -rf "$servers" "$console_work"' EXIT
+# On a failure the servers' logs are kept in build/ci/test-servers-logs and their ends printed: a
+# server that died mid-run (PgBouncer, twice in fresh-ci) is otherwise lost with $servers.
+finish() {
+    local status=$?
+    report
+    for job in $windows $failover; do kill "$job" 2>/dev/null; done
+    if [[ -s $servers/pgbouncer.pid ]] && ! kill -0 "$(cat "$servers/pgbouncer.pid")" 2>/dev/null; then
+        echo "test.sh: PgBouncer had died before the end; the kernel's word on it:"
+        dmesg 2>/dev/null | grep -i 'pgbouncer' | tail -n 5 || true
+    fi
+    scripts/test-servers.sh stop "$servers"
+    if ((status != 0)); then
+        mkdir -p build/ci/test-servers-logs
+        for log in "$servers"/*.log; do
+            [[ -e $log ]] || continue
+            cp "$log" build/ci/test-servers-logs/
+            echo "--- the end of $(basename "$log") (whole: build/ci/test-servers-logs) ---"
+            grep -v -e 'login attempt' -e 'closing because: client close request' "$log" | tail -n 25
+        done
+    fi
+    rm -rf "$servers" "$console_work"
+}
+trap finish EXIT
 scripts/test-servers.sh start "$servers"
 # shellcheck source=/dev/null
 source "$servers/env"

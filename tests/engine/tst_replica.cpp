@@ -217,6 +217,8 @@ private Q_SLOTS:
     void armedPanicFailsTheNextTickOnce();
 
 private:
+    // One attempt of terminatedMarkerIsRepairedAndTheTickCompletes; repaired: the repair won.
+    void terminateTheHoldersMarkerMidTick(int attempt, bool &repaired);
     QString field(const std::string &sql);
     ReplicaOptions optionsFor(const std::string &id, std::vector<RoleProfile> roles,
                               bool fastWake = true) const;
@@ -698,7 +700,25 @@ void TestReplica::cutOffLeaderIsTakenOnlyAtExpiry()
 // the role alone. The tick completes with the same token. Checked: without the RENEW the marker's
 // change triggers (MarkerState::onChange waking no heartbeat), the holder cannot repair in time
 // and stops its tick (marker_lost), the row is released and taken ~1.1 s later, and this fails.
+// Whether the repair lands within MarkerRepairWithin (100 ms) is a race that a loaded machine can
+// lose (CI at -j3 beside the Spin runs did, twice): the holder then stops its tick (marker_lost)
+// before any contender's grace ends, the safe path, which is checked when it happens. The repair
+// must win one of three attempts; deleting the wake above loses all three.
 void TestReplica::terminatedMarkerIsRepairedAndTheTickCompletes()
+{
+    constexpr int Attempts = 3;
+    for (int attempt = 1; attempt <= Attempts; ++attempt) {
+        if (attempt > 1)
+            init();
+        bool repaired = false;
+        terminateTheHoldersMarkerMidTick(attempt, repaired);
+        if (QTest::currentTestFailed() || repaired)
+            return;
+    }
+    QFAIL("the holder's repair did not land in time in any of three attempts");
+}
+
+void TestReplica::terminateTheHoldersMarkerMidTick(int attempt, bool &repaired)
 {
     const std::vector<RoleProfile> roles = billing("billing.interval = 1s\nbilling.min_tick = 8s");
     TwoReplicas pair(optionsFor("a", roles), optionsFor("b", roles));
@@ -725,25 +745,45 @@ void TestReplica::terminatedMarkerIsRepairedAndTheTickCompletes()
     while ((named = billingMarker()) == oldMarker && sinceTermination.elapsed() < 2000)
         ;
     const qint64 unnamedAfter = sinceTermination.elapsed();
-    QTRY_VERIFY_WITH_TIMEOUT(!billingMarker().isEmpty() && billingMarker() != oldMarker, 2000);
+    const bool renamed = QTest::qWaitFor(
+            [&] { return !billingMarker().isEmpty() && billingMarker() != oldMarker; }, 2000);
     const qint64 repairedAfter = sinceTermination.elapsed();
-    leader::test::reportMeasurement(QString::asprintf(
-            "marker terminated mid-tick: the row no longer names it %lld ms later, names the "
-            "holder's new marker by %lld ms (grace %lld ms)",
-            static_cast<long long>(unnamedAfter), static_cast<long long>(repairedAfter),
-            static_cast<long long>(leader::lease::EarlyTakeGrace.count())));
-    QVERIFY2(unnamedAfter < leader::lease::EarlyTakeGrace.count(),
-             qPrintable(QString::number(unnamedAfter)));
-    QVERIFY2(repairedAfter < 1000, qPrintable(QString::number(repairedAfter)));
-
+    // The tick ends either way: completed after its min_tick, or lost at once.
     QTRY_VERIFY_WITH_TIMEOUT(events.count(EventKind::Released, holder.id()) >= 1, 15000);
     const ReplicaEvent released = events.of(EventKind::Released, holder.id()).front();
     QCOMPARE(released.transition.token, first.transition.token);
+
+    if (released.transition.outcome == Outcome::Lost) {
+        // Lost the race: the tick stopped for the marker, and before the other replica took over.
+        QCOMPARE(events.count(EventKind::Lost, holder.id()), 1);
+        const ReplicaEvent lost = events.of(EventKind::Lost, holder.id()).front();
+        QCOMPARE(lost.transition.reason, LossReason::MarkerLost);
+        for (const ReplicaEvent &acquired : events.of(EventKind::Acquired, other.id()))
+            QVERIFY(acquired.transition.monotonic > lost.transition.monotonic);
+        leader::test::reportMeasurement(QString::asprintf(
+                "marker terminated mid-tick, attempt %d: the repair did not land within %lld ms "
+                "on this load; the tick stopped (marker_lost) before the other replica took over",
+                attempt, static_cast<long long>(leader::lease::MarkerRepairWithin.count())));
+        other.stop();
+        holder.stop();
+        return;
+    }
+
+    leader::test::reportMeasurement(QString::asprintf(
+            "marker terminated mid-tick: the row no longer names it %lld ms later, names the "
+            "holder's new marker by %lld ms (grace %lld ms, attempt %d)",
+            static_cast<long long>(unnamedAfter), static_cast<long long>(repairedAfter),
+            static_cast<long long>(leader::lease::EarlyTakeGrace.count()), attempt));
+    QVERIFY2(unnamedAfter < leader::lease::EarlyTakeGrace.count(),
+             qPrintable(QString::number(unnamedAfter)));
+    QVERIFY(renamed);
+    QVERIFY2(repairedAfter < 1000, qPrintable(QString::number(repairedAfter)));
     QCOMPARE(released.transition.outcome, Outcome::Completed);
     QCOMPARE(events.count(EventKind::Lost), 0);
     // Nobody else led the role during the tick.
     for (const ReplicaEvent &acquired : events.of(EventKind::Acquired, other.id()))
         QVERIFY(acquired.transition.monotonic > released.transition.monotonic);
+    repaired = true;
     other.stop();
     holder.stop();
 }
