@@ -5,7 +5,8 @@ set -euo pipefail
 
 packages=(
     cmake ninja-build g++ pkg-config git ca-certificates clang-format mold
-    libpq-dev postgresql postgresql-client pgbouncer
+    libpq-dev postgresql postgresql-client
+    curl xz-utils patch make libevent-dev libssl-dev
     qt6-base-dev qt6-charts-dev libqt6opengl6-dev qtkeychain-qt6-dev libgl-dev
     libqt6sql6-sqlite
     libcpp-httplib-dev

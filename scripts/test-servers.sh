@@ -18,6 +18,8 @@ if ((EUID == 0)); then
     as_account=(runuser -u "$account" --)
 fi
 
+# Debian 13's PgBouncer, built once: Debian 12's 1.18 exits on cancel requests (scripts/pgbouncer.sh).
+pgbouncer=$("$(dirname "${BASH_SOURCE[0]}")/pgbouncer.sh")
 bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 [[ -x $bindir/initdb ]] || { echo "test-servers: no PostgreSQL server (run scripts/setup-deps.sh)" >&2; exit 1; }
 
@@ -117,7 +119,7 @@ INI
     chown "$account" "$dir/pgbouncer.ini"
     rm -f "$dir/pgbouncer.log"
     # -d forks before it binds: a port in use shows only in the log.
-    "${as_account[@]}" pgbouncer -d -q "$dir/pgbouncer.ini" ||
+    "${as_account[@]}" "$pgbouncer" -d -q "$dir/pgbouncer.ini" ||
         { tail -n 20 "$dir/pgbouncer.log" >&2; exit 1; }
     for _ in $(seq 1 100); do
         PGPASSWORD=$password psql -X -q -h 127.0.0.1 -p "$bouncer_port" -U lt_owner -d postgres \
@@ -137,5 +139,5 @@ export LEADER_TEST_BOUNCER_PORT=$bouncer_port
 export LEADER_TEST_PASSWORD=$password
 ENV
 echo "test-servers: PostgreSQL $("$bindir/postgres" --version | awk '{print $3}') on 127.0.0.1:$pg_port," \
-    "PgBouncer $(pgbouncer --version | awk 'NR==1{print $2}') (transaction mode) on 127.0.0.1:$bouncer_port," \
+    "PgBouncer $("$pgbouncer" --version | awk 'NR==1{print $2}') (transaction mode) on 127.0.0.1:$bouncer_port," \
     "as $account"

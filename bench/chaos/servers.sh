@@ -77,7 +77,7 @@ bouncer_stop() {
 
 # pgbouncer -d forks before it binds: only an answer shows that it listens.
 bouncer_start() {
-    "${as_account[@]}" pgbouncer -d -q "$dir/pgbouncer.ini" ||
+    "${as_account[@]}" "$("$root/scripts/pgbouncer.sh")" -d -q "$dir/pgbouncer.ini" ||
         { tail -n 20 "$dir/pgbouncer.log" >&2; exit 1; }
     for _ in $(seq 1 100); do
         PGPASSWORD=$LEADER_TEST_PASSWORD psql -X -q -h 127.0.0.1 -p "$1" -U lt_owner \

@@ -47,8 +47,9 @@ start)
     # pool keeps its connections, so the steady state measured here logs in nobody.
     sed -i 's/^auth_type = .*/auth_type = md5/' "$dir/pgbouncer.ini"
     # Raised by the account's own shell: runuser's PAM session sets the soft limit back to 1024.
-    "${as_account[@]}" bash -c 'ulimit -n "$1" && exec pgbouncer -d -q "$2"' pgbouncer "$files" \
-        "$dir/pgbouncer.ini" || { tail -n 20 "$dir/pgbouncer.log" >&2; exit 1; }
+    "${as_account[@]}" bash -c 'ulimit -n "$1" && exec "$3" -d -q "$2"' pgbouncer "$files" \
+        "$dir/pgbouncer.ini" "$("$root/scripts/pgbouncer.sh")" ||
+        { tail -n 20 "$dir/pgbouncer.log" >&2; exit 1; }
     for _ in $(seq 1 100); do
         PGPASSWORD=$LEADER_TEST_PASSWORD psql -X -q -h 127.0.0.1 -p "$LEADER_TEST_BOUNCER_PORT" \
             -U lt_owner -d postgres -c 'SELECT 1' >/dev/null 2>&1 && break
