@@ -142,7 +142,9 @@ std::vector<std::string> Fleet::arguments(const Slot &slot, int metricsPort, Rou
     argv.insert(argv.end(),
                 {"--database", direct ? directUrl : m_setup.bouncerUrl, "--id", slot.setup.id,
                  "--config", m_setup.configFile.string(), "--metrics-port",
-                 std::to_string(metricsPort), "--metrics-address", metricsAddress(slot)});
+                 std::to_string(metricsPort), "--metrics-address", metricsAddress(slot),
+                 // Its SIGTERM faults check the immediate stop, not a drain first.
+                 "--drain-on-sigterm", "off"});
     if (!direct)
         argv.insert(argv.end(), {"--listen-database", directUrl});
     if (slot.setup.control)

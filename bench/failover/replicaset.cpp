@@ -47,6 +47,8 @@ std::vector<std::string> ReplicaSet::arguments(const Slot &slot) const
     argv.insert(argv.end(),
                 {"--roles", m_setup.roles, "--id", slot.id, "--config", m_setup.configFile.string(),
                  "--control", (m_setup.directory / (slot.id + ".sock")).string()});
+    // SIGTERM's figure is the immediate stop (released as interrupted), not a drain first.
+    argv.insert(argv.end(), {"--drain-on-sigterm", "off"});
     return argv;
 }
 

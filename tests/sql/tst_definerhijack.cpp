@@ -345,7 +345,8 @@ SELECT count(*), coalesce(string_agg(p.oid::regprocedure::text, ', ')
  WHERE p.pronamespace IN ('public'::regnamespace, 'leader_ext'::regnamespace) AND p.prosecdef
 )sql",
                                                     {}, Short);
-    QCOMPARE(result.toInt64(0, 0), 7);
+    // 0183 added leader_drain, leader_undrain and leader_replica_drain_beat.
+    QCOMPARE(result.toInt64(0, 0), 10);
     QCOMPARE(QString::fromUtf8(result.text(0, 1)), QString());
 }
 

@@ -468,8 +468,9 @@ void TestHaFailover::followsAPromotion()
         file.write("billing.interval = 1s\nbilling.min_tick = 4s\n");
     }
     const QString appUrl = m_pair->url(QStringLiteral("lt_app"), m_password);
-    ReplicaProcess replica(
-            {"--database", appUrl, "--roles", "billing", "--config", config, "--id", "ha1"});
+    // No drain at SIGTERM: its stop at the end is the immediate one.
+    ReplicaProcess replica({"--database", appUrl, "--roles", "billing", "--config", config, "--id",
+                            "ha1", "--drain-on-sigterm", "off"});
     QTRY_VERIFY2_WITH_TIMEOUT(replica.find("released", 0, "completed").has_value(),
                               qPrintable(replica.errors()), 30'000);
     const QJsonObject started = *replica.find("started");

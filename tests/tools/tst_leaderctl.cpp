@@ -2,6 +2,7 @@
 // straight to Postgres and through PgBouncer in transaction mode. A failure is one line on stderr
 // with the exit code the help text documents, and never echoes a password.
 
+#include "lease/draincontrol.h"
 #include "lease/pausecontrol.h"
 #include "lease/replicaregistry.h"
 #include "lease/roles.h"
@@ -143,6 +144,9 @@ private Q_SLOTS:
     void severalRolesTimedPauseAndHistory();
     void earlyTakeSwitch();
     void replicasListsAliveAndGone();
+    void drainAndUndrain();
+    void drainBadInput_data();
+    void drainBadInput();
     void replicasOnAnOlderSchema_data();
     void replicasOnAnOlderSchema();
     void badInput_data();
@@ -559,6 +563,146 @@ void TestLeaderctl::earlyTakeSwitch()
 // of a replica without a marker, or of an earlier build), one whose marker session ended a moment
 // ago: the table and the JSON say alive and gone as the view decides, on the monitor's login,
 // with each replica's name (0182) in the appended NAME column.
+// Two registered replicas, reporting as leader-replica's drain beat does: the guard for the last
+// eligible replica, the audit, --wait's three endings, the monitor's refusal and undrain.
+void TestLeaderctl::drainAndUndrain()
+{
+    ensureMigrated();
+    leader::pg::Connection app = m_db->connect(Login::App);
+    leader::pg::Connection owner = m_db->connect(Login::Owner);
+    const auto cleanUp = qScopeGuard([&owner] {
+        owner.execScript("clean up",
+                         "DELETE FROM leader_ext.leader_replicas;"
+                         " DELETE FROM leader_ext.leader_replica_drains;"
+                         " TRUNCATE leader_ext.leader_drain_log",
+                         5s);
+    });
+    const std::string a1 = "ctl-d:201:000000d1";
+    leader::lease::replicaSeen(app,
+                               {.holderId = a1,
+                                .host = "ctl-d",
+                                .pid = 201,
+                                .version = "1.2.3",
+                                .roles = {"billing", "dunning"},
+                                .name = "a1"},
+                               5s, {}, true);
+    leader::lease::replicaSeen(app,
+                               {.holderId = "ctl-d:202:000000d2",
+                                .host = "ctl-d",
+                                .pid = 202,
+                                .version = "1.2.3",
+                                .roles = {"billing"},
+                                .name = "b2"},
+                               5s, {}, true);
+    const auto logged = [&owner] {
+        return qs(owner.exec("log",
+                             "SELECT coalesce(string_agg(name || ':' || action || ':' || login || "
+                             "':' || by || ':' || reason || ':' || coalesce(array_to_string("
+                             "forced, ','), '-'), ' ' ORDER BY id), '') "
+                             "FROM leader_ext.leader_drain_log",
+                             {}, 5s)
+                          .text(0, 0));
+    };
+    const QString appLogin = qs(loginName(Login::App));
+
+    Run run = leaderctl({"drain", "nobody", "--database", url(Login::App)});
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.contains("unknown replica 'nobody'") && run.err.count('\n') == 1,
+             qPrintable(run.describe()));
+
+    // a1 is the only replica of dunning.
+    run = leaderctl({"drain", "a1", "--reason", "deploy", "--database", url(Login::App)});
+    QCOMPARE(run.exitCode, 6);
+    QVERIFY2(run.err.contains("leaves dunning with no eligible replica")
+                     && run.err.contains("--force") && run.err.count('\n') == 1,
+             qPrintable(run.describe()));
+    QCOMPARE(logged(), QString());
+
+    // Monitor: reads, never drains.
+    run = leaderctl({"drain", "a1", "--force", "--database", url(Login::Monitor)});
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.count('\n') == 1 && run.err.contains("permission", Qt::CaseInsensitive),
+             qPrintable(run.describe()));
+    QCOMPARE(logged(), QString());
+
+    run = leaderctl({"drain", "a1", "--force", "--reason", "deploy", "--by", "alice@ops",
+                     "--database", url(Login::App)});
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(run.out.contains("replica a1 drained at ") && run.out.contains(" by alice@ops")
+                     && run.out.contains("forced: dunning now has no eligible replica"),
+             qPrintable(run.describe()));
+    QCOMPARE(logged(), QStringLiteral("a1:drain:%1:alice@ops:deploy:dunning").arg(appLogin));
+
+    // Not reported yet, then still running billing: --wait times out naming it.
+    run = leaderctl({"drain", "a1", "--wait", "--timeout", "500ms", "--database", url(Login::App)});
+    QCOMPARE(run.exitCode, 7);
+    QVERIFY2(run.out.contains("was already drained") && run.err.contains("has not reported"),
+             qPrintable(run.describe()));
+    leader::lease::drainBeat(app, a1, false, std::vector<std::string>{"billing"}, 5s);
+    run = leaderctl({"drain", "a1", "--wait", "--timeout", "500ms", "--database", url(Login::App)});
+    QCOMPARE(run.exitCode, 7);
+    QVERIFY2(run.err.contains("is not drained after 500 ms; still running billing"),
+             qPrintable(run.describe()));
+    QCOMPARE(logged().count(':'), 5); // the repeated drains changed nothing
+
+    // --wait returns once the replica reports it runs no tick.
+    QProcess waiting;
+    waiting.setProcessEnvironment(cleanEnvironment());
+    waiting.start(QStringLiteral(LEADERCTL_PATH),
+                  {"drain", "a1", "--wait", "--timeout", "20s", "--database", url(Login::App)});
+    QVERIFY(waiting.waitForStarted());
+    QTRY_VERIFY_WITH_TIMEOUT(waiting.canReadLine() || waiting.state() != QProcess::Running, 10000);
+    QCOMPARE(waiting.state(), QProcess::Running);
+    leader::lease::drainBeat(app, a1, false, std::vector<std::string>{}, 5s);
+    QVERIFY(waiting.waitForFinished(10000));
+    QCOMPARE(waiting.exitCode(), 0);
+    const QString waited = QString::fromUtf8(waiting.readAllStandardOutput());
+    QVERIFY2(waited.contains("replica a1 drained: it runs no tick"), qPrintable(waited));
+
+    // The monitor reads what the console shows.
+    leader::pg::Connection monitor = m_db->connect(Login::Monitor);
+    QCOMPARE(qs(monitor.exec("read",
+                             "SELECT drain || ' ' || drained_by || ' ' || drain_reason FROM "
+                             "leader_ext.leader_replicas_status WHERE name = 'a1'",
+                             {}, 5s)
+                        .text(0, 0)),
+             QStringLiteral("drained alice@ops deploy"));
+
+    run = leaderctl({"undrain", "a1", "--by", "alice@ops", "--reason", "deployed", "--database",
+                     url(Login::App)});
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(run.out.contains("replica a1 undrained"), qPrintable(run.describe()));
+    run = leaderctl({"undrain", "a1", "--database", url(Login::App)});
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(run.out.contains("was not drained"), qPrintable(run.describe()));
+    QVERIFY(logged().endsWith(QStringLiteral("a1:undrain:%1:alice@ops:deployed:-").arg(appLogin)));
+}
+
+void TestLeaderctl::drainBadInput_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QString>("stderrContains");
+    QTest::newRow("no replica") << QStringList{"drain"} << 2 << "drain takes one replica";
+    QTest::newRow("two replicas") << QStringList{"undrain", "a", "b"} << 2
+                                  << "undrain takes one replica";
+    QTest::newRow("timeout without wait")
+            << QStringList{"drain", "a", "--timeout", "1s"} << 2 << "--timeout goes with --wait";
+    QTest::newRow("timeout unreadable") << QStringList{"drain", "a", "--wait", "--timeout", "soon"}
+                                        << 2 << "--timeout takes a whole number and a unit";
+}
+
+void TestLeaderctl::drainBadInput()
+{
+    QFETCH(QStringList, arguments);
+    QFETCH(int, exitCode);
+    QFETCH(QString, stderrContains);
+    const Run run = leaderctl(arguments << "--database" << url(Login::App));
+    QCOMPARE(run.exitCode, exitCode);
+    QVERIFY2(run.err.contains(stderrContains) && run.err.count('\n') == 1,
+             qPrintable(run.describe()));
+}
+
 void TestLeaderctl::replicasListsAliveAndGone()
 {
     ensureMigrated();

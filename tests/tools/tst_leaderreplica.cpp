@@ -120,6 +120,15 @@ private:
     QByteArray m_err;
 };
 
+// How many of the replica's events so far are named event.
+int countOf(ReplicaProcess &replica, const QString &event)
+{
+    const QList<QJsonObject> events = replica.events();
+    return static_cast<int>(std::count_if(events.begin(), events.end(), [&](const QJsonObject &e) {
+        return e.value("event").toString() == event;
+    }));
+}
+
 // GET path over HTTP/1.0 on 127.0.0.1:port, the whole response (status line, headers, body);
 // empty when nothing answered within the deadline. QtNetwork is not linked, hence plain sockets.
 QByteArray httpGet(int port, const QByteArray &path)
@@ -231,6 +240,9 @@ private Q_SLOTS:
     void badInput();
     void runsReportsAndObeysItsControlSocket();
     void sigtermMidTickReleasesAndExits();
+    void sigtermDrainsFirst_data();
+    void sigtermDrainsFirst();
+    void leaderctlDrainWaitsForTheReplica();
     void killedProcessLeavesTheRowHeld();
     void stoppedHolderWhoseMarkerEndsStartsNothingAfter();
     void earlyTakeOffIsTheTtlPath_data();
@@ -440,7 +452,8 @@ void TestLeaderReplica::runsReportsAndObeysItsControlSocket()
     const int metricsPort = leader::platform::freeLoopbackPort();
     ReplicaProcess replica({"--database", url(Login::App), "--config", config, "--roles", "billing",
                             "--id", "r1", "--control", socket, "--metrics-port",
-                            QString::number(metricsPort), "--metrics-address", "127.0.0.1"});
+                            QString::number(metricsPort), "--metrics-address", "127.0.0.1",
+                            "--drain-on-sigterm", "off"});
     QTRY_VERIFY_WITH_TIMEOUT(replica.find("started").has_value(), 10000);
     const QJsonObject started = *replica.find("started");
     QCOMPARE(started.value("pid").toInteger(), replica.process().processId());
@@ -493,15 +506,15 @@ void TestLeaderReplica::runsReportsAndObeysItsControlSocket()
     QVERIFY(!QFileInfo::exists(socket)); // removed on the way out
 }
 
-// SIGTERM mid-tick: the tick is cancelled and released as interrupted within the 3 s promise, so
-// another replica can lead at once rather than at the lease's expiry. Checked: with Manager::lead
-// releasing a shutdown as completed, this fails.
+// SIGTERM mid-tick without the drain (--drain-on-sigterm off): the tick is cancelled and released
+// as interrupted within the 3 s promise, so another replica can lead at once rather than at the
+// lease's expiry. Checked: with Manager::lead releasing a shutdown as completed, this fails.
 void TestLeaderReplica::sigtermMidTickReleasesAndExits()
 {
     const QString config
             = configFile("long.conf", "billing.interval = 1s\nbilling.min_tick = 20s\n");
     ReplicaProcess replica({"--database", url(Login::App), "--config", config, "--roles", "billing",
-                            "--id", "r2"});
+                            "--id", "r2", "--drain-on-sigterm", "off"});
     QTRY_VERIFY_WITH_TIMEOUT(replica.find("acquired", {{"role", "billing"}}).has_value(), 10000);
     const QString holder = replica.find("acquired")->value("holder").toString();
     QCOMPARE(field("SELECT holder_id FROM leader_leases WHERE role = 'billing'"), holder);
@@ -743,6 +756,108 @@ void TestLeaderReplica::earlyTakeOffIsTheTtlPath()
              QStringLiteral("t"));
 }
 
+void TestLeaderReplica::sigtermDrainsFirst_data()
+{
+    QTest::addColumn<int>("tickMs");
+    QTest::addColumn<QString>("bound"); // --drain-timeout; empty: the default, 25 s
+    QTest::addColumn<bool>("completes");
+    QTest::newRow("a 4 s tick fits the default bound") << 4000 << QString() << true;
+    QTest::newRow("a 20 s tick outlasts a 1 s bound") << 20000 << QStringLiteral("1s") << false;
+}
+
+// SIGTERM with the drain on (the default): a tick that fits the bound completes with its token and
+// the process exits right after its release; one that does not is interrupted at the bound and
+// released as such, as without the drain. No second tick starts meanwhile.
+void TestLeaderReplica::sigtermDrainsFirst()
+{
+    QFETCH(int, tickMs);
+    QFETCH(QString, bound);
+    QFETCH(bool, completes);
+    const QString config = configFile(
+            "drain.conf",
+            QStringLiteral("billing.interval = 1s\nbilling.min_tick = %1ms\n").arg(tickMs));
+    QStringList arguments{"--database", url(Login::App), "--config", config,
+                          "--roles",    "billing",       "--id",     "r6"};
+    if (!bound.isEmpty())
+        arguments << "--drain-timeout" << bound;
+    ReplicaProcess replica(arguments);
+    QTRY_VERIFY_WITH_TIMEOUT(replica.find("acquired", {{"role", "billing"}}).has_value(), 10000);
+    const QJsonObject acquired = *replica.find("acquired");
+    QElapsedTimer sinceTerm;
+    sinceTerm.start();
+    replica.process().terminate();
+    QVERIFY(replica.process().waitForFinished(ProcessDeadlineMs));
+    const qint64 exitedAfter = sinceTerm.elapsed();
+    QCOMPARE(replica.process().exitStatus(), QProcess::NormalExit);
+    QCOMPARE(replica.process().exitCode(), 0);
+    verifyEventLines(replica, "r6");
+    QCOMPARE(replica.events().last().value("event").toString(), QStringLiteral("stopped"));
+    const std::optional<QJsonObject> released = replica.find("released");
+    QVERIFY(released);
+    QCOMPARE(released->value("token"), acquired.value("token"));
+    QCOMPARE(released->value("outcome").toString(),
+             completes ? QStringLiteral("completed") : QStringLiteral("interrupted"));
+    QVERIFY(replica.find("draining", {{"local", true}}).has_value());
+    if (completes)
+        QVERIFY(replica.find("drained").has_value());
+    QCOMPARE(countOf(replica, "acquired"), 1);
+    if (completes) {
+        // Exits once the tick has ended: at most the tick after the SIGTERM, plus the stop.
+        QVERIFY2(exitedAfter < tickMs + 3000, qPrintable(QString::number(exitedAfter)));
+        leader::test::reportMeasurement(
+                QStringLiteral("leader-replica SIGTERM during a %1 ms tick, drain on: the tick "
+                               "completed, exit %2 ms after the signal")
+                        .arg(tickMs)
+                        .arg(exitedAfter));
+    } else {
+        QVERIFY2(exitedAfter >= 1000 && exitedAfter < 1000 + 3000,
+                 qPrintable(QString::number(exitedAfter)));
+        leader::test::reportMeasurement(
+                QStringLiteral("leader-replica SIGTERM during a %1 ms tick, 1 s drain bound: "
+                               "interrupted, exit %2 ms after the signal")
+                        .arg(tickMs)
+                        .arg(exitedAfter));
+    }
+}
+
+// leaderctl drain --wait against the real process: it returns once the running tick has completed
+// and the replica reported drained; undrain lets it lead again.
+void TestLeaderReplica::leaderctlDrainWaitsForTheReplica()
+{
+    const QString config
+            = configFile("wait.conf", "billing.interval = 1s\nbilling.min_tick = 3s\n");
+    ReplicaProcess replica({"--database", url(Login::App), "--config", config, "--roles", "billing",
+                            "--id", "r7"});
+    QTRY_VERIFY_WITH_TIMEOUT(replica.find("acquired", {{"role", "billing"}}).has_value(), 10000);
+    QProcess ctl;
+    ctl.setProcessEnvironment(cleanEnvironment());
+    ctl.start(QStringLiteral(LEADERCTL_PATH), {"drain", "r7", "--force", "--wait", "--timeout",
+                                               "20s", "--database", url(Login::App)});
+    QVERIFY(ctl.waitForFinished(ProcessDeadlineMs));
+    const QString out = QString::fromUtf8(ctl.readAllStandardOutput());
+    QVERIFY2(ctl.exitCode() == 0 && out.contains("replica r7 drained: it runs no tick"),
+             qPrintable(out + QString::fromUtf8(ctl.readAllStandardError())));
+    // By then its ticks had completed, and the replica said so. Through a pooler without
+    // --listen-database the drain's NOTIFY does not arrive, and the replica reads the flag at its
+    // next registry beat (within 15 s), so it may have led more ticks before.
+    QTRY_VERIFY_WITH_TIMEOUT(replica.find("drained").has_value(), 5000);
+    const int acquiredAtDrain = countOf(replica, "acquired");
+    QCOMPARE(countOf(replica, "released"), acquiredAtDrain);
+    QVERIFY(!replica.find("released", {{"outcome", "interrupted"}}).has_value());
+    if (!m_db->viaPgBouncer())
+        QCOMPARE(acquiredAtDrain, 1);
+
+    ctl.start(QStringLiteral(LEADERCTL_PATH), {"undrain", "r7", "--database", url(Login::App)});
+    QVERIFY(ctl.waitForFinished(ProcessDeadlineMs));
+    QCOMPARE(ctl.exitCode(), 0);
+    // At once with the NOTIFY; through the pooler at the next registry beat.
+    QTRY_VERIFY_WITH_TIMEOUT(replica.find("undrained").has_value(), 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(countOf(replica, "acquired") == acquiredAtDrain + 1, 5000);
+    replica.process().terminate();
+    QVERIFY(replica.process().waitForFinished(ProcessDeadlineMs));
+    QCOMPARE(replica.process().exitCode(), 0);
+}
+
 // The replica registry as an operator sees it: the row appears at the start with what identifies
 // the process, ages between beats on the database clock, and is deleted by SIGTERM's clean stop
 // before the process exits.
@@ -750,8 +865,9 @@ void TestLeaderReplica::registersAgesAndLeavesOnACleanStop()
 {
     const QString config
             = configFile("idle.conf", "billing.interval = 1h\ndunning.interval = 1h\n");
+    // Without the drain: the clean stop under test is the immediate one.
     ReplicaProcess replica({"--database", url(Login::App), "--config", config, "--roles",
-                            "billing,dunning", "--id", "r5"});
+                            "billing,dunning", "--id", "r5", "--drain-on-sigterm", "off"});
     QTRY_VERIFY_WITH_TIMEOUT(replica.find("started").has_value(), 10000);
     const std::string holder = replica.find("started")->value("holder").toString().toStdString();
     const std::string where
@@ -1066,8 +1182,9 @@ void TestLeaderReplica::aDeadReplicasSocketIsReplaced()
     QFile::remove(path);
     QVERIFY(leaveDeadSocket(path));
     const QString config = configFile("idle.conf", "billing.interval = 1h\n");
+    // No drain at the stop: its stop is the immediate one.
     ReplicaProcess replica({"--database", url(Login::App), "--config", config, "--roles", "billing",
-                            "--id", "heir", "--control", path});
+                            "--id", "heir", "--control", path, "--drain-on-sigterm", "off"});
     QTRY_VERIFY_WITH_TIMEOUT(replica.find("started").has_value(), 10000);
     QCOMPARE(control(path, "status"), QStringLiteral("ok normal"));
     QCOMPARE(control(path, "stop"), QStringLiteral("ok normal"));
@@ -1094,8 +1211,9 @@ void TestLeaderReplica::controlNumbersMustBeFinite()
     QFETCH(QString, command);
     const QString socket = m_dir.filePath("numbers.sock");
     const QString config = configFile("idle.conf", "billing.interval = 1h\n");
+    // No drain at the stop: its stop is the immediate one.
     ReplicaProcess replica({"--database", url(Login::App), "--config", config, "--roles", "billing",
-                            "--id", "numbers", "--control", socket});
+                            "--id", "numbers", "--control", socket, "--drain-on-sigterm", "off"});
     QTRY_VERIFY_WITH_TIMEOUT(replica.find("started").has_value(), 10000);
     const QString verb = command.section(u' ', 0, 0);
     const QString word = command.section(u' ', 1);

@@ -73,6 +73,19 @@ void EventWriter::fault(const std::string &command)
          + ",\"event\":\"fault\",\"fault\":" + log::jsonQuoted(command));
 }
 
+void EventWriter::drain(const replica::DrainStatus &status)
+{
+    std::string running;
+    for (const std::string &role : status.running)
+        running += (running.empty() ? "" : ",") + log::jsonQuoted(role);
+    const char *event = status.drained ? "drained" : status.draining ? "draining" : "undrained";
+    std::string fields
+            = ",\"holder\":" + log::jsonQuoted(m_holder) + ",\"event\":\"" + event + "\"";
+    if (status.draining)
+        fields += ",\"running\":[" + running + "],\"local\":" + (status.local ? "true" : "false");
+    line(fields);
+}
+
 void EventWriter::stopped(const std::string &signal)
 {
     line(",\"holder\":" + log::jsonQuoted(m_holder)

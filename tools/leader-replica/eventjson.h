@@ -11,7 +11,8 @@
 
 namespace leader::replica {
 class Replica;
-}
+struct DrainStatus;
+} // namespace leader::replica
 
 namespace leader::tools {
 
@@ -32,6 +33,8 @@ public:
                  const std::string &controlPath, const std::string &gate);
     void transition(const lease::TransitionEvent &event);
     void fault(const std::string &command);
+    // draining (with the roles still running), drained, or undrained; local: at a SIGTERM.
+    void drain(const replica::DrainStatus &status);
     void stopped(const std::string &signal);
 
 private:

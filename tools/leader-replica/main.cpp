@@ -1,6 +1,8 @@
 // leader-replica: one replica as a process — the five roles against a database, Prometheus
 // /metrics, a local control socket for fault injection, one JSON line per transition on stdout.
-// SIGTERM or SIGINT cancels the running ticks, releases them as interrupted and exits 0.
+// SIGTERM or SIGINT first drains (--drain-on-sigterm, up to --drain-timeout: running ticks end as
+// they would, no new one starts), then cancels what still runs, releases it as interrupted and
+// exits 0.
 
 #include "eventjson.h"
 #include "lease/roles.h"
@@ -93,11 +95,21 @@ Options:
                           item_latency shape it; no domain rows are touched), then
                           pg_advisory_unlock. No lease rows, no fence, no pause; not with
                           --metrics-port or --listen-database
+  --drain-on-sigterm on|off
+                          on (default): at SIGTERM or SIGINT the replica first drains: it starts
+                          no new tick and lets the running ones end as they would (completed,
+                          released) for up to --drain-timeout, then stops; a tick still running
+                          then is interrupted as before. off: it stops at once (the failover
+                          and chaos benchmarks measure that stop)
+  --drain-timeout D       how long that drain may take: 25s (default), 500ms, 2m
   --help, --version
+
+A replica drained with leaderctl drain ID (extension 0183) starts no new tick until leaderctl
+undrain ID, across restarts.
 
 Events (stdout): {"ts":"…Z","replica":…,"holder":…,"role":…,"event":…,"token":…} with event
 acquired, released (outcome), release_failed, lost (reason), paused_observed, late_beat; also
-started, fault and stopped.
+started, fault, draining (running roles), drained, undrained and stopped.
 
 Exit codes: 0 stopped cleanly; 1 failed; 2 wrong arguments or config; 3 the lease or demo
 migrations are missing (leaderctl migrate --demo applies both); 4 cannot connect.
@@ -125,10 +137,11 @@ struct Arguments
 Arguments parse(int argc, char **argv)
 {
     static const std::vector<std::string> valued{
-            "--database", "--listen-database", "--roles",
-            "--id",       "--config",          "--metrics-port",
-            "--control",  "--metrics-listen",  "--metrics-address",
-            "--gate",     "--early-take"};
+            "--database",     "--listen-database", "--roles",
+            "--id",           "--config",          "--metrics-port",
+            "--control",      "--metrics-listen",  "--metrics-address",
+            "--gate",         "--early-take",      "--drain-on-sigterm",
+            "--drain-timeout"};
     Arguments arguments;
     for (int i = 1; i < argc; ++i) {
         std::string arg = argv[i];
@@ -324,7 +337,37 @@ std::string control(leader::faults::Switchboard &faults, leader::tools::EventWri
 #endif
 
 void stopOnSignal(const std::string &id, leader::tools::EventWriter &out,
-                  const std::function<void()> &stopEverything);
+                  const std::function<void()> &stopEverything,
+                  const std::function<void()> &drainFirst = {});
+
+// --drain-on-sigterm and --drain-timeout: how long a SIGTERM drains first; nullopt: it does not.
+std::optional<std::chrono::milliseconds> sigtermDrainFrom(const Arguments &arguments)
+{
+    const std::string on = arguments.options.contains("--drain-on-sigterm")
+                                   ? arguments.option("--drain-on-sigterm")
+                                   : "on";
+    if (on != "on" && on != "off")
+        throw UsageError("--drain-on-sigterm is on or off, not \"" + on + "\"");
+    std::chrono::milliseconds bound = 25s;
+    if (arguments.options.contains("--drain-timeout")) {
+        const std::string text = arguments.option("--drain-timeout");
+        long long amount = -1;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), amount);
+        const std::string_view unit(end, text.data() + text.size() - end);
+        if (error != std::errc() || amount < 0 || (unit != "ms" && unit != "s" && unit != "m"))
+            throw UsageError("--drain-timeout takes a whole number and a unit (ms, s, m), e.g. "
+                             "25s, not \""
+                             + text + "\"");
+        bound = unit == "ms"  ? std::chrono::milliseconds(amount)
+                : unit == "s" ? std::chrono::milliseconds(std::chrono::seconds(amount))
+                              : std::chrono::milliseconds(std::chrono::minutes(amount));
+        if (on == "off")
+            throw UsageError("--drain-timeout goes with --drain-on-sigterm on");
+    }
+    if (on == "off")
+        return std::nullopt;
+    return bound;
+}
 
 #if LEADER_REPLICA_FAULTS
 int runAdvisory(const Arguments &arguments, const std::string &url, const std::string &id);
@@ -415,11 +458,14 @@ int run(const Arguments &arguments)
     options.faults = switchboard;
 #endif
     options.earlyTake = earlyTakeFrom(arguments);
+    const std::optional<std::chrono::milliseconds> sigtermDrain = sigtermDrainFrom(arguments);
     leader::replica::Replica replica(std::move(options));
     leader::tools::EventWriter out(std::cout, id, replica.holderId());
     replica.subscribe([&out](const leader::replica::ReplicaEvent &event) {
         out.transition(event.transition);
     });
+    replica.onDrainChanged(
+            [&out](const leader::replica::DrainStatus &status) { out.drain(status); });
 
     // The ports and the socket are taken before the replica leads anything, so a port in use
     // fails the start without a tick having run.
@@ -441,24 +487,39 @@ int run(const Arguments &arguments)
         metrics.start();
     out.started(replica, leader::pg::describeTarget(url), metricsPort, controlPath);
 
-    stopOnSignal(id, out, [&] {
-        if (controlServer)
-            controlServer->stop();
-        // Its connections wind down (within MetricsServer::IoTimeout) while the replica stops.
-        metrics.stopListening();
-        replica.stop();
-        metrics.join();
-    });
+    stopOnSignal(
+            id, out,
+            [&] {
+                if (controlServer)
+                    controlServer->stop();
+                // Its connections wind down (within MetricsServer::IoTimeout) while the replica
+                // stops.
+                metrics.stopListening();
+                replica.stop();
+                metrics.join();
+            },
+            [&] {
+                if (!sigtermDrain)
+                    return;
+                if (!replica.drainFor(*sigtermDrain))
+                    leader::log::write(leader::log::Level::Warning, "replica",
+                                       "drain bound reached; interrupting the ticks still running",
+                                       "replica=" + id);
+            });
     return Ok;
 }
 
 // Waits for SIGTERM or SIGINT, then runs stopEverything and says so on stdout.
 void stopOnSignal(const std::string &id, leader::tools::EventWriter &out,
-                  const std::function<void()> &stopEverything)
+                  const std::function<void()> &stopEverything,
+                  const std::function<void()> &drainFirst)
 {
     const std::string signal = leader::platform::waitForTermination();
     leader::log::write(leader::log::Level::Info, "replica", "stopping",
                        "replica=" + id + " signal=" + signal);
+    // The drain has its own bound; the stop's promise below starts after it.
+    if (drainFirst)
+        drainFirst();
     // The promise is an exit within 3 s; a statement stuck past its own deadline, or a cancel
     // request stuck on a dead network, must not break it. The lease of a tick not released by
     // then ends at its expiry.

@@ -4,6 +4,7 @@
 #include "demo/bootstrap.h"
 #include "demo/demorunner.h"
 #include "demo/workload.h"
+#include "draincommands.h"
 #include "earlytake.h"
 #include "embedded/cluster.h"
 #include "lease/defaultwho.h"
@@ -77,6 +78,17 @@ Commands:
                                      leader_ext.leader_replicas_status): holder, host, pid,
                                      version, roles, started, last seen on the database clock,
                                      alive or gone (not seen for 35 s)
+  drain     REPLICA [--reason WHY] [--by WHO] [--force] [--wait [--timeout D]]
+                                     drain a replica by its leader-replica --id (extension
+                                     0183): it starts no new tick of any role, running ticks end
+                                     as they would, and it stays drained across restarts until
+                                     undrain; logged with the login, WHO and WHY. Refused (exit 6)
+                                     when a role would be left with no live undrained replica,
+                                     unless --force. --wait returns once it runs no tick (exit 0),
+                                     or exit 7 at --timeout (default 60s) naming the roles still
+                                     running
+  undrain   REPLICA [--by WHO --reason WHY]
+                                     undrain it: it starts ticks again at once
   early-take on|off [ROLE...]        the takeover at process death (extension 0180), per role
                                      (all five when none is named): on, a role whose holder's
                                      process died is taken about 0.2 s later; off, only at its
@@ -123,7 +135,8 @@ Exit codes: 0 done; 1 the database refused or failed the operation; 2 wrong argu
             3 lease (or, for workload and audit, demo) schema missing or newer than this build,
             or the command needs an extension the database lacks;
             4 cannot connect (server unreachable or login refused); 5 audit (or demo --run): an
-            invariant fails.
+            invariant fails; 6 drain refused: a role would have no eligible replica (--force);
+            7 drain --wait timed out.
 )";
 
 struct Arguments
@@ -153,12 +166,12 @@ public:
 Arguments parse(int argc, char **argv)
 {
     static const std::vector<std::string> valued{
-            "--database", "--reason",   "--by",       "--dir",     "--rate",
-            "--count",    "--duration", "--replicas", "--seconds", "--for",
-            "--until",    "--since",    "--format",   "--to",      "--out"};
-    static const std::vector<std::string> switches{"--json",    "--keep-running", "--demo",
-                                                   "--run",     "--stop",         "--help",
-                                                   "--version", "--print-sql",    "--down"};
+            "--database", "--reason",   "--by",      "--dir",    "--rate",  "--count",
+            "--duration", "--replicas", "--seconds", "--for",    "--until", "--since",
+            "--format",   "--to",       "--out",     "--timeout"};
+    static const std::vector<std::string> switches{
+            "--json",    "--keep-running", "--demo", "--run",   "--stop", "--help",
+            "--version", "--print-sql",    "--down", "--force", "--wait"};
     Arguments arguments;
     for (int i = 1; i < argc; ++i) {
         std::string arg = argv[i];
@@ -777,6 +790,40 @@ int run(const Arguments &arguments)
         leaderctl::unpause(connection, features, roles, arguments.option("--by"),
                            arguments.option("--reason"));
         return Ok;
+    }
+    if (arguments.command == "drain" || arguments.command == "undrain") {
+        if (arguments.positional.size() != 1)
+            throw UsageError(arguments.command
+                             + " takes one replica, its leader-replica --id, e.g. "
+                               "leaderctl "
+                             + arguments.command + " r2");
+        const std::string by = arguments.option("--by").empty() ? leader::lease::defaultWho()
+                                                                : arguments.option("--by");
+        if (arguments.command == "undrain") {
+            leader::pg::Connection connection = connect(url);
+            return leaderctl::undrain(connection, arguments.positional.front(), by,
+                                      arguments.option("--reason"));
+        }
+        leaderctl::DrainOptions options;
+        options.replica = arguments.positional.front();
+        options.by = by;
+        options.reason = arguments.option("--reason").empty() ? std::string("leaderctl drain")
+                                                              : arguments.option("--reason");
+        options.force = arguments.hasFlag("--force");
+        options.wait = arguments.hasFlag("--wait");
+        if (!arguments.option("--timeout").empty()) {
+            if (!options.wait)
+                throw UsageError("--timeout goes with --wait");
+            const std::optional<std::chrono::milliseconds> timeout
+                    = leaderctl::durationFrom(arguments.option("--timeout"));
+            if (!timeout)
+                throw UsageError("--timeout takes a whole number and a unit (ms, s, m, h), e.g. "
+                                 "--timeout 90s, not '"
+                                 + arguments.option("--timeout") + "'");
+            options.timeout = *timeout;
+        }
+        leader::pg::Connection connection = connect(url);
+        return leaderctl::drain(connection, options);
     }
     if (arguments.command == "history") {
         const leader::lease::PauseLogQuery query = historyQuery(arguments);

@@ -132,6 +132,49 @@ private:
     const TickContext &m_context;
 };
 
+class Manager::Leading final
+{
+public:
+    Leading(Manager &manager, std::string role)
+        : m_manager(manager)
+        , m_role(std::move(role))
+    {}
+    ~Leading()
+    {
+        {
+            const std::lock_guard lock(m_manager.m_ticksMutex);
+            m_manager.m_leading.erase(m_manager.m_leading.find(m_role));
+        }
+        if (m_manager.m_leadEnded)
+            m_manager.m_leadEnded();
+    }
+    Leading(const Leading &) = delete;
+    Leading &operator=(const Leading &) = delete;
+
+private:
+    Manager &m_manager;
+    const std::string m_role;
+};
+
+void Manager::setDraining(bool draining)
+{
+    const std::lock_guard lock(m_ticksMutex);
+    m_draining = draining;
+}
+
+bool Manager::isDraining() const
+{
+    const std::lock_guard lock(m_ticksMutex);
+    return m_draining;
+}
+
+std::vector<std::string> Manager::runningRoles() const
+{
+    const std::lock_guard lock(m_ticksMutex);
+    const std::set<std::string> roles(m_leading.begin(), m_leading.end());
+    return {roles.begin(), roles.end()};
+}
+
 void Manager::renewNow(std::string_view role)
 {
     wakeHeartbeats(role);
@@ -233,6 +276,20 @@ LeadResult Manager::lead(std::string_view role, std::chrono::milliseconds interv
 {
     if (m_shuttingDown.load())
         return {};
+    {
+        // The drain predicate: checked with the role entered in m_leading under one lock, so that
+        // a drain either stops this lead() here or waits for it in runningRoles(). (Deleted once:
+        // tst_replicadrain's drainedReplicaStartsNoTick and drainOutlivesARestartUntilUndrained
+        // failed, a tick started while drained.)
+        const std::lock_guard lock(m_ticksMutex);
+        if (m_draining) {
+            LeadResult result;
+            result.draining = true;
+            return result;
+        }
+        m_leading.emplace(role);
+    }
+    const Leading leading(*this, std::string(role));
     pg::ConnectionPool::Lease connection = m_pool.take();
     const auto sentAt = Clock::now();
     const auto sentWall = Wall::now();

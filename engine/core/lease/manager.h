@@ -15,9 +15,11 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 namespace leader::lease {
 
@@ -37,6 +39,8 @@ struct LeadResult
     std::int64_t token = 0;
     Outcome outcome = Outcome::Completed; // when acquired
     std::optional<LossReason> lossReason; // when outcome is Lost
+    // Not tried: the manager drains (setDraining), and starts no tick until it is undrained.
+    bool draining = false;
 };
 
 using Work = std::function<void(TickContext &)>;
@@ -83,6 +87,17 @@ public:
             m_heldElsewhere(role, holder);
     }
 
+    // A draining manager starts no new tick (lead() returns at once, LeadResult::draining) and
+    // lets the running ones end as they would. Thread-safe.
+    void setDraining(bool draining);
+    bool isDraining() const;
+    // The roles whose lead() is past the drain check: ACQUIRE in flight, a tick running or being
+    // released. Empty while draining: drained.
+    std::vector<std::string> runningRoles() const;
+    // Called on the leading thread each time a lead() that passed the drain check returns, after
+    // the role has left runningRoles(). Set before the first lead().
+    void onLeadEnded(std::function<void()> callback) { m_leadEnded = std::move(callback); }
+
     // Cancels every running tick as interrupted; later lead() calls acquire nothing.
     void shutdown();
     bool isShuttingDown() const { return m_shuttingDown.load(); }
@@ -105,6 +120,8 @@ private:
     };
     // Removes a tick from m_ticks however lead() leaves.
     class Registration;
+    // Removes a role from m_leading however lead() leaves.
+    class Leading;
     // Every running tick's heartbeat, or only the role's, renews now.
     void wakeHeartbeats(std::optional<std::string_view> role);
     void heartbeat(TickContext &context, Beat &beat);
@@ -140,8 +157,11 @@ private:
     MarkerState m_marker;
     HeldElsewhere m_heldElsewhere;
 
-    std::mutex m_ticksMutex;
+    mutable std::mutex m_ticksMutex;
     std::map<const TickContext *, Beat *> m_ticks;
+    bool m_draining = false;              // with m_ticksMutex
+    std::multiset<std::string> m_leading; // with m_ticksMutex
+    std::function<void()> m_leadEnded;
     std::condition_variable m_shutdownWake;  // with m_ticksMutex
     std::condition_variable m_markerChanged; // with m_ticksMutex: wakes watchRepairs
     std::jthread m_repairs;                  // last: started once the rest is built

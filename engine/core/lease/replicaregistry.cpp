@@ -36,6 +36,8 @@ constexpr std::string_view ListSql
           "     AND l.database = (SELECT d.oid FROM pg_catalog.pg_database d"
           "                        WHERE d.datname = pg_catalog.current_database()))";
 constexpr std::string_view NamedColumnsSql = ", name, marker_session, marker_held";
+constexpr std::string_view DrainColumnsSql
+        = ", drain, drained_by, drain_reason, array_to_string(running_roles, ',')";
 constexpr std::string_view ListFromSql
         = " FROM leader_ext.leader_replicas_status ORDER BY host, started_at, holder_id";
 
@@ -82,11 +84,14 @@ bool replicaGone(pg::Connection &connection, std::string_view holderId,
     return connection.exec("replica gone", GoneSql, {holderId}, timeout, window).toBool(0, 0);
 }
 
-std::optional<std::vector<RegisteredReplica>> listReplicas(pg::Connection &connection, bool named)
+std::optional<std::vector<RegisteredReplica>> listReplicas(pg::Connection &connection, bool named,
+                                                           bool drains)
 {
+    named = named || drains;
     std::optional<pg::Result> result;
     try {
         const std::string sql = std::string(ListSql) + (named ? std::string(NamedColumnsSql) : "")
+                                + (drains ? std::string(DrainColumnsSql) : "")
                                 + std::string(ListFromSql);
         result = connection.exec("replicas", sql, {}, StatementTimeout);
     } catch (const pg::Error &error) {
@@ -127,6 +132,12 @@ std::optional<std::vector<RegisteredReplica>> listReplicas(pg::Connection &conne
             // The view's own reading, in the same snapshot as its state.
             if (listed.markerRecorded)
                 listed.markerHeld = result->toBool(row, 13);
+        }
+        if (drains) {
+            listed.drain = result->text(row, 14);
+            listed.drainedBy = result->text(row, 15);
+            listed.drainReason = result->text(row, 16);
+            listed.running = split(result->text(row, 17));
         }
     }
     return replicas;

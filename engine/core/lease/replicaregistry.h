@@ -43,6 +43,12 @@ struct RegisteredReplica
     // With 0182: the row records a marker (replica.markerSession), so a marker not held proves its
     // process died, and the view's state says gone; for a reader that started after the death too.
     bool markerRecorded = false;
+    // With 0183 (schema::Extension::ReplicaDrain): "draining", "drained" or empty, as the view
+    // says; who drained it, why, and while draining the roles whose tick still runs.
+    std::string drain;
+    std::string drainedBy;
+    std::string drainReason;
+    std::vector<std::string> running;
 };
 
 // One statement: leader_replica_seen, which also deletes rows unseen for 24 h. named: the database
@@ -57,7 +63,8 @@ bool replicaGone(pg::Connection &connection, std::string_view holderId,
 // Every registered replica, by host and holder id; nullopt when the database has no registry (an
 // older schema, without 0178). named: the database has 0182, and the rows carry each replica's name
 // and marker. Throws pg::Error for anything else, a missing privilege included.
+// drains: the database has 0183 too (named then as well), and the rows carry each one's drain.
 std::optional<std::vector<RegisteredReplica>> listReplicas(pg::Connection &connection,
-                                                           bool named = false);
+                                                           bool named = false, bool drains = false);
 
 } // namespace leader::lease

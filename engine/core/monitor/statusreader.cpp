@@ -142,7 +142,7 @@ std::string extensionsSummary(const schema::LeaseFeatures &features)
                "tracked in schema_migrations), and only the ADR's features are used until "
                "leaderctl migrate moves them into leader_ext";
     const std::string heartbeat = std::to_string(lease::HeartbeatEvery / 1s);
-    const std::array<std::pair<Extension, std::string>, 7> adds{{
+    const std::array<std::pair<Extension, std::string>, 8> adds{{
             {Extension::PauseNotify, "the pause wake NOTIFY (without it a holder stops at its next "
                                      "heartbeat, within "
                                              + heartbeat + " s)"},
@@ -153,6 +153,7 @@ std::string extensionsSummary(const schema::LeaseFeatures &features)
             {Extension::DefinerHardening, "the hardened definer functions"},
             {Extension::ReplicaNames, "the replicas' names and their death at once for every "
                                       "reader"},
+            {Extension::ReplicaDrain, "the replica drain"},
     }};
     std::string added;
     for (const auto &[extension, what] : adds)

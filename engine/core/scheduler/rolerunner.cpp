@@ -110,7 +110,7 @@ std::chrono::milliseconds RoleRunner::untilAcquirable(pg::Connection &connection
     return std::clamp<std::chrono::milliseconds>(wait, MinPoll, lease::MaxPoll);
 }
 
-void RoleRunner::leadOnce(const std::string &context)
+bool RoleRunner::leadOnce(const std::string &context)
 {
     ++m_polls;
     // Whether the work ran: a statement error in it is the work's own error return, handled by
@@ -121,7 +121,8 @@ void RoleRunner::leadOnce(const std::string &context)
         m_schedule.work(tick);
     };
     try {
-        m_manager.lead(m_schedule.role, m_schedule.interval, work);
+        if (m_manager.lead(m_schedule.role, m_schedule.interval, work).draining)
+            return true;
     } catch (const pg::Error &error) {
         log::write(log::Level::Warning, "scheduler", "acquire failed; polling again",
                    context + " error=\"" + pg::explain(error) + "\"");
@@ -133,6 +134,7 @@ void RoleRunner::leadOnce(const std::string &context)
     }
     if (led)
         ++m_ticksLed;
+    return false;
 }
 
 bool RoleRunner::awaitAcquirable(const std::string &context, Clock::time_point earliest)
@@ -193,11 +195,15 @@ void RoleRunner::loop()
         if (m_board) {
             if (!awaitAcquirable(context, earliest))
                 return;
-            leadOnce(context);
+            if (leadOnce(context))
+                waitUntil(Clock::now() + lease::MaxPoll); // draining: an undrain wakes it
             earliest = Clock::now() + MinPoll;
             continue;
         }
-        leadOnce(context);
+        if (leadOnce(context)) {
+            waitUntil(Clock::now() + lease::MaxPoll);
+            continue;
+        }
         std::chrono::milliseconds wait = lease::MaxPoll;
         try {
             pg::ConnectionPool::Lease connection = m_manager.pool().take();

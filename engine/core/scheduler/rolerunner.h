@@ -51,7 +51,7 @@ public:
     void start();
     // Stops polling and joins. A running tick ends when the manager shuts down (interrupted).
     void stop();
-    // Polls at once, e.g. on a notification that the role was released.
+    // Polls at once, e.g. on a notification that the role was released, or an undrain.
     void wake();
 
     const RoleSchedule &schedule() const { return m_schedule; }
@@ -68,7 +68,8 @@ private:
     using Clock = std::chrono::steady_clock;
 
     void loop();
-    void leadOnce(const std::string &context);
+    // Returns whether the manager drains: no ACQUIRE was sent.
+    bool leadOnce(const std::string &context);
     // ReadFirst: returns once the role should be tried (a reading says it is acquirable, no
     // sooner than earliest, or a wake), false when stopping.
     bool awaitAcquirable(const std::string &context, Clock::time_point earliest);

@@ -70,6 +70,8 @@ std::string_view purpose(Extension extension)
         return "the hardened definer functions";
     case Extension::ReplicaNames:
         return "the replicas' names and markers";
+    case Extension::ReplicaDrain:
+        return "the replica drain";
     }
     return "an extension";
 }

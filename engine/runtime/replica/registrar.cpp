@@ -1,6 +1,7 @@
 #include "registrar.h"
 
 #include "lease/constants.h"
+#include "lease/draincontrol.h"
 #include "lease/markerstate.h"
 #include "log/log.h"
 #include "pg/error.h"
@@ -24,6 +25,10 @@ Registrar::~Registrar()
 
 void Registrar::start()
 {
+    // A drained replica learns it before its runners start: the first beat is here, on the
+    // caller's thread.
+    if (m_drain.report)
+        beat();
     m_thread = std::thread([this] { loop(); });
 }
 
@@ -59,10 +64,15 @@ void Registrar::join()
 void Registrar::loop()
 {
     std::unique_lock lock(m_mutex);
+    // start() ran the first beat already when it reads the drain.
+    bool beatNext = !m_drain.report;
     while (!m_stop) {
-        lock.unlock();
-        beat();
-        lock.lock();
+        if (beatNext) {
+            lock.unlock();
+            beat();
+            lock.lock();
+        }
+        beatNext = true;
         m_wake.wait_for(lock, m_every, [this] { return m_stop || m_beatNow; });
         m_beatNow = false;
     }
@@ -87,6 +97,23 @@ void Registrar::beat()
                 throw;
             m_named = false;
             lease::replicaSeen(*connection, replica, lease::StatementTimeout);
+        }
+        if (m_drain.report) {
+            try {
+                const DrainHooks::Report report = m_drain.report();
+                m_drain.flagged(lease::drainBeat(*connection, m_replica.holderId, report.local,
+                                                 report.running, lease::StatementTimeout));
+            } catch (const pg::Error &error) {
+                // 0183 was undone under this replica: no drain any more.
+                if (error.sqlstate() != pg::sqlstate::UndefinedFunction)
+                    throw;
+                const std::function<void(bool)> flagged = std::move(m_drain.flagged);
+                m_drain = {};
+                flagged(false);
+                log::write(log::Level::Warning, "replica",
+                           "the drain functions are gone (migration 0183 undone); not draining",
+                           "holder=" + m_replica.holderId);
+            }
         }
         if (m_failing)
             log::write(log::Level::Info, "replica", "registry beat works again",

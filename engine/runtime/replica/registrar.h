@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -26,6 +27,20 @@ namespace leader::replica {
 // named: the database has migration 0182, so each beat also records the replica's name and the key
 // its marker session holds at that moment (marker; none while its session is not connected and
 // proven), and a row whose marker dies reads gone at once. Without it, the five arguments of 0178.
+// The drain (migration 0183): what the replica reports at each beat, and how it learns whether
+// its name is drained in the database.
+struct DrainHooks
+{
+    struct Report
+    {
+        bool local = false; // draining on its own (SIGTERM)
+        // While draining: the roles it still runs; nullopt while it does not drain.
+        std::optional<std::vector<std::string>> running;
+    };
+    std::function<Report()> report;
+    std::function<void(bool flagged)> flagged; // on the registrar's thread
+};
+
 class Registrar final
 {
 public:
@@ -35,6 +50,9 @@ public:
     Registrar(const Registrar &) = delete;
     Registrar &operator=(const Registrar &) = delete;
 
+    // With migration 0183: each beat also reads the drain flag and reports the drain, and start()
+    // runs the first beat on the caller's thread. Before start.
+    void setDrain(DrainHooks hooks) { m_drain = std::move(hooks); }
     void start();
     // The next beat now, not at the end of the period: the marker has just been taken.
     void beatNow();
@@ -67,6 +85,7 @@ private:
     std::optional<std::chrono::steady_clock::time_point> m_goneBy;
     bool m_failing = false; // the thread's alone
     bool m_named;           // the thread's alone once started
+    DrainHooks m_drain;     // the thread's alone once started; no report: no drain beat
     std::thread m_thread;
 };
 

@@ -147,6 +147,23 @@ void Replica::start()
     m_registrar = std::make_unique<Registrar>(
             m_manager->pool(), std::move(registered), m_options.registryEvery,
             features.has(schema::Extension::ReplicaNames), &m_manager->marker());
+    if (features.has(schema::Extension::ReplicaDrain))
+        m_registrar->setDrain(DrainHooks{.report =
+                                                 [this] {
+                                                     const DrainStatus status = currentDrain();
+                                                     DrainHooks::Report report;
+                                                     report.local = m_localDrain.load();
+                                                     if (status.draining)
+                                                         report.running = status.running;
+                                                     return report;
+                                                 },
+                                         .flagged =
+                                                 [this](bool flagged) {
+                                                     m_flagged.store(flagged);
+                                                     updateDrain();
+                                                 }});
+    // A lead() that ends may be the last one a drain waits for.
+    m_manager->onLeadEnded([this] { updateDrain(); });
     m_registrar->start();
     if (m_options.fastWake) {
         pg::ConnectOptions listen
@@ -220,8 +237,66 @@ void Replica::notified(const std::string &payload)
             m_deathWatch->watch(held->holder, held->role);
         return;
     }
+    // leader_drain and leader_undrain (0183): the registry beat reads the flag now.
+    if (payload.starts_with("drain ")) {
+        if (payload.substr(6) == m_options.id && m_registrar)
+            m_registrar->beatNow();
+        return;
+    }
     wakeRunners({payload});
     m_manager->renewNow(payload);
+}
+
+DrainStatus Replica::currentDrain() const
+{
+    DrainStatus status;
+    status.local = m_localDrain.load();
+    status.draining = m_flagged.load() || status.local;
+    if (status.draining) {
+        status.running = m_manager->runningRoles();
+        status.drained = status.running.empty();
+    }
+    return status;
+}
+
+void Replica::updateDrain()
+{
+    DrainStatus status;
+    bool undrained = false;
+    {
+        // One thread at a time, so that the status kept is the latest one computed.
+        const std::lock_guard lock(m_drainMutex);
+        const bool draining = m_flagged.load() || m_localDrain.load();
+        undrained = m_manager->isDraining() && !draining;
+        m_manager->setDraining(draining);
+        status = currentDrain();
+        if (status == m_drain)
+            return;
+        m_drain = status;
+    }
+    if (undrained)
+        for (const auto &runner : m_runners)
+            runner->wake(); // poll now, not at the end of the drained wait
+    m_drainWake.notify_all();
+    // The row shows the change at once (a beat that is running reports it again right after).
+    if (m_registrar)
+        m_registrar->beatNow();
+    if (m_drainChanged && !m_killed.load())
+        m_drainChanged(status);
+}
+
+DrainStatus Replica::drainStatus() const
+{
+    const std::lock_guard lock(m_drainMutex);
+    return m_drain;
+}
+
+bool Replica::drainFor(std::chrono::milliseconds bound)
+{
+    m_localDrain.store(true);
+    updateDrain();
+    std::unique_lock lock(m_drainMutex);
+    return m_drainWake.wait_for(lock, bound, [this] { return m_drain.drained; });
 }
 
 void Replica::wakeRunners(const std::set<std::string> &roles)

@@ -11,6 +11,8 @@
 #include "scheduler/rolerunner.h"
 
 #include <atomic>
+#include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -48,6 +50,18 @@ struct ReplicaOptions
     std::shared_ptr<FaultHooks> faults;
     // How often the replica refreshes its row of leader_replicas; shorter only in tests.
     std::chrono::milliseconds registryEvery = lease::ReplicaSeenEvery;
+};
+
+// Where the replica's drain stands (issue 36): drained in the database by name (leaderctl drain,
+// migration 0183), or on its own at a SIGTERM (drainFor).
+struct DrainStatus
+{
+    bool draining = false;            // starts no new tick
+    bool drained = false;             // draining, and no tick runs
+    std::vector<std::string> running; // while draining: the roles whose tick still runs
+    bool local = false;               // draining on its own (drainFor), not by the database's flag
+
+    bool operator==(const DrainStatus &) const = default;
 };
 
 // A transition of one of this replica's roles, tagged with the replica.
@@ -90,6 +104,17 @@ public:
     // The injector ReplicaOptions::faults named; nullptr in production.
     FaultHooks *faults() const { return m_options.faults.get(); }
 
+    // Drains on its own: starts no new tick and waits up to bound for the running ones to end
+    // as they would (completed, released). True when none runs any more. A stop() that follows
+    // interrupts whatever still runs, as always.
+    bool drainFor(std::chrono::milliseconds bound);
+    DrainStatus drainStatus() const;
+    // Called on any thread when the drain status changes, quick. Set before start().
+    void onDrainChanged(std::function<void(const DrainStatus &)> callback)
+    {
+        m_drainChanged = std::move(callback);
+    }
+
     // Called on the publishing thread, quick, never from inside another subscriber.
     int subscribe(std::function<void(const ReplicaEvent &)> subscriber);
     void unsubscribe(int id);
@@ -107,6 +132,9 @@ private:
     void wakeRunners(const std::set<std::string> &roles);
     // A notification on leader_leases, on the listener's thread.
     void notified(const std::string &payload);
+    // Applies the drain flags to the manager and publishes a changed status.
+    void updateDrain();
+    DrainStatus currentDrain() const;
 
     ReplicaOptions m_options;
     lease::EventBus m_internal; // what the manager publishes; forwarded until a kill
@@ -125,6 +153,12 @@ private:
     std::atomic<bool> m_running = false;
     std::atomic<bool> m_started = false;
     std::atomic<bool> m_killed = false;
+    std::atomic<bool> m_flagged = false; // drained in the database
+    std::atomic<bool> m_localDrain = false;
+    mutable std::mutex m_drainMutex;
+    std::condition_variable m_drainWake; // with m_drainMutex
+    DrainStatus m_drain;                 // with m_drainMutex: the last published
+    std::function<void(const DrainStatus &)> m_drainChanged;
 };
 
 } // namespace leader::replica

@@ -1,0 +1,143 @@
+#include "draincontrol.h"
+
+#include "constants.h"
+#include "pg/connection.h"
+#include "pg/error.h"
+
+#include <sstream>
+
+namespace leader::lease {
+
+namespace {
+
+constexpr std::string_view DrainSql
+        = "SELECT array_to_string(leader_ext.leader_drain($1, $2, $3, $4::boolean), ',')";
+// The record as the view shows it; drained_at = now(): this transaction made it.
+constexpr std::string_view RecordSql
+        = "SELECT to_char(drained_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'),"
+          " drained_by, drain_reason, drained_at = now()"
+          " FROM leader_ext.leader_replicas_status WHERE name = $1 AND drained_at IS NOT NULL"
+          " LIMIT 1";
+constexpr std::string_view UndrainSql = "SELECT leader_ext.leader_undrain($1, $2, $3)";
+constexpr std::string_view OrphansSql
+        = "SELECT array_to_string(leader_ext.leader_drain_orphans($1), ',')";
+constexpr std::string_view ProgressSql
+        = "SELECT count(*) > 0, coalesce(bool_or(drained_at IS NOT NULL), false),"
+          " coalesce(bool_and(drain = 'drained') FILTER (WHERE state = 'alive'), true),"
+          " (SELECT string_agg(DISTINCT x, ',') FROM leader_ext.leader_replicas_status s,"
+          "         unnest(s.running_roles) x WHERE s.name = $1 AND s.state = 'alive')"
+          " FROM leader_ext.leader_replicas_status WHERE name = $1";
+constexpr std::string_view BeatSql
+        = "SELECT leader_ext.leader_replica_drain_beat($1, $2::boolean, string_to_array($3, ','))";
+
+std::vector<std::string> split(std::string_view text)
+{
+    std::vector<std::string> items;
+    std::stringstream stream{std::string(text)};
+    for (std::string item; std::getline(stream, item, ',');)
+        if (!item.empty())
+            items.push_back(item);
+    return items;
+}
+
+std::string joined(const std::vector<std::string> &items)
+{
+    std::string text;
+    for (const std::string &item : items)
+        text += (text.empty() ? "" : ",") + item;
+    return text;
+}
+
+template<typename Work>
+auto inTransaction(pg::Connection &connection, Work &&work)
+{
+    connection.exec("begin", "BEGIN", {}, StatementTimeout);
+    try {
+        auto result = work();
+        connection.exec("commit", "COMMIT", {}, StatementTimeout);
+        return result;
+    } catch (...) {
+        try {
+            connection.exec("rollback", "ROLLBACK", {}, StatementTimeout);
+        } catch (const pg::Error &) {
+            // The session is gone, and its transaction with it.
+        }
+        throw;
+    }
+}
+
+} // namespace
+
+DrainRecord drainReplica(pg::Connection &connection, std::string_view name, std::string_view by,
+                         std::string_view reason, bool force)
+{
+    try {
+        return inTransaction(connection, [&] {
+            DrainRecord record;
+            record.name = std::string(name);
+            const pg::Result drained = connection.exec(
+                    "drain", DrainSql,
+                    {name, by, reason, std::string_view(force ? "true" : "false")},
+                    StatementTimeout);
+            record.orphaned = split(drained.text(0, 0));
+            const pg::Result row
+                    = connection.exec("drain record", RecordSql, {name}, StatementTimeout);
+            if (row.rows() > 0) {
+                record.drainedAt = row.text(0, 0);
+                record.drainedBy = row.text(0, 1);
+                record.reason = row.text(0, 2);
+                record.byThisCall = row.toBool(0, 3);
+            }
+            return record;
+        });
+    } catch (const pg::Error &error) {
+        // The function's refusal (object_not_in_prerequisite_state) names the roles; the message
+        // is its first line.
+        if (error.sqlstate() != "55000")
+            throw;
+        std::vector<std::string> roles = drainOrphans(connection, name);
+        std::string message = "draining replica " + std::string(name) + " leaves "
+                              + (roles.empty() ? std::string("a role") : joined(roles))
+                              + " with no eligible replica; start another replica running it "
+                                "first, or drain anyway with --force";
+        throw DrainRefused(message, std::move(roles));
+    }
+}
+
+bool undrainReplica(pg::Connection &connection, std::string_view name, std::string_view by,
+                    std::string_view reason)
+{
+    return connection.exec("undrain", UndrainSql, {name, by, reason}, StatementTimeout)
+            .toBool(0, 0);
+}
+
+std::vector<std::string> drainOrphans(pg::Connection &connection, std::string_view name)
+{
+    return split(connection.exec("drain orphans", OrphansSql, {name}, StatementTimeout).text(0, 0));
+}
+
+DrainProgress drainProgress(pg::Connection &connection, std::string_view name)
+{
+    const pg::Result row = connection.exec("drain progress", ProgressSql, {name}, StatementTimeout);
+    DrainProgress progress;
+    progress.known = row.toBool(0, 0);
+    progress.flagged = row.toBool(0, 1);
+    progress.drained = progress.flagged && row.toBool(0, 2);
+    if (!row.isNull(0, 3))
+        progress.running = split(row.text(0, 3));
+    return progress;
+}
+
+bool drainBeat(pg::Connection &connection, std::string_view holderId, bool local,
+               const std::optional<std::vector<std::string>> &running,
+               std::chrono::milliseconds timeout)
+{
+    return connection
+            .exec("drain beat", BeatSql,
+                  {holderId, std::string_view(local ? "true" : "false"),
+                   running ? pg::Param(joined(*running)) : pg::Param(nullptr)},
+                  timeout)
+            .toBool(0, 0);
+}
+
+} // namespace leader::lease
