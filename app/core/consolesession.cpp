@@ -81,6 +81,7 @@ void ConsoleSession::startPoller()
         if (m_phase == Phase::Running)
             Q_EMIT registryChanged(registry);
     });
+    connect(poller, &StatusPoller::drainFinished, this, &ConsoleSession::drainFinished);
     m_pollThread->start();
     m_phase = Phase::Running;
     setInterval(m_intervalMs);
@@ -204,6 +205,36 @@ void ConsoleSession::unpause(const QStringList &roles, const QString &by, const 
     if (m_poller && m_phase == Phase::Running)
         postTo(m_poller,
                [poller = m_poller, roles, by, reason] { poller->unpause(roles, by, reason); });
+}
+
+void ConsoleSession::checkDrain(const QString &replica)
+{
+    if (m_poller && m_phase == Phase::Running)
+        postTo(m_poller, [poller = m_poller, replica] { poller->checkDrain(replica); });
+    else
+        Q_EMIT drainFinished(DrainResult{.replica = replica, .error = tr("not connected")});
+}
+
+void ConsoleSession::drain(const QString &replica, const QString &by, const QString &reason,
+                           bool force)
+{
+    if (m_poller && m_phase == Phase::Running)
+        postTo(m_poller, [poller = m_poller, replica, by, reason, force] {
+            poller->drain(replica, by, reason, force);
+        });
+    else
+        Q_EMIT drainFinished(DrainResult{
+                .action = DrainAction::Drain, .replica = replica, .error = tr("not connected")});
+}
+
+void ConsoleSession::undrain(const QString &replica, const QString &by, const QString &reason)
+{
+    if (m_poller && m_phase == Phase::Running)
+        postTo(m_poller,
+               [poller = m_poller, replica, by, reason] { poller->undrain(replica, by, reason); });
+    else
+        Q_EMIT drainFinished(DrainResult{
+                .action = DrainAction::Undrain, .replica = replica, .error = tr("not connected")});
 }
 
 void ConsoleSession::readPauseLog(PauseLogSince since)

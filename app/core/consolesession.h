@@ -79,6 +79,11 @@ public Q_SLOTS:
     void unpause(const QStringList &roles, const QString &by, const QString &reason);
     // Answered by pauseLogRead(), from the poller's thread (a read waits behind a poll in flight).
     void readPauseLog(leader::console::PauseLogSince since);
+    // A replica's drain (extension 0183) on the poller's thread, answered by drainFinished();
+    // without a connection, answered at once with an error.
+    void checkDrain(const QString &replica);
+    void drain(const QString &replica, const QString &by, const QString &reason, bool force);
+    void undrain(const QString &replica, const QString &by, const QString &reason);
     void inject(const leader::console::FaultRequest &request);
     // The demo's drill: kills the replica leading billing (else any replica leading something) as
     // soon as there is one, and says which through drillVictim().
@@ -111,6 +116,7 @@ Q_SIGNALS:
     void pauseLogRead(const leader::console::PauseLogResult &result);
     // The replica registry, read every few polls (StatusPoller::RegistryEveryMs) and on refresh.
     void registryChanged(const leader::console::RegistrySnapshot &registry);
+    void drainFinished(const leader::console::DrainResult &result);
     // A poll that failed; repeats of the same message come again with the running count.
     void pollProblem(const QString &message, int repeats);
     // Stale: the rows shown are those received at asOf and nothing newer can be had.

@@ -23,6 +23,10 @@ struct RegistryEntry
     // The database ended its marker session (monitor::ReplicaRow::markerEnded): its process died.
     bool markerEnded = false;
     QString name; // its --id (extension 0182); empty: not recorded
+    // Extension 0183: "draining", "drained" or empty; who drained it (as typed) and why.
+    QString drain;
+    QString drainedBy;
+    QString drainReason;
 };
 
 // One read of the registry, every few polls.
@@ -36,6 +40,27 @@ struct RegistrySnapshot
     QString error; // one line when the read failed; replicas is then empty
 };
 
+// What the Replicas tab asks of a replica's drain (extension 0183), and the answer.
+enum class DrainAction {
+    Check, // which roles draining it would leave with no eligible replica (read only)
+    Drain, // refused, nothing written, when such a role exists and force is not given
+    Undrain,
+};
+
+struct DrainResult
+{
+    DrainAction action = DrainAction::Check;
+    QString replica; // its --id
+    bool ok = false;
+    QString error; // when not ok: one line; nothing was changed
+    // Check: the roles draining it would leave with no eligible replica; Drain: those it left so,
+    // forced, or (refused) those it would have.
+    QStringList orphans;
+    bool refused = false; // Drain: refused for orphans, since force was not given
+    bool changed = false; // Drain: drained by this call; Undrain: it was drained
+};
+
 } // namespace leader::console
 
 Q_DECLARE_METATYPE(leader::console::RegistrySnapshot)
+Q_DECLARE_METATYPE(leader::console::DrainResult)

@@ -88,6 +88,7 @@ StatusPoller::StatusPoller(QObject *parent)
     qRegisterMetaType<PauseLogResult>();
     qRegisterMetaType<ActionResult>();
     qRegisterMetaType<RegistrySnapshot>();
+    qRegisterMetaType<DrainResult>();
     qRegisterMetaType<DatabaseIdentity>();
     m_retryTimer->setSingleShot(true);
     connect(m_pollTimer, &QTimer::timeout, this, &StatusPoller::poll);
@@ -208,6 +209,73 @@ void StatusPoller::unpause(const QStringList &roles, const QString &by, const QS
     result.ok = true;
     Q_EMIT actionFinished(result);
     poll();
+}
+
+void StatusPoller::checkDrain(const QString &replica)
+{
+    DrainResult result{DrainAction::Check, replica};
+    if (!m_connected) {
+        result.error = notConnectedMessage();
+        Q_EMIT drainFinished(result);
+        return;
+    }
+    const monitor::Outcome<std::vector<std::string>> outcome
+            = m_reader->drainOrphans(replica.toStdString());
+    if (const auto *failure = std::get_if<monitor::Failure>(&outcome)) {
+        result.error = qtext(failure->message);
+    } else {
+        for (const std::string &role : std::get<std::vector<std::string>>(outcome))
+            result.orphans.append(qtext(role));
+        result.ok = true;
+    }
+    Q_EMIT drainFinished(result);
+}
+
+void StatusPoller::drain(const QString &replica, const QString &by, const QString &reason,
+                         bool force)
+{
+    DrainResult result{DrainAction::Drain, replica};
+    if (!m_connected) {
+        result.error = notConnectedMessage();
+        Q_EMIT drainFinished(result);
+        return;
+    }
+    const monitor::Outcome<lease::DrainRecord> outcome
+            = m_reader->drain(replica.toStdString(), by.toStdString(), reason.toStdString(), force);
+    if (const auto *failure = std::get_if<monitor::Failure>(&outcome)) {
+        result.error = qtext(failure->message);
+        result.refused = failure->sqlstate == "55000";
+        Q_EMIT drainFinished(result);
+        return;
+    }
+    const lease::DrainRecord &record = std::get<lease::DrainRecord>(outcome);
+    for (const std::string &role : record.orphaned)
+        result.orphans.append(qtext(role));
+    result.changed = record.byThisCall;
+    result.ok = true;
+    Q_EMIT drainFinished(result);
+    readRegistry(); // the Drain column shows it at once
+}
+
+void StatusPoller::undrain(const QString &replica, const QString &by, const QString &reason)
+{
+    DrainResult result{DrainAction::Undrain, replica};
+    if (!m_connected) {
+        result.error = notConnectedMessage();
+        Q_EMIT drainFinished(result);
+        return;
+    }
+    const monitor::Outcome<bool> outcome
+            = m_reader->undrain(replica.toStdString(), by.toStdString(), reason.toStdString());
+    if (const auto *failure = std::get_if<monitor::Failure>(&outcome)) {
+        result.error = qtext(failure->message);
+        Q_EMIT drainFinished(result);
+        return;
+    }
+    result.changed = std::get<bool>(outcome);
+    result.ok = true;
+    Q_EMIT drainFinished(result);
+    readRegistry();
 }
 
 void StatusPoller::readPauseLog(PauseLogSince since)
@@ -398,7 +466,8 @@ void StatusPoller::readRegistry()
         registry.replicas.append({qtext(row.holderId), qtext(row.host), row.pid, qtext(row.version),
                                   roles, utcFromIso(row.startedAt), utcFromIso(row.lastSeen),
                                   row.lastSeenAgeSeconds, row.alive, row.markerEnded,
-                                  qtext(row.name)});
+                                  qtext(row.name), qtext(row.drain), qtext(row.drainedBy),
+                                  qtext(row.drainReason)});
     }
     Q_EMIT registryRead(registry);
 }

@@ -65,6 +65,11 @@ public Q_SLOTS:
     // The pause log, over a short session of its own (the poll's is left alone), bounded by the
     // same deadlines and ended by abandon() like a poll.
     void readPauseLog(leader::console::PauseLogSince since);
+    // A replica's drain (extension 0183), answered by drainFinished; a drain or undrain reads the
+    // registry again at once.
+    void checkDrain(const QString &replica);
+    void drain(const QString &replica, const QString &by, const QString &reason, bool force);
+    void undrain(const QString &replica, const QString &by, const QString &reason);
     void stop(); // closes the connection and forgets the target
 
 Q_SIGNALS:
@@ -82,6 +87,7 @@ Q_SIGNALS:
     void retryScheduled(int milliseconds);
     void pauseLogRead(const leader::console::PauseLogResult &result);
     void registryRead(const leader::console::RegistrySnapshot &registry);
+    void drainFinished(const leader::console::DrainResult &result);
 
 private:
     void connectNow();

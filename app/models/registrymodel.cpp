@@ -89,6 +89,10 @@ QVariant RegistryModel::data(const QModelIndex &index, int role) const
             return upText(row);
         case LastSeen:
             return tr("%1 s ago").arg(qRound(row.lastSeenAgeSeconds));
+        case Drain:
+            return row.drain;
+        case DrainedBy:
+            return row.drainedBy;
         }
         break;
     case StandingRole:
@@ -132,6 +136,13 @@ QVariant RegistryModel::data(const QModelIndex &index, int role) const
         if (index.column() == LastSeen)
             return tr("Seconds since its last beat on the database clock; replicas beat every "
                       "15 s");
+        if (index.column() == Drain && !row.drain.isEmpty())
+            return row.drain == QLatin1String("drained")
+                           ? tr("Drained: it starts no tick of any role and runs none")
+                           : tr("Draining: it starts no new tick; its running ticks end as they "
+                                "would");
+        if (index.column() == DrainedBy && !row.drainedBy.isEmpty())
+            return tr("Why: %1").arg(row.drainReason);
         break;
     default:
         break;
@@ -162,9 +173,23 @@ QVariant RegistryModel::headerData(int section, Qt::Orientation orientation, int
         return tr("Up");
     case LastSeen:
         return tr("Last seen");
+    case Drain:
+        return tr("Drain");
+    case DrainedBy:
+        return tr("Drained by");
     default:
         return {};
     }
+}
+
+QString RegistryModel::replicaAt(int row) const
+{
+    return row >= 0 && row < m_rows.size() ? m_rows.at(row).name : QString();
+}
+
+bool RegistryModel::isDrainedAt(int row) const
+{
+    return row >= 0 && row < m_rows.size() && !m_rows.at(row).drainedBy.isEmpty();
 }
 
 void RegistryModel::setReplicas(const QList<RegistryEntry> &replicas)
@@ -220,7 +245,8 @@ void RegistryModel::rebuild()
                                       : 0;
             next.append({role, replica.name, replica.holderId, replica.host, replica.pid,
                          replica.version, standing, replica.markerEnded, replica.lastSeenAgeSeconds,
-                         replica.startedAt, up});
+                         replica.startedAt, up, replica.drain, replica.drainedBy,
+                         replica.drainReason});
         }
         ++(living ? counts.alive : counts.gone);
     }
@@ -288,6 +314,10 @@ void RegistryModel::updateRow(int row, const Row &next)
     // As shown: whole seconds.
     if (qRound(current.lastSeenAgeSeconds) != qRound(next.lastSeenAgeSeconds))
         cells.emplace_back(LastSeen, QList<int>{Qt::DisplayRole});
+    if (current.drain != next.drain)
+        cells.emplace_back(Drain, QList<int>{Qt::DisplayRole, Qt::ToolTipRole});
+    if (current.drainedBy != next.drainedBy || current.drainReason != next.drainReason)
+        cells.emplace_back(DrainedBy, QList<int>{Qt::DisplayRole, Qt::ToolTipRole});
     current = next;
     if (greyed)
         Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1), {Qt::ForegroundRole});

@@ -21,7 +21,22 @@ class RegistryModel final : public QAbstractTableModel
 public:
     // Replica: its --id (0182); its holder id, which leader_status names, in the tooltip and in
     // Holder.
-    enum Column { Role, Replica, State, Holder, Host, Pid, Version, Up, LastSeen, ColumnCount };
+    // Drain and Drained by: extension 0183's drain of the replica (leaderctl drain, the tab's
+    // Drain action), empty while it is not drained.
+    enum Column {
+        Role,
+        Replica,
+        State,
+        Holder,
+        Host,
+        Pid,
+        Version,
+        Up,
+        LastSeen,
+        Drain,
+        DrainedBy,
+        ColumnCount
+    };
     enum class Standing {
         Holding,  // its holder id is the role's holder in the latest leader_status rows
         Eligible, // alive, runs the role, does not hold it
@@ -52,6 +67,10 @@ public:
     // "12 s", "5 min", "3 h 12 min", "2 d 4 h": whole units, rounded down.
     static QString formatUptime(double seconds);
 
+    // The replica's name (--id) of a row; empty: none recorded, so it cannot be drained.
+    QString replicaAt(int row) const;
+    bool isDrainedAt(int row) const;
+
     // Rows are matched by (role, holder id): changed cells get dataChanged, new rows are inserted,
     // vanished ones removed and a row whose standing changed is moved, so a selection stays on it.
     void setReplicas(const QList<RegistryEntry> &replicas);
@@ -77,6 +96,9 @@ private:
         double lastSeenAgeSeconds = 0;
         QDateTime startedAt;
         double upSeconds = 0; // started to the database's now, on its clock
+        QString drain;
+        QString drainedBy;
+        QString drainReason;
     };
 
     static QString upText(const Row &row);

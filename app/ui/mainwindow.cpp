@@ -228,6 +228,7 @@ void MainWindow::buildCentral()
     connect(m_view, &ViewMenu::themeChanged, m_history, &HistoryTabs::refresh);
     m_pauseHistory->attach(m_history);
     m_registry = new RegistryController(m_session, m_connection, m_history, m_timeRule, this);
+    m_registry->setGuard(m_guard);
     // In the demo, takeovers follow faults from the panel, so they sit beside it (buildDocks);
     // against a database they are a tab of their own.
     m_takeovers = new TakeoversPane(m_failovers, this);

@@ -5,10 +5,14 @@
 #include "core/extensionnotes.h"
 #include "core/timerule.h"
 #include "models/registrymodel.h"
+#include "productionguard.h"
 #include "tableview.h"
 
+#include <QHBoxLayout>
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QLabel>
+#include <QPushButton>
 #include <QStackedWidget>
 #include <QTabWidget>
 #include <QTableView>
@@ -19,6 +23,8 @@ namespace leader::console {
 RegistryController::RegistryController(ConsoleSession *session, ConnectionController *connection,
                                        QTabWidget *tabs, const TimeRule *timeRule, QObject *parent)
     : QObject(parent)
+    , m_session(session)
+    , m_connection(connection)
     , m_tabs(tabs)
     , m_timeRule(timeRule)
     , m_model(new RegistryModel(this))
@@ -28,6 +34,12 @@ RegistryController::RegistryController(ConsoleSession *session, ConnectionContro
     connect(m_model, &RegistryModel::countsChanged, this, &RegistryController::showCounts);
     connect(session, &ConsoleSession::registryChanged, this, &RegistryController::setRegistry);
     connect(session, &ConsoleSession::snapshot, m_model, &RegistryModel::setStatus);
+    connect(session, &ConsoleSession::privilegesChanged, this,
+            [this](const Privileges &privileges) {
+                m_privileges = privileges;
+                updateActions();
+            });
+    connect(session, &ConsoleSession::drainFinished, this, &RegistryController::drainFinished);
     // Leaving the demo announces itself only when the demo was running; a demo that failed to
     // start is left by connecting elsewhere.
     connect(connection, &ConnectionController::demoLeft, this, &RegistryController::attach);
@@ -68,9 +80,33 @@ void RegistryController::attach()
     m_state = new QLabel(tr("Reading the replica registry…"));
     m_state->setObjectName(QStringLiteral("registryState"));
     m_state->setTextFormat(Qt::PlainText);
+    m_table = table;
+    table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table->setSelectionMode(QAbstractItemView::SingleSelection);
+    connect(table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &RegistryController::updateActions);
+    connect(m_model, &QAbstractItemModel::dataChanged, this, &RegistryController::updateActions);
+    m_drainButton = new QPushButton(tr("&Drain…"));
+    m_drainButton->setObjectName(QStringLiteral("drainButton"));
+    m_undrainButton = new QPushButton(tr("U&ndrain…"));
+    m_undrainButton->setObjectName(QStringLiteral("undrainButton"));
+    connect(m_drainButton, &QPushButton::clicked, this,
+            [this] { askToDrain(DrainDialog::Mode::Drain); });
+    connect(m_undrainButton, &QPushButton::clicked, this,
+            [this] { askToDrain(DrainDialog::Mode::Undrain); });
+    m_drainLine = new QLabel;
+    m_drainLine->setObjectName(QStringLiteral("drainResult"));
+    m_drainLine->setTextFormat(Qt::PlainText); // it may quote the server's error
+    m_drainLine->setWordWrap(true);
+    auto *actions = new QHBoxLayout;
+    actions->addWidget(m_state, 1);
+    actions->addWidget(m_drainButton);
+    actions->addWidget(m_undrainButton);
     auto *layout = new QVBoxLayout(m_page);
     layout->addWidget(m_stack, 1);
-    layout->addWidget(m_state);
+    layout->addLayout(actions);
+    layout->addWidget(m_drainLine);
+    updateActions();
     m_tabs->addTab(m_page, tr("Replicas"));
 }
 
@@ -104,6 +140,103 @@ void RegistryController::setRegistry(const RegistrySnapshot &registry)
     m_model->setReplicas(registry.replicas);
     m_stack->setCurrentIndex(0);
     showCounts();
+}
+
+void RegistryController::updateActions()
+{
+    if (!m_drainButton)
+        return;
+    const QModelIndexList selected = m_table->selectionModel()->selectedRows();
+    const int row = selected.isEmpty() ? -1 : selected.front().row();
+    const QString replica = m_model->replicaAt(row);
+    const bool drained = m_model->isDrainedAt(row);
+    QString why;
+    if (!m_privileges.canPause)
+        why = m_privileges.reason.isEmpty() ? tr("This login may not change anything")
+                                            : m_privileges.reason;
+    else if (row < 0)
+        why = tr("Select a replica's row first");
+    else if (replica.isEmpty())
+        why = tr("This replica records no name (leader_ext 0182): it cannot be drained by name");
+    m_drainButton->setEnabled(why.isEmpty() && !drained);
+    m_undrainButton->setEnabled(why.isEmpty() && drained);
+    m_drainButton->setToolTip(why.isEmpty() ? tr("Drain %1: it starts no new tick").arg(replica)
+                                            : why);
+    m_undrainButton->setToolTip(why.isEmpty() ? tr("Undrain %1").arg(replica) : why);
+}
+
+void RegistryController::askToDrain(DrainDialog::Mode mode)
+{
+    const QModelIndexList selected = m_table->selectionModel()->selectedRows();
+    const QString replica
+            = selected.isEmpty() ? QString() : m_model->replicaAt(selected.front().row());
+    if (replica.isEmpty())
+        return;
+    if (m_guard && m_guard->writesLocked()) {
+        m_drainLine->setText(tr("Writes are locked on this production database: Role > Unlock "
+                                "writes for this window first"));
+        return;
+    }
+    if (mode == DrainDialog::Mode::Undrain) {
+        openDialog(mode, replica, {});
+        return;
+    }
+    // Which roles it would leave with no eligible replica, asked of the database's own
+    // predicate, so that the dialog can name them before anything is written.
+    m_checking = replica;
+    m_drainLine->setText(
+            tr("Asking whether %1 is the last eligible replica of a role…").arg(replica));
+    m_session->checkDrain(replica);
+}
+
+void RegistryController::openDialog(DrainDialog::Mode mode, const QString &replica,
+                                    const QStringList &orphans)
+{
+    auto *dialog = new DrainDialog(mode, replica, orphans, m_connection->target().describe(),
+                                   m_page->window());
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setTypedConfirmation(m_guard && m_guard->isProduction());
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        if (dialog->mode() == DrainDialog::Mode::Drain)
+            m_session->drain(dialog->replica(), dialog->who(), dialog->why(), dialog->force());
+        else
+            m_session->undrain(dialog->replica(), dialog->who(), dialog->why());
+    });
+    dialog->open();
+}
+
+void RegistryController::drainFinished(const DrainResult &result)
+{
+    if (!m_page)
+        return;
+    if (result.action == DrainAction::Check) {
+        if (result.replica != m_checking)
+            return;
+        m_checking.clear();
+        if (!result.ok) {
+            m_drainLine->setText(tr("Could not drain %1: %2").arg(result.replica, result.error));
+            return;
+        }
+        m_drainLine->clear();
+        openDialog(DrainDialog::Mode::Drain, result.replica, result.orphans);
+        return;
+    }
+    const bool drain = result.action == DrainAction::Drain;
+    if (!result.ok) {
+        m_drainLine->setText((drain ? tr("Could not drain %1: %2") : tr("Could not undrain %1: %2"))
+                                     .arg(result.replica, result.error));
+        return;
+    }
+    if (drain)
+        m_drainLine->setText(
+                result.changed ? tr("Drained %1: it starts no new tick; running ticks end as they "
+                                    "would")
+                                         .arg(result.replica)
+                               : tr("%1 was already drained; nothing changed").arg(result.replica));
+    else
+        m_drainLine->setText(result.changed
+                                     ? tr("Undrained %1: it starts ticks again").arg(result.replica)
+                                     : tr("%1 was not drained").arg(result.replica));
 }
 
 void RegistryController::showCounts()

@@ -1,17 +1,22 @@
 #pragma once
 
 #include "core/registrytypes.h"
+#include "core/statustypes.h"
+#include "draindialog.h"
 
 #include <QObject>
 
 class QLabel;
+class QPushButton;
 class QStackedWidget;
 class QTabWidget;
+class QTableView;
 
 namespace leader::console {
 
 class ConnectionController;
 class ConsoleSession;
+class ProductionGuard;
 class RegistryModel;
 class TimeRule;
 
@@ -20,6 +25,12 @@ class TimeRule;
 // poll. In the demo its replicas are the failure panel's, so the tab appears only once the
 // window watches a database. A database without the registry (an older Hardcount) gets one line
 // in the tab instead of the table, and nothing is logged as an error.
+//
+// Drain… and Undrain… act on the selected row's replica (extension 0183) through the session, on
+// its worker thread: the drain asks first which roles it would leave with no eligible replica
+// (DrainDialog then names them and needs "Drain anyway"), and a production profile needs writes
+// unlocked (ProductionGuard) and the replica's name typed. A login that may not pause (the
+// monitor's) sees both disabled, with the reason in their tooltip.
 class RegistryController final : public QObject
 {
     Q_OBJECT
@@ -30,12 +41,24 @@ public:
                        const TimeRule *timeRule, QObject *parent);
     ~RegistryController() override;
 
+    // The window's production guard; none: every profile is a test one.
+    void setGuard(const ProductionGuard *guard) { m_guard = guard; }
+
 private:
     void attach();
     void setRegistry(const RegistrySnapshot &registry);
     // "3 alive · 1 gone, read at …", replicas and not rows.
     void showCounts();
+    void updateActions();
+    void askToDrain(DrainDialog::Mode mode);
+    void drainFinished(const DrainResult &result);
+    void openDialog(DrainDialog::Mode mode, const QString &replica, const QStringList &orphans);
 
+    ConsoleSession *m_session;
+    ConnectionController *m_connection;
+    const ProductionGuard *m_guard = nullptr;
+    Privileges m_privileges;
+    QString m_checking; // the replica whose drain check is in flight
     QTabWidget *m_tabs;
     const TimeRule *m_timeRule;
     RegistryModel *m_model;
@@ -44,7 +67,11 @@ private:
     QStackedWidget *m_stack = nullptr;
     QLabel *m_unavailable = nullptr;
     QLabel *m_state = nullptr;
-    QString m_readAt; // the last good read's time, as the state line shows it
+    QTableView *m_table = nullptr;
+    QPushButton *m_drainButton = nullptr;
+    QPushButton *m_undrainButton = nullptr;
+    QLabel *m_drainLine = nullptr; // the last drain action's outcome, one line
+    QString m_readAt;              // the last good read's time, as the state line shows it
 };
 
 } // namespace leader::console

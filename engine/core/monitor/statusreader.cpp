@@ -310,7 +310,8 @@ Outcome<ReplicaList> StatusReader::replicas()
         // Read whatever the features say: a login that may not read leader_ext gets its
         // refusal, not "needs the extension".
         const std::optional<std::vector<lease::RegisteredReplica>> listed = lease::listReplicas(
-                *m_connection, m_features.has(schema::Extension::ReplicaNames));
+                *m_connection, m_features.has(schema::Extension::ReplicaNames),
+                m_features.has(schema::Extension::ReplicaDrain));
         if (!listed) {
             list.unavailable = schema::extensionNeeded("the replica registry",
                                                        schema::Extension::ReplicaRegistry);
@@ -340,6 +341,9 @@ Outcome<ReplicaList> StatusReader::replicas()
                               && (registered.markerRecorded
                                   || m_markersSeen.contains(registered.replica.holderId));
             row.alive = registered.state == "alive" && !row.markerEnded;
+            row.drain = registered.drain;
+            row.drainedBy = registered.drainedBy;
+            row.drainReason = registered.drainReason;
             // Once seen, remembered while it is registered: a marker ends only with its session.
             if (registered.markerHeld || row.markerEnded)
                 seen.insert(registered.replica.holderId);
@@ -381,6 +385,41 @@ StatusReader::unpause(const std::vector<std::string> &roles, const std::string &
         return Failure{"roles, who and why may not contain NUL characters", {}, false};
     try {
         return lease::unpauseRoles(*m_connection, m_features, roles, by, reason);
+    } catch (const pg::Error &error) {
+        return failure(error);
+    }
+}
+
+Outcome<lease::DrainRecord> StatusReader::drain(const std::string &name, const std::string &by,
+                                                const std::string &reason, bool force)
+{
+    if (hasNul({name}, {&by, &reason}))
+        return Failure{"the replica, who and why may not contain NUL characters", {}, false};
+    try {
+        return lease::drainReplica(*m_connection, name, by, reason, force);
+    } catch (const lease::DrainRefused &refused) {
+        return Failure{refused.what(), "55000", false};
+    } catch (const pg::Error &error) {
+        return failure(error);
+    }
+}
+
+Outcome<bool> StatusReader::undrain(const std::string &name, const std::string &by,
+                                    const std::string &reason)
+{
+    if (hasNul({name}, {&by, &reason}))
+        return Failure{"the replica, who and why may not contain NUL characters", {}, false};
+    try {
+        return lease::undrainReplica(*m_connection, name, by, reason);
+    } catch (const pg::Error &error) {
+        return failure(error);
+    }
+}
+
+Outcome<std::vector<std::string>> StatusReader::drainOrphans(const std::string &name)
+{
+    try {
+        return lease::drainOrphans(*m_connection, name);
     } catch (const pg::Error &error) {
         return failure(error);
     }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "lease/draincontrol.h"
 #include "lease/pausecontrol.h"
 #include "schema/features.h"
 
@@ -105,6 +106,10 @@ struct ReplicaRow
     // beat says.
     bool markerEnded = false;
     bool alive = false; // the view's "alive" and no marker ended; anything else is gone
+    // With 0183: "draining", "drained" or empty; who drained it and why.
+    std::string drain;
+    std::string drainedBy;
+    std::string drainReason;
 };
 
 struct ReplicaList
@@ -172,6 +177,15 @@ public:
     Outcome<std::vector<lease::UnpauseRecord>> unpause(const std::vector<std::string> &roles,
                                                        const std::string &by,
                                                        const std::string &reason);
+
+    // Drains a replica by name (extension 0183, lease/draincontrol): a refusal for a role left
+    // with no eligible replica is a Failure whose sqlstate is "55000" and whose message names it.
+    Outcome<lease::DrainRecord> drain(const std::string &name, const std::string &by,
+                                      const std::string &reason, bool force);
+    Outcome<bool> undrain(const std::string &name, const std::string &by,
+                          const std::string &reason);
+    // The roles draining name would leave with no eligible replica (read only).
+    Outcome<std::vector<std::string>> drainOrphans(const std::string &name);
 
     static constexpr std::chrono::seconds FeaturesProbedEvery{15};
 
