@@ -667,6 +667,14 @@ void TestLeaderctl::drainAndUndrain()
                              {}, 5s)
                         .text(0, 0)),
              QStringLiteral("drained alice@ops deploy"));
+    run = leaderctl({"replicas", "--database", url(Login::Monitor)});
+    QVERIFY2(run.exitCode == 0 && run.out.contains("DRAIN") && run.out.contains(" drained ")
+                     && run.out.contains("alice@ops"),
+             qPrintable(run.describe()));
+    run = leaderctl({"replicas", "--json", "--database", url(Login::Monitor)});
+    QVERIFY2(run.out.contains(R"("name":"a1","marker_held":null,"drain":"drained",)"
+                              R"("drained_by":"alice@ops","drain_reason":"deploy")"),
+             qPrintable(run.describe()));
 
     run = leaderctl({"undrain", "a1", "--by", "alice@ops", "--reason", "deployed", "--database",
                      url(Login::App)});
@@ -765,9 +773,11 @@ void TestLeaderctl::replicasListsAliveAndGone()
     QVERIFY2(table.err.isEmpty(), qPrintable(table.err));
     const QStringList lines = table.out.split(u'\n', Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), 5); // a header, three replicas, the database clock
-    // NAME is appended, so the columns before it are where scripts found them.
+    // NAME, then DRAIN and DRAINED BY (0183), are appended, so the columns before them are where
+    // scripts found them.
     QVERIFY2(lines[0].startsWith("HOLDER ") && lines[0].contains("SEEN AGO s")
-                     && lines[0].contains("STATE") && lines[0].trimmed().endsWith("NAME"),
+                     && lines[0].contains("STATE  NAME  DRAIN")
+                     && lines[0].trimmed().endsWith("DRAINED BY"),
              qPrintable(lines[0]));
     const auto cells = [](const QString &line) {
         QStringList trimmed;
@@ -776,19 +786,20 @@ void TestLeaderctl::replicasListsAliveAndGone()
         return trimmed;
     };
     const QStringList alive = cells(lines[1]);
-    QCOMPARE(alive.size(), 10);
+    QCOMPARE(alive.size(), 12);
     QCOMPARE(alive.first(), QStringLiteral("ctl-a:101:0000000a"));
     QVERIFY2(alive.contains("billing,dunning") && alive.contains("101"), qPrintable(lines[1]));
     QCOMPARE(alive.at(8), QStringLiteral("alive"));
-    QCOMPARE(alive.last(), QStringLiteral("a1"));
+    QCOMPARE(alive.at(9), QStringLiteral("a1"));
+    QCOMPARE(alive.last(), QStringLiteral("-")); // not drained
     const QStringList gone = cells(lines[2]);
     QCOMPARE(gone.first(), QStringLiteral("ctl-b:102:0000000b"));
     QCOMPARE(gone.at(8), QStringLiteral("gone"));
-    QCOMPARE(gone.last(), QStringLiteral("-"));
+    QCOMPARE(gone.at(9), QStringLiteral("-"));
     const QStringList killed = cells(lines[3]);
     QCOMPARE(killed.first(), QStringLiteral("ctl-c:103:0000000c"));
     QCOMPARE(killed.at(8), QStringLiteral("gone"));
-    QCOMPARE(killed.last(), QStringLiteral("c3"));
+    QCOMPARE(killed.at(9), QStringLiteral("c3"));
     QVERIFY2(lines[4].startsWith("database clock: "), qPrintable(lines[4]));
 
     const Run json = leaderctl({"replicas", "--json", "--database", url(Login::Monitor)});

@@ -40,10 +40,12 @@ void replicas(leader::pg::Connection &connection, bool json)
     // probe reads a login that may not read leader_ext as having no extension, so the registry's
     // read below still gets its refusal, not "needs the extension" (the probe cannot tell the two
     // apart).
-    const bool named = leader::schema::probeFeatures(connection)
-                               .has(leader::schema::Extension::ReplicaNames);
+    const leader::schema::LeaseFeatures features = leader::schema::probeFeatures(connection);
+    const bool named = features.has(leader::schema::Extension::ReplicaNames);
+    // With 0183 each row also has its drain (DRAIN and DRAINED BY, appended after NAME).
+    const bool drains = features.has(leader::schema::Extension::ReplicaDrain);
     const std::optional<std::vector<leader::lease::RegisteredReplica>> listed
-            = leader::lease::listReplicas(connection, named);
+            = leader::lease::listReplicas(connection, named, drains);
     if (!listed) {
         constexpr std::string_view Feature = "the replica registry";
         leader::schema::requireExtension(connection, leader::schema::probeFeatures(connection),
@@ -79,6 +81,13 @@ void replicas(leader::pg::Connection &connection, bool json)
                           << (!row.markerRecorded ? "null"
                               : row.markerHeld    ? "true"
                                                   : "false");
+            const auto orNull = [](const std::string &text) {
+                return text.empty() ? std::string("null") : leader::log::jsonQuoted(text);
+            };
+            if (drains)
+                std::cout << ",\"drain\":" << orNull(row.drain)
+                          << ",\"drained_by\":" << orNull(row.drainedBy)
+                          << ",\"drain_reason\":" << orNull(row.drainReason);
             std::cout << "}";
         }
         std::cout << "]}\n";
@@ -90,6 +99,10 @@ void replicas(leader::pg::Connection &connection, bool json)
                                      "LAST SEEN (UTC)", "SEEN AGO s", "STATE"};
     if (named)
         headers.emplace_back("NAME");
+    if (drains) {
+        headers.emplace_back("DRAIN");
+        headers.emplace_back("DRAINED BY");
+    }
     std::vector<std::vector<std::optional<std::string>>> rows;
     for (const leader::lease::RegisteredReplica &row : *listed) {
         rows.push_back({row.replica.holderId, row.replica.host, std::to_string(row.replica.pid),
@@ -100,6 +113,13 @@ void replicas(leader::pg::Connection &connection, bool json)
         if (named)
             rows.back().push_back(row.replica.name.empty() ? std::nullopt
                                                            : std::optional(row.replica.name));
+        const auto orNone = [](const std::string &text) {
+            return text.empty() ? std::nullopt : std::optional(text);
+        };
+        if (drains) {
+            rows.back().push_back(orNone(row.drain));
+            rows.back().push_back(orNone(row.drainedBy));
+        }
     }
     std::cout << formatTable(headers, rows);
     if (listed->empty())
