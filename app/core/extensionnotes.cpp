@@ -19,7 +19,7 @@ struct Need
     const char *subject; // how extensionNeeded's sentence starts
 };
 
-constexpr std::array<Need, 5> Needs{{
+constexpr std::array<Need, 6> Needs{{
         {ExtensionFeature::PauseWake, Extension::PauseNotify,
          QT_TRANSLATE_NOOP("ExtensionNotes", "a pause that reaches the holder at once")},
         {ExtensionFeature::PauseEnd, Extension::PauseLog,
@@ -30,6 +30,8 @@ constexpr std::array<Need, 5> Needs{{
          QT_TRANSLATE_NOOP("ExtensionNotes", "the replica registry")},
         {ExtensionFeature::TakeoverAtDeath, Extension::HolderSession,
          QT_TRANSLATE_NOOP("ExtensionNotes", "the takeover at a holder's death")},
+        {ExtensionFeature::ReplicaDrain, Extension::ReplicaDrain,
+         QT_TRANSLATE_NOOP("ExtensionNotes", "draining a replica")},
 }};
 
 const Need &needOf(ExtensionFeature feature)

@@ -154,6 +154,8 @@ void RegistryController::updateActions()
     if (!m_privileges.canPause)
         why = m_privileges.reason.isEmpty() ? tr("This login may not change anything")
                                             : m_privileges.reason;
+    else if (!offers(m_privileges.features, ExtensionFeature::ReplicaDrain))
+        why = extensionNeeded(ExtensionFeature::ReplicaDrain);
     else if (row < 0)
         why = tr("Select a replica's row first");
     else if (replica.isEmpty())

@@ -14,6 +14,7 @@
 #include "models/registrymodel.h"
 #include "pg/connection.h"
 #include "profilefor.h"
+#include "schema/migrator.h"
 #include "testdatabase.h"
 #include "ui/connectioncontroller.h"
 #include "ui/draindialog.h"
@@ -264,6 +265,29 @@ private Q_SLOTS:
         QVERIFY2(result.error.contains(QLatin1String("privilege")) && !result.error.contains('\n'),
                  qPrintable(result.error));
         QCOMPARE(scalar("SELECT count(*) FROM leader_ext.leader_drain_log"), QStringLiteral("0"));
+    }
+
+    // Without 0183 both actions are disabled, their tooltip saying what draining needs.
+    void olderSchemaDisablesTheActions()
+    {
+        leader::schema::Migrator migrator(*m_owner);
+        const auto restore = qScopeGuard([&migrator] {
+            migrator.migrate(
+                    {leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension});
+        });
+        QVERIFY(!migrator.rollbackTo(183).empty());
+        Tab tab;
+        QSignalSpy reads(tab.session, &ConsoleSession::registryChanged);
+        QSignalSpy privileges(tab.session, &ConsoleSession::privilegesChanged);
+        tab.session->setInterval(60000);
+        tab.session->connectTo(profileFor(m_db->url(Login::App)));
+        QTRY_VERIFY_WITH_TIMEOUT(!reads.isEmpty() && !privileges.isEmpty(), Timeout);
+        QVERIFY(tab.select("r1"));
+        QVERIFY(!tab.button("drainButton")->isEnabled());
+        QVERIFY(!tab.button("undrainButton")->isEnabled());
+        QVERIFY2(tab.button("drainButton")->toolTip().contains(QLatin1String("leader_ext 0183")),
+                 qPrintable(tab.button("drainButton")->toolTip()));
+        QCOMPARE(tab.cell("r1", RegistryModel::Drain), QString());
     }
 
 private:
