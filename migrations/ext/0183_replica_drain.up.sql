@@ -216,18 +216,29 @@ CREATE FUNCTION leader_ext.leader_replica_drain_beat(p_holder_id text, p_local b
 AS $fn$
 DECLARE
     v_drained boolean;
+    v_running text[];
+    v_since   timestamptz;
+    v_next    timestamptz;
 BEGIN
-    SELECT EXISTS (SELECT FROM leader_ext.leader_replicas AS r
-                     JOIN leader_ext.leader_replica_drains AS d ON d.name = r.name
-                    WHERE r.holder_id = p_holder_id)
-      INTO v_drained;
-    -- p_running is NULL while the replica does not drain yet (its first beat after a drain).
-    UPDATE leader_ext.leader_replicas AS r
-       SET running_roles = CASE WHEN v_drained OR p_local THEN p_running END,
-           drained_since = CASE WHEN (v_drained OR p_local)
-                                     AND pg_catalog.cardinality(p_running) = 0
-                                THEN coalesce(r.drained_since, now()) END
+    SELECT d.name IS NOT NULL, r.running_roles, r.drained_since
+      INTO v_drained, v_running, v_since
+      FROM leader_ext.leader_replicas AS r
+      LEFT JOIN leader_ext.leader_replica_drains AS d ON d.name = r.name
      WHERE r.holder_id = p_holder_id;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    -- p_running is NULL while the replica does not drain yet (its first beat after a drain).
+    IF NOT (v_drained OR coalesce(p_local, false)) THEN
+        p_running := NULL;
+    END IF;
+    v_next := CASE WHEN pg_catalog.cardinality(p_running) = 0 THEN coalesce(v_since, now()) END;
+    -- Written only when it changes: an undrained replica's beat writes nothing more.
+    IF (v_running, v_since) IS DISTINCT FROM (p_running, v_next) THEN
+        UPDATE leader_ext.leader_replicas AS r
+           SET running_roles = p_running, drained_since = v_next
+         WHERE r.holder_id = p_holder_id;
+    END IF;
     RETURN v_drained;
 END
 $fn$
