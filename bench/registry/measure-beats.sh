@@ -34,7 +34,7 @@ trap cleanup EXIT
 config=$(mktemp)
 printf 'billing.interval = 1h\n' >"$config"
 "$replica_bin" --database "$app_url" --roles billing --config "$config" --id bench \
-    >/dev/null 2>"$config.log" &
+    --drain-on-sigterm off >/dev/null 2>"$config.log" &
 pid=$!
 sleep "$seconds"
 kill -TERM "$pid"
