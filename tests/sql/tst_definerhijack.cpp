@@ -266,6 +266,11 @@ void TestDefinerHijack::callEveryBranch(Connection &app)
                                          .token = acquired->token,
                                          .holderId = "app:1:00000001",
                                          .outcome = leader::lease::Outcome::Completed}));
+    // The tick's record (0184), with an error to mask: regexp_replace, left, split_part.
+    QCOMPARE(call("SELECT leader_ext.leader_tick_record('email_outbox', "
+                  + std::to_string(acquired->token)
+                  + ", 'app:1:00000001', 'completed', NULL, 5, 'step', 'x password=y')::text"),
+             std::string("true"));
     // A missing row is recreated paused.
     m_owner->exec("lose a row", "DELETE FROM leader_leases WHERE role = 'billing'", {}, Short);
     call("SELECT leader_pause('billing', 'alice', 'recreated')");
@@ -345,8 +350,9 @@ SELECT count(*), coalesce(string_agg(p.oid::regprocedure::text, ', ')
  WHERE p.pronamespace IN ('public'::regnamespace, 'leader_ext'::regnamespace) AND p.prosecdef
 )sql",
                                                     {}, Short);
-    // 0183 added leader_drain, leader_undrain and leader_replica_drain_beat.
-    QCOMPARE(result.toInt64(0, 0), 10);
+    // 0183 added leader_drain, leader_undrain and leader_replica_drain_beat; 0184
+    // leader_tick_record.
+    QCOMPARE(result.toInt64(0, 0), 11);
     QCOMPARE(QString::fromUtf8(result.text(0, 1)), QString());
 }
 
@@ -403,7 +409,7 @@ void TestDefinerHijack::migratorRefusesACreatableSchema()
     owner.exec("revoke", revoke, {}, Short);
     const std::vector<int> applied
             = leader::schema::Migrator(owner).migrate({MigrationSet::Adr, MigrationSet::Extension});
-    QCOMPARE(applied, (std::vector<int>{174, 175, 176, 177, 178, 179, 180, 181, 182}));
+    QCOMPARE(applied, (std::vector<int>{174, 175, 176, 177, 178, 179, 180, 181, 182, 183, 184}));
 }
 
 QTEST_GUILESS_MAIN(TestDefinerHijack)

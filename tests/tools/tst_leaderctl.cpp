@@ -143,6 +143,7 @@ private Q_SLOTS:
     void pauseAndUnpause();
     void severalRolesTimedPauseAndHistory();
     void earlyTakeSwitch();
+    void lastTickInStatus();
     void replicasListsAliveAndGone();
     void drainAndUndrain();
     void drainBadInput_data();
@@ -521,6 +522,51 @@ void TestLeaderctl::severalRolesTimedPauseAndHistory()
              qPrintable(historyTable.out));
 }
 
+// What each tick did (migration 0184): status shows the last tick and the hour's counts, a failed
+// step and its error on a line under the table, and every field in --json.
+void TestLeaderctl::lastTickInStatus()
+{
+    ensureMigrated();
+    leader::pg::Connection owner = m_db->connect(Login::Owner);
+    owner.exec("forget ticks", "DELETE FROM leader_ext.leader_tick_last", {}, 5s);
+    owner.exec("forget counts", "DELETE FROM leader_ext.leader_tick_counts", {}, 5s);
+    m_db->connect(Login::App)
+            .exec("record",
+                  "SELECT leader_ext.leader_tick_record('billing', holder_token, 'vm:1:0000abcd', "
+                  "'failed', NULL, 2250, 'billing > close period', 'nil row password=x') "
+                  "FROM leader_leases WHERE role = 'billing'",
+                  {}, 5s);
+    const Run table = leaderctl({"status", "--database", url(Login::Monitor)});
+    QVERIFY2(table.finished && table.exitCode == 0, qPrintable(table.describe()));
+    const QStringList lines = table.out.split(u'\n');
+    for (const char *header : {"OUTCOME", "TOOK s", "HOUR C/L/F"})
+        QVERIFY2(lines.first().contains(header), qPrintable(table.out));
+    const qsizetype outcome = lines.first().indexOf("OUTCOME");
+    const qsizetype took = lines.first().indexOf("TOOK s");
+    const qsizetype hour = lines.first().indexOf("HOUR C/L/F");
+    const QString billing = lines.filter(QRegularExpression("^billing ")).value(0);
+    QVERIFY2(billing.mid(outcome).startsWith("failed "), qPrintable(billing));
+    QVERIFY2(billing.mid(took).startsWith("2.250 "), qPrintable(billing));
+    QVERIFY2(billing.mid(hour).startsWith("0/0/1"), qPrintable(billing));
+    QVERIFY2(table.out.contains("billing: last tick failed in step \"billing > close period\": nil "
+                                "row password=***\n"),
+             qPrintable(table.out));
+
+    for (const QJsonValue &value : statusRoles()) {
+        const QJsonObject role = value.toObject();
+        if (role.value("role").toString() != "billing")
+            continue;
+        QCOMPARE(role.value("last_outcome").toString(), QStringLiteral("failed"));
+        QVERIFY(role.value("last_loss_reason").isNull());
+        QCOMPARE(role.value("last_duration_s").toDouble(), 2.25);
+        QCOMPARE(role.value("last_failed_step").toString(),
+                 QStringLiteral("billing > close period"));
+        QCOMPARE(role.value("last_error").toString(), QStringLiteral("nil row password=***"));
+        QCOMPARE(role.value("failed_last_hour").toInt(-1), 1);
+        QCOMPARE(role.value("completed_last_hour").toInt(-1), 0);
+    }
+}
+
 // The early take's switch (migration 0180) without a deploy: all roles or the ones named, in one
 // statement, shown by status as a column and in --json as a boolean.
 void TestLeaderctl::earlyTakeSwitch()
@@ -537,11 +583,13 @@ void TestLeaderctl::earlyTakeSwitch()
     QVERIFY2(table.finished && table.exitCode == 0, qPrintable(table.describe()));
     const QStringList lines = table.out.split(u'\n');
     QVERIFY2(lines.first().contains("EARLY TAKE"), qPrintable(table.out));
+    // The switch's column, by where its header starts (the last tick's columns follow it).
+    const qsizetype column = lines.first().indexOf("EARLY TAKE");
     for (const QString &line : lines) {
         if (line.startsWith("billing "))
-            QVERIFY2(line.trimmed().endsWith(" off"), qPrintable(line));
+            QVERIFY2(line.mid(column).startsWith("off "), qPrintable(line));
         else if (line.startsWith("dunning "))
-            QVERIFY2(line.trimmed().endsWith(" on"), qPrintable(line));
+            QVERIFY2(line.mid(column).startsWith("on "), qPrintable(line));
     }
     const QJsonArray roles = statusRoles();
     if (QTest::currentTestFailed())
@@ -859,7 +907,7 @@ void TestLeaderctl::replicasOnAnOlderSchema()
         migrator.migrate(
                 {leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension});
     });
-    QCOMPARE(migrator.rollbackTo(178), (std::vector<int>{182, 181, 180, 179, 178}));
+    QCOMPARE(migrator.rollbackTo(178), (std::vector<int>{184, 183, 182, 181, 180, 179, 178}));
     const QString database = withLeaseSchema ? url(Login::Monitor) : qs(m_empty->url(Login::Owner));
     QStringList arguments{"replicas", "--database", database};
     if (json)
@@ -953,7 +1001,7 @@ void TestLeaderctl::badInput_data()
             << QStringList{"unknown --format 'liquibase'", "sql-migrate, golang-migrate"};
     QTest::newRow("--print-sql to an ADR migration")
             << QStringList{"migrate", "--print-sql", "--to", "0175"} << QStringList() << 2
-            << QStringList{"--to 0175 is no extension migration", "0176 to 0182"};
+            << QStringList{"--to 0175 is no extension migration", "0176 to 0184"};
     QTest::newRow("--print-sql --down for sql-migrate")
             << QStringList{"migrate", "--print-sql", "--format", "sql-migrate", "--down"}
             << QStringList() << 2 << QStringList{"files hold both directions"};
@@ -1318,13 +1366,14 @@ void TestLeaderctl::adrOnlyStatus()
     // A header, one line per role, the database clock and the extensions' line.
     QCOMPARE(lines.size(), 8);
     QVERIFY2(lines[0].startsWith("ROLE ") && lines[0].contains("PAUSED BY")
-                     && !lines[0].contains("PAUSED UNTIL") && !lines[0].contains("EARLY TAKE"),
+                     && !lines[0].contains("PAUSED UNTIL") && !lines[0].contains("EARLY TAKE")
+                     && !lines[0].contains("OUTCOME"),
              qPrintable(lines[0]));
     const QStringList roles = roleNames();
     for (int i = 0; i < roles.size(); ++i)
         QVERIFY2(lines[i + 1].startsWith(roles[i] + " "), qPrintable(lines[i + 1]));
     QVERIFY2(lines[6].startsWith("database clock: "), qPrintable(lines[6]));
-    QVERIFY2(lines[7].startsWith("leaderctl: the extensions leader_ext 0176 to 0182 would add ")
+    QVERIFY2(lines[7].startsWith("leaderctl: the extensions leader_ext 0176 to 0184 would add ")
                      && lines[7].contains("next heartbeat, within 3 s")
                      && lines[7].contains("leaderctl migrate --print-sql"),
              qPrintable(lines[7]));

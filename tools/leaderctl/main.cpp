@@ -59,8 +59,10 @@ enum ExitCode {
 constexpr const char *HelpText = R"(Usage: leaderctl COMMAND [OPTIONS]
 
 Commands:
-  status    [--json]                 who leads what, on the database clock (leader_status); the
-                                     last line names the extensions missing, if any
+  status    [--json]                 who leads what, on the database clock (leader_status), and
+                                     what each role's last tick did (OUTCOME, TOOK s, the
+                                     hour's completed/lost/failed ticks; with extension 0184);
+                                     the last line names the extensions missing, if any
   pause     ROLE... --reason WHY [--by WHO] [--for DURATION | --until TIME]
                                      pause roles cluster-wide (leader_pause), all of them or none;
                                      WHO defaults to user@host. --for 15m, 1h, 4h, 2d: the pause
@@ -283,7 +285,16 @@ SELECT role, state, holder_id, holder_token::text,
        to_char((to_jsonb(s) ->> 'paused_until')::timestamptz AT TIME ZONE 'UTC',
                'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
        round((to_jsonb(s) ->> 'pause_remaining_seconds')::numeric, 3)::text,
-       CASE to_jsonb(s) ->> 'early_take' WHEN 'true' THEN 'on' WHEN 'false' THEN 'off' END
+       CASE to_jsonb(s) ->> 'early_take' WHEN 'true' THEN 'on' WHEN 'false' THEN 'off' END,
+       (to_jsonb(s) ->> 'last_outcome')
+           || coalesce(' (' || (to_jsonb(s) ->> 'last_loss_reason') || ')', ''),
+       round((to_jsonb(s) ->> 'last_duration_seconds')::numeric, 3)::text,
+       to_jsonb(s) ->> 'completed_last_hour', to_jsonb(s) ->> 'lost_last_hour',
+       to_jsonb(s) ->> 'failed_last_hour', to_jsonb(s) ->> 'interrupted_last_hour',
+       to_jsonb(s) ->> 'last_failed_step', to_jsonb(s) ->> 'last_error',
+       to_jsonb(s) ->> 'last_outcome', to_jsonb(s) ->> 'last_loss_reason',
+       (to_jsonb(s) ->> 'completed_last_hour') || '/' || (to_jsonb(s) ->> 'lost_last_hour') || '/'
+           || (to_jsonb(s) ->> 'failed_last_hour')
   FROM leader_status AS s
  ORDER BY array_position(ARRAY['billing', 'dunning', 'webhook_outbox', 'email_outbox',
                                'webhook_delivery'], role)
@@ -304,8 +315,17 @@ SELECT role, state, holder_id, holder_token::text,
                                                                {13, "paused_until"},
                                                                {14, "pause_remaining_s"},
                                                                {11, "not_before"},
-                                                               {15, "early_take"}};
-    static const std::set<int> numeric{3, 5, 6, 14};
+                                                               {15, "early_take"},
+                                                               {24, "last_outcome"},
+                                                               {25, "last_loss_reason"},
+                                                               {17, "last_duration_s"},
+                                                               {22, "last_failed_step"},
+                                                               {23, "last_error"},
+                                                               {18, "completed_last_hour"},
+                                                               {19, "lost_last_hour"},
+                                                               {20, "failed_last_hour"},
+                                                               {21, "interrupted_last_hour"}};
+    static const std::set<int> numeric{3, 5, 6, 14, 17, 18, 19, 20, 21};
     const std::string missing = leader::monitor::extensionsSummary(features);
     if (json) {
         std::cout << "{\"observed_at\":"
@@ -337,6 +357,7 @@ SELECT role, state, holder_id, holder_token::text,
     // A pause's end and the early take's switch only where the extensions that add them are.
     const bool pauseEnds = features.has(leader::schema::Extension::PauseLog);
     const bool earlyTake = features.has(leader::schema::Extension::EarlyTakeSwitch);
+    const bool tickDetails = features.has(leader::schema::Extension::TickDetails);
     std::vector<std::string> headers{
             "ROLE",         "STATE",           "HOLDER",    "TOKEN", "ACQUIRED (UTC)",
             "EXPIRES IN s", "LAST TICK AGE s", "PAUSED BY", "REASON"};
@@ -351,6 +372,14 @@ SELECT role, state, holder_id, holder_token::text,
         headers.push_back("EARLY TAKE");
         columns.push_back(15);
     }
+    if (tickDetails) {
+        // The last tick whatever its outcome, and the hour's completed/lost/failed ticks.
+        for (const auto &[header, column] : std::vector<std::pair<std::string, int>>{
+                     {"OUTCOME", 16}, {"TOOK s", 17}, {"HOUR C/L/F", 26}}) {
+            headers.push_back(header);
+            columns.push_back(column);
+        }
+    }
     std::vector<std::vector<std::optional<std::string>>> rows;
     for (int row = 0; row < result.rows(); ++row) {
         std::vector<std::optional<std::string>> cells;
@@ -359,6 +388,17 @@ SELECT role, state, holder_id, holder_token::text,
         rows.push_back(std::move(cells));
     }
     std::cout << leaderctl::formatTable(headers, rows);
+    // A failed step and its error are too long for a column: one line each, under the table.
+    for (int row = 0; tickDetails && row < result.rows(); ++row) {
+        if (result.isNull(row, 22) && result.isNull(row, 23))
+            continue;
+        std::cout << result.text(row, 0) << ": last tick " << result.text(row, 24);
+        if (!result.isNull(row, 22))
+            std::cout << " in step \"" << result.text(row, 22) << "\"";
+        if (!result.isNull(row, 23))
+            std::cout << ": " << result.text(row, 23);
+        std::cout << "\n";
+    }
     // The server that answered: with a multi-host URL, the one libpq chose (the new primary
     // after a failover, with target_session_attrs=read-write).
     if (result.rows())

@@ -24,10 +24,16 @@ constexpr auto MaxRenewRetry = 1s;
 // While a row names a marker that ended, a failed RENEW is retried this soon: the repair has
 // MarkerRepairWithin in all.
 constexpr auto RepairRetry = 10ms;
+// A marked tick's heartbeat connection opens at the tick's start within this (see heartbeat).
+constexpr auto EarlyOpenTimeout = 500ms;
 // How often a statement held by the marker gate looks again.
 constexpr auto MarkerGateCheck = 5ms;
 // A failed RELEASE is retried this often (see releaseTick).
 constexpr auto ReleaseRetryEvery = 250ms;
+// The tick's record after RELEASE: short, so that a slow database delays the next poll little.
+constexpr auto RecordTickTimeout = 500ms;
+// A recorded error's first line is cut here (the function cuts it again, at 300).
+constexpr std::size_t RecordedErrorMax = 300;
 
 // Errors that may pass when tried again on a fresh connection: the connection or the server was
 // gone, busy, starting, stopping, no longer the primary, or too slow. A refused privilege or a
@@ -67,6 +73,7 @@ Manager::Manager(ManagerOptions options)
     : m_holderId(options.holderId.empty() ? makeHolderId() : options.holderId)
     , m_events(options.events)
     , m_metrics(options.metrics)
+    , m_databaseUrl(options.database.url)
     , m_pool(withDefaultName(options.database, "leader lease"))
     , m_heartbeatPool(
               withDefaultName(options.heartbeat.url.empty() ? options.database : options.heartbeat,
@@ -335,6 +342,8 @@ LeadResult Manager::lead(std::string_view role, std::chrono::milliseconds interv
 
     std::exception_ptr failure;
     std::optional<std::string> statementError;
+    std::optional<std::string> panicText;
+    takeFailedStep(); // nothing of an earlier tick on this thread
     const auto workStarted = Clock::now();
     try {
         work(context);
@@ -342,10 +351,19 @@ LeadResult Manager::lead(std::string_view role, std::chrono::milliseconds interv
         // The tick ended because it was cancelled: its cause decides the outcome below.
     } catch (const pg::Error &error) {
         statementError = pg::explain(error);
+    } catch (const std::exception &error) {
+        failure = std::current_exception();
+        panicText = error.what();
     } catch (...) {
         failure = std::current_exception();
+        panicText = "an exception that is not a std::exception";
     }
     const auto workEnded = Clock::now();
+    // What failed: the step guard's first failed step; else the error that ended the work.
+    std::optional<FailedStep> failedStep = takeFailedStep();
+    if (!failedStep && (panicText || statementError))
+        failedStep
+                = FailedStep{{}, panicText ? *panicText : *statementError, panicText.has_value()};
     // The outcome is what had happened when the work returned: a shutdown, or a RENEW that
     // answers while the heartbeat is being stopped, changes nothing about this tick.
     CancelCause cause;
@@ -380,6 +398,10 @@ LeadResult Manager::lead(std::string_view role, std::chrono::milliseconds interv
         m_metrics->tickFinished(role, workEnded - workStarted);
     }
     releaseTick(*connection, context, outcome, lossReason, workEnded);
+    if (m_recordTicks.load())
+        recordTick(*connection, context, outcome, lossReason,
+                   std::chrono::duration_cast<std::chrono::milliseconds>(workEnded - workStarted),
+                   failedStep);
     if (failure)
         std::rethrow_exception(failure);
     return LeadResult{true, acquired->token, outcome, lossReason};
@@ -444,6 +466,37 @@ void Manager::releaseTick(pg::Connection &connection, const TickContext &context
     }
 }
 
+void Manager::recordTick(pg::Connection &connection, const TickContext &context, Outcome outcome,
+                         std::optional<LossReason> lossReason, std::chrono::milliseconds duration,
+                         const std::optional<FailedStep> &failedStep)
+{
+    std::string error;
+    if (failedStep) {
+        error = failedStep->error.substr(0, failedStep->error.find_first_of("\r\n"));
+        if (error.size() > RecordedErrorMax)
+            error.resize(RecordedErrorMax);
+        if (!m_databaseUrl.empty())
+            error = pg::redactSecrets(std::move(error), m_databaseUrl);
+    }
+    try {
+        lease::recordTick(connection,
+                          TickRecord{.role = context.role(),
+                                     .token = context.token(),
+                                     .holderId = m_holderId,
+                                     .outcome = outcome,
+                                     .lossReason = lossReason,
+                                     .duration = duration,
+                                     .failedStep = failedStep ? std::string_view(failedStep->path)
+                                                              : std::string_view(),
+                                     .error = error},
+                          RecordTickTimeout);
+    } catch (const pg::Error &recordError) {
+        log::write(log::Level::Warning, "lease",
+                   "the tick's record failed; the lease is unaffected",
+                   "role=" + context.role() + " error=" + pg::explain(recordError));
+    }
+}
+
 bool Manager::cancelUnlessReturned(const TickContext &context, Beat &beat,
                                    std::optional<LossReason> reason)
 {
@@ -454,6 +507,19 @@ bool Manager::cancelUnlessReturned(const TickContext &context, Beat &beat,
 void Manager::heartbeat(TickContext &context, Beat &beat)
 {
     pg::ConnectionPool::Lease connection = m_heartbeatPool.take();
+    // A marked tick opens this connection now, not at its first beat 3 s on: the repair RENEW
+    // after the marker's end runs on it and must land within MarkerRepairWithin (100 ms), and a
+    // connect with SCRAM took 64-84 ms of those here, more under load (CI lost the repair in three
+    // attempts out of three). The pool keeps it open for the role's next tick. A failed open
+    // changes nothing: the first RENEW opens it as before.
+    if (m_marker.key() && !connection->isOpen()) {
+        try {
+            connection->open(std::min<std::chrono::milliseconds>(
+                    EarlyOpenTimeout, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                              context.abandonAt() - Clock::now())));
+        } catch (const pg::Error &) {
+        }
+    }
     Clock::time_point nextBeat = context.lastAck() + HeartbeatEvery;
     auto retryAfter = FirstRenewRetry;
     bool missed = false;

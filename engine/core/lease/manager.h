@@ -87,6 +87,10 @@ public:
             m_heldElsewhere(role, holder);
     }
 
+    // Each tick is recorded after its RELEASE (leader_tick_record, extension 0184): outcome,
+    // duration, the first failed step and its error. Off until the replica finds the extension.
+    void recordTicks(bool on) { m_recordTicks.store(on); }
+
     // A draining manager starts no new tick (lead() returns at once, LeadResult::draining) and
     // lets the running ones end as they would. Thread-safe.
     void setDraining(bool draining);
@@ -141,6 +145,10 @@ private:
     void waitUnlessShutdown(std::chrono::milliseconds duration);
     void observeDrift(double databaseEpochSeconds, std::chrono::system_clock::time_point sent,
                       std::chrono::system_clock::time_point received);
+    // Best effort, on a short deadline: a record that fails is logged and changes nothing else.
+    void recordTick(pg::Connection &connection, const TickContext &context, Outcome outcome,
+                    std::optional<LossReason> lossReason, std::chrono::milliseconds duration,
+                    const std::optional<FailedStep> &failedStep);
     void publish(EventKind kind, const TickContext &context,
                  std::optional<Outcome> outcome = std::nullopt,
                  std::optional<LossReason> reason = std::nullopt, std::string detail = {},
@@ -149,9 +157,11 @@ private:
     const std::string m_holderId;
     EventBus *m_events;
     Instruments *m_metrics;
+    const std::string m_databaseUrl; // only to mask its password in a recorded error
     pg::ConnectionPool m_pool;
     pg::ConnectionPool m_heartbeatPool;
     std::atomic<bool> m_shuttingDown = false;
+    std::atomic<bool> m_recordTicks = false;
     std::atomic<long long> m_driftMs = 0;
     std::atomic<bool> m_driftKnown = false;
     MarkerState m_marker;

@@ -110,6 +110,9 @@ RETURNING role
 SELECT now(), extract(epoch FROM now()), pg_notify('leader_leases', role) FROM released
 )sql";
 
+constexpr std::string_view RecordTickSql
+        = "SELECT leader_ext.leader_tick_record($1, $2, $3, $4, $5, $6, $7, $8)";
+
 // The ADR's own functions. With extension 0176 they send the wake NOTIFY themselves, so every
 // caller, psql and the console included, wakes holders and idle runners alike; without it a holder
 // sees the pause at its next heartbeat RENEW.
@@ -190,6 +193,20 @@ std::optional<DatabaseNow> release(pg::Connection &connection, const Release &ti
     if (result.rows() == 0)
         return std::nullopt;
     return DatabaseNow{std::string(result.text(0, 0)), result.toDouble(0, 1)};
+}
+
+bool recordTick(pg::Connection &connection, const TickRecord &tick,
+                std::chrono::milliseconds timeout)
+{
+    const pg::Param reason = tick.lossReason && tick.outcome == Outcome::Lost
+                                     ? pg::Param(nameOf(*tick.lossReason))
+                                     : pg::Param(nullptr);
+    const pg::Result result = connection.exec(
+            "record tick", RecordTickSql,
+            {tick.role, tick.token, tick.holderId, nameOf(tick.outcome), reason,
+             static_cast<std::int64_t>(tick.duration.count()), tick.failedStep, tick.error},
+            timeout);
+    return result.toBool(0, 0);
 }
 
 std::string pause(pg::Connection &connection, std::string_view role, std::string_view by,

@@ -94,6 +94,25 @@ struct Release
 // row was no longer this holder's token.
 std::optional<DatabaseNow> release(pg::Connection &connection, const Release &tick);
 
+// What one tick did, for leader_ext.leader_tick_record (extension 0184): sent after RELEASE.
+struct TickRecord
+{
+    std::string_view role;
+    std::int64_t token = 0;
+    std::string_view holderId;
+    Outcome outcome = Outcome::Completed;
+    std::optional<LossReason> lossReason; // when lost
+    std::chrono::milliseconds duration{0};
+    std::string_view failedStep; // the step guard's path of the first step that failed
+    std::string_view error;      // its error's first line; the function masks secrets again
+};
+
+// true when recorded; false when the function refused it (a token not issued for the role, or
+// not newer than the one recorded). A pg::Error is the caller's to ignore: a record never
+// affects the lease.
+bool recordTick(pg::Connection &connection, const TickRecord &tick,
+                std::chrono::milliseconds timeout);
+
 // SELECT leader_pause(...): returns paused_at as the database prints it.
 std::string pause(pg::Connection &connection, std::string_view role, std::string_view by,
                   std::string_view reason);

@@ -6,8 +6,15 @@
 
 #include <cstdio>
 #include <random>
+#include <utility>
 
 namespace leader::lease {
+
+namespace {
+
+thread_local std::optional<FailedStep> t_failedStep;
+
+} // namespace
 
 TickContext::TickContext(std::string role, std::int64_t token, std::string holderId,
                          std::chrono::milliseconds interval, pg::Connection &connection,
@@ -157,6 +164,17 @@ Fence fence(const TickContext *context)
         throw NoToken("a leader-only statement ran outside a led tick");
     context->throwIfCancelled();
     return Fence{context->role(), context->token()};
+}
+
+void noteFailedStep(std::string_view path, std::string_view error, bool panicked)
+{
+    if (!t_failedStep || (panicked && !t_failedStep->panicked))
+        t_failedStep = FailedStep{std::string(path), std::string(error), panicked};
+}
+
+std::optional<FailedStep> takeFailedStep()
+{
+    return std::exchange(t_failedStep, std::nullopt);
 }
 
 std::string makeHolderId()

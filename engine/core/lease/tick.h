@@ -130,6 +130,19 @@ struct Fence
 // without a tick, and TickCancelled for a cancelled one: there is no unfenced fallback.
 Fence fence(const TickContext *context);
 
+// The first step of the tick running on this thread that failed, for the tick's record
+// (leader_tick_record): the step guard reports each failed step here, with its error's text. A
+// step that panicked replaces one that failed on a statement; otherwise the first one stays.
+// Manager::lead clears it before the work and takes it after, on the same thread.
+struct FailedStep
+{
+    std::string path; // "billing > close period > subscription 42"
+    std::string error;
+    bool panicked = false;
+};
+void noteFailedStep(std::string_view path, std::string_view error, bool panicked);
+std::optional<FailedStep> takeFailedStep();
+
 // hostname:pid:8hex — observability only, never part of the fence.
 std::string makeHolderId();
 

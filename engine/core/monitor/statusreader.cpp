@@ -22,9 +22,9 @@ using namespace std::chrono_literals;
 
 // Instants come back as epoch seconds (float8), so neither the session's TimeZone nor its
 // DateStyle can change what the console shows. The extensions' columns (0177's pause end, 0179's
-// took_over, 0180's early_take) are read through to_jsonb: NULL where the view lacks them, so the
-// same statement polls the ADR's leader_status and every extended one, also when an extension is
-// added or removed under a connected console.
+// took_over, 0180's early_take, 0184's last tick and hour) are read through to_jsonb: NULL where
+// the view lacks them, so the same statement polls the ADR's leader_status and every extended one,
+// also when an extension is added or removed under a connected console.
 constexpr auto PollSql = R"sql(
 SELECT role, state, holder_id, holder_token,
        extract(epoch FROM acquired_at)::float8, expires_in_seconds::float8,
@@ -35,7 +35,14 @@ SELECT role, state, holder_id, holder_token,
        extract(epoch FROM (to_jsonb(s) ->> 'paused_until')::timestamptz)::float8,
        (to_jsonb(s) ->> 'pause_remaining_seconds')::float8,
        to_jsonb(s) ->> 'took_over',
-       (to_jsonb(s) ->> 'early_take')::boolean
+       (to_jsonb(s) ->> 'early_take')::boolean,
+       to_jsonb(s) ->> 'last_outcome', to_jsonb(s) ->> 'last_loss_reason',
+       (to_jsonb(s) ->> 'last_duration_seconds')::float8,
+       extract(epoch FROM (to_jsonb(s) ->> 'last_ended_at')::timestamptz)::float8,
+       to_jsonb(s) ->> 'last_holder', to_jsonb(s) ->> 'last_failed_step',
+       to_jsonb(s) ->> 'last_error',
+       (to_jsonb(s) ->> 'completed_last_hour')::int, (to_jsonb(s) ->> 'lost_last_hour')::int,
+       (to_jsonb(s) ->> 'failed_last_hour')::int, (to_jsonb(s) ->> 'interrupted_last_hour')::int
   FROM leader_status AS s
  ORDER BY role
 )sql";
@@ -142,7 +149,7 @@ std::string extensionsSummary(const schema::LeaseFeatures &features)
                "tracked in schema_migrations), and only the ADR's features are used until "
                "leaderctl migrate moves them into leader_ext";
     const std::string heartbeat = std::to_string(lease::HeartbeatEvery / 1s);
-    const std::array<std::pair<Extension, std::string>, 8> adds{{
+    const std::array<std::pair<Extension, std::string>, 9> adds{{
             {Extension::PauseNotify, "the pause wake NOTIFY (without it a holder stops at its next "
                                      "heartbeat, within "
                                              + heartbeat + " s)"},
@@ -154,6 +161,8 @@ std::string extensionsSummary(const schema::LeaseFeatures &features)
             {Extension::ReplicaNames, "the replicas' names and their death at once for every "
                                       "reader"},
             {Extension::ReplicaDrain, "the replica drain"},
+            {Extension::TickDetails, "what each tick did (outcome, duration, failed step, error, "
+                                     "the hour's counts)"},
     }};
     std::string added;
     for (const auto &[extension, what] : adds)
@@ -295,6 +304,18 @@ Outcome<StatusRows> StatusReader::poll()
             role.tookOver = std::string(result.text(row, 17));
             if (!result.isNull(row, 18))
                 role.earlyTake = result.toBool(row, 18);
+            role.lastOutcome = std::string(result.text(row, 19));
+            role.lastLossReason = std::string(result.text(row, 20));
+            role.lastDurationSeconds = optionalDouble(result, row, 21);
+            role.lastEndedAt = optionalDouble(result, row, 22);
+            role.lastHolder = std::string(result.text(row, 23));
+            role.lastFailedStep = std::string(result.text(row, 24));
+            role.lastError = std::string(result.text(row, 25));
+            if (!result.isNull(row, 26))
+                role.lastHour = RoleRow::HourCounts{static_cast<int>(result.toInt64(row, 26)),
+                                                    static_cast<int>(result.toInt64(row, 27)),
+                                                    static_cast<int>(result.toInt64(row, 28)),
+                                                    static_cast<int>(result.toInt64(row, 29))};
             rows.roles.push_back(std::move(role));
         }
         return rows;

@@ -53,6 +53,24 @@ struct RoleRow
     // Whether the role may be taken at its holder's death (extension 0180's early_take); nullopt
     // without it.
     std::optional<bool> earlyTake;
+    // The last recorded tick of the role, whatever its outcome (extension 0184): outcome empty
+    // without 0184 or before any tick was recorded. The error is its first line, secrets masked.
+    std::string lastOutcome;    // completed, interrupted, failed, lost (lease::OutcomeNames)
+    std::string lastLossReason; // when lost (lease::LossReasonNames)
+    std::optional<double> lastDurationSeconds;
+    std::optional<double> lastEndedAt;
+    std::string lastHolder;
+    std::string lastFailedStep;
+    std::string lastError;
+    // Ticks recorded in the last hour of the database clock, to the minute; nullopt without 0184.
+    struct HourCounts
+    {
+        int completed = 0;
+        int lost = 0;
+        int failed = 0;
+        int interrupted = 0;
+    };
+    std::optional<HourCounts> lastHour;
 };
 
 struct StatusRows

@@ -71,13 +71,16 @@ bool StepGuard::run(std::string_view step, const std::function<void()> &body)
     } catch (const pg::Error &error) {
         log::write(log::Level::Warning, "scheduler", "step failed on a statement; running the rest",
                    "step=\"" + joined(t_path) + "\" error=\"" + pg::explain(error) + "\"");
+        lease::noteFailedStep(joined(t_path), pg::explain(error), false);
         t_path.pop_back();
         return false;
     } catch (...) {
         // Logged once per guard the failure passes on its way up; the first line is the deepest.
+        const std::string what = describe(std::current_exception());
         log::write(log::Level::Error, "scheduler", "step panicked; running the rest",
-                   "step=\"" + joined(t_path) + "\" error=\"" + describe(std::current_exception())
-                           + "\"");
+                   "step=\"" + joined(t_path) + "\" error=\"" + what + "\"");
+        // Noted by the deepest guard first: its path names the step itself.
+        lease::noteFailedStep(joined(t_path), what, true);
         t_path.pop_back();
         if (!m_first)
             m_first = std::current_exception();

@@ -72,6 +72,8 @@ std::string_view purpose(Extension extension)
         return "the replicas' names and markers";
     case Extension::ReplicaDrain:
         return "the replica drain";
+    case Extension::TickDetails:
+        return "what each tick did";
     }
     return "an extension";
 }

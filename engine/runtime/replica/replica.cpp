@@ -135,6 +135,8 @@ void Replica::start()
                                              static_cast<int>(schema::ReplicaNeeds))));
         roles::requireDemoSchema(*connection);
     }
+    // Each tick is recorded after its RELEASE where the database can take it (0184).
+    m_manager->recordTicks(features.has(schema::Extension::TickDetails));
     lease::ReplicaInfo registered{.holderId = holderId(),
                                   .host = platform::hostName(),
                                   .pid = platform::processId(),
