@@ -49,6 +49,16 @@ RoleStatus roleStatus(const monitor::RoleRow &row)
     status.pauseRemainingSeconds = row.pauseRemainingSeconds;
     status.tookOver = parseTookOver(qtext(row.tookOver));
     status.earlyTake = row.earlyTake;
+    status.lastOutcome = qtext(row.lastOutcome);
+    status.lastLossReason = qtext(row.lastLossReason);
+    status.lastDurationSeconds = row.lastDurationSeconds;
+    status.lastEndedAt = utcFromEpoch(row.lastEndedAt);
+    status.lastHolder = qtext(row.lastHolder);
+    status.lastFailedStep = qtext(row.lastFailedStep);
+    status.lastError = qtext(row.lastError);
+    if (row.lastHour)
+        status.lastHour = TickCounts{row.lastHour->completed, row.lastHour->lost,
+                                     row.lastHour->failed, row.lastHour->interrupted};
     return status;
 }
 

@@ -30,6 +30,17 @@ enum class TookOver { None, Expired, SessionEnded };
 TookOver parseTookOver(QStringView serverText); // "expired", "session_ended", or empty
 
 // One row of leader_status, as the database computed it (ages and expiries on its clock).
+// Ticks of one role by outcome (migration 0184).
+struct TickCounts
+{
+    int completed = 0;
+    int lost = 0;
+    int failed = 0;
+    int interrupted = 0;
+
+    friend bool operator==(const TickCounts &, const TickCounts &) = default;
+};
+
 struct RoleStatus
 {
     QString role;
@@ -55,6 +66,17 @@ struct RoleStatus
     // Whether the role is taken at its holder's death or only at its expiry (migration 0180's
     // early_take); nullopt on an older schema.
     std::optional<bool> earlyTake;
+    // The last recorded tick, whatever its outcome (migration 0184): lastOutcome is empty on an
+    // older schema and before a tick was recorded. The error is its first line, secrets masked.
+    QString lastOutcome;    // completed, interrupted, failed, lost
+    QString lastLossReason; // when lost: taken_over, released, paused, heartbeat_timeout, ...
+    std::optional<double> lastDurationSeconds;
+    QDateTime lastEndedAt;
+    QString lastHolder;
+    QString lastFailedStep;
+    QString lastError;
+    // Ticks in the last hour of the database clock, to the minute; nullopt on an older schema.
+    std::optional<TickCounts> lastHour;
 
     friend bool operator==(const RoleStatus &, const RoleStatus &) = default;
 };

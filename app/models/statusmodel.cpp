@@ -89,7 +89,8 @@ QVariant StatusModel::data(const QModelIndex &index, int role) const
     case RawRole:
         return raw(status, column);
     case Qt::TextAlignmentRole:
-        if (column == Token || column == ExpiresIn || column == LastTickAge || column == NotBefore)
+        if (column == Token || column == ExpiresIn || column == LastTickAge || column == NotBefore
+            || column == Took)
             return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
         return {};
     case Qt::DecorationRole:
@@ -116,6 +117,14 @@ QVariant StatusModel::data(const QModelIndex &index, int role) const
             // Stale never gets here: the whole table is drawn disabled above.
             return health(status) == HealthLevel::Ok ? toneText(Tone::Good, currentPalette())
                                                      : currentPalette().color(QPalette::Text);
+        }
+        if (column == LastOutcome) {
+            // A failed tick is a defect to look at; a lost one may be an operator's pause.
+            if (status.lastOutcome == QLatin1String("failed"))
+                return toneText(Tone::Alert, currentPalette());
+            if (status.lastOutcome == QLatin1String("lost"))
+                return toneText(Tone::Warning, currentPalette());
+            return {};
         }
         if (column == LastTickAge) {
             // "never" in grey, the palette's text on a level's fill.
@@ -192,6 +201,10 @@ QVariant StatusModel::headerData(int section, Qt::Orientation orientation, int r
             return tr("Reason");
         case NotBefore:
             return tr("Not before");
+        case LastOutcome:
+            return tr("Outcome");
+        case Took:
+            return tr("Took");
         case ColumnCount:
             break;
         }
@@ -212,6 +225,12 @@ QVariant StatusModel::headerData(int section, Qt::Orientation orientation, int r
             return tr("Time since the last completed tick, on the database clock");
         case NotBefore:
             return tr("Cooldown after a lost or failed tick: no acquisition before then");
+        case LastOutcome:
+            return tr("How the last tick ended, whatever its outcome: completed, interrupted, "
+                      "failed, or lost and why (needs extension 0184); double-click a row for its "
+                      "details");
+        case Took:
+            return tr("How long the last tick's work ran");
         default:
             break;
         }
@@ -257,6 +276,8 @@ void StatusModel::setSnapshot(const StatusSnapshot &snapshot)
                 roles = TextRoles;
             if (column == State)
                 roles += StateLookRoles;
+            if (column == LastOutcome)
+                roles += Qt::ForegroundRole;
             if (column == Health && healthMoved)
                 roles += HealthLookRoles;
             if (column == LastTickAge && levelMoved)
@@ -323,6 +344,10 @@ void StatusModel::setHolderNames(const QHash<QString, QString> &holderIdToName)
         const QString &id = m_snapshot.roles.at(row).holderId;
         if (!id.isEmpty() && before.value(id) != m_holderNames.value(id))
             Q_EMIT dataChanged(index(row, Holder), index(row, Holder), TextRoles);
+        // The last tick's tooltips name its holder.
+        const QString &last = m_snapshot.roles.at(row).lastHolder;
+        if (!last.isEmpty() && before.value(last) != m_holderNames.value(last))
+            Q_EMIT dataChanged(index(row, LastOutcome), index(row, Took), {Qt::ToolTipRole});
     }
 }
 
@@ -536,6 +561,10 @@ QVariant StatusModel::display(const RoleStatus &status, int column) const
         return status.notBeforeInSeconds
                        ? QStringLiteral("in ") + formatSeconds(*status.notBeforeInSeconds)
                        : QString();
+    case LastOutcome:
+        return outcomeText(status);
+    case Took:
+        return status.lastDurationSeconds ? formatSeconds(*status.lastDurationSeconds) : QString();
     case ColumnCount:
         break;
     }
@@ -569,6 +598,10 @@ QVariant StatusModel::raw(const RoleStatus &status, int column) const
         return status.pauseReason;
     case NotBefore:
         return optionalSeconds(status.notBeforeInSeconds);
+    case LastOutcome:
+        return outcomeText(status);
+    case Took:
+        return optionalSeconds(status.lastDurationSeconds);
     case ColumnCount:
         break;
     }
@@ -613,6 +646,22 @@ QVariant StatusModel::toolTip(const RoleStatus &status, int column) const
     }
     case NotBefore:
         return fullTime(status.notBefore);
+    case LastOutcome:
+    case Took: {
+        if (status.lastOutcome.isEmpty())
+            return status.lastHour ? tr("no tick recorded yet")
+                                   : tr("the database does not record ticks (extension 0184)");
+        QString tip = tr("%1, ended %2 by %3")
+                              .arg(outcomeText(status), fullTime(status.lastEndedAt),
+                                   m_holderNames.value(status.lastHolder, status.lastHolder));
+        if (!status.lastFailedStep.isEmpty())
+            tip += tr("\nfailed step: %1").arg(status.lastFailedStep);
+        if (!status.lastError.isEmpty())
+            tip += tr("\nerror: %1").arg(status.lastError);
+        if (status.lastHour)
+            tip += tr("\nlast hour: %1").arg(hourText(status));
+        return tip;
+    }
     default:
         return display(status, column);
     }
@@ -653,10 +702,37 @@ bool StatusModel::cellDiffers(const RoleStatus &before, const RoleStatus &after,
     case NotBefore:
         return before.notBefore != after.notBefore
                || before.notBeforeInSeconds != after.notBeforeInSeconds;
+    case LastOutcome:
+    case Took:
+        // Both tooltips say the whole last tick and the hour.
+        return before.lastOutcome != after.lastOutcome
+               || before.lastLossReason != after.lastLossReason
+               || before.lastDurationSeconds != after.lastDurationSeconds
+               || before.lastEndedAt != after.lastEndedAt || before.lastHolder != after.lastHolder
+               || before.lastFailedStep != after.lastFailedStep
+               || before.lastError != after.lastError || before.lastHour != after.lastHour;
     case ColumnCount:
         break;
     }
     return false;
+}
+
+QString StatusModel::outcomeText(const RoleStatus &status)
+{
+    if (status.lastOutcome.isEmpty() || status.lastLossReason.isEmpty())
+        return status.lastOutcome;
+    return tr("%1 (%2)").arg(status.lastOutcome, status.lastLossReason);
+}
+
+QString StatusModel::hourText(const RoleStatus &status)
+{
+    if (!status.lastHour)
+        return {};
+    return tr("%1 completed, %2 lost, %3 failed, %4 interrupted")
+            .arg(status.lastHour->completed)
+            .arg(status.lastHour->lost)
+            .arg(status.lastHour->failed)
+            .arg(status.lastHour->interrupted);
 }
 
 QHash<QString, QString> holderNamesOf(const QList<ReplicaInfo> &replicas)

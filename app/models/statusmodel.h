@@ -36,6 +36,11 @@ public:
         PausedAt,
         PauseReason,
         NotBefore,
+        // The last recorded tick (migration 0184): its outcome ("lost (paused)") and how long it
+        // ran; empty on an older schema. The tooltip says when, by whom, the failed step and the
+        // error, and the hour's counts.
+        LastOutcome,
+        Took,
         ColumnCount
     };
     enum ItemRole {
@@ -87,6 +92,11 @@ public:
     static QString formatSeconds(double seconds);
     // What is left of a pause that ends by itself: "35 s", "42 min", "3 h 5 min".
     static QString formatRemaining(double seconds);
+    // The last tick's outcome as the Outcome column writes it: "completed", "lost (paused)";
+    // empty when none was recorded.
+    static QString outcomeText(const leader::console::RoleStatus &status);
+    // "12 completed, 1 lost, 0 failed, 0 interrupted"; empty without the hour's counts.
+    static QString hourText(const leader::console::RoleStatus &status);
     // The Health cell's text (translatable): "OK", "starting", "paused", "warn", "alert",
     // "stale".
     static QString healthText(leader::console::Health health);

@@ -2,6 +2,7 @@
 
 #include "models/health.h"
 #include "models/statusmodel.h"
+#include "roledetailsdialog.h"
 #include "stalebanner.h"
 #include "tableview.h"
 
@@ -63,7 +64,9 @@ QList<ColumnWidth> statusColumnWidths(int decoration)
             {StatusModel::PausedBy, QStringLiteral("operator@host"), false},
             {StatusModel::PausedAt, clock, false},
             {StatusModel::PauseReason, QStringLiteral("maintenance window, ticket"), false},
-            {StatusModel::NotBefore, QStringLiteral("in ") + duration}};
+            {StatusModel::NotBefore, QStringLiteral("in ") + duration},
+            {StatusModel::LastOutcome, QStringLiteral("lost (taken_over)"), false},
+            {StatusModel::Took, duration}};
 }
 
 } // namespace
@@ -89,17 +92,31 @@ StatusPane::StatusPane(StatusModel *model, const TimeRule *timeRule, QWidget *pa
                                    : m_view->style()->pixelMetric(QStyle::PM_SmallIconSize) + 4;
     fixColumnWidths(m_view, statusColumnWidths(decoration));
     // What an operator reads first, from the left, so a laptop shows it without scrolling: the
-    // role, its state and health, who leads it, its last tick and a pause's who and why; the
-    // lease's mechanics (expiry, token, acquired) last.
+    // role, its state and health, who leads it, its last tick's age, who paused it, then the last
+    // tick's outcome and how long it took, and why it is paused; the lease's mechanics (expiry,
+    // token, acquired) last.
     const QList<int> order{
             StatusModel::Role,        StatusModel::State,       StatusModel::Health,
             StatusModel::Holder,      StatusModel::LastTickAge, StatusModel::PausedBy,
-            StatusModel::PauseReason, StatusModel::PausedAt,    StatusModel::NotBefore,
-            StatusModel::ExpiresIn,   StatusModel::Token,       StatusModel::Acquired};
+            StatusModel::LastOutcome, StatusModel::Took,        StatusModel::PauseReason,
+            StatusModel::PausedAt,    StatusModel::NotBefore,   StatusModel::ExpiresIn,
+            StatusModel::Token,       StatusModel::Acquired};
     for (int visual = 0; visual < order.size(); ++visual)
         header->moveSection(header->visualIndex(order.at(visual)), visual);
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &StatusPane::selectionChanged);
+    // A role's tick details: double-click its row, or the row's context action.
+    connect(m_view, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex &index) {
+        openDetails(m_proxy->index(index.row(), StatusModel::Role).data().toString());
+    });
+    auto *details = new QAction(tr("Tick details…"), m_view);
+    details->setObjectName(QStringLiteral("tickDetailsAction"));
+    connect(details, &QAction::triggered, this, [this] {
+        const QModelIndex current = m_view->currentIndex();
+        if (current.isValid())
+            openDetails(m_proxy->index(current.row(), StatusModel::Role).data().toString());
+    });
+    m_view->addAction(details);
 
     m_filter->setObjectName(QStringLiteral("statusFilter"));
     m_filter->setPlaceholderText(tr("Filter roles"));
@@ -151,6 +168,24 @@ QSize StatusPane::minimumSizeHint() const
 }
 
 StatusPane::~StatusPane() = default;
+
+RoleDetailsDialog *StatusPane::openDetails(const QString &role)
+{
+    if (role.isEmpty())
+        return nullptr;
+    // One window a role: asked again, the open one comes to the front.
+    for (RoleDetailsDialog *open : findChildren<RoleDetailsDialog *>()) {
+        if (open->role() == role) {
+            open->raise();
+            open->activateWindow();
+            return open;
+        }
+    }
+    auto *dialog = new RoleDetailsDialog(m_model, role, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
+    return dialog;
+}
 
 void StatusPane::setSnapshot(const StatusSnapshot &snapshot)
 {

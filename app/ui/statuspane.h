@@ -11,6 +11,7 @@ class QTableView;
 
 namespace leader::console {
 
+class RoleDetailsDialog;
 class StaleBanner;
 class StatusModel;
 class TimeRule;
@@ -49,6 +50,9 @@ public:
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
     StaleBanner *staleBanner() const { return m_banner; }
+    // The role's tick details (RoleDetailsDialog), opened or raised; also on a double-click and
+    // the row's Tick details… action. nullptr for an empty role.
+    RoleDetailsDialog *openDetails(const QString &role);
 
 Q_SIGNALS:
     void selectionChanged();

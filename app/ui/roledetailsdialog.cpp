@@ -1,0 +1,93 @@
+#include "roledetailsdialog.h"
+
+#include "models/statusmodel.h"
+
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QVBoxLayout>
+
+namespace leader::console {
+
+RoleDetailsDialog::RoleDetailsDialog(StatusModel *model, const QString &role, QWidget *parent)
+    : QDialog(parent)
+    , m_model(model)
+    , m_role(role)
+{
+    setObjectName(QStringLiteral("roleDetailsDialog"));
+    setWindowTitle(tr("Tick details: %1").arg(role));
+    m_form = new QFormLayout;
+    m_state = addField(QStringLiteral("stateValue"), tr("State"));
+    m_outcome = addField(QStringLiteral("outcomeValue"), tr("Last tick"));
+    m_took = addField(QStringLiteral("tookValue"), tr("Took"));
+    m_ended = addField(QStringLiteral("endedValue"), tr("Ended (UTC)"));
+    m_holder = addField(QStringLiteral("holderValue"), tr("On"));
+    m_step = addField(QStringLiteral("failedStepValue"), tr("Failed step"));
+    m_error = addField(QStringLiteral("errorValue"), tr("Error"));
+    m_hour = addField(QStringLiteral("hourValue"), tr("Last hour"));
+    m_note = new QLabel;
+    m_note->setObjectName(QStringLiteral("detailsNote"));
+    m_note->setWordWrap(true);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(m_form);
+    layout->addWidget(m_note);
+    layout->addWidget(buttons);
+
+    // Every poll that touches the rows may touch this one: refreshing is a few label texts.
+    connect(m_model, &QAbstractItemModel::dataChanged, this, &RoleDetailsDialog::refresh);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &RoleDetailsDialog::refresh);
+    connect(m_model, &QAbstractItemModel::rowsRemoved, this, &RoleDetailsDialog::refresh);
+    refresh();
+}
+
+RoleDetailsDialog::~RoleDetailsDialog() = default;
+
+QLabel *RoleDetailsDialog::addField(const QString &name, const QString &label)
+{
+    auto *value = new QLabel;
+    value->setObjectName(name);
+    // Database text: shown as written, never as rich text, and selectable to paste into a ticket.
+    value->setTextFormat(Qt::PlainText);
+    value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    value->setWordWrap(true);
+    m_form->addRow(label, value);
+    return value;
+}
+
+void RoleDetailsDialog::refresh()
+{
+    const std::optional<RoleStatus> status = m_model->statusFor(m_role);
+    if (!status) {
+        for (QLabel *label :
+             {m_state, m_outcome, m_took, m_ended, m_holder, m_step, m_error, m_hour})
+            label->clear();
+        m_note->setText(tr("%1 is not among the roles the database reports now.").arg(m_role));
+        return;
+    }
+    const int row = m_model->rowOf(m_role);
+    const auto cell = [this, row](int column) {
+        return m_model->index(row, column).data().toString();
+    };
+    m_state->setText(cell(StatusModel::State));
+    m_outcome->setText(StatusModel::outcomeText(*status));
+    m_took->setText(cell(StatusModel::Took));
+    m_ended->setText(status->lastOutcome.isEmpty()
+                             ? QString()
+                             : status->lastEndedAt.toUTC().toString(Qt::ISODateWithMs));
+    const QString holder = m_model->holderNames().value(status->lastHolder, status->lastHolder);
+    m_holder->setText(holder);
+    m_step->setText(status->lastFailedStep.isEmpty() ? tr("none") : status->lastFailedStep);
+    m_error->setText(status->lastError.isEmpty() ? tr("none") : status->lastError);
+    m_hour->setText(StatusModel::hourText(*status));
+    if (!status->lastHour)
+        m_note->setText(tr("This database does not record ticks: add extension 0184 with "
+                           "leaderctl migrate."));
+    else if (status->lastOutcome.isEmpty())
+        m_note->setText(tr("No tick of %1 recorded yet.").arg(m_role));
+    else
+        m_note->clear();
+}
+
+} // namespace leader::console
