@@ -40,6 +40,14 @@ QString RegistryModel::standingName(Standing standing)
     return {};
 }
 
+QString RegistryModel::stateText(const Row &row)
+{
+    // A drained replica is alive but takes nothing over: "eligible" beside "drained" misleads.
+    if (row.standing == Standing::Eligible && !row.drain.isEmpty())
+        return row.drain == QLatin1String("drained") ? tr("drained") : tr("draining");
+    return standingName(row.standing);
+}
+
 QString RegistryModel::formatUptime(double seconds)
 {
     const qint64 whole = seconds > 0 ? qint64(seconds) : 0;
@@ -76,7 +84,7 @@ QVariant RegistryModel::data(const QModelIndex &index, int role) const
         case Replica:
             return row.name;
         case State:
-            return standingName(row.standing);
+            return stateText(row);
         case Holder:
             return row.holderId;
         case Host:
@@ -114,6 +122,13 @@ QVariant RegistryModel::data(const QModelIndex &index, int role) const
             case Standing::Holding:
                 return tr("Holds %1's lease in the latest leader_status rows").arg(row.role);
             case Standing::Eligible:
+                if (row.drain == QLatin1String("drained"))
+                    return tr("Alive and runs %1, but drained: it takes no tick until undrained")
+                            .arg(row.role);
+                if (!row.drain.isEmpty())
+                    return tr("Alive and runs %1, but draining: it starts no new tick until "
+                              "undrained")
+                            .arg(row.role);
                 return tr("Alive and runs %1: it can take over when the holder goes away")
                         .arg(row.role);
             case Standing::Gone:
@@ -301,6 +316,8 @@ void RegistryModel::updateRow(int row, const Row &next)
     QList<std::pair<int, QList<int>>> cells; // column, roles
     if (current.standing != next.standing || current.markerEnded != next.markerEnded)
         cells.emplace_back(State, QList<int>{Qt::DisplayRole, Qt::ToolTipRole, StandingRole});
+    else if (stateText(current) != stateText(next))
+        cells.emplace_back(State, QList<int>{Qt::DisplayRole, Qt::ToolTipRole});
     if (current.name != next.name)
         cells.emplace_back(Replica, QList<int>{Qt::DisplayRole, Qt::ToolTipRole});
     if (current.host != next.host)

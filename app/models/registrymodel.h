@@ -102,6 +102,8 @@ private:
     };
 
     static QString upText(const Row &row);
+    // The State column's word: the standing, or the drain of an eligible replica.
+    static QString stateText(const Row &row);
     void rebuild();
     void updateRow(int row, const Row &next);
 

@@ -28,6 +28,7 @@
 #include <QTabWidget>
 #include <QTest>
 
+#include <algorithm>
 #include <memory>
 
 using namespace leader::console;
@@ -168,6 +169,57 @@ private Q_SLOTS:
                         .data(Qt::ToolTipRole)
                         .toString()
                         .contains(QStringLiteral("2026-12-03 08:57:55 UTC")));
+    }
+
+    // A drained or draining replica is alive but takes nothing over: the State column says so
+    // in place of "eligible" (the standing stays, and so do the counts); a holder keeps
+    // "holding" while its last tick runs. Checked once: with stateText returning the standing's
+    // name, the drained and draining rows fail.
+    void drainShowsInTheState_data()
+    {
+        QTest::addColumn<QString>("billingHolder");
+        QTest::addColumn<QString>("drain");
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("tip");
+        QTest::newRow("drained") << QString(B) << "drained"
+                                 << "drained"
+                                 << "drained: it takes no tick until undrained";
+        QTest::newRow("draining") << QString() << "draining"
+                                  << "draining"
+                                  << "draining: it starts no new tick";
+        QTest::newRow("holding, draining") << QString(A) << "draining"
+                                           << "holding"
+                                           << "Holds billing's lease";
+        QTest::newRow("not drained") << QString(B) << ""
+                                     << "eligible"
+                                     << "can take over";
+    }
+    void drainShowsInTheState()
+    {
+        QFETCH(QString, billingHolder);
+        QFETCH(QString, drain);
+        QFETCH(QString, text);
+        QFETCH(QString, tip);
+        RegistryModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setStatus(holders({{QStringLiteral("billing"), billingHolder}}));
+        RegistryEntry entry = replica(A, {QStringLiteral("billing")});
+        model.setReplicas({entry});
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        entry.drain = drain;
+        model.setReplicas({entry});
+        QCOMPARE(cell(model, 0, RegistryModel::State), text);
+        const QString tooltip
+                = model.index(0, RegistryModel::State).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tooltip.contains(tip), qPrintable(tooltip));
+        QCOMPARE(model.counts().alive, 1);
+        // The State cell is announced with the Drain cell whenever the word changes.
+        const bool stateChanged
+                = std::any_of(changed.cbegin(), changed.cend(), [](const auto &args) {
+                      return args.at(0).toModelIndex().column() == RegistryModel::State;
+                  });
+        QCOMPARE(stateChanged, text != QLatin1String("holding") && !drain.isEmpty());
     }
 
     // The replica's --id (0182) in its own column, the holder id leader_status names in the
