@@ -53,9 +53,13 @@ using Recorder = leader::test::EventRecorder;
 
 struct Replica
 {
-    explicit Replica(const std::string &url, std::string holder = {})
+    // fastWake: a WakeListener will feed its renewNow, as leader-replica's does.
+    explicit Replica(const std::string &url, std::string holder = {}, bool fastWake = false)
         : recorder(events)
-        , manager({.database = {.url = url}, .holderId = std::move(holder), .events = &events})
+        , manager({.database = {.url = url},
+                   .holderId = std::move(holder),
+                   .events = &events,
+                   .fastWake = fastWake})
     {}
     leader::lease::EventBus events;
     Recorder recorder;
@@ -117,7 +121,7 @@ private Q_SLOTS:
     void cutHeartbeatAbandonsBeforeTtlAndStartsNothingAfter();
     void fastWakeOrPollingFallback();
     void aFailedProbeIsTriedAgain();
-    void plainSqlPauseCancelsWithin100ms();
+    void plainSqlPauseCancelsBeforeTheNextBeat();
     void terminatedBackendsBetweenTicksCostNoTick();
     void statementErrorInAStepIsNotAPanic();
     void emptyRenewCancelsBeforeTheReasonLookup();
@@ -778,7 +782,7 @@ void TestLeaseManager::fastWakeOrPollingFallback()
     // Straight to Postgres a released role is taken over, and a paused tick cancelled, at once;
     // through the transaction pooler LISTEN is detected as useless and both fall back to polling,
     // with no error.
-    Replica holder(appUrl(), "holder:1:00000001");
+    Replica holder(appUrl(), "holder:1:00000001", true);
     Replica contender(appUrl(), "contender:2:00000002");
     leader::scheduler::RoleRunner runner(contender.manager, {"billing", 0ms, [](TickContext &) {
                                                              }});
@@ -865,16 +869,17 @@ void TestLeaseManager::aFailedProbeIsTriedAgain()
     }
 }
 
-void TestLeaseManager::plainSqlPauseCancelsWithin100ms()
+void TestLeaseManager::plainSqlPauseCancelsBeforeTheNextBeat()
 {
     // A pause sent as psql or the console sends it, a plain SELECT leader_pause on a connection
-    // of its own with no NOTIFY of the engine's, cancels the running holder's work within 100 ms:
+    // of its own with no NOTIFY of the engine's, cancels the running holder's work at once, not at
+    // its next beat 3 s on:
     // leader_pause sends the wake itself (migration 0176). With that pg_notify deleted from the
     // migration the work runs on to the holder's next beat, ~3 s, and this fails (checked once).
     // LISTEN needs a session of its own, which a transaction pooler does not give, so the
     // listener goes straight to Postgres on both routes, as leader-replica's --listen-database
     // does behind PgBouncer; the holder's statements and the pause take the route under test.
-    Replica holder(appUrl(), "holder:1:00000001");
+    Replica holder(appUrl(), "holder:1:00000001", true);
     leader::lease::WakeListener wake(
             {.url = m_db->directUrl(Login::App)},
             [&](const std::string &role) { holder.manager.renewNow(role); });
@@ -908,7 +913,10 @@ void TestLeaseManager::plainSqlPauseCancelsWithin100ms()
             "%.1f ms; LISTEN direct, statements %s)",
             afterSend, seconds(answered - sent) * 1000,
             m_db->viaPgBouncer() ? "through PgBouncer" : "direct"));
-    QVERIFY2(afterSend < 100, qPrintable(QString::number(afterSend, 'f', 1)));
+    // Under a second, not under 100 ms: the assertion tells the wake from the beat (3 s); how fast
+    // the wake is, the failover benchmark measures (docs/benchmarks/failure-correctness.md). A
+    // timed bound tight enough to be a figure failed CI on a loaded machine.
+    QVERIFY2(afterSend < 1000, qPrintable(QString::number(afterSend, 'f', 1)));
 }
 
 void TestLeaseManager::workLeftInATransactionIsStillReleased()

@@ -73,6 +73,7 @@ Manager::Manager(ManagerOptions options)
     : m_holderId(options.holderId.empty() ? makeHolderId() : options.holderId)
     , m_events(options.events)
     , m_metrics(options.metrics)
+    , m_fastWake(options.fastWake)
     , m_databaseUrl(options.database.url)
     , m_pool(withDefaultName(options.database, "leader lease"))
     , m_heartbeatPool(
@@ -507,12 +508,13 @@ bool Manager::cancelUnlessReturned(const TickContext &context, Beat &beat,
 void Manager::heartbeat(TickContext &context, Beat &beat)
 {
     pg::ConnectionPool::Lease connection = m_heartbeatPool.take();
-    // A marked tick opens this connection now, not at its first beat 3 s on: the repair RENEW
-    // after the marker's end runs on it and must land within MarkerRepairWithin (100 ms), and a
-    // connect with SCRAM took 64-84 ms of those here, more under load (CI lost the repair in three
-    // attempts out of three). The pool keeps it open for the role's next tick. A failed open
-    // changes nothing: the first RENEW opens it as before.
-    if (m_marker.key() && !connection->isOpen()) {
+    // A marked or wakeable tick opens this connection now, not at its first beat 3 s on: the
+    // repair RENEW after the marker's end, and the RENEW a pause's wake asks for, run on it and
+    // must land within 100 ms (MarkerRepairWithin; a pause's cancel), and a connect with SCRAM
+    // took 64-84 ms of those here, more under load (CI lost both, the repair in three attempts
+    // out of three). The pool keeps it open for the role's next tick. A failed open changes
+    // nothing: the first RENEW opens it as before.
+    if ((m_marker.key() || m_fastWake) && !connection->isOpen()) {
         try {
             connection->open(std::min<std::chrono::milliseconds>(
                     EarlyOpenTimeout, std::chrono::duration_cast<std::chrono::milliseconds>(

@@ -31,6 +31,9 @@ struct ManagerOptions
     std::string holderId; // empty: makeHolderId()
     EventBus *events = nullptr;
     Instruments *metrics = nullptr;
+    // A WakeListener feeds renewNow (a pause's wake): every tick opens its heartbeat connection
+    // when it starts, so the wake's RENEW does not wait for a connect.
+    bool fastWake = false;
 };
 
 struct LeadResult
@@ -157,6 +160,7 @@ private:
     const std::string m_holderId;
     EventBus *m_events;
     Instruments *m_metrics;
+    const bool m_fastWake;
     const std::string m_databaseUrl; // only to mask its password in a recorded error
     pg::ConnectionPool m_pool;
     pg::ConnectionPool m_heartbeatPool;

@@ -46,10 +46,12 @@ Replica::Replica(ReplicaOptions options)
     status.connectTimeout = std::chrono::seconds(2);
     m_status = std::make_unique<metrics::StatusSnapshot>(
             m_metrics, m_registry, metrics::StatusSnapshot::Options{.database = std::move(status)});
-    m_manager = std::make_unique<lease::Manager>(lease::ManagerOptions{.database = database,
-                                                                       .heartbeat = database,
-                                                                       .events = &m_internal,
-                                                                       .metrics = &m_metrics});
+    m_manager = std::make_unique<lease::Manager>(
+            lease::ManagerOptions{.database = database,
+                                  .heartbeat = database,
+                                  .events = &m_internal,
+                                  .metrics = &m_metrics,
+                                  .fastWake = m_options.fastWake});
     m_internal.subscribe([this](const lease::TransitionEvent &event) {
         if (m_killed.load())
             return; // a dead process says nothing more
