@@ -761,19 +761,27 @@ void TestLeaderReplica::sigtermDrainsFirst_data()
     QTest::addColumn<int>("tickMs");
     QTest::addColumn<QString>("bound"); // --drain-timeout; empty: the default, 25 s
     QTest::addColumn<bool>("completes");
-    QTest::newRow("a 4 s tick fits the default bound") << 4000 << QString() << true;
-    QTest::newRow("a 20 s tick outlasts a 1 s bound") << 20000 << QStringLiteral("1s") << false;
+    QTest::addColumn<bool>("secondSignal"); // a second SIGTERM once the drain has begun
+    QTest::newRow("a 4 s tick fits the default bound") << 4000 << QString() << true << false;
+    QTest::newRow("a 20 s tick outlasts a 1 s bound")
+            << 20000 << QStringLiteral("1s") << false << false;
+    QTest::newRow("a second SIGTERM ends a 60 s drain")
+            << 20000 << QStringLiteral("60s") << false << true;
 }
 
 // SIGTERM with the drain on (the default): a tick that fits the bound completes with its token and
 // the process exits right after its release; one that does not is interrupted at the bound and
-// released as such, as without the drain. No second tick starts meanwhile.
+// released as such, as without the drain. No second tick starts meanwhile. A second SIGTERM
+// ends the drain at once: the tick is interrupted and the process exits within the stop's 3 s of
+// it. Checked: with the second signal's watcher gone, that row's tick runs on and completes, and
+// it fails.
 void TestLeaderReplica::sigtermDrainsFirst()
 {
     QFETCH(int, tickMs);
     QFETCH(QString, bound);
     QFETCH(bool, completes);
     const QString config = configFile(
+    QFETCH(bool, secondSignal);
             "drain.conf",
             QStringLiteral("billing.interval = 1s\nbilling.min_tick = %1ms\n").arg(tickMs));
     QStringList arguments{"--database", url(Login::App), "--config", config,
@@ -787,7 +795,13 @@ void TestLeaderReplica::sigtermDrainsFirst()
     sinceTerm.start();
     replica.process().terminate();
     QVERIFY(replica.process().waitForFinished(ProcessDeadlineMs));
-    const qint64 exitedAfter = sinceTerm.elapsed();
+    QElapsedTimer sinceSecond;
+    if (secondSignal) {
+        QTRY_VERIFY_WITH_TIMEOUT(replica.find("draining", {{"local", true}}).has_value(), 5000);
+        sinceSecond.start();
+        replica.process().terminate();
+    }
+    const qint64 exitedAfter = secondSignal ? sinceSecond.elapsed() : sinceTerm.elapsed();
     QCOMPARE(replica.process().exitStatus(), QProcess::NormalExit);
     QCOMPARE(replica.process().exitCode(), 0);
     verifyEventLines(replica, "r6");
@@ -810,6 +824,12 @@ void TestLeaderReplica::sigtermDrainsFirst()
                         .arg(tickMs)
                         .arg(exitedAfter));
     } else {
+    } else if (secondSignal) {
+        QVERIFY2(exitedAfter < 3000, qPrintable(QString::number(exitedAfter)));
+        leader::test::reportMeasurement(
+                QStringLiteral("leader-replica second SIGTERM during a 60 s drain: interrupted, "
+                               "exit %1 ms after the second signal")
+                        .arg(exitedAfter));
         QVERIFY2(exitedAfter >= 1000 && exitedAfter < 1000 + 3000,
                  qPrintable(QString::number(exitedAfter)));
         leader::test::reportMeasurement(

@@ -1,8 +1,8 @@
 // leader-replica: one replica as a process — the five roles against a database, Prometheus
 // /metrics, a local control socket for fault injection, one JSON line per transition on stdout.
 // SIGTERM or SIGINT first drains (--drain-on-sigterm, up to --drain-timeout: running ticks end as
-// they would, no new one starts), then cancels what still runs, releases it as interrupted and
-// exits 0.
+// they would, no new one starts; a second signal ends the drain at once), then cancels what still
+// runs, releases it as interrupted and exits 0.
 
 #include "eventjson.h"
 #include "lease/roles.h"
@@ -25,6 +25,7 @@
 #endif
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <condition_variable>
@@ -99,8 +100,9 @@ Options:
                           on (default): at SIGTERM or SIGINT the replica first drains: it starts
                           no new tick and lets the running ones end as they would (completed,
                           released) for up to --drain-timeout, then stops; a tick still running
-                          then is interrupted as before. off: it stops at once (the failover
-                          and chaos benchmarks measure that stop)
+                          then is interrupted as before; a second SIGTERM or SIGINT ends the
+                          drain at once. off: it stops at once (the failover and chaos
+                          benchmarks measure that stop)
   --drain-timeout D       how long that drain may take: 25s (default), 500ms, 2m
   --help, --version
 
@@ -338,7 +340,8 @@ std::string control(leader::faults::Switchboard &faults, leader::tools::EventWri
 
 void stopOnSignal(const std::string &id, leader::tools::EventWriter &out,
                   const std::function<void()> &stopEverything,
-                  const std::function<void()> &drainFirst = {});
+                  const std::function<void()> &drainFirst = {},
+                  const std::function<void()> &cutDrainShort = {});
 
 // --drain-on-sigterm and --drain-timeout: how long a SIGTERM drains first; nullopt: it does not.
 std::optional<std::chrono::milliseconds> sigtermDrainFrom(const Arguments &arguments)
@@ -503,23 +506,44 @@ int run(const Arguments &arguments)
                     return;
                 if (!replica.drainFor(*sigtermDrain))
                     leader::log::write(leader::log::Level::Warning, "replica",
-                                       "drain bound reached; interrupting the ticks still running",
+                                       "drain ended before the running ticks did; interrupting "
+                                       "them",
                                        "replica=" + id);
-            });
+            },
+            [&] { replica.cutDrainShort(); });
     return Ok;
 }
 
 // Waits for SIGTERM or SIGINT, then runs stopEverything and says so on stdout.
 void stopOnSignal(const std::string &id, leader::tools::EventWriter &out,
                   const std::function<void()> &stopEverything,
-                  const std::function<void()> &drainFirst)
+                  const std::function<void()> &drainFirst,
+                  const std::function<void()> &cutDrainShort)
 {
     const std::string signal = leader::platform::waitForTermination();
     leader::log::write(leader::log::Level::Info, "replica", "stopping",
                        "replica=" + id + " signal=" + signal);
-    // The drain has its own bound; the stop's promise below starts after it.
-    if (drainFirst)
+    // The drain has its own bound; the stop's promise below starts after it. A second signal (a
+    // second Ctrl+C, an impatient supervisor) ends the drain at once, as its bound would, so the
+    // stop's promise holds from then on: no operator is kept waiting 25 s for a replica they
+    // want gone now.
+    if (drainFirst) {
+        std::atomic<bool> drainOver = false;
+        std::thread secondSignal([&] {
+            const std::string again = leader::platform::waitForTermination();
+            if (drainOver.load())
+                return;
+            leader::log::write(leader::log::Level::Info, "replica",
+                               "second signal; the drain ends now",
+                               "replica=" + id + " signal=" + again);
+            cutDrainShort();
+        });
         drainFirst();
+        drainOver.store(true);
+        // Releases the watcher when no second signal came: the signal sent here is its own.
+        leader::platform::requestTermination();
+        secondSignal.join();
+    }
     // The promise is an exit within 3 s; a statement stuck past its own deadline, or a cancel
     // request stuck on a dead network, must not break it. The lease of a tick not released by
     // then ends at its expiry.

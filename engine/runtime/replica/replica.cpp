@@ -300,7 +300,17 @@ bool Replica::drainFor(std::chrono::milliseconds bound)
     m_localDrain.store(true);
     updateDrain();
     std::unique_lock lock(m_drainMutex);
-    return m_drainWake.wait_for(lock, bound, [this] { return m_drain.drained; });
+    m_drainWake.wait_for(lock, bound, [this] { return m_drain.drained || m_drainCut; });
+    return m_drain.drained;
+}
+
+void Replica::cutDrainShort()
+{
+    {
+        const std::lock_guard lock(m_drainMutex);
+        m_drainCut = true;
+    }
+    m_drainWake.notify_all();
 }
 
 void Replica::wakeRunners(const std::set<std::string> &roles)

@@ -108,6 +108,8 @@ public:
     // as they would (completed, released). True when none runs any more. A stop() that follows
     // interrupts whatever still runs, as always.
     bool drainFor(std::chrono::milliseconds bound);
+    // Ends a drainFor wait now (a second SIGTERM), as if its bound had been reached.
+    void cutDrainShort();
     DrainStatus drainStatus() const;
     // Called on any thread when the drain status changes, quick. Set before start().
     void onDrainChanged(std::function<void(const DrainStatus &)> callback)
@@ -158,6 +160,7 @@ private:
     mutable std::mutex m_drainMutex;
     std::condition_variable m_drainWake; // with m_drainMutex
     DrainStatus m_drain;                 // with m_drainMutex: the last published
+    bool m_drainCut = false;             // with m_drainMutex
     std::function<void(const DrainStatus &)> m_drainChanged;
 };
 
