@@ -104,6 +104,7 @@ void ProductionGuard::setLocked(bool locked)
                                              "locks writes"));
     m_pauses->setProduction(isProduction(), locked);
     updateBand();
+    Q_EMIT writesLockedChanged();
     if (changed && isProduction())
         Q_EMIT logged(locked ? tr("writes locked on production %1").arg(m_profile.describe())
                              : tr("writes unlocked for this window on production %1")

@@ -38,6 +38,8 @@ public:
 Q_SIGNALS:
     // For the event log: the lock and unlock of writes.
     void logged(const QString &detail);
+    // For the other writers (the Replicas tab's Drain and Undrain): writesLocked() may differ.
+    void writesLockedChanged();
 
 private:
     void askToUnlock();

@@ -58,6 +58,13 @@ RegistryController::RegistryController(ConsoleSession *session, ConnectionContro
 
 RegistryController::~RegistryController() = default;
 
+void RegistryController::setGuard(const ProductionGuard *guard)
+{
+    m_guard = guard;
+    connect(guard, &ProductionGuard::writesLockedChanged, this, &RegistryController::updateActions);
+    updateActions();
+}
+
 void RegistryController::attach()
 {
     if (m_page)
@@ -156,6 +163,9 @@ void RegistryController::updateActions()
                                             : m_privileges.reason;
     else if (!offers(m_privileges.features, ExtensionFeature::ReplicaDrain))
         why = extensionNeeded(ExtensionFeature::ReplicaDrain);
+    else if (m_guard && m_guard->writesLocked())
+        why = tr("Writes are locked on this production database: Role > Unlock writes for this "
+                 "window first");
     else if (row < 0)
         why = tr("Select a replica's row first");
     else if (replica.isEmpty())

@@ -42,7 +42,7 @@ public:
     ~RegistryController() override;
 
     // The window's production guard; none: every profile is a test one.
-    void setGuard(const ProductionGuard *guard) { m_guard = guard; }
+    void setGuard(const ProductionGuard *guard);
 
 private:
     void attach();

@@ -7,8 +7,11 @@
 
 #include "core/consolesession.h"
 #include "core/profilestore.h"
+#include "lease/replicaregistry.h"
 #include "models/eventlogmodel.h"
+#include "models/registrymodel.h"
 #include "models/statusmodel.h"
+#include "pg/connection.h"
 #include "profilefor.h"
 #include "testdatabase.h"
 #include "ui/mainwindow.h"
@@ -24,11 +27,13 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTableView>
 #include <QTest>
 
 #include <memory>
 
 using namespace leader::console;
+using leader::pg::Connection;
 using leader::test::Login;
 using leader::test::profileFor;
 using leader::test::TestDatabase;
@@ -256,6 +261,48 @@ private Q_SLOTS:
                 ++lines;
         }
         QCOMPARE(lines, 1);
+    }
+
+    // Drain and Undrain in the Replicas tab obey the same write lock as pause: disabled, with the
+    // reason, until writes are unlocked for this window. Checked once: with
+    // RegistryController::updateActions ignoring the guard, the locked button is enabled and this
+    // fails.
+    void drainObeysTheWriteLock()
+    {
+        Connection app = m_db->connect(Login::App);
+        leader::lease::replicaSeen(app,
+                                   {.holderId = "host-a:101:0000000a",
+                                    .host = "host-a",
+                                    .pid = 4242,
+                                    .version = "9.9.9",
+                                    .roles = {"billing"},
+                                    .name = "r1"},
+                                   std::chrono::seconds(5), {}, true);
+        open(QStringLiteral("production"), {});
+        if (QTest::currentTestFailed())
+            return;
+        auto *model = m_window->findChild<RegistryModel *>(QStringLiteral("registryModel"));
+        auto *view = m_window->findChild<QTableView *>(QStringLiteral("registryView"));
+        QVERIFY(model && view);
+        QTRY_VERIFY_WITH_TIMEOUT(model->rowCount() > 0, Timeout);
+        int row = 0;
+        while (row < model->rowCount() && model->replicaAt(row) != QLatin1String("r1"))
+            ++row;
+        QVERIFY(row < model->rowCount());
+        view->selectRow(row);
+        auto *drain = m_window->findChild<QPushButton *>(QStringLiteral("drainButton"));
+        QVERIFY(drain);
+        QTRY_VERIFY_WITH_TIMEOUT(drain->toolTip().contains(QLatin1String("Writes are locked")),
+                                 Timeout);
+        QVERIFY(!drain->isEnabled());
+
+        action("unlockWritesAction")->trigger();
+        auto *box = m_window->findChild<QMessageBox *>(QStringLiteral("unlockWritesBox"));
+        QVERIFY(box);
+        QTest::mouseClick(box->findChild<QPushButton *>(QStringLiteral("unlockButton")),
+                          Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(drain->isEnabled(), Timeout);
+        QCOMPARE(drain->toolTip(), QStringLiteral("Drain r1: it starts no new tick"));
     }
 };
 
