@@ -2,6 +2,7 @@
 
 #include "core/commandline.h"
 #include "core/queued.h"
+#include "core/systemmessages.h"
 #include "platform/control.h"
 #include "ui/fleetwindow.h"
 #include "ui/mainwindow.h"
@@ -48,6 +49,7 @@ int main(int argc, char *argv[])
     }
 
     QApplication application(argc, argv);
+    leader::console::useEnglishSystemMessages();
     setIdentity();
     QApplication::setApplicationDisplayName(QStringLiteral("Leader Console"));
     QApplication::setDesktopFileName(QStringLiteral("com.hardcount.LeaderConsole"));

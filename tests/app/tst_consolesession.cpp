@@ -7,6 +7,7 @@
 
 #include "core/connectionprofile.h"
 #include "core/consolesession.h"
+#include "core/systemmessages.h"
 #include "eventrecorder.h"
 #include "faults/linkproxy.h"
 #include "lease/events.h"
@@ -25,6 +26,7 @@
 #include <QtTest>
 
 #include <atomic>
+#include <clocale>
 #include <future>
 #include <memory>
 
@@ -306,6 +308,34 @@ private Q_SLOTS:
             QVERIFY2(unpaused.ok, qPrintable(unpaused.error));
             for (const auto &change : unpaused.changes)
                 QVERIFY2(change.changed, qPrintable(change.role));
+        }
+    }
+
+    // A refused connect reads as one under another locale: "cannot reach the server", not "the
+    // server closed the connection", which is what the fleet window said under de_DE.UTF-8 (libpq's
+    // and the C library's messages in German, the reader's patterns in English). The locale is
+    // set as QApplication sets it from LANG=de_DE.UTF-8. Checked once: without
+    // useEnglishSystemMessages() this fails.
+    void refusedConnectReadsAsSuchUnderAnotherLocale()
+    {
+        const std::string before = std::setlocale(LC_ALL, nullptr);
+        QVERIFY2(std::setlocale(LC_ALL, "de_DE.UTF-8"),
+                 "the de_DE.UTF-8 locale is missing: scripts/setup-deps.sh generates it");
+        const auto restore = qScopeGuard([&before] { std::setlocale(LC_ALL, before.c_str()); });
+        leader::console::useEnglishSystemMessages();
+        const leader::test::LoopbackPort refused(leader::test::LoopbackPort::Behaviour::Refuse);
+        ConnectionProfile profile = profileFor(m_db->url(Login::Monitor));
+        profile.port = refused.port();
+        ConsoleSession session;
+        QSignalSpy connection(&session, &ConsoleSession::connectionChanged);
+        session.connectTo(profile);
+        QTRY_VERIFY_WITH_TIMEOUT(hasState(connection, ConnectionState::Failed), Timeout);
+        for (const auto &arguments : connection) {
+            if (arguments.at(0).value<ConnectionState>() == ConnectionState::Failed) {
+                const QString message = arguments.at(1).toString();
+                QVERIFY2(message.startsWith(QLatin1String("cannot reach the server: ")),
+                         qPrintable(message));
+            }
         }
     }
 
