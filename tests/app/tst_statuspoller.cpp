@@ -406,7 +406,7 @@ private Q_SLOTS:
         leader::pg::Connection owner = m_db->connectDirect(Login::Owner);
         leader::schema::Migrator migrator(owner);
         QCOMPARE(migrator.rollbackTo(177),
-                 (std::vector<int>{184, 183, 182, 181, 180, 179, 178, 177}));
+                 (std::vector<int>{185, 184, 183, 182, 181, 180, 179, 178, 177}));
         const auto restore = qScopeGuard([&migrator] {
             migrator.migrate(
                     {leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension});
@@ -465,7 +465,8 @@ private Q_SLOTS:
             migrator.migrate(
                     {leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension});
         });
-        QCOMPARE(migrator.rollbackTo(178), (std::vector<int>{184, 183, 182, 181, 180, 179, 178}));
+        QCOMPARE(migrator.rollbackTo(178),
+                 (std::vector<int>{185, 184, 183, 182, 181, 180, 179, 178}));
         RegistrySnapshot without = harness.nextRegistry();
         // A read already in flight when the rollback committed may still have found the registry
         // (seen once under ctest -j3).
@@ -742,7 +743,7 @@ private Q_SLOTS:
             QCOMPARE(snapshot.roles.at(1).earlyTake, std::optional<bool>(true));
         }
         leader::schema::Migrator migrator(owner);
-        QCOMPARE(migrator.rollbackTo(180), (std::vector<int>{184, 183, 182, 181, 180}));
+        QCOMPARE(migrator.rollbackTo(180), (std::vector<int>{185, 184, 183, 182, 181, 180}));
         const auto migrateBack = qScopeGuard([&migrator] {
             migrator.migrate(
                     {leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension});
@@ -800,7 +801,7 @@ private Q_SLOTS:
         leader::pg::Connection owner = m_db->connectDirect(Login::Owner);
         leader::schema::Migrator migrator(owner);
         QCOMPARE(migrator.rollbackTo(177),
-                 (std::vector<int>{184, 183, 182, 181, 180, 179, 178, 177}));
+                 (std::vector<int>{185, 184, 183, 182, 181, 180, 179, 178, 177}));
         const auto restore = qScopeGuard([&migrator] {
             migrator.migrate(
                     {leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension});

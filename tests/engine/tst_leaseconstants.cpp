@@ -16,6 +16,7 @@ private Q_SLOTS:
     void abandonLeavesAStatementOfMarginBeforeExpiry();
     void markerRepairEndsBeforeTheGrace();
     void markerOutlivesAHolderThatCannotRenew();
+    void handoverPreferenceOutlastsAPoll();
 };
 
 void TestLeaseConstants::values()
@@ -29,6 +30,7 @@ void TestLeaseConstants::values()
     QCOMPARE(EarlyTakeGrace, 200ms);
     QCOMPARE(MarkerRepairWithin, 100ms);
     QCOMPARE(MarkerPingEvery, 1s);
+    QCOMPARE(PreferFor, 10s);
 }
 
 void TestLeaseConstants::abandonLeavesAStatementOfMarginBeforeExpiry()
@@ -63,6 +65,14 @@ void TestLeaseConstants::markerOutlivesAHolderThatCannotRenew()
     QVERIFY(MarkerPingEvery + MarkerUnprovenAfter < AbandonAfter);
     // The ping keeps a proxy that cuts connections idle for 2 s from cutting the marker.
     QVERIFY(MarkerPingEvery < 2s);
+}
+
+void TestLeaseConstants::handoverPreferenceOutlastsAPoll()
+{
+    // The preferred replica tries within MaxPoll without a listener: two polls leave it a margin.
+    // A preferred replica that never comes delays the role by less than a lost tick's cooldown.
+    QCOMPARE(PreferFor, 2 * MaxPoll);
+    QVERIFY(PreferFor < LostCooldownCap);
 }
 
 QTEST_GUILESS_MAIN(TestLeaseConstants)

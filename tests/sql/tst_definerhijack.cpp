@@ -278,6 +278,14 @@ void TestDefinerHijack::callEveryBranch(Connection &app)
              std::string("t"));
     // The replica registry's functions.
     call("SELECT leader_ext.leader_replica_seen('h:1:00000001', 'h', 1, 'v', '{billing}')::text");
+    // A handover (0185) to a named replica, and its refusals: quote_literal, btrim, ANY.
+    m_owner->exec("name it", "UPDATE leader_ext.leader_replicas SET name = 'h1'", {}, Short);
+    QCOMPARE(call("SELECT to_holder FROM leader_ext.leader_handover('billing', 'alice', 'move',"
+                  " 'h1')"),
+             std::string("h:1:00000001"));
+    expectRefused(app, "SELECT * FROM leader_ext.leader_handover('billing', 'alice', 'x', 'h9')");
+    expectRefused(app, "SELECT * FROM leader_ext.leader_handover('billing', ' ', 'x', 'h1')");
+    expectRefused(app, "SELECT * FROM leader_ext.leader_handover('payroll', 'alice', 'x')");
     QCOMPARE(call("SELECT leader_ext.leader_replica_gone('h:1:00000001')"), std::string("t"));
     // The guard's clamp, as the app.
     app.exec("future tick",
@@ -351,8 +359,8 @@ SELECT count(*), coalesce(string_agg(p.oid::regprocedure::text, ', ')
 )sql",
                                                     {}, Short);
     // 0183 added leader_drain, leader_undrain and leader_replica_drain_beat; 0184
-    // leader_tick_record.
-    QCOMPARE(result.toInt64(0, 0), 11);
+    // leader_tick_record; 0185 leader_handover.
+    QCOMPARE(result.toInt64(0, 0), 12);
     QCOMPARE(QString::fromUtf8(result.text(0, 1)), QString());
 }
 
@@ -409,7 +417,8 @@ void TestDefinerHijack::migratorRefusesACreatableSchema()
     owner.exec("revoke", revoke, {}, Short);
     const std::vector<int> applied
             = leader::schema::Migrator(owner).migrate({MigrationSet::Adr, MigrationSet::Extension});
-    QCOMPARE(applied, (std::vector<int>{174, 175, 176, 177, 178, 179, 180, 181, 182, 183, 184}));
+    QCOMPARE(applied,
+             (std::vector<int>{174, 175, 176, 177, 178, 179, 180, 181, 182, 183, 184, 185}));
 }
 
 QTEST_GUILESS_MAIN(TestDefinerHijack)

@@ -3,9 +3,11 @@
 // with the exit code the help text documents, and never echoes a password.
 
 #include "lease/draincontrol.h"
+#include "lease/handovercontrol.h"
 #include "lease/pausecontrol.h"
 #include "lease/replicaregistry.h"
 #include "lease/roles.h"
+#include "lease/statements.h"
 #include "lease/wakelistener.h"
 #include "loopbackport.h"
 #include "pg/connection.h"
@@ -148,6 +150,9 @@ private Q_SLOTS:
     void drainAndUndrain();
     void drainBadInput_data();
     void drainBadInput();
+    void handoverCommand();
+    void handoverBadInput_data();
+    void handoverBadInput();
     void replicasOnAnOlderSchema_data();
     void replicasOnAnOlderSchema();
     void badInput_data();
@@ -759,6 +764,124 @@ void TestLeaderctl::drainBadInput()
              qPrintable(run.describe()));
 }
 
+// billing held by a holder that is only a row, b2 a registered replica running it: the refusals
+// (exit 6 for a state, 1 for an unknown replica or the monitor), the audit, --wait's timeout, and
+// --wait returning once b2 acquires, with the time from the handover.
+void TestLeaderctl::handoverCommand()
+{
+    ensureMigrated();
+    leader::pg::Connection app = m_db->connect(Login::App);
+    leader::pg::Connection owner = m_db->connect(Login::Owner);
+    const auto clear = [&owner] {
+        owner.execScript("clean up",
+                         "DELETE FROM leader_ext.leader_replicas;"
+                         " TRUNCATE leader_ext.leader_handover_log;"
+                         " UPDATE leader_leases SET holder_id = NULL, acquired_at = NULL,"
+                         " expires_at = NULL, last_tick_ended_at = NULL, not_before = NULL,"
+                         " paused_at = NULL, paused_by = NULL, pause_reason = NULL,"
+                         " paused_until = NULL, handover_token = NULL, handover_at = NULL,"
+                         " handover_by = NULL, handover_reason = NULL, handover_from = NULL,"
+                         " handover_to = NULL",
+                         5s);
+    };
+    clear();
+    const auto cleanUp = qScopeGuard(clear);
+    const std::string b2 = "ctl-h:202:000000h2";
+    leader::lease::replicaSeen(app,
+                               {.holderId = b2,
+                                .host = "ctl-h",
+                                .pid = 202,
+                                .version = "1.2.3",
+                                .roles = {"billing"},
+                                .name = "b2"},
+                               5s, {}, true);
+    const auto logged = [&owner] {
+        return qs(owner.exec("log",
+                             "SELECT coalesce(string_agg(role || ':' || login || ':' || by || ':'"
+                             " || reason || ':' || coalesce(to_replica, '-'), ' ' ORDER BY id), '')"
+                             " FROM leader_ext.leader_handover_log",
+                             {}, 5s)
+                          .text(0, 0));
+    };
+    Run run = leaderctl({"handover", "billing", "--database", url(Login::App)});
+    QCOMPARE(run.exitCode, 6);
+    QVERIFY2(run.err.contains("role billing is not held: nothing to hand over")
+                     && run.err.count('\n') == 1,
+             qPrintable(run.describe()));
+    run = leaderctl({"handover", "billing", "--to", "nobody", "--database", url(Login::App)});
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.contains("unknown replica 'nobody'") && run.err.count('\n') == 1,
+             qPrintable(run.describe()));
+    run = leaderctl({"handover", "billing", "--to", "b2", "--database", url(Login::Monitor)});
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.count('\n') == 1 && run.err.contains("permission", Qt::CaseInsensitive),
+             qPrintable(run.describe()));
+    QCOMPARE(logged(), QString());
+
+    owner.exec("held",
+               "UPDATE leader_leases SET holder_id = 'ctl-h:201:000000h1',"
+               " holder_token = holder_token + 1, acquired_at = now(),"
+               " expires_at = now() + interval '1 minute' WHERE role = 'billing'",
+               {}, 5s);
+    run = leaderctl({"handover", "billing", "--to", "b2", "--reason", "deploy", "--by", "alice@ops",
+                     "--wait", "--timeout", "500ms", "--database", url(Login::App)});
+    QCOMPARE(run.exitCode, 7);
+    QVERIFY2(run.out.contains("billing handed over at ") && run.out.contains(" by alice@ops")
+                     && run.out.contains("ctl-h:201:000000h1 ends its tick at its next step")
+                     && run.out.contains("replica b2 is preferred")
+                     && run.err.contains("no other holder acquired billing within 500 ms"),
+             qPrintable(run.describe()));
+    const QString appLogin = qs(loginName(Login::App));
+    QCOMPARE(logged(), QStringLiteral("billing:%1:alice@ops:deploy:b2").arg(appLogin));
+
+    // --wait returns once b2 acquires after the holder released.
+    QProcess waiting;
+    waiting.setProcessEnvironment(cleanEnvironment());
+    waiting.start(QStringLiteral(LEADERCTL_PATH),
+                  {"handover", "billing", "--to", "b2", "--wait", "--timeout", "20s", "--database",
+                   url(Login::App)});
+    QVERIFY(waiting.waitForStarted());
+    QTRY_VERIFY_WITH_TIMEOUT(waiting.canReadLine() || waiting.state() != QProcess::Running, 10000);
+    QCOMPARE(waiting.state(), QProcess::Running);
+    owner.exec("released",
+               "UPDATE leader_leases SET holder_id = NULL, acquired_at = NULL,"
+               " expires_at = NULL WHERE role = 'billing'",
+               {}, 5s);
+    QVERIFY(!leader::lease::acquire(app, "billing", "ctl-h:203:000000h3", 60s, std::nullopt,
+                                    nullptr, true));
+    QVERIFY(leader::lease::acquire(app, "billing", b2, 60s, std::nullopt, nullptr, true));
+    QVERIFY(waiting.waitForFinished(10000));
+    QCOMPARE(waiting.exitCode(), 0);
+    const QString waited = QString::fromUtf8(waiting.readAllStandardOutput());
+    QVERIFY2(waited.contains(QStringLiteral("billing acquired by %1 ").arg(qs(b2)))
+                     && waited.contains(" s after the handover"),
+             qPrintable(waited));
+}
+
+void TestLeaderctl::handoverBadInput_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QString>("stderrContains");
+    QTest::newRow("no role") << QStringList{"handover"} << "handover takes one role";
+    QTest::newRow("unknown role") << QStringList{"handover", "nobody"} << "handover takes one role";
+    QTest::newRow("two roles") << QStringList{"handover", "billing", "dunning"}
+                               << "handover takes one role";
+    QTest::newRow("empty --to") << QStringList{"handover", "billing", "--to="}
+                                << "--to takes a replica's leader-replica --id";
+    QTest::newRow("timeout without wait") << QStringList{"handover", "billing", "--timeout", "1s"}
+                                          << "--timeout goes with --wait";
+}
+
+void TestLeaderctl::handoverBadInput()
+{
+    QFETCH(QStringList, arguments);
+    QFETCH(QString, stderrContains);
+    const Run run = leaderctl(arguments << "--database" << url(Login::App));
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.err.contains(stderrContains) && run.err.count('\n') == 1,
+             qPrintable(run.describe()));
+}
+
 void TestLeaderctl::replicasListsAliveAndGone()
 {
     ensureMigrated();
@@ -907,7 +1030,7 @@ void TestLeaderctl::replicasOnAnOlderSchema()
         migrator.migrate(
                 {leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension});
     });
-    QCOMPARE(migrator.rollbackTo(178), (std::vector<int>{184, 183, 182, 181, 180, 179, 178}));
+    QCOMPARE(migrator.rollbackTo(178), (std::vector<int>{185, 184, 183, 182, 181, 180, 179, 178}));
     const QString database = withLeaseSchema ? url(Login::Monitor) : qs(m_empty->url(Login::Owner));
     QStringList arguments{"replicas", "--database", database};
     if (json)
@@ -1001,7 +1124,7 @@ void TestLeaderctl::badInput_data()
             << QStringList{"unknown --format 'liquibase'", "sql-migrate, golang-migrate"};
     QTest::newRow("--print-sql to an ADR migration")
             << QStringList{"migrate", "--print-sql", "--to", "0175"} << QStringList() << 2
-            << QStringList{"--to 0175 is no extension migration", "0176 to 0184"};
+            << QStringList{"--to 0175 is no extension migration", "0176 to 0185"};
     QTest::newRow("--print-sql --down for sql-migrate")
             << QStringList{"migrate", "--print-sql", "--format", "sql-migrate", "--down"}
             << QStringList() << 2 << QStringList{"files hold both directions"};
@@ -1373,7 +1496,7 @@ void TestLeaderctl::adrOnlyStatus()
     for (int i = 0; i < roles.size(); ++i)
         QVERIFY2(lines[i + 1].startsWith(roles[i] + " "), qPrintable(lines[i + 1]));
     QVERIFY2(lines[6].startsWith("database clock: "), qPrintable(lines[6]));
-    QVERIFY2(lines[7].startsWith("leaderctl: the extensions leader_ext 0176 to 0184 would add ")
+    QVERIFY2(lines[7].startsWith("leaderctl: the extensions leader_ext 0176 to 0185 would add ")
                      && lines[7].contains("next heartbeat, within 3 s")
                      && lines[7].contains("leaderctl migrate --print-sql"),
              qPrintable(lines[7]));

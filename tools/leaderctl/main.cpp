@@ -7,6 +7,7 @@
 #include "draincommands.h"
 #include "earlytake.h"
 #include "embedded/cluster.h"
+#include "handovercommand.h"
 #include "lease/defaultwho.h"
 #include "lease/pausecontrol.h"
 #include "lease/roles.h"
@@ -91,12 +92,24 @@ Commands:
                                      running
   undrain   REPLICA [--by WHO --reason WHY]
                                      undrain it: it starts ticks again at once
+  handover  ROLE [--to REPLICA] [--reason WHY] [--by WHO] [--wait [--timeout D]]
+                                     hand a role over now (extension 0185): its holder runs no
+                                     further step of its tick (the one in flight completes) and
+                                     releases it; REPLICA (a live, undrained leader-replica --id
+                                     running the role) is preferred for the next tick, without
+                                     --to any replica but the holder; a preferred replica that
+                                     does not come is passed over after 10 s. Logged with the
+                                     login, WHO and WHY. Refused (exit 6) for a role not held
+                                     without --to, paused, or a replica not live or drained.
+                                     --wait returns once another holder (REPLICA) acquired it and
+                                     prints how long after the handover, or exit 7 at --timeout
+                                     (default 60s)
   early-take on|off [ROLE...]        the takeover at process death (extension 0180), per role
                                      (all five when none is named): on, a role whose holder's
                                      process died is taken about 0.2 s later; off, only at its
                                      lease's expiry (10 s after the last heartbeat). Takes effect
                                      at once, no deploy
-  migrate   [--demo]                 apply the extensions (leader_ext 0176 to 0184, in the
+  migrate   [--demo]                 apply the extensions (leader_ext 0176 to 0185, in the
                                      schema leader_ext, recorded in leader_ext.migrations), and
                                      ADR-114's 0174 and 0175 where leader_leases does not exist
                                      yet; names every change outside leader_ext before making it;
@@ -137,8 +150,8 @@ Exit codes: 0 done; 1 the database refused or failed the operation; 2 wrong argu
             3 lease (or, for workload and audit, demo) schema missing or newer than this build,
             or the command needs an extension the database lacks;
             4 cannot connect (server unreachable or login refused); 5 audit (or demo --run): an
-            invariant fails; 6 drain refused: a role would have no eligible replica (--force);
-            7 drain --wait timed out.
+            invariant fails; 6 drain refused: a role would have no eligible replica (--force),
+            or handover refused; 7 drain or handover --wait timed out.
 )";
 
 struct Arguments
@@ -864,6 +877,38 @@ int run(const Arguments &arguments)
         }
         leader::pg::Connection connection = connect(url);
         return leaderctl::drain(connection, options);
+    }
+    if (arguments.command == "handover") {
+        if (arguments.positional.size() != 1
+            || !leader::lease::isKnownRole(arguments.positional[0]))
+            throw UsageError("handover takes one role (billing, dunning, webhook_outbox, "
+                             "email_outbox, webhook_delivery), e.g. leaderctl handover billing "
+                             "--to r2");
+        leaderctl::HandoverOptions options;
+        options.role = arguments.positional.front();
+        if (arguments.options.contains("--to")) {
+            if (arguments.option("--to").empty())
+                throw UsageError("--to takes a replica's leader-replica --id, e.g. --to r2");
+            options.to = arguments.option("--to");
+        }
+        options.by = arguments.option("--by").empty() ? leader::lease::defaultWho()
+                                                      : arguments.option("--by");
+        options.reason = arguments.option("--reason").empty() ? std::string("leaderctl handover")
+                                                              : arguments.option("--reason");
+        options.wait = arguments.hasFlag("--wait");
+        if (!arguments.option("--timeout").empty()) {
+            if (!options.wait)
+                throw UsageError("--timeout goes with --wait");
+            const std::optional<std::chrono::milliseconds> timeout
+                    = leaderctl::durationFrom(arguments.option("--timeout"));
+            if (!timeout)
+                throw UsageError("--timeout takes a whole number and a unit (ms, s, m, h), e.g. "
+                                 "--timeout 90s, not '"
+                                 + arguments.option("--timeout") + "'");
+            options.timeout = *timeout;
+        }
+        leader::pg::Connection connection = connect(url);
+        return leaderctl::handover(connection, options);
     }
     if (arguments.command == "history") {
         const leader::lease::PauseLogQuery query = historyQuery(arguments);

@@ -14,6 +14,10 @@ inline constexpr std::chrono::milliseconds AbandonAfter = 6s;
 inline constexpr std::chrono::milliseconds MaxPoll = 5s;
 // A lost lease waits min(interval, LostCooldownCap) before the role is due again.
 inline constexpr std::chrono::milliseconds LostCooldownCap = 60s;
+// A handover (extension 0185) prefers its replica for the role's next ACQUIRE this long after the
+// later of the handover and the moment the role became due; then anyone may take it. Two polls:
+// the preferred replica, listener or not, tries within MaxPoll (pinned by tst_leaseconstants).
+inline constexpr std::chrono::milliseconds PreferFor = 2 * MaxPoll;
 // A replica refreshes its row of leader_replicas this often (migration 0178); the view calls it
 // alive while seen within 35 s, two beats and a margin.
 inline constexpr std::chrono::milliseconds ReplicaSeenEvery = 15s;

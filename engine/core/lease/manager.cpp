@@ -302,8 +302,8 @@ LeadResult Manager::lead(std::string_view role, std::chrono::milliseconds interv
     const auto sentAt = Clock::now();
     const auto sentWall = Wall::now();
     std::optional<HolderSession> heldBy;
-    const std::optional<Acquired> acquired
-            = acquire(*connection, role, m_holderId, interval, m_marker.key(), &heldBy);
+    const std::optional<Acquired> acquired = acquire(*connection, role, m_holderId, interval,
+                                                     m_marker.key(), &heldBy, m_handovers.load());
     if (m_metrics)
         m_metrics->acquireRoundTrip(role, Clock::now() - sentAt);
     if (!acquired) {
@@ -347,6 +347,7 @@ LeadResult Manager::lead(std::string_view role, std::chrono::milliseconds interv
     takeFailedStep(); // nothing of an earlier tick on this thread
     const auto workStarted = Clock::now();
     try {
+        const CurrentTick current(context);
         work(context);
     } catch (const TickCancelled &) {
         // The tick ended because it was cancelled: its cause decides the outcome below.
@@ -384,6 +385,9 @@ LeadResult Manager::lead(std::string_view role, std::chrono::milliseconds interv
         outcome = Outcome::Lost;
         lossReason = context.lossReason();
     } else if (cause == CancelCause::Shutdown) {
+        outcome = Outcome::Interrupted;
+    } else if (!failure && context.stoppedEarly()) {
+        // Handed over with work left undone: due again at once, for the preferred replica.
         outcome = Outcome::Interrupted;
     }
     if (statementError)
@@ -546,7 +550,7 @@ void Manager::heartbeat(TickContext &context, Beat &beat)
         try {
             const std::optional<Renewed> renewed
                     = renew(*connection, context.role(), context.token(), m_holderId,
-                            {.startBy = abandon}, key);
+                            {.startBy = abandon}, key, m_handovers.load());
             if (m_metrics)
                 m_metrics->renewRoundTrip(context.role(), Clock::now() - sent);
             if (!renewed) {
@@ -563,6 +567,12 @@ void Manager::heartbeat(TickContext &context, Beat &beat)
                 return;
             }
             context.setMarker(renewed->session);
+            if (renewed->handover && !context.stopRequested()) {
+                context.requestStop();
+                log::write(log::Level::Info, "lease",
+                           "handover asked: the tick ends at its next safe point",
+                           "role=" + context.role() + " token=" + std::to_string(context.token()));
+            }
             {
                 // The watch on repairs learns that this row no longer names an ended key.
                 const std::lock_guard lock(m_ticksMutex);

@@ -93,6 +93,12 @@ public:
     // Each tick is recorded after its RELEASE (leader_tick_record, extension 0184): outcome,
     // duration, the first failed step and its error. Off until the replica finds the extension.
     void recordTicks(bool on) { m_recordTicks.store(on); }
+    // Handovers (leader_ext.leader_handover, extension 0185): ACQUIRE honours and clears a
+    // handover's preference, and RENEW asks whether the tick is to hand the role over; the tick
+    // then ends at its next safe point (TickContext::requestStop). Off until the replica finds the
+    // extension: the statements name its columns.
+    void honourHandovers(bool on) { m_handovers.store(on); }
+    bool honoursHandovers() const { return m_handovers.load(); }
 
     // A draining manager starts no new tick (lead() returns at once, LeadResult::draining) and
     // lets the running ones end as they would. Thread-safe.
@@ -166,6 +172,7 @@ private:
     pg::ConnectionPool m_heartbeatPool;
     std::atomic<bool> m_shuttingDown = false;
     std::atomic<bool> m_recordTicks = false;
+    std::atomic<bool> m_handovers = false;
     std::atomic<long long> m_driftMs = 0;
     std::atomic<bool> m_driftKnown = false;
     MarkerState m_marker;

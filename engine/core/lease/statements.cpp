@@ -44,6 +44,7 @@ ON CONFLICT (role) DO UPDATE
        took_over = CASE WHEN l.holder_id IS NULL THEN NULL
                         WHEN l.expires_at <= now() THEN 'expired'
                         ELSE 'session_ended' END
+       /*handover set*/
  WHERE (l.paused_at IS NULL OR l.paused_until <= now())
    AND (l.expires_at IS NULL OR l.expires_at <= now()
         OR (l.early_take
@@ -53,6 +54,7 @@ ON CONFLICT (role) DO UPDATE
    AND (l.last_tick_ended_at IS NULL
         OR l.last_tick_ended_at <= now() - $3::bigint * interval '1 millisecond')
    AND (l.not_before IS NULL OR l.not_before <= now())
+   /*handover where*/
 RETURNING l.role, l.holder_token, l.holder_session, l.holder_session_incarnation,
           now() AS now, extract(epoch FROM now()) AS epoch
 )
@@ -80,8 +82,56 @@ UPDATE leader_leases
                              THEN $5::bigint END,
        holder_session_incarnation = leader_ext.leader_server_incarnation()
  WHERE role = $1 AND holder_token = $2 AND holder_id = $3
-RETURNING now(), extract(epoch FROM now()), holder_session
+RETURNING now(), extract(epoch FROM now()), holder_session /*handover returning*/
 )sql";
+
+// With extension 0185 (leader_ext.leader_handover) the statements above gain the handover,
+// spliced in at their comments. ACQUIRE clears the request with the rest of the row, and refuses
+// a contender the request does not prefer while the preference is fresh: the request is this
+// row's (no ACQUIRE since: handover_token = holder_token) and PreferFor has not passed since the
+// later of the handover and the moment the role became due for this contender (its last completed
+// tick's end plus the interval, and not_before). The preferred contender is handover_to; without
+// one, anyone but the holder that was asked. (Deleted once: tst_handover's
+// preferredReplicaAcquiresOthersAreRefused failed, a contender that was not preferred took the role
+// at once.) RENEW tells the holder whether its tick is asked to hand over.
+constexpr std::string_view AcquireHandoverSet = R"sql(,
+       handover_token = NULL, handover_at = NULL, handover_by = NULL, handover_reason = NULL,
+       handover_from = NULL, handover_to = NULL)sql";
+constexpr std::string_view AcquireHandoverWhere = R"sql(
+   AND (l.handover_token IS DISTINCT FROM l.holder_token
+        OR CASE WHEN l.handover_to IS NOT NULL THEN l.handover_to = $2
+                ELSE l.handover_from IS DISTINCT FROM $2 END
+        OR greatest(l.handover_at, l.last_tick_ended_at + $3::bigint * interval '1 millisecond',
+                    l.not_before)
+           <= now() - $6::bigint * interval '1 millisecond'))sql";
+constexpr std::string_view RenewHandoverReturning
+        = ", coalesce(handover_token = $2, false) AS handover";
+
+std::string spliced(std::string_view sql, std::string_view marker, std::string_view clause)
+{
+    std::string text(sql);
+    const std::string comment = "/*" + std::string(marker) + "*/";
+    const auto at = text.find(comment);
+    text.replace(at, comment.size(), clause);
+    return text;
+}
+
+const std::string &acquireSql(bool handovers)
+{
+    static const std::string plain(AcquireSql);
+    static const std::string withHandover
+            = spliced(spliced(AcquireSql, "handover set", AcquireHandoverSet), "handover where",
+                      AcquireHandoverWhere);
+    return handovers ? withHandover : plain;
+}
+
+const std::string &renewSql(bool handovers)
+{
+    static const std::string plain(RenewSql);
+    static const std::string withHandover
+            = spliced(RenewSql, "handover returning", RenewHandoverReturning);
+    return handovers ? withHandover : plain;
+}
 
 // $3 is the outcome; $4 the role's interval; $5 the cap on a lost tick's cooldown; $6 how long
 // after the tick ended this attempt was sent (a retried RELEASE keeps the cooldown anchored at
@@ -150,12 +200,18 @@ std::optional<HeldAnnouncement> parseHeldAnnouncement(std::string_view payload)
 std::optional<Acquired> acquire(pg::Connection &connection, std::string_view role,
                                 std::string_view holderId, std::chrono::milliseconds interval,
                                 std::optional<std::int64_t> session,
-                                std::optional<HolderSession> *heldBy)
+                                std::optional<HolderSession> *heldBy, bool handovers)
 {
-    const pg::Result result = connection.exec(
-            "acquire", AcquireSql,
-            {role, holderId, interval.count(), LeaseTTL.count(), sessionParam(session)},
-            StatementTimeout);
+    const pg::Result result
+            = handovers ? connection.exec("acquire", acquireSql(true),
+                                          {role, holderId, interval.count(), LeaseTTL.count(),
+                                           sessionParam(session),
+                                           static_cast<std::int64_t>(PreferFor.count())},
+                                          StatementTimeout)
+                        : connection.exec("acquire", acquireSql(false),
+                                          {role, holderId, interval.count(), LeaseTTL.count(),
+                                           sessionParam(session)},
+                                          StatementTimeout);
     if (heldBy)
         heldBy->reset();
     if (result.rows() == 0)
@@ -172,15 +228,17 @@ std::optional<Acquired> acquire(pg::Connection &connection, std::string_view rol
 
 std::optional<Renewed> renew(pg::Connection &connection, std::string_view role, std::int64_t token,
                              std::string_view holderId, const pg::StatementWindow &window,
-                             std::optional<std::int64_t> session)
+                             std::optional<std::int64_t> session, bool handovers)
 {
-    const pg::Result result = connection.exec(
-            "renew", RenewSql, {role, token, holderId, LeaseTTL.count(), sessionParam(session)},
-            StatementTimeout, window);
+    const pg::Result result
+            = connection.exec("renew", renewSql(handovers),
+                              {role, token, holderId, LeaseTTL.count(), sessionParam(session)},
+                              StatementTimeout, window);
     if (result.rows() == 0)
         return std::nullopt;
     return Renewed{DatabaseNow{std::string(result.text(0, 0)), result.toDouble(0, 1)},
-                   result.isNull(0, 2) ? 0 : result.toInt64(0, 2)};
+                   result.isNull(0, 2) ? 0 : result.toInt64(0, 2),
+                   handovers && result.toBool(0, 3)};
 }
 
 std::optional<DatabaseNow> release(pg::Connection &connection, const Release &tick)

@@ -36,6 +36,8 @@ struct Renewed
 {
     DatabaseNow now;
     std::int64_t session = 0; // as Acquired::session
+    // With handovers: leader_handover (extension 0185) asked this tick to hand the role over.
+    bool handover = false;
 };
 
 // A holder's marker session (migration 0179): the advisory lock key its session holds for the
@@ -63,19 +65,23 @@ std::optional<HeldAnnouncement> parseHeldAnnouncement(std::string_view payload);
 // INCARNATION"), so that contenders can wait for its end at once. A held row whose marker nobody
 // holds any more is taken before its expiry (the caller waits EarlyTakeGrace after it saw the
 // marker end). heldBy, when given, is set to the marker of the live holder that kept the role
-// (when it has one and the early take is on).
+// (when it has one and the early take is on). handovers (the database has extension 0185): the
+// statement honours and clears a handover's preference (docs/handover.md).
 std::optional<Acquired> acquire(pg::Connection &connection, std::string_view role,
                                 std::string_view holderId, std::chrono::milliseconds interval,
                                 std::optional<std::int64_t> session = std::nullopt,
-                                std::optional<HolderSession> *heldBy = nullptr);
+                                std::optional<HolderSession> *heldBy = nullptr,
+                                bool handovers = false);
 
 // The database's now() when the lease was extended, and the marker the row names from now on;
 // nullopt is definite loss (taken over, released or paused). A thrown pg::Error is a missed beat,
 // not a loss. session as for acquire: none un-names the marker, so that the lease ends at its
-// expiry only.
+// expiry only. handovers (extension 0185): Renewed::handover says whether the tick is asked to
+// hand the role over.
 std::optional<Renewed> renew(pg::Connection &connection, std::string_view role, std::int64_t token,
                              std::string_view holderId, const pg::StatementWindow &window = {},
-                             std::optional<std::int64_t> session = std::nullopt);
+                             std::optional<std::int64_t> session = std::nullopt,
+                             bool handovers = false);
 
 // What RELEASE needs to know of the tick it ends.
 struct Release

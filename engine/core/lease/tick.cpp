@@ -13,6 +13,7 @@ namespace leader::lease {
 namespace {
 
 thread_local std::optional<FailedStep> t_failedStep;
+thread_local const TickContext *t_currentTick = nullptr;
 
 } // namespace
 
@@ -164,6 +165,20 @@ Fence fence(const TickContext *context)
         throw NoToken("a leader-only statement ran outside a led tick");
     context->throwIfCancelled();
     return Fence{context->role(), context->token()};
+}
+
+const TickContext *currentTick()
+{
+    return t_currentTick;
+}
+
+CurrentTick::CurrentTick(const TickContext &context)
+    : m_previous(std::exchange(t_currentTick, &context))
+{}
+
+CurrentTick::~CurrentTick()
+{
+    t_currentTick = m_previous;
 }
 
 void noteFailedStep(std::string_view path, std::string_view error, bool panicked)

@@ -81,6 +81,16 @@ public:
     // Waits as simulated work does; returns false at once when the tick is cancelled.
     bool sleepFor(std::chrono::milliseconds duration) const;
 
+    // A handover (extension 0185) asks the tick to end at its next safe point: the step guard
+    // starts no further step (the one in flight completes), and work without steps polls
+    // stopRequested(). Not a cancel: the tick keeps its lease, and its statements run, until it
+    // is released. Work that leaves something undone because of it says so (stoppedEarly), and
+    // the tick is released as interrupted (no cooldown); work that finished anyway, completed.
+    void requestStop() const { m_stopRequested.store(true); }
+    bool stopRequested() const { return m_stopRequested.load(); }
+    void noteStoppedEarly() const { m_stoppedEarly.store(true); }
+    bool stoppedEarly() const { return m_stoppedEarly.load(); }
+
     // For the manager and its heartbeat.
     std::int64_t token() const { return m_token; }
     void acknowledged(Clock::time_point sentAt);
@@ -118,6 +128,23 @@ private:
     mutable std::condition_variable m_cancelled;
     mutable CancelCause m_cause = CancelCause::None;
     mutable std::optional<LossReason> m_reason;
+    mutable std::atomic<bool> m_stopRequested = false;
+    mutable std::atomic<bool> m_stoppedEarly = false;
+};
+
+// The tick whose work runs on this thread (Manager::lead sets it around the work), for the step
+// guard; nullptr outside a led tick.
+const TickContext *currentTick();
+class CurrentTick final
+{
+public:
+    explicit CurrentTick(const TickContext &context);
+    ~CurrentTick();
+    CurrentTick(const CurrentTick &) = delete;
+    CurrentTick &operator=(const CurrentTick &) = delete;
+
+private:
+    const TickContext *m_previous;
 };
 
 struct Fence

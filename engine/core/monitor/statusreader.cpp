@@ -149,7 +149,7 @@ std::string extensionsSummary(const schema::LeaseFeatures &features)
                "tracked in schema_migrations), and only the ADR's features are used until "
                "leaderctl migrate moves them into leader_ext";
     const std::string heartbeat = std::to_string(lease::HeartbeatEvery / 1s);
-    const std::array<std::pair<Extension, std::string>, 9> adds{{
+    const std::array<std::pair<Extension, std::string>, 10> adds{{
             {Extension::PauseNotify, "the pause wake NOTIFY (without it a holder stops at its next "
                                      "heartbeat, within "
                                              + heartbeat + " s)"},
@@ -163,6 +163,7 @@ std::string extensionsSummary(const schema::LeaseFeatures &features)
             {Extension::ReplicaDrain, "the replica drain"},
             {Extension::TickDetails, "what each tick did (outcome, duration, failed step, error, "
                                      "the hour's counts)"},
+            {Extension::Handover, "the handover of a role now"},
     }};
     std::string added;
     for (const auto &[extension, what] : adds)

@@ -40,7 +40,8 @@ SELECT s.role,
        extract(epoch FROM greatest(CASE WHEN l.expires_at > now() THEN l.expires_at END,
                                    CASE WHEN l.paused_at IS NOT NULL THEN l.paused_until END,
                                    l.not_before,
-                                   l.last_tick_ended_at + s.interval_ms * interval '1 millisecond')
+                                   l.last_tick_ended_at + s.interval_ms * interval '1 millisecond'
+                                   /*handover wait*/)
                           - now()) * 1000,
        CASE WHEN l.expires_at > now() AND l.holder_id <> $3
                  AND l.holder_session_incarnation = leader_ext.leader_server_incarnation()
@@ -52,6 +53,32 @@ SELECT s.role,
   FROM unnest($1::text[], $2::bigint[]) AS s(role, interval_ms)
   LEFT JOIN leader_leases l ON l.role = s.role
 )sql";
+
+// With 0185: the end of a handover's preference for another contender (statements.cpp's ACQUIRE
+// refuses this one until then).
+constexpr std::string_view HandoverWait = R"sql(,
+                                   CASE WHEN l.handover_token = l.holder_token
+                                             AND CASE WHEN l.handover_to IS NOT NULL
+                                                      THEN l.handover_to <> $3
+                                                      ELSE l.handover_from = $3 END
+                                        THEN greatest(l.handover_at,
+                                                      l.last_tick_ended_at
+                                                          + s.interval_ms
+                                                            * interval '1 millisecond',
+                                                      l.not_before)
+                                             + $5::bigint * interval '1 millisecond' END)sql";
+
+const std::string &readSql(bool handovers)
+{
+    static const std::string plain(ReadSql);
+    static const std::string withHandover = [] {
+        std::string text(ReadSql);
+        constexpr std::string_view Marker = "/*handover wait*/";
+        text.replace(text.find(Marker), Marker.size(), HandoverWait);
+        return text;
+    }();
+    return handovers ? withHandover : plain;
+}
 
 } // namespace
 
@@ -102,9 +129,15 @@ LeaseBoard::Reading LeaseBoard::read(const std::string &role, Clock::time_point 
                                                                   ? lease::ReplicaSeenEvery
                                                                   : FleetCountEvery);
     pg::ConnectionPool::Lease connection = m_pool.take();
-    const pg::Result rows = connection->exec(
-            "until acquirable (all roles)", ReadSql,
-            {roles, intervals, m_holderId, count ? "true" : "false"}, lease::StatementTimeout);
+    const bool handovers = m_handovers.load();
+    const pg::Result rows
+            = handovers ? connection->exec("until acquirable (all roles)", readSql(true),
+                                           {roles, intervals, m_holderId, count ? "true" : "false",
+                                            static_cast<std::int64_t>(lease::PreferFor.count())},
+                                           lease::StatementTimeout)
+                        : connection->exec("until acquirable (all roles)", readSql(false),
+                                           {roles, intervals, m_holderId, count ? "true" : "false"},
+                                           lease::StatementTimeout);
     const auto received = Clock::now();
     // One draw for the whole reading, so that the replica's runners still read together.
     const auto readAgainAt = takenAt + lease::MaxPoll

@@ -2,6 +2,7 @@
 
 #include "lease/statements.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -35,6 +36,10 @@ public:
 
     // Before the first read: each role's interval enters the due time (last tick end + interval).
     void add(const std::string &role, std::chrono::milliseconds interval);
+    // The database has extension 0185: a role a handover prefers another replica for is
+    // acquirable by this one only once the preference has passed (docs/handover.md), so that its
+    // runners wait for that instead of retrying ACQUIRE every few milliseconds.
+    void setHandovers(bool on) { m_handovers.store(on); }
 
     struct Reading
     {
@@ -72,6 +77,7 @@ private:
 
     pg::ConnectionPool &m_pool;
     const std::string m_holderId;
+    std::atomic<bool> m_handovers = false;
     std::mutex m_readMutex; // held while a read is in flight
     mutable std::mutex m_mutex;
     std::vector<std::pair<std::string, std::chrono::milliseconds>> m_roles;

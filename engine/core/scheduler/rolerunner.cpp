@@ -28,11 +28,37 @@ SELECT paused_at IS NOT NULL AND paused_until IS NULL,
        extract(epoch FROM greatest(CASE WHEN expires_at > now() THEN expires_at END,
                                    CASE WHEN paused_at IS NOT NULL THEN paused_until END,
                                    not_before,
-                                   last_tick_ended_at + $2::bigint * interval '1 millisecond')
+                                   last_tick_ended_at + $2::bigint * interval '1 millisecond'
+                                   /*handover wait*/)
                           - now()) * 1000
   FROM leader_leases
  WHERE role = $1
 )sql";
+
+// With 0185 ($3 this holder, $4 PreferFor): the end of a handover's preference for another
+// contender, as LeaseBoard's reading has it.
+constexpr std::string_view HandoverWait = R"sql(,
+                                   CASE WHEN handover_token = holder_token
+                                             AND CASE WHEN handover_to IS NOT NULL
+                                                      THEN handover_to <> $3
+                                                      ELSE handover_from = $3 END
+                                        THEN greatest(handover_at,
+                                                      last_tick_ended_at
+                                                          + $2::bigint * interval '1 millisecond',
+                                                      not_before)
+                                             + $4::bigint * interval '1 millisecond' END)sql";
+
+const std::string &untilAcquirableSql(bool handovers)
+{
+    static const std::string plain(UntilAcquirableSql);
+    static const std::string withHandover = [] {
+        std::string text(UntilAcquirableSql);
+        constexpr std::string_view Marker = "/*handover wait*/";
+        text.replace(text.find(Marker), Marker.size(), HandoverWait);
+        return text;
+    }();
+    return handovers ? withHandover : plain;
+}
 
 } // namespace
 
@@ -93,12 +119,19 @@ bool RoleRunner::waitUntil(Clock::time_point deadline)
     return woken;
 }
 
-std::chrono::milliseconds RoleRunner::untilAcquirable(pg::Connection &connection,
-                                                      std::string_view role,
-                                                      std::chrono::milliseconds interval)
+std::chrono::milliseconds
+RoleRunner::untilAcquirable(pg::Connection &connection, std::string_view role,
+                            std::chrono::milliseconds interval,
+                            std::optional<std::string_view> handoverHolder)
 {
-    const pg::Result row = connection.exec("until acquirable", UntilAcquirableSql,
-                                           {role, interval.count()}, lease::StatementTimeout);
+    const pg::Result row
+            = handoverHolder
+                      ? connection.exec("until acquirable", untilAcquirableSql(true),
+                                        {role, interval.count(), *handoverHolder,
+                                         static_cast<std::int64_t>(lease::PreferFor.count())},
+                                        lease::StatementTimeout)
+                      : connection.exec("until acquirable", untilAcquirableSql(false),
+                                        {role, interval.count()}, lease::StatementTimeout);
     if (row.rows() == 0)
         return MinPoll; // ACQUIRE recreates a missing row
     if (row.toBool(0, 0))
@@ -207,7 +240,10 @@ void RoleRunner::loop()
         std::chrono::milliseconds wait = lease::MaxPoll;
         try {
             pg::ConnectionPool::Lease connection = m_manager.pool().take();
-            wait = untilAcquirable(*connection, m_schedule.role, m_schedule.interval);
+            wait = untilAcquirable(*connection, m_schedule.role, m_schedule.interval,
+                                   m_manager.honoursHandovers()
+                                           ? std::optional<std::string_view>(m_manager.holderId())
+                                           : std::nullopt);
         } catch (const pg::Error &error) {
             log::write(log::Level::Warning, "scheduler", "cannot read the role's row",
                        context + " error=\"" + pg::explain(error) + "\"");

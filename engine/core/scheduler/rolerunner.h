@@ -7,6 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -60,9 +61,12 @@ public:
     std::uint64_t polls() const { return m_polls.load(); }
 
     // How long to wait after a refused ACQUIRE, from the role's row: in [MinPoll, MaxPoll].
-    static std::chrono::milliseconds untilAcquirable(pg::Connection &connection,
-                                                     std::string_view role,
-                                                     std::chrono::milliseconds interval);
+    // handoverHolder (the database has 0185): this holder's id, so that a handover's preference
+    // for another one is waited out.
+    static std::chrono::milliseconds
+    untilAcquirable(pg::Connection &connection, std::string_view role,
+                    std::chrono::milliseconds interval,
+                    std::optional<std::string_view> handoverHolder = std::nullopt);
 
 private:
     using Clock = std::chrono::steady_clock;

@@ -20,7 +20,8 @@ public:
 // A statement error (pg::Error: a timeout, a lost connection, any SQLSTATE) is that step's error
 // return: logged, and nothing more. Any other exception is a panic: finish() throws the first one
 // again, so the tick is released as failed. A cancelled tick (lease::TickCancelled) is neither:
-// it passes straight through.
+// it passes straight through. Once a handover asked the tick on this thread to stop
+// (lease::TickContext::requestStop), no further step runs: run() returns false at once.
 class StepGuard final
 {
 public:

@@ -74,6 +74,8 @@ std::string_view purpose(Extension extension)
         return "the replica drain";
     case Extension::TickDetails:
         return "what each tick did";
+    case Extension::Handover:
+        return "the handover";
     }
     return "an extension";
 }

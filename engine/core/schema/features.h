@@ -20,9 +20,10 @@ enum class Extension {
     ReplicaNames = 182, // leader_replicas.name and marker_session: who a replica is, and its death
     ReplicaDrain = 183, // leader_ext.leader_replica_drains: drain a replica by name (issue 36)
     TickDetails = 184,  // leader_ext.leader_tick_record: what each tick did, in leader_status
+    Handover = 185,     // leader_ext.leader_handover: hand a role over now (issue 36)
 };
 inline constexpr Extension FirstExtension = Extension::PauseNotify;
-inline constexpr int LatestExtension = static_cast<int>(Extension::TickDetails);
+inline constexpr int LatestExtension = static_cast<int>(Extension::Handover);
 // What leader-replica refuses to start without; a later one it uses where the database has it.
 inline constexpr Extension ReplicaNeeds = Extension::DefinerHardening;
 

@@ -97,6 +97,11 @@ lease::Work Replica::workFor(const RoleProfile &profile)
                                           std::chrono::steady_clock::now() - started);
                 if (left <= std::chrono::milliseconds::zero())
                     break;
+                // A handover: the repetitions left are the steps this tick skips.
+                if (context.stopRequested()) {
+                    context.noteStoppedEarly();
+                    break;
+                }
                 if (!context.sleepFor(std::min(left, RepeatEvery)))
                     context.throwIfCancelled();
                 if (left <= RepeatEvery)
@@ -139,6 +144,10 @@ void Replica::start()
     }
     // Each tick is recorded after its RELEASE where the database can take it (0184).
     m_manager->recordTicks(features.has(schema::Extension::TickDetails));
+    // A handover ends its tick at the next safe point, and prefers its replica (0185).
+    m_manager->honourHandovers(features.has(schema::Extension::Handover));
+    if (m_board)
+        m_board->setHandovers(features.has(schema::Extension::Handover));
     lease::ReplicaInfo registered{.holderId = holderId(),
                                   .host = platform::hostName(),
                                   .pid = platform::processId(),
