@@ -62,7 +62,7 @@ QList<ColumnWidth> statusColumnWidths(int decoration)
             {StatusModel::ExpiresIn, QStringLiteral("in ") + duration},
             {StatusModel::LastTickAge, duration},
             {StatusModel::PausedBy, QStringLiteral("operator@host"), false},
-            {StatusModel::PausedAt, clock, false},
+            {StatusModel::PausedAt, clock},
             {StatusModel::PauseReason, QStringLiteral("maintenance window, ticket"), false},
             {StatusModel::NotBefore, QStringLiteral("in ") + duration},
             {StatusModel::LastOutcome, QStringLiteral("lost (taken_over)"), false},
