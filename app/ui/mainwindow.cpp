@@ -229,6 +229,13 @@ void MainWindow::buildCentral()
     m_pauseHistory->attach(m_history);
     m_registry = new RegistryController(m_session, m_connection, m_history, m_timeRule, this);
     m_registry->setGuard(m_guard);
+    // Outside the demo the registry names the holders: the Holder column reads r1, not a
+    // hostname:pid:8hex elided to "vm:…" (two replicas on one host read the same at 1280×800).
+    connect(m_registry, &RegistryController::holderNamesRead, this,
+            [this](const QHash<QString, QString> &names) {
+                m_statusModel->setHolderNames(names);
+                m_history->addHolderNames(names);
+            });
     // In the demo, takeovers follow faults from the panel, so they sit beside it (buildDocks);
     // against a database they are a tab of their own.
     m_takeovers = new TakeoversPane(m_failovers, this);

@@ -147,6 +147,12 @@ void RegistryController::setRegistry(const RegistrySnapshot &registry)
     m_model->setReplicas(registry.replicas);
     m_stack->setCurrentIndex(0);
     showCounts();
+    QHash<QString, QString> names;
+    for (const RegistryEntry &entry : registry.replicas) {
+        if (!entry.name.isEmpty())
+            names.insert(entry.holderId, entry.name);
+    }
+    Q_EMIT holderNamesRead(names);
 }
 
 void RegistryController::updateActions()

@@ -4,6 +4,7 @@
 #include "core/statustypes.h"
 #include "draindialog.h"
 
+#include <QHash>
 #include <QObject>
 
 class QLabel;
@@ -43,6 +44,11 @@ public:
 
     // The window's production guard; none: every profile is a test one.
     void setGuard(const ProductionGuard *guard);
+
+Q_SIGNALS:
+    // After each good read outside the demo: holder id to replica name (its --id, extension
+    // 0182), for the status table's Holder column.
+    void holderNamesRead(const QHash<QString, QString> &holderIdToName);
 
 private:
     void attach();

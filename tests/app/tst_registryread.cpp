@@ -238,7 +238,8 @@ private Q_SLOTS:
         auto *session = new ConsoleSession(window.get());
         auto *connection = new ConnectionController(window.get(), session, false);
         auto *tabs = new QTabWidget(window.get());
-        new RegistryController(session, connection, tabs, nullptr, window.get());
+        auto *controller = new RegistryController(session, connection, tabs, nullptr, window.get());
+        QSignalSpy names(controller, &RegistryController::holderNamesRead);
         auto *model = window->findChild<RegistryModel *>(QStringLiteral("registryModel"));
         QVERIFY(model);
         QAbstractItemModelTester tester(model,
@@ -263,6 +264,11 @@ private Q_SLOTS:
                         .toString()
                         .contains(QLatin1String("marker session")));
         QCOMPARE(model->counts().gone, 1);
+        // The status table's Holder column names them too (MainWindow passes these on).
+        QTRY_VERIFY_WITH_TIMEOUT(!names.isEmpty(), Timeout);
+        const auto read = names.last().at(0).value<QHash<QString, QString>>();
+        QCOMPARE(read.value(QString(Marked)), QStringLiteral("r1"));
+        QCOMPARE(read.value(QString(Unmarked)), QStringLiteral("r2"));
     }
 
 private:
