@@ -99,6 +99,11 @@ private Q_SLOTS:
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);
+        // CTest runs the direct and the PgBouncer runs side by side: each keeps its own settings,
+        // or one run's clear() and save() replace the other's hardcount-production profile, and
+        // a window opens on the other run's database (CI, once, as it was being dropped).
+        QCoreApplication::setApplicationName(QStringLiteral("tst_productionguard-")
+                                             + qEnvironmentVariable("LEADER_TEST_VIA"));
         QSettings().clear();
         m_db = std::make_unique<TestDatabase>("productionguard");
         m_db->migrateLease();
