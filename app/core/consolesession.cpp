@@ -82,6 +82,7 @@ void ConsoleSession::startPoller()
             Q_EMIT registryChanged(registry);
     });
     connect(poller, &StatusPoller::drainFinished, this, &ConsoleSession::drainFinished);
+    connect(poller, &StatusPoller::handoverFinished, this, &ConsoleSession::handoverFinished);
     m_pollThread->start();
     m_phase = Phase::Running;
     setInterval(m_intervalMs);
@@ -213,6 +214,18 @@ void ConsoleSession::checkDrain(const QString &replica)
         postTo(m_poller, [poller = m_poller, replica] { poller->checkDrain(replica); });
     else
         Q_EMIT drainFinished(DrainResult{.replica = replica, .error = tr("not connected")});
+}
+
+void ConsoleSession::handOver(const QString &role, const QString &by, const QString &reason,
+                              const QString &toReplica)
+{
+    if (m_poller && m_phase == Phase::Running)
+        postTo(m_poller, [poller = m_poller, role, by, reason, toReplica] {
+            poller->handOver(role, by, reason, toReplica);
+        });
+    else
+        Q_EMIT handoverFinished(
+                HandoverResult{.role = role, .toReplica = toReplica, .error = tr("not connected")});
 }
 
 void ConsoleSession::drain(const QString &replica, const QString &by, const QString &reason,

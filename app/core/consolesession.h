@@ -84,6 +84,10 @@ public Q_SLOTS:
     void checkDrain(const QString &replica);
     void drain(const QString &replica, const QString &by, const QString &reason, bool force);
     void undrain(const QString &replica, const QString &by, const QString &reason);
+    // Hands role over now (extension 0185) on the poller's thread, answered by
+    // handoverFinished(); toReplica empty: to any replica but the holder.
+    void handOver(const QString &role, const QString &by, const QString &reason,
+                  const QString &toReplica);
     void inject(const leader::console::FaultRequest &request);
     // The demo's drill: kills the replica leading billing (else any replica leading something) as
     // soon as there is one, and says which through drillVictim().
@@ -117,6 +121,7 @@ Q_SIGNALS:
     // The replica registry, read every few polls (StatusPoller::RegistryEveryMs) and on refresh.
     void registryChanged(const leader::console::RegistrySnapshot &registry);
     void drainFinished(const leader::console::DrainResult &result);
+    void handoverFinished(const leader::console::HandoverResult &result);
     // A poll that failed; repeats of the same message come again with the running count.
     void pollProblem(const QString &message, int repeats);
     // Stale: the rows shown are those received at asOf and nothing newer can be had.

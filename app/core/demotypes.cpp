@@ -9,7 +9,7 @@ namespace leader::console {
 
 namespace {
 
-constexpr std::array<std::pair<EventKind, QLatin1StringView>, 33> EventKindNames{{
+constexpr std::array<std::pair<EventKind, QLatin1StringView>, 34> EventKindNames{{
         {EventKind::Acquired, QLatin1StringView("acquired")},
         {EventKind::Released, QLatin1StringView("released")},
         {EventKind::ReleaseFailed, QLatin1StringView("release_failed")},
@@ -35,6 +35,7 @@ constexpr std::array<std::pair<EventKind, QLatin1StringView>, 33> EventKindNames
         {EventKind::Alert, QLatin1StringView("alert")},
         {EventKind::Pause, QLatin1StringView("pause")},
         {EventKind::Unpause, QLatin1StringView("unpause")},
+        {EventKind::HandOver, QLatin1StringView("hand over")},
         {EventKind::Guard, QLatin1StringView("guard")},
         {EventKind::RoleOption, QLatin1StringView("--role")},
         {EventKind::Keychain, QLatin1StringView("keychain")},

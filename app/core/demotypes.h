@@ -70,6 +70,7 @@ enum class EventKind {
     Alert,
     Pause,
     Unpause,
+    HandOver, // an operator's request to hand a role over now (extension 0185)
     Guard,
     RoleOption, // --role named no role
     Keychain,

@@ -19,7 +19,7 @@ struct Need
     const char *subject; // how extensionNeeded's sentence starts
 };
 
-constexpr std::array<Need, 6> Needs{{
+constexpr std::array<Need, 7> Needs{{
         {ExtensionFeature::PauseWake, Extension::PauseNotify,
          QT_TRANSLATE_NOOP("ExtensionNotes", "a pause that reaches the holder at once")},
         {ExtensionFeature::PauseEnd, Extension::PauseLog,
@@ -32,6 +32,8 @@ constexpr std::array<Need, 6> Needs{{
          QT_TRANSLATE_NOOP("ExtensionNotes", "the takeover at a holder's death")},
         {ExtensionFeature::ReplicaDrain, Extension::ReplicaDrain,
          QT_TRANSLATE_NOOP("ExtensionNotes", "draining a replica")},
+        {ExtensionFeature::Handover, Extension::Handover,
+         QT_TRANSLATE_NOOP("ExtensionNotes", "handing a role over now")},
 }};
 
 const Need &needOf(ExtensionFeature feature)

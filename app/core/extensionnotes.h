@@ -15,6 +15,7 @@ enum class ExtensionFeature {
     ReplicaRegistry, // 0178: the Replicas tab
     TakeoverAtDeath, // 0179: a role taken at its holder's death, not only at its expiry
     ReplicaDrain,    // 0183: Drain and Undrain in the Replicas tab
+    Handover,        // 0185: Hand over… on a held role
 };
 
 // What a database offers, as the poller probed it: the fields of the engine's

@@ -60,7 +60,20 @@ struct DrainResult
     bool changed = false; // Drain: drained by this call; Undrain: it was drained
 };
 
+// A role handed over now from the status table (extension 0185), and how it went.
+struct HandoverResult
+{
+    QString role;
+    QString toReplica; // its --id; empty: any replica but the holder
+    bool ok = false;
+    QString error;        // when not ok: one line; nothing was written
+    bool refused = false; // not held, paused, or a target not live, drained or holding it
+    QString fromHolder;   // the holder asked to stop
+    QDateTime at;         // the database's instant of the request
+};
+
 } // namespace leader::console
 
 Q_DECLARE_METATYPE(leader::console::RegistrySnapshot)
+Q_DECLARE_METATYPE(leader::console::HandoverResult)
 Q_DECLARE_METATYPE(leader::console::DrainResult)

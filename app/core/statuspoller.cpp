@@ -99,6 +99,7 @@ StatusPoller::StatusPoller(QObject *parent)
     qRegisterMetaType<ActionResult>();
     qRegisterMetaType<RegistrySnapshot>();
     qRegisterMetaType<DrainResult>();
+    qRegisterMetaType<HandoverResult>();
     qRegisterMetaType<DatabaseIdentity>();
     m_retryTimer->setSingleShot(true);
     connect(m_pollTimer, &QTimer::timeout, this, &StatusPoller::poll);
@@ -265,6 +266,32 @@ void StatusPoller::drain(const QString &replica, const QString &by, const QStrin
     result.ok = true;
     Q_EMIT drainFinished(result);
     readRegistry(); // the Drain column shows it at once
+}
+
+void StatusPoller::handOver(const QString &role, const QString &by, const QString &reason,
+                            const QString &toReplica)
+{
+    HandoverResult result{role, toReplica};
+    if (!m_connected) {
+        result.error = notConnectedMessage();
+        Q_EMIT handoverFinished(result);
+        return;
+    }
+    const monitor::Outcome<lease::HandoverRecord> outcome = m_reader->handOver(
+            role.toStdString(), by.toStdString(), reason.toStdString(),
+            toReplica.isEmpty() ? std::nullopt : std::optional(toReplica.toStdString()));
+    if (const auto *failure = std::get_if<monitor::Failure>(&outcome)) {
+        result.error = qtext(failure->message);
+        result.refused = failure->sqlstate == "55000";
+        Q_EMIT handoverFinished(result);
+        return;
+    }
+    const lease::HandoverRecord &record = std::get<lease::HandoverRecord>(outcome);
+    result.fromHolder = qtext(record.fromHolder);
+    result.at = utcFromIso(record.at);
+    result.ok = true;
+    Q_EMIT handoverFinished(result);
+    poll(); // the holder's release shows as soon as it comes
 }
 
 void StatusPoller::undrain(const QString &replica, const QString &by, const QString &reason)

@@ -70,6 +70,10 @@ public Q_SLOTS:
     void checkDrain(const QString &replica);
     void drain(const QString &replica, const QString &by, const QString &reason, bool force);
     void undrain(const QString &replica, const QString &by, const QString &reason);
+    // Hands role over now (extension 0185), answered by handoverFinished; toReplica empty: to
+    // any replica but the holder.
+    void handOver(const QString &role, const QString &by, const QString &reason,
+                  const QString &toReplica);
     void stop(); // closes the connection and forgets the target
 
 Q_SIGNALS:
@@ -88,6 +92,7 @@ Q_SIGNALS:
     void pauseLogRead(const leader::console::PauseLogResult &result);
     void registryRead(const leader::console::RegistrySnapshot &registry);
     void drainFinished(const leader::console::DrainResult &result);
+    void handoverFinished(const leader::console::HandoverResult &result);
 
 private:
     void connectNow();

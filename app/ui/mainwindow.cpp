@@ -10,6 +10,7 @@
 #include "eventlogpane.h"
 #include "exportcontroller.h"
 #include "failurepanel.h"
+#include "handovercontroller.h"
 #include "historytabs.h"
 #include "intervalbox.h"
 #include "leftoverpausesbar.h"
@@ -77,6 +78,15 @@ MainWindow::MainWindow(ConsoleOptions options, QWidget *parent)
     m_pauses = new PauseController(this, m_session, m_statusModel, m_statusPane, m_timeRule,
                                    m_options.readOnly);
     m_guard = new ProductionGuard(this, m_pauses);
+    m_handovers = new HandoverController(this, m_session, m_statusModel, m_statusPane,
+                                         m_options.readOnly);
+    m_handovers->setGuard(m_guard);
+    connect(m_handovers, &HandoverController::logged, this,
+            [this](const QString &role, EventKind event, const QString &detail) {
+                m_events->appendLocal(event, detail, role);
+            });
+    connect(m_handovers, &HandoverController::finished, this,
+            [this](const QString &line) { statusBar()->showMessage(line, 10000); });
     connect(m_guard, &ProductionGuard::logged, this,
             [this](const QString &detail) { m_events->appendLocal(EventKind::Guard, detail); });
     m_statusPane->selectWhenShown(m_options.role);
@@ -152,6 +162,7 @@ void MainWindow::buildActions()
     QMenu *roleMenu = menuBar()->addMenu(tr("&Role"));
     roleMenu->addAction(m_pauses->pauseAction());
     roleMenu->addAction(m_pauses->unpauseAction());
+    roleMenu->addAction(m_handovers->handoverAction());
     roleMenu->addAction(m_pauseHistory->showAction());
     roleMenu->addAction(m_pauses->selectOutboxesAction());
     roleMenu->addAction(m_guard->unlockAction());
@@ -303,6 +314,7 @@ void MainWindow::connectSession()
     connect(m_session, &ConsoleSession::privilegesChanged, this,
             [this](const Privileges &privileges) {
                 m_pauses->setPrivileges(privileges);
+                m_handovers->setPrivileges(privileges);
                 if (!privileges.canPause && !privileges.reason.isEmpty())
                     m_events->appendLocal(EventKind::Privileges, privileges.reason, {}, true);
                 m_statusLine->showFeatures(privileges.features);
@@ -410,6 +422,7 @@ void MainWindow::onConnecting(bool anotherDatabase)
     }
     m_haveSnapshot = false;
     m_pauses->setPrivileges(Privileges{});
+    m_handovers->setPrivileges(Privileges{});
     m_guard->setProfile(m_connection->target());
     updateTitle();
 }
@@ -431,6 +444,7 @@ void MainWindow::updateTitle()
     setWindowTitle(title);
     m_pauses->setTarget(m_connection->isDemo() ? tr("the demo")
                                                : m_connection->target().describe());
+    m_handovers->setTarget(m_connection->target().describe(), m_connection->isDemo());
     m_alerts->setDatabase(m_connection->title());
 }
 
@@ -449,6 +463,7 @@ void MainWindow::onSnapshot(const StatusSnapshot &snapshot, const QList<HolderCh
     m_history->append(snapshot, changes);
     m_statusLine->showSnapshot(snapshot);
     m_pauses->update();
+    m_handovers->update();
 }
 
 void MainWindow::onConnectionChanged(ConnectionState state, const QString &message)
@@ -463,6 +478,7 @@ void MainWindow::onConnectionChanged(ConnectionState state, const QString &messa
         m_events->appendLocal(EventKind::Connection, line, {}, true);
     m_statusPane->setStaleReason(m_statusLine->staleReason(), m_statusLine->staleDetail());
     m_pauses->setConnected(isConnected(state));
+    m_handovers->setConnected(isConnected(state));
 }
 
 QString MainWindow::databaseTitle() const

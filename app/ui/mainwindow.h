@@ -22,6 +22,7 @@ class ExportController;
 class FailoverModel;
 class FailurePanel;
 class HistoryTabs;
+class HandoverController;
 class PauseController;
 class PauseHistoryController;
 class PreferencesController;
@@ -101,6 +102,7 @@ private:
     AlertController *m_alerts = nullptr;
     ExportController *m_exports = nullptr;
     PauseController *m_pauses = nullptr;
+    HandoverController *m_handovers = nullptr;
     PauseHistoryController *m_pauseHistory = nullptr;
     PreferencesController *m_preferences = nullptr;
     ProductionGuard *m_guard = nullptr;

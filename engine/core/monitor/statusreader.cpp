@@ -447,6 +447,20 @@ Outcome<std::vector<std::string>> StatusReader::drainOrphans(const std::string &
     }
 }
 
+Outcome<lease::HandoverRecord> StatusReader::handOver(const std::string &role,
+                                                      const std::string &by,
+                                                      const std::string &reason,
+                                                      const std::optional<std::string> &toReplica)
+{
+    if (hasNul({role, toReplica.value_or(std::string())}, {&by, &reason}))
+        return Failure{"the role, replica, who and why may not contain NUL characters", {}, false};
+    try {
+        return lease::handOver(*m_connection, role, by, reason, toReplica);
+    } catch (const pg::Error &error) {
+        return failure(error);
+    }
+}
+
 Failure StatusReader::failure(const pg::Error &error)
 {
     const std::string code = error.sqlstate();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "lease/draincontrol.h"
+#include "lease/handovercontrol.h"
 #include "lease/pausecontrol.h"
 #include "schema/features.h"
 
@@ -204,6 +205,12 @@ public:
                           const std::string &reason);
     // The roles draining name would leave with no eligible replica (read only).
     Outcome<std::vector<std::string>> drainOrphans(const std::string &name);
+    // Hands a role over now (extension 0185, lease/handovercontrol): to the replica named, or
+    // to any other. A refusal (not held, paused, a target not live or drained) is a Failure
+    // whose sqlstate is "55000"; an unknown role or replica, "22023".
+    Outcome<lease::HandoverRecord> handOver(const std::string &role, const std::string &by,
+                                            const std::string &reason,
+                                            const std::optional<std::string> &toReplica);
 
     static constexpr std::chrono::seconds FeaturesProbedEvery{15};
 

@@ -1,0 +1,253 @@
+// Role > Hand over… through the real window against a real database (straight to Postgres and
+// again through PgBouncer; extension 0185): offered on a led role only, with the reason why not;
+// the dialog lists the registry's replicas that could take the role; confirming writes the
+// request (the handover log: login, who, why, the replica named) and the holder's tick stops at
+// its next RENEW; a refusal is one line, and nothing is written.
+//
+// Mutation check, done once: with HandoverController::update ignoring the role's state, the
+// "free role" check of offeredOnALedRoleOnly fails.
+
+#include "core/consolesession.h"
+#include "core/profilestore.h"
+#include "lease/events.h"
+#include "lease/manager.h"
+#include "lease/replicaregistry.h"
+#include "models/statusmodel.h"
+#include "pg/connection.h"
+#include "profilefor.h"
+#include "testdatabase.h"
+#include "ui/handoverdialog.h"
+#include "ui/mainwindow.h"
+#include "ui/statuspane.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QtTest>
+
+#include <atomic>
+#include <future>
+#include <memory>
+
+using namespace std::chrono_literals;
+using namespace leader::console;
+using leader::pg::Connection;
+using leader::test::Login;
+using leader::test::profileFor;
+using leader::test::TestDatabase;
+
+namespace {
+
+constexpr int Timeout = 15000;
+constexpr auto Short = 5s;
+constexpr auto HolderId = "host-a:101:0000000a";
+constexpr auto OtherId = "host-b:202:0000000b";
+
+// A holder of billing that honours handovers and ticks until asked to stop (or until released).
+struct Holder
+{
+    explicit Holder(const std::string &url)
+        : manager({.database = {.url = url}, .holderId = HolderId, .events = &events})
+    {
+        manager.honourHandovers(true);
+        tick = std::async(std::launch::async, [this] {
+            return manager.lead("billing", 0ms, [this](leader::lease::TickContext &context) {
+                while (!context.stopRequested() && !done.load())
+                    context.sleepFor(50ms);
+            });
+        });
+    }
+    ~Holder()
+    {
+        done = true;
+        if (tick.valid())
+            tick.wait();
+    }
+    leader::lease::EventBus events;
+    leader::lease::Manager manager;
+    std::atomic<bool> done = false;
+    std::future<leader::lease::LeadResult> tick;
+};
+
+} // namespace
+
+class TstHandoverController final : public QObject
+{
+    Q_OBJECT
+
+    StatusModel *statusModel() const { return m_window->findChild<StatusModel *>(); }
+    QAction *handover() const
+    {
+        return m_window->findChild<QAction *>(QStringLiteral("handoverAction"));
+    }
+    QString field(const std::string &sql) const
+    {
+        return QString::fromStdString(
+                std::string(m_owner->exec("field", sql, {}, Short).text(0, 0)));
+    }
+    void beat(const std::string &holder, const std::string &name)
+    {
+        leader::lease::replicaSeen(*m_app,
+                                   {.holderId = holder,
+                                    .host = holder.substr(0, holder.find(':')),
+                                    .pid = 4242,
+                                    .version = "9.9.9",
+                                    .roles = {"billing"},
+                                    .name = name},
+                                   Short, {}, true);
+    }
+    // The window on the test database, once its rows are in and the registry was read.
+    void open()
+    {
+        ConsoleOptions options;
+        options.mode = ConsoleOptions::Mode::Database;
+        options.databaseUrl = QString::fromStdString(m_db->url(Login::App));
+        m_window = std::make_unique<MainWindow>(options);
+        auto *session = m_window->findChild<ConsoleSession *>();
+        QSignalSpy registry(session, &ConsoleSession::registryChanged);
+        m_window->show();
+        m_window->start();
+        QTRY_COMPARE_WITH_TIMEOUT(statusModel()->rowCount(), 5, Timeout);
+        QTRY_VERIFY_WITH_TIMEOUT(!registry.isEmpty(), Timeout);
+    }
+    void select(const QString &role) { m_window->findChild<StatusPane *>()->selectRoles({role}); }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        // The direct and PgBouncer runs go side by side: settings apart (see tst_productionguard).
+        QCoreApplication::setApplicationName(QStringLiteral("tst_handovercontroller-")
+                                             + qEnvironmentVariable("LEADER_TEST_VIA"));
+        QSettings().clear();
+        m_db = std::make_unique<TestDatabase>("handovercontroller");
+        m_db->migrateLease();
+        qputenv("PGPASSWORD", qgetenv("LEADER_TEST_PASSWORD"));
+        m_app = std::make_unique<Connection>(m_db->connect(Login::App));
+        m_owner = std::make_unique<Connection>(m_db->connect(Login::Owner));
+    }
+
+    void init()
+    {
+        m_db->resetLeases();
+        m_owner->execScript("reset",
+                            "DELETE FROM leader_ext.leader_replicas;"
+                            " TRUNCATE leader_ext.leader_handover_log;"
+                            // The last test's request would still prefer r2 for 10 s.
+                            " UPDATE leader_leases SET handover_token = NULL, handover_at = NULL,"
+                            " handover_to = NULL, handover_from = NULL",
+                            Short);
+        beat(HolderId, "r1");
+        beat(OtherId, "r2");
+    }
+
+    void cleanup()
+    {
+        if (!m_window)
+            return;
+        QSignalSpy finished(m_window->findChild<ConsoleSession *>(), &ConsoleSession::finished);
+        m_window->close();
+        QVERIFY(!finished.isEmpty() || finished.wait(5000));
+        m_window.reset();
+    }
+
+    void cleanupTestCase()
+    {
+        m_app.reset();
+        m_owner.reset();
+        m_db.reset();
+    }
+
+    void offeredOnALedRoleOnly()
+    {
+        Holder holder(m_db->url(Login::App));
+        open();
+        if (QTest::currentTestFailed())
+            return;
+        QVERIFY(handover()->isVisible());
+        select(QStringLiteral("dunning"));
+        QTRY_VERIFY_WITH_TIMEOUT(handover()->toolTip().contains(QLatin1String("not led")), Timeout);
+        QVERIFY(!handover()->isEnabled());
+        select(QStringLiteral("billing"));
+        QTRY_VERIFY_WITH_TIMEOUT(handover()->isEnabled(), Timeout);
+    }
+
+    // Confirmed to r2: the request is written with who, why and the replica named, and the
+    // holder's tick stops at its next RENEW (within a beat, 3 s: this holder has no listener).
+    void handsOverToTheReplicaChosen()
+    {
+        Holder holder(m_db->url(Login::App));
+        open();
+        if (QTest::currentTestFailed())
+            return;
+        select(QStringLiteral("billing"));
+        QTRY_VERIFY_WITH_TIMEOUT(handover()->isEnabled(), Timeout);
+        QSignalSpy finished(m_window->findChild<ConsoleSession *>(),
+                            &ConsoleSession::handoverFinished);
+        handover()->trigger();
+        HandoverDialog *dialog = nullptr;
+        QTRY_VERIFY((dialog = m_window->findChild<HandoverDialog *>()));
+        auto *combo = dialog->findChild<QComboBox *>(QStringLiteral("targetCombo"));
+        QCOMPARE(combo->count(), 2); // any replica but r1, and r2
+        combo->setCurrentIndex(combo->findData(QStringLiteral("r2")));
+        dialog->findChild<QLineEdit *>(QStringLiteral("whoEdit"))
+                ->setText(QStringLiteral("alice@ops"));
+        dialog->findChild<QLineEdit *>(QStringLiteral("whyEdit"))
+                ->setText(QStringLiteral("r1 is slow"));
+        dialog->findChild<QPushButton *>(QStringLiteral("confirmButton"))->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), Timeout);
+        const auto result = finished.first().at(0).value<HandoverResult>();
+        QVERIFY2(result.ok, qPrintable(result.error));
+        QCOMPARE(result.fromHolder, QString(HolderId));
+        QCOMPARE(field("SELECT format('%s|%s|%s|%s', role, by, reason, to_replica) "
+                       "FROM leader_ext.leader_handover_log"),
+                 QStringLiteral("billing|alice@ops|r1 is slow|r2"));
+        QCOMPARE(holder.tick.wait_for(10s), std::future_status::ready);
+        QVERIFY(holder.tick.get().acquired);
+    }
+
+    // A free role cannot be handed over without a target: the database refuses, the console says
+    // so in one line, and nothing is written. Reached by a stale selection: the role was released
+    // between the poll and the click.
+    void aRefusalWritesNothing()
+    {
+        auto holder = std::make_unique<Holder>(m_db->url(Login::App));
+        open();
+        if (QTest::currentTestFailed())
+            return;
+        select(QStringLiteral("billing"));
+        QTRY_VERIFY_WITH_TIMEOUT(handover()->isEnabled(), Timeout);
+        handover()->trigger();
+        HandoverDialog *dialog = nullptr;
+        QTRY_VERIFY((dialog = m_window->findChild<HandoverDialog *>()));
+        holder.reset(); // released: nothing to hand over any more
+        QSignalSpy finished(m_window->findChild<ConsoleSession *>(),
+                            &ConsoleSession::handoverFinished);
+        dialog->findChild<QLineEdit *>(QStringLiteral("whyEdit"))->setText(QStringLiteral("late"));
+        dialog->findChild<QPushButton *>(QStringLiteral("confirmButton"))->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), Timeout);
+        const auto result = finished.first().at(0).value<HandoverResult>();
+        QVERIFY(!result.ok);
+        QVERIFY(result.refused);
+        QVERIFY2(!result.error.contains(QLatin1Char('\n')), qPrintable(result.error));
+        QCOMPARE(field("SELECT count(*) FROM leader_ext.leader_handover_log"), QStringLiteral("0"));
+        auto *box = m_window->findChild<QMessageBox *>(QStringLiteral("handoverFailedBox"));
+        QVERIFY(box);
+        QVERIFY(box->text().contains(QLatin1String("Nothing was changed")));
+        box->close();
+    }
+
+private:
+    std::unique_ptr<TestDatabase> m_db;
+    std::unique_ptr<Connection> m_app;
+    std::unique_ptr<Connection> m_owner;
+    std::unique_ptr<MainWindow> m_window;
+};
+
+QTEST_MAIN(TstHandoverController)
+#include "tst_handovercontroller.moc"
