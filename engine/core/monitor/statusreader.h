@@ -74,9 +74,26 @@ struct RoleRow
     std::optional<HourCounts> lastHour;
 };
 
+// How much work waits for a role, as the source its deployment registered counts it (extension
+// 0186's leader_ext.leader_backlog(); docs/backlog.md): read with the status, on the same session.
+struct BacklogRow
+{
+    std::string role;
+    std::string what; // what the source counts, plural: "due subscriptions", "pending outbox rows"
+    std::optional<std::int64_t> pending; // empty when the source failed
+    // The oldest pending item's age on the database clock; empty when nothing is pending (or the
+    // source failed, or it does not say).
+    std::optional<double> oldestAgeSeconds;
+    std::string error; // the source failed: its SQLSTATE and first line, secrets masked
+};
+
 struct StatusRows
 {
     std::vector<RoleRow> roles; // ordered by role
+    // Each registered source's reading, by role; empty without 0186 or with no source registered.
+    // A failed read of the backlog does not fail the poll: backlogError says why in one line.
+    std::vector<BacklogRow> backlog;
+    std::string backlogError;
     std::optional<double> observedAt;
     // What the database offers, probed at open() and again every FeaturesProbedEvery while
     // polling: an extension added or removed under a connected console shows without a reconnect.
