@@ -41,6 +41,19 @@ struct TickCounts
     friend bool operator==(const TickCounts &, const TickCounts &) = default;
 };
 
+// How much work waits for a role, as its registered source counts it (migration 0186's
+// leader_ext.leader_backlog(); docs/backlog.md), read with each poll.
+struct RoleBacklog
+{
+    QString what;                  // plural: "due subscriptions", "pending outbox rows"
+    std::optional<qint64> pending; // empty: the source failed, error says why
+    // The oldest pending item's age on the database clock; empty when nothing is pending.
+    std::optional<double> oldestAgeSeconds;
+    QString error; // the source's SQLSTATE and first line, secrets masked
+
+    friend bool operator==(const RoleBacklog &, const RoleBacklog &) = default;
+};
+
 struct RoleStatus
 {
     QString role;
@@ -77,6 +90,8 @@ struct RoleStatus
     QString lastError;
     // Ticks in the last hour of the database clock, to the minute; nullopt on an older schema.
     std::optional<TickCounts> lastHour;
+    // nullopt: no backlog source registered for the role, or no migration 0186.
+    std::optional<RoleBacklog> backlog;
 
     friend bool operator==(const RoleStatus &, const RoleStatus &) = default;
 };
@@ -89,6 +104,9 @@ struct StatusSnapshot
     QDateTime receivedAt;    // the workstation's clock when the rows arrived
     double roundTripMs = 0;  // the poll's statement round trip
     double clockDriftMs = 0; // database clock minus the workstation's, at the round trip's middle
+    // The backlog could not be read this poll (one line); the rows' backlog is then empty. Not a
+    // failure of the poll.
+    QString backlogError;
 };
 
 // The poller's session to its target (StatusPoller::connectionChanged).
