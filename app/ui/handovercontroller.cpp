@@ -157,8 +157,16 @@ void HandoverController::onFinished(const HandoverResult &result)
         box->open();
         return;
     }
-    const QString line = tr("%1 handed over: %2 stops at its next step; %3 takes the next tick")
-                                 .arg(result.role, nameOf(result.fromHolder), to);
+    // Released between the poll and the click: the request stands as a preference for the next
+    // tick, and no tick was asked to stop.
+    const QString line
+            = result.fromHolder.isEmpty()
+                      ? tr("%1 handed over: it was not held when asked, so no tick stops; %2 takes "
+                           "its "
+                           "next tick")
+                                .arg(result.role, to)
+                      : tr("%1 handed over: %2 stops at its next step; %3 takes the next tick")
+                                .arg(result.role, nameOf(result.fromHolder), to);
     Q_EMIT logged(result.role, EventKind::HandOver, line);
     Q_EMIT finished(line);
 }
