@@ -20,7 +20,7 @@ void forEachSourcePoint(const auto &raw, const auto &buckets, bool useRaw, qint6
         auto it = std::lower_bound(raw.begin(), raw.end(), startMs,
                                    [](const auto &s, qint64 t) { return s.timeMs < t; });
         for (; it != raw.end(); ++it)
-            visit(it->timeMs, double(it->age));
+            visit(it->timeMs, double(it->value));
         return;
     }
     for (const auto &b : buckets) {
@@ -70,6 +70,19 @@ QString historyWindowName(HistoryWindow window)
     return {};
 }
 
+std::optional<double> historyValueOf(HistoryValue value, const RoleStatus &status)
+{
+    switch (value) {
+    case HistoryValue::LastTickAge:
+        return status.lastTickAgeSeconds;
+    case HistoryValue::BacklogPending:
+        if (status.backlog && status.backlog->pending)
+            return double(*status.backlog->pending);
+        return std::nullopt;
+    }
+    return std::nullopt;
+}
+
 QString TickHistory::Marker::describe(TimeZoneMode zone) const
 {
     const QString when = TimeRule::full(time, zone);
@@ -103,19 +116,26 @@ void TickHistory::append(const StatusSnapshot &snapshot, const QList<HolderChang
         return;
     const qint64 nowMs = *newMs;
 
+    const bool backlog = m_value == HistoryValue::BacklogPending;
     for (const RoleStatus &status : snapshot.roles) {
+        // Every role has an age, if only "never ran"; a role enters a backlog history with its
+        // source, and stays when a poll could not read the backlog (a gap in its line).
+        if (backlog && !status.backlog && !m_roles.contains(status.role))
+            continue;
         RoleHistory &history = recordFor(m_roles, m_roleOrder, status.role);
-        history.lastAge = status.lastTickAgeSeconds;
-        if (status.lastTickAgeSeconds) {
-            const float age = float(*status.lastTickAgeSeconds);
-            history.raw.push_back({nowMs, age});
-            addToBuckets(history.fine, FineBucketMs, nowMs, age);
-            addToBuckets(history.coarse, CoarseBucketMs, nowMs, age);
+        if (backlog && status.backlog)
+            history.unit = status.backlog->what;
+        if (const std::optional<double> value = historyValueOf(m_value, status)) {
+            history.lastValue = value;
+            history.raw.push_back({nowMs, float(*value)});
+            addToBuckets(history.fine, FineBucketMs, nowMs, float(*value));
+            addToBuckets(history.coarse, CoarseBucketMs, nowMs, float(*value));
         }
         detectPause(history, status, nowMs);
     }
     for (const HolderChange &change : changes) {
-        if (change.kind == HolderChangeKind::Takeover)
+        if (change.kind == HolderChangeKind::Takeover
+            && (!backlog || m_roles.contains(change.role)))
             addTakeover(change);
     }
     for (RoleHistory &history : m_roles)
@@ -165,8 +185,8 @@ void TickHistory::restore(const Saved &saved)
         };
         prepend(history.fine, role.fine);
         prepend(history.coarse, role.coarse);
-        if (!history.lastAge && !role.raw.isEmpty())
-            history.lastAge = double(role.raw.constLast().age);
+        if (!history.lastValue && !role.raw.isEmpty())
+            history.lastValue = double(role.raw.constLast().age);
     }
 
     std::deque<Marker> restored;
@@ -215,27 +235,33 @@ QStringList TickHistory::roles() const
     return m_roleOrder;
 }
 
+QString TickHistory::unit(const QString &role) const
+{
+    const auto it = m_roles.constFind(role);
+    return it == m_roles.cend() ? QString() : it->unit;
+}
+
 QDateTime TickHistory::latestTime() const
 {
     return m_latestMs ? QDateTime::fromMSecsSinceEpoch(*m_latestMs, Qt::UTC) : QDateTime();
 }
 
 void TickHistory::addToBuckets(std::deque<Bucket> &buckets, qint64 bucketMs, qint64 timeMs,
-                               float age)
+                               float value)
 {
     const qint64 start = timeMs - (((timeMs % bucketMs) + bucketMs) % bucketMs);
     const auto offset = qint32(timeMs - start);
     if (buckets.empty() || buckets.back().startMs != start) {
-        buckets.push_back({start, offset, offset, age, age});
+        buckets.push_back({start, offset, offset, value, value});
         return;
     }
     Bucket &b = buckets.back();
-    if (age < b.min) {
-        b.min = age;
+    if (value < b.min) {
+        b.min = value;
         b.minOffsetMs = offset;
     }
-    if (age >= b.max) { // the latest of equal maxima, so a plateau's end is kept
-        b.max = age;
+    if (value >= b.max) { // the latest of equal maxima, so a plateau's end is kept
+        b.max = value;
         b.maxOffsetMs = offset;
     }
 }
@@ -260,7 +286,7 @@ void TickHistory::trim(RoleHistory &history, qint64 latestMs)
 
 void TickHistory::detectPause(RoleHistory &history, const RoleStatus &status, qint64 nowMs)
 {
-    const double age = status.lastTickAgeSeconds.value_or(0.0);
+    const double value = history.lastValue.value_or(0.0);
     const bool paused = status.state == RoleState::Paused || status.pausedAt.isValid();
     if (paused && !history.paused) {
         Marker m;
@@ -269,7 +295,7 @@ void TickHistory::detectPause(RoleHistory &history, const RoleStatus &status, qi
         // pausedAt is the database's own record of the pause; the poll only saw it later.
         m.time = status.pausedAt.isValid() ? status.pausedAt.toUTC()
                                            : QDateTime::fromMSecsSinceEpoch(nowMs, Qt::UTC);
-        m.ageSeconds = age;
+        m.ageSeconds = value;
         m.pausedBy = status.pausedBy;
         m.reason = status.pauseReason;
         m_markers.push_back(std::move(m));
@@ -279,7 +305,7 @@ void TickHistory::detectPause(RoleHistory &history, const RoleStatus &status, qi
         m.kind = Marker::Kind::Unpause;
         m.role = status.role;
         m.time = QDateTime::fromMSecsSinceEpoch(nowMs, Qt::UTC);
-        m.ageSeconds = age;
+        m.ageSeconds = value;
         m_markers.push_back(std::move(m));
         ++m_markerSerial;
     }
@@ -293,7 +319,7 @@ void TickHistory::addTakeover(const HolderChange &change)
     m.role = change.role;
     m.time = change.acquiredAt.toUTC();
     const auto it = m_roles.constFind(change.role);
-    m.ageSeconds = it != m_roles.cend() ? it->lastAge.value_or(0.0) : 0.0;
+    m.ageSeconds = it != m_roles.cend() ? it->lastValue.value_or(0.0) : 0.0;
     m.holderId = change.newHolder;
     m.token = change.newToken;
     m.previousHolderId = change.previousHolder;
@@ -396,7 +422,7 @@ qsizetype TickHistory::approximateBytes() const
     constexpr qsizetype DequeSlack = 512;
     qsizetype bytes = sizeof(*this);
     for (auto it = m_roles.cbegin(); it != m_roles.cend(); ++it) {
-        bytes += sizeof(RoleHistory) + it.key().size() * 2 + 64;
+        bytes += sizeof(RoleHistory) + (it.key().size() + it->unit.size()) * 2 + 64;
         bytes += qsizetype(it->raw.size() * sizeof(Sample)) + DequeSlack;
         bytes += qsizetype((it->fine.size() + it->coarse.size()) * sizeof(Bucket)) + 2 * DequeSlack;
     }

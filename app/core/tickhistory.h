@@ -22,12 +22,24 @@ enum class HistoryWindow { FiveMinutes, OneHour, Day };
 qint64 historyWindowMs(HistoryWindow window);
 QString historyWindowName(HistoryWindow window);
 
-// Each role's last_tick_age over the last 24 h of database time, plus pause, unpause and takeover
-// markers. A takeover is a new holder after one that did not finish its tick (it died, froze or
-// lost the lease); a new holder after a finished tick is ordinary rotation between replicas and
-// gets no marker, or a busy day would be all triangles. Memory is bounded whatever the poll rate:
-// raw samples are kept for a few minutes only, older data lives in min/max buckets (10 s for 2 h, 2
-// min for 24 h), so a stall survives as a peak at every resolution instead of being averaged away.
+// What a TickHistory keeps of each role's rows: its last_tick_age (the "Last tick age" tab), or the
+// pending count its backlog source reports (the "Backlog" tab; extension 0186, docs/backlog.md).
+enum class HistoryValue { LastTickAge, BacklogPending };
+
+// The value of status a history of that kind keeps; nullopt when the row has none (a role that
+// never ticked, a role without a backlog source or whose source failed this poll).
+std::optional<double> historyValueOf(HistoryValue value, const RoleStatus &status);
+
+// Each role's value (its last_tick_age, or its backlog's pending count: HistoryValue) over the last
+// 24 h of database time, plus pause, unpause and takeover markers. A takeover is a new holder after
+// one that did not finish its tick (it died, froze or lost the lease); a new holder after a
+// finished tick is ordinary rotation between replicas and gets no marker, or a busy day would be
+// all triangles. Memory is bounded whatever the poll rate: raw samples are kept for a few minutes
+// only, older data lives in min/max buckets (10 s for 2 h, 2 min for 24 h), so a stall survives as
+// a peak at every resolution instead of being averaged away. A backlog history holds only the roles
+// that have had a source, so a role without one draws no line; its values are kept as floats, exact
+// up to 2^24 pending items. HistoryStore saves an age history only: the backlog's starts again with
+// each session.
 class TickHistory final
 {
 public:
@@ -39,11 +51,13 @@ public:
 
         Kind kind = Kind::Pause;
         QString role;
-        QDateTime time;           // database clock
-        double ageSeconds = 0;    // the role's last_tick_age then, so the marker sits on its line
-        QString holderId;         // Takeover: the new holder
-        qint64 token = 0;         // Takeover: the new token
-        QString previousHolderId; // Takeover
+        QDateTime time; // database clock
+        // The role's value then (its last_tick_age, or in a backlog history its pending count), so
+        // the marker sits on its line. The name is HistoryStore's column's.
+        double ageSeconds = 0;
+        QString holderId;                 // Takeover: the new holder
+        qint64 token = 0;                 // Takeover: the new token
+        QString previousHolderId;         // Takeover
         std::optional<double> gapSeconds; // Takeover: previous holder's end to the acquisition
         QString pausedBy;                 // Pause
         QString reason;                   // Pause
@@ -90,7 +104,11 @@ public:
         bool isEmpty() const { return roles.isEmpty() && markers.isEmpty(); }
     };
 
-    TickHistory() = default;
+    explicit TickHistory(HistoryValue value = HistoryValue::LastTickAge)
+        : m_value(value)
+    {}
+
+    HistoryValue value() const { return m_value; }
 
     // Snapshots whose databaseTime is not after the latest one are ignored for samples (the
     // database clock is the only time axis; a reconnect to another database should clear()).
@@ -110,14 +128,17 @@ public:
     QList<Marker> markersSince(quint64 serial) const;
 
     QStringList roles() const; // in the order first seen
+    // What a backlog history's values of role count, as its source last named it ("due
+    // subscriptions"); empty for an age history and an unknown role.
+    QString unit(const QString &role) const;
     QDateTime latestTime() const;
     bool isEmpty() const { return !m_latestMs.has_value(); }
 
-    // (x = msecs since epoch of the database time, y = age in seconds), time-ordered, at most
+    // (x = msecs since epoch of the database time, y = the value), time-ordered, at most
     // maxPoints points, for the window ending at latestTime(). Each output bucket contributes its
     // minimum and its maximum, so peaks are kept.
     QList<QPointF> series(const QString &role, Window window, int maxPoints) const;
-    // The largest age in the window for role, or nullopt if none.
+    // The largest value (age, or pending count) in the window for role, or nullopt if none.
     std::optional<double> maxAge(const QString &role, Window window) const;
 
     QList<Marker> markers(Window window) const;
@@ -128,7 +149,7 @@ private:
     struct Sample
     {
         qint64 timeMs;
-        float age;
+        float value;
     };
     struct Bucket
     {
@@ -143,16 +164,18 @@ private:
         std::deque<Sample> raw;
         std::deque<Bucket> fine;
         std::deque<Bucket> coarse;
-        bool paused = false; // as last seen, for the pause and unpause markers
-        std::optional<double> lastAge;
+        bool paused = false;             // as last seen, for the pause and unpause markers
+        std::optional<double> lastValue; // the last one seen: where the next marker sits
+        QString unit;                    // a backlog's "what", as last seen
     };
 
     static void addToBuckets(std::deque<Bucket> &buckets, qint64 bucketMs, qint64 timeMs,
-                             float age);
+                             float value);
     static void trim(RoleHistory &history, qint64 latestMs);
     void detectPause(RoleHistory &history, const RoleStatus &status, qint64 nowMs);
     void addTakeover(const HolderChange &change);
 
+    HistoryValue m_value = HistoryValue::LastTickAge;
     QStringList m_roleOrder;
     QHash<QString, RoleHistory> m_roles;
     std::deque<Marker> m_markers;

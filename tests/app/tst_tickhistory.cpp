@@ -1,6 +1,7 @@
-// TickHistory: the chart's memory of last_tick_age. Decimation must keep every peak, a window
-// must end at the latest database time, markers must follow pauses and holder changes, and a
-// day of 1 s polls for five roles must stay small.
+// TickHistory: the charts' memory of last_tick_age and of the backlog's pending counts.
+// Decimation must keep every peak, a window must end at the latest database time, markers must
+// follow pauses and holder changes, a backlog history must hold only the roles with a source, and
+// a day of 1 s polls for five roles must stay small.
 
 #include "core/tickhistory.h"
 
@@ -10,7 +11,9 @@
 #include <algorithm>
 #include <cmath>
 
+using leader::console::HistoryValue;
 using leader::console::HistoryWindow;
+using leader::console::RoleBacklog;
 using leader::console::RoleStatus;
 using leader::console::StatusSnapshot;
 using leader::console::TickHistory;
@@ -43,6 +46,19 @@ RoleStatus freeRole(const QString &role, std::optional<double> age = 1.0)
     s.role = role;
     s.state = leader::console::RoleState::Free;
     s.lastTickAgeSeconds = age;
+    return s;
+}
+
+// A free role whose backlog source counted pending (nullopt: the source failed this poll).
+RoleStatus withBacklog(const QString &role, std::optional<qint64> pending, const QString &what)
+{
+    RoleStatus s = freeRole(role);
+    RoleBacklog backlog;
+    backlog.what = what;
+    backlog.pending = pending;
+    if (!pending)
+        backlog.error = QStringLiteral("42501: permission denied for table subscriptions");
+    s.backlog = backlog;
     return s;
 }
 
@@ -80,6 +96,10 @@ private Q_SLOTS:
     void markers();
     void takeoverMarkersFollowTheClassifiedChanges();
     void ignoresOldAndNullSamples();
+    void backlogKeepsPeaksOfRolesWithASource_data();
+    void backlogKeepsPeaksOfRolesWithASource();
+    void backlogMarkersSitOnTheCount_data();
+    void backlogMarkersSitOnTheCount();
     void memoryBounded_data();
     void memoryBounded();
 };
@@ -283,6 +303,140 @@ void TstTickHistory::ignoresOldAndNullSamples()
     history.clear();
     QVERIFY(history.isEmpty());
     QVERIFY(history.roles().isEmpty());
+}
+
+void TstTickHistory::backlogKeepsPeaksOfRolesWithASource_data()
+{
+    QTest::addColumn<HistoryWindow>("window");
+    QTest::addColumn<int>("maxPoints");
+    QTest::addColumn<qint64>("peakSecondsBeforeEnd");
+
+    // Raw samples, then 10 s buckets, then 2 min buckets, each also decimated to maxPoints. The
+    // peak is never a bucket's first sample, so a bucket has to raise its maximum to keep it.
+    QTest::newRow("5 min, every sample") << HistoryWindow::FiveMinutes << 1000 << qint64(100);
+    QTest::newRow("5 min, 9 points") << HistoryWindow::FiveMinutes << 9 << qint64(200);
+    QTest::newRow("1 h, 10 s buckets") << HistoryWindow::OneHour << 1000 << qint64(1805);
+    QTest::newRow("1 h, 40 points") << HistoryWindow::OneHour << 40 << qint64(3505);
+    QTest::newRow("24 h, 2 min buckets") << HistoryWindow::Day << 1000 << qint64(40000);
+    QTest::newRow("24 h, 60 points") << HistoryWindow::Day << 60 << qint64(85000);
+}
+
+// A backlog counted once a second: a few due items with one poll's burst of 5000 in it. The burst
+// is one sample among hundreds in its bucket, yet every window shows it, and the idle 0 too. A
+// role without a source is no series at all; one whose source fails is listed, without points.
+// (Checked once: with addToBuckets no longer raising a bucket's maximum, the 1 h and 24 h rows
+// fail: the peak reads as its bucket's first sample.)
+void TstTickHistory::backlogKeepsPeaksOfRolesWithASource()
+{
+    QFETCH(HistoryWindow, window);
+    QFETCH(int, maxPoints);
+    QFETCH(qint64, peakSecondsBeforeEnd);
+
+    const QString billing = QStringLiteral("billing");
+    const QString dunning = QStringLiteral("dunning");
+    const QString outbox = QStringLiteral("email_outbox");
+    constexpr qint64 Peak = 5000;
+    const qint64 seconds = leader::console::historyWindowMs(window) / 1000 + 60;
+    const qint64 peakAt = seconds - peakSecondsBeforeEnd;
+    TickHistory history(HistoryValue::BacklogPending);
+    QCOMPARE(history.value(), HistoryValue::BacklogPending);
+    for (qint64 s = 0; s <= seconds; ++s) {
+        const qint64 pending = s == peakAt ? Peak : (s + 3) % 4;
+        history.append(snapshotAt(
+                double(s),
+                {withBacklog(billing, pending, QStringLiteral("due subscriptions")),
+                 freeRole(dunning, 2.0),
+                 withBacklog(outbox, std::nullopt, QStringLiteral("pending outbox rows"))}));
+    }
+
+    QCOMPARE(history.roles(), (QStringList{billing, outbox}));
+    QVERIFY(history.series(dunning, window, maxPoints).isEmpty());
+    QCOMPARE(history.unit(dunning), QString());
+    QVERIFY(history.series(outbox, window, maxPoints).isEmpty());
+    QCOMPARE(history.unit(outbox), QStringLiteral("pending outbox rows"));
+    QCOMPARE(history.unit(billing), QStringLiteral("due subscriptions"));
+
+    const QList<QPointF> points = history.series(billing, window, maxPoints);
+    QVERIFY(!points.isEmpty());
+    QVERIFY2(points.size() <= maxPoints, qPrintable(QString::number(points.size())));
+    const auto [low, high] = std::minmax_element(points.cbegin(), points.cend(),
+                                                 [](auto a, auto b) { return a.y() < b.y(); });
+    QCOMPARE(high->y(), double(Peak));
+    QCOMPARE(low->y(), 0.0);
+    QCOMPARE(history.maxAge(billing, window), std::optional(double(Peak)));
+
+    // The same rows in an age history: every role, ages not counts.
+    TickHistory ages;
+    ages.append(snapshotAt(1, {withBacklog(billing, 7, QStringLiteral("due subscriptions")),
+                               freeRole(dunning, 2.0)}));
+    QCOMPARE(ages.roles(), (QStringList{billing, dunning}));
+    QCOMPARE(ages.series(billing, window, maxPoints).constFirst().y(), 1.0);
+    QCOMPARE(ages.unit(billing), QString());
+}
+
+void TstTickHistory::backlogMarkersSitOnTheCount_data()
+{
+    QTest::addColumn<HistoryValue>("value");
+    QTest::addColumn<QStringList>("markedRoles"); // the markers' roles, in order
+    QTest::addColumn<QList<double>>("markerValues");
+
+    // billing (a source) and dunning (none) are paused at 5 s, dunning is taken over at 7 s and
+    // billing at 8 s, and both are unpaused at 9 s; billing's backlog counts 10 a second, its
+    // last tick age is 1 s.
+    const QString b = QStringLiteral("billing");
+    const QString d = QStringLiteral("dunning");
+    QTest::newRow("backlog: billing's, on its count")
+            << HistoryValue::BacklogPending << QStringList{b, b, b}
+            << QList<double>{60.0, 80.0, 90.0};
+    QTest::newRow("age: both roles', on their ages")
+            << HistoryValue::LastTickAge << QStringList{b, d, d, b, b, d}
+            << QList<double>{1.0, 1.0, 1.0, 1.0, 1.0, 1.0};
+}
+
+void TstTickHistory::backlogMarkersSitOnTheCount()
+{
+    QFETCH(HistoryValue, value);
+    QFETCH(QStringList, markedRoles);
+    QFETCH(QList<double>, markerValues);
+
+    using leader::console::HolderChange;
+    using leader::console::HolderChangeKind;
+    const auto takeover = [](const QString &role, double atS) {
+        HolderChange change;
+        change.kind = HolderChangeKind::Takeover;
+        change.role = role;
+        change.previousHolder = QStringLiteral("host:1:aaaaaaaa");
+        change.newHolder = QStringLiteral("host:2:bbbbbbbb");
+        change.newToken = 2;
+        change.acquiredAt = Base.addMSecs(qint64(atS * 1000));
+        return change;
+    };
+    TickHistory history(value);
+    for (int s = 1; s <= 10; ++s) {
+        RoleStatus billing = withBacklog(QStringLiteral("billing"), s * 10,
+                                         QStringLiteral("due subscriptions"));
+        RoleStatus dunning = freeRole(QStringLiteral("dunning"));
+        if (s >= 6 && s < 9) {
+            for (RoleStatus *paused : {&billing, &dunning}) {
+                paused->state = leader::console::RoleState::Paused;
+                paused->pausedAt = Base.addSecs(5);
+            }
+        }
+        QList<HolderChange> changes;
+        if (s == 7)
+            changes.append(takeover(QStringLiteral("dunning"), 7));
+        if (s == 8)
+            changes.append(takeover(QStringLiteral("billing"), 8));
+        history.append(snapshotAt(s, {billing, dunning}), changes);
+    }
+    QStringList roles;
+    QList<double> values;
+    for (const TickHistory::Marker &marker : history.markers(HistoryWindow::FiveMinutes)) {
+        roles.append(marker.role);
+        values.append(marker.ageSeconds);
+    }
+    QCOMPARE(roles, markedRoles);
+    QCOMPARE(values, markerValues);
 }
 
 void TstTickHistory::memoryBounded_data()
