@@ -423,6 +423,8 @@ AgeChart::~AgeChart() = default;
 void AgeChart::setHistory(const TickHistory *history)
 {
     m_history = history;
+    if (!isCount())
+        m_ageAxis->setTitleText(tr("last tick age (s)"));
     refresh();
 }
 
@@ -518,6 +520,8 @@ void AgeChart::refresh()
         }
         m_timeAxis->setRange(shifted(latest.addMSecs(-historyWindowMs(m_window))), shifted(latest));
         setAgeAxisTop(1);
+        if (isCount())
+            m_ageAxis->setTitleText(countAxisTitle());
         return;
     }
 
@@ -540,7 +544,7 @@ void AgeChart::refresh()
     QMap<double, QStringList> labelled; // the outboxes share one alert: one label names them all
     for (const QString &role : m_history->roles()) {
         RoleSeries &entry = seriesFor(role);
-        const auto threshold = m_thresholds.constFind(role);
+        const auto threshold = isCount() ? m_thresholds.cend() : m_thresholds.constFind(role);
         if (threshold != m_thresholds.cend() && *threshold <= dataTop * 1.5) {
             top = std::max(top, *threshold);
             labelled[*threshold].append(role);
@@ -578,10 +582,15 @@ void AgeChart::refresh()
 
     m_timeAxis->setRange(shifted(start), shifted(end));
     setAgeAxisTop(niceCeiling(top * 1.05));
+    if (isCount())
+        m_ageAxis->setTitleText(countAxisTitle());
 }
 
 void AgeChart::setAgeAxisTop(double top)
 {
+    // A count has no fractions: 5 at least, so that every step is a whole one.
+    if (isCount())
+        top = std::max(top, 5.0);
     // top is 1, 2 or 5 × 10^n: a fifth (of 1 and 5) or a quarter (of 2) puts every tick on a round
     // value, and tenths below 1 s keep 0.5 from being printed as a second 0 or 1.
     const double leading = std::round(top / std::pow(10.0, std::floor(std::log10(top))));
@@ -619,12 +628,45 @@ void AgeChart::showCurveTip(const QString &role, const QPointF &point, bool stat
         return;
     }
     const QDateTime time = QDateTime::fromMSecsSinceEpoch(qint64(point.x()) - m_shiftMs, Qt::UTC);
-    QToolTip::showText(QCursor::pos(),
-                       tr("%1: %2 s at %3")
-                               .arg(role)
-                               .arg(point.y(), 0, 'f', 1)
-                               .arg(TimeRule::clock(time, zone())),
-                       this);
+    QToolTip::showText(QCursor::pos(), curveTip(role, time, point.y()), this);
+}
+
+QString AgeChart::curveTip(const QString &role, const QDateTime &time, double value) const
+{
+    if (!isCount())
+        return tr("%1: %2 s at %3")
+                .arg(role)
+                .arg(value, 0, 'f', 1)
+                .arg(TimeRule::clock(time, zone()));
+    const QString unit = m_history->unit(role);
+    return tr("%1: %2 %3 at %4")
+            .arg(role)
+            .arg(std::max<qint64>(0, qRound64(value))) // the cursor's value, between two counts
+            .arg(unit.isEmpty() ? tr("pending") : unit, TimeRule::clock(time, zone()));
+}
+
+QString AgeChart::countAxisTitle() const
+{
+    QStringList units;
+    for (const QString &role : m_history->roles()) {
+        const QString unit = m_history->unit(role);
+        if (!unit.isEmpty() && !units.contains(unit))
+            units.append(unit);
+    }
+    if (units.isEmpty())
+        return tr("pending");
+    // The axis runs up the chart's side, 200 px at least: the units that fit in about as many
+    // characters as that holds, the rest left to the tooltips.
+    constexpr qsizetype MaxUnitChars = 32;
+    QString shown = units.constFirst();
+    for (qsizetype i = 1; i < units.size(); ++i) {
+        if (shown.size() + 2 + units.at(i).size() > MaxUnitChars) {
+            shown += QStringLiteral(", …");
+            break;
+        }
+        shown += QStringLiteral(", ") + units.at(i);
+    }
+    return tr("pending (%1)").arg(shown);
 }
 
 void AgeChart::applyTheme()
@@ -729,6 +771,11 @@ QString AgeChart::timeAxisLabel(const QDateTime &time) const
 double AgeChart::valueAxisMax() const
 {
     return m_ageAxis->max();
+}
+
+QString AgeChart::valueAxisTitle() const
+{
+    return m_ageAxis->titleText();
 }
 
 } // namespace leader::console

@@ -24,8 +24,10 @@ namespace leader::console {
 
 class AgeCurves;
 
-// Each role's last_tick_age over a window of database time, with pause, unpause and takeover
-// markers and optional per-role thresholds. The only class that knows Qt Charts (deprecated from
+// Each role's value over a window of database time, with pause, unpause and takeover markers: its
+// last_tick_age with optional per-role thresholds, or, on a backlog history (TickHistory::value()),
+// its pending count on an integer axis in the roles' units, without thresholds. The only class
+// that knows Qt Charts (deprecated from
 // Qt 6.10): moving to Qt Graphs touches this file and agechart.cpp (which also holds AgeCurves, the
 // item that draws the roles' curves inside the chart), nothing else.
 class AgeChart final : public QWidget
@@ -38,7 +40,8 @@ public:
     explicit AgeChart(QWidget *parent = nullptr);
     ~AgeChart() override;
 
-    // Not owned; must outlive the chart or be reset to nullptr first.
+    // Not owned; must outlive the chart or be reset to nullptr first. What it keeps (an age or a
+    // backlog) sets the value axis.
     void setHistory(const TickHistory *history);
     const TickHistory *history() const { return m_history; }
 
@@ -50,7 +53,7 @@ public:
     int maxPoints() const { return m_maxPoints; }
 
     // A dashed horizontal line for role's alert at seconds, labelled with its role and value
-    // (nullopt removes it); shown from refresh().
+    // (nullopt removes it); shown from refresh(). An age's only: a backlog chart draws none.
     void setThreshold(const QString &role, std::optional<double> seconds);
 
     // The axis, the tooltips and the markers' texts in the rule's zone; null: local time. Not
@@ -67,6 +70,10 @@ public:
     QDateTime rangeStart() const;
     QDateTime rangeEnd() const;
     double valueAxisMax() const;
+    QString valueAxisTitle() const;
+    // The tooltip of role's curve at time and value: "billing: 4.0 s at 12:00:05", on a backlog
+    // chart "billing: 42 due subscriptions at 12:00:05".
+    QString curveTip(const QString &role, const QDateTime &time, double value) const;
     // The threshold lines' labels, lowest first ("billing alert 270 s").
     QStringList thresholdLabels() const;
     QString timeAxisTitle() const;
@@ -84,7 +91,9 @@ protected:
     void changeEvent(QEvent *event) override;
 
 private:
+    bool isCount() const { return m_history && m_history->value() == HistoryValue::BacklogPending; }
     void setAgeAxisTop(double top); // from niceCeiling()
+    QString countAxisTitle() const;
     struct RoleSeries
     {
         // Empty: it gives the role its legend entry; AgeCurves draws the role's points.

@@ -7,6 +7,7 @@
 #include "models/holdertimeline.h"
 
 #include <QDateTime>
+#include <QVBoxLayout>
 
 namespace leader::console {
 
@@ -20,18 +21,43 @@ HistoryTabs::HistoryTabs(const TimeRule *timeRule, QWidget *parent)
     : QTabWidget(parent)
     , m_timeline(new HolderTimeline(this))
     , m_chart(new AgeChart)
+    , m_backlogPage(new QWidget)
+    , m_backlogChart(new AgeChart(m_backlogPage))
 {
     setObjectName(QStringLiteral("tabs"));
     m_timeline->setTimeRule(timeRule);
     m_chart->setObjectName(QStringLiteral("ageChart"));
     m_chart->setHistory(&m_history);
     m_chart->setTimeRule(timeRule);
+    m_backlogChart->setObjectName(QStringLiteral("backlogChart"));
+    m_backlogChart->setHistory(&m_backlogHistory);
+    m_backlogChart->setTimeRule(timeRule);
     auto *timelineView = new HolderTimelineView;
     timelineView->setModel(m_timeline);
     timelineView->setObjectName(QStringLiteral("holderTimeline"));
+    // One window for all three: a backlog that climbs is read against the ages and holders.
     connect(m_chart, &AgeChart::windowChanged, timelineView, &HolderTimelineView::setWindow);
+    connect(m_chart, &AgeChart::windowChanged, m_backlogChart, &AgeChart::setWindow);
+    connect(m_backlogChart, &AgeChart::windowChanged, m_chart, &AgeChart::setWindow);
+    // The backlog chart in a page of its own: findChild<AgeChart *>() (the drill report's) looks at
+    // the tab stack's own children before their children, so it finds the age chart whatever
+    // their order, which changes (the current tab is raised to the end of it).
+    auto *backlogLayout = new QVBoxLayout(m_backlogPage);
+    backlogLayout->setContentsMargins(0, 0, 0, 0);
+    backlogLayout->addWidget(m_backlogChart);
     addTab(m_chart, tr("Last tick age"));
+    // Added and taken away again: the tab stack owns the page from here on.
+    addTab(m_backlogPage, tr("Backlog"));
     addTab(timelineView, tr("Holders"));
+    showBacklogTab(false);
+    // A chart is not redrawn while hidden: one shown again is redrawn at once, not at the next
+    // poll.
+    connect(this, &QTabWidget::currentChanged, this, [this] {
+        if (currentWidget() == m_chart)
+            m_chart->refresh();
+        else if (currentWidget() == m_backlogPage)
+            m_backlogChart->refresh();
+    });
 }
 
 HistoryTabs::~HistoryTabs() = default;
@@ -39,21 +65,46 @@ HistoryTabs::~HistoryTabs() = default;
 void HistoryTabs::append(const StatusSnapshot &snapshot, const QList<HolderChange> &changes)
 {
     m_history.append(snapshot, changes);
+    m_backlogHistory.append(snapshot, changes);
     m_timeline->append(snapshot, changes);
     if (m_store)
         m_store->record(snapshot, changes);
+    // Kept while a poll cannot read the backlog (backlogError): the tab does not blink with it.
+    showBacklogTab(!m_backlogHistory.roles().isEmpty());
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    if (now - m_lastRefreshMs >= ChartRefreshEveryMs && m_chart->isVisible()) {
-        m_chart->refresh();
-        m_lastRefreshMs = now;
+    if (now - m_lastRefreshMs < ChartRefreshEveryMs)
+        return;
+    for (AgeChart *chart : {m_chart, m_backlogChart}) {
+        if (chart->isVisible()) {
+            chart->refresh();
+            m_lastRefreshMs = now;
+        }
     }
 }
 
 void HistoryTabs::clear()
 {
     m_history.clear();
+    m_backlogHistory.clear();
     m_timeline->clear();
+    showBacklogTab(false);
     m_chart->refresh();
+    m_backlogChart->refresh();
+}
+
+bool HistoryTabs::hasBacklogTab() const
+{
+    return indexOf(m_backlogPage) >= 0;
+}
+
+void HistoryTabs::showBacklogTab(bool show)
+{
+    if (show == hasBacklogTab())
+        return;
+    if (show)
+        insertTab(indexOf(m_chart) + 1, m_backlogPage, tr("Backlog"));
+    else
+        removeTab(indexOf(m_backlogPage)); // still the tab stack's child, hidden
 }
 
 void HistoryTabs::setThresholds(const AgeThresholds &thresholds)
@@ -65,6 +116,7 @@ void HistoryTabs::setThresholds(const AgeThresholds &thresholds)
 void HistoryTabs::refresh()
 {
     m_chart->refresh();
+    m_backlogChart->refresh();
 }
 
 void HistoryTabs::showChart()
