@@ -9,7 +9,7 @@ namespace leader::console {
 
 namespace {
 
-constexpr std::array<std::pair<EventKind, QLatin1StringView>, 34> EventKindNames{{
+constexpr std::array<std::pair<EventKind, QLatin1StringView>, 35> EventKindNames{{
         {EventKind::Acquired, QLatin1StringView("acquired")},
         {EventKind::Released, QLatin1StringView("released")},
         {EventKind::ReleaseFailed, QLatin1StringView("release_failed")},
@@ -43,6 +43,7 @@ constexpr std::array<std::pair<EventKind, QLatin1StringView>, 34> EventKindNames
         {EventKind::History, QLatin1StringView("history")},
         {EventKind::Privileges, QLatin1StringView("privileges")},
         {EventKind::Schema, QLatin1StringView("schema")},
+        {EventKind::Backlog, QLatin1StringView("backlog")},
         {EventKind::Demo, QLatin1StringView("demo")},
 }};
 

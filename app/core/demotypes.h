@@ -78,6 +78,7 @@ enum class EventKind {
     History,
     Privileges,
     Schema,
+    Backlog, // the backlog could not be read (extension 0186), or is read again
     Demo,
 };
 // By the one name table: what the log's Event column shows, its kind filter lists and exports

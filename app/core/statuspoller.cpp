@@ -62,6 +62,11 @@ RoleStatus roleStatus(const monitor::RoleRow &row)
     return status;
 }
 
+RoleBacklog roleBacklog(const monitor::BacklogRow &row)
+{
+    return RoleBacklog{qtext(row.what), row.pending, row.oldestAgeSeconds, qtext(row.error)};
+}
+
 std::vector<std::string> stdStrings(const QStringList &list)
 {
     std::vector<std::string> strings;
@@ -457,6 +462,18 @@ void StatusPoller::poll()
     result.databaseTime = utcFromEpoch(rows.observedAt);
     for (const monitor::RoleRow &row : rows.roles)
         result.roles.append(roleStatus(row));
+    // The backlog's rows by role (both ordered by role, but a source may name a role the lease
+    // table does not have yet: that one shows nowhere).
+    for (const monitor::BacklogRow &row : rows.backlog) {
+        const QString role = qtext(row.role);
+        for (RoleStatus &status : result.roles) {
+            if (status.role == role) {
+                status.backlog = roleBacklog(row);
+                break;
+            }
+        }
+    }
+    result.backlogError = qtext(rows.backlogError);
     if (result.databaseTime.isValid())
         result.clockDriftMs = double(result.databaseTime.toMSecsSinceEpoch())
                               - (double(sentAtMs) + result.roundTripMs / 2);

@@ -178,4 +178,13 @@ QList<EventLogEntry> changesBetween(const StatusSnapshot &before, const StatusSn
     return entries;
 }
 
+std::optional<QString> backlogReadLine(const QString &before, const QString &after)
+{
+    if (after == before)
+        return std::nullopt;
+    if (after.isEmpty())
+        return QStringLiteral("the backlog is read again");
+    return QStringLiteral("the backlog could not be read: %1").arg(after);
+}
+
 } // namespace leader::console

@@ -126,6 +126,11 @@ QVariant StatusModel::data(const QModelIndex &index, int role) const
                 return toneText(Tone::Warning, currentPalette());
             return {};
         }
+        // A source that failed says nothing about the work: not an alarm, but not a count.
+        if (column == Backlog)
+            return status.backlog && !status.backlog->pending
+                           ? toneText(Tone::Warning, currentPalette())
+                           : QVariant();
         if (column == LastTickAge) {
             // "never" in grey, the palette's text on a level's fill.
             if (!status.lastTickAgeSeconds)
@@ -205,6 +210,8 @@ QVariant StatusModel::headerData(int section, Qt::Orientation orientation, int r
             return tr("Outcome");
         case Took:
             return tr("Took");
+        case Backlog:
+            return tr("Backlog");
         case ColumnCount:
             break;
         }
@@ -231,6 +238,10 @@ QVariant StatusModel::headerData(int section, Qt::Orientation orientation, int r
                       "details");
         case Took:
             return tr("How long the last tick's work ran");
+        case Backlog:
+            return tr("How much work waits for the role, as the source registered for it counts "
+                      "it, and how long the oldest item has waited (needs extension 0186 and a "
+                      "source; docs/backlog.md)");
         default:
             break;
         }
@@ -261,12 +272,16 @@ void StatusModel::setSnapshot(const StatusSnapshot &snapshot)
         const bool healthMoved = healthOf(was, m_thresholds, m_stale, originsBefore) != health(now);
         const bool levelMoved
                 = leader::console::ageLevelOf(was, m_thresholds, originsBefore) != rowAgeLevel(now);
+        // Without a reading of its own, the Backlog tooltip says why the whole read failed.
+        const bool backlogErrorMoved
+                = !now.backlog && before.backlogError != m_snapshot.backlogError;
         int first = -1;
         int last = -1;
         QList<int> roles;
         for (int column = 0; column < ColumnCount; ++column) {
-            const bool moved
-                    = (column == Health && healthMoved) || (column == LastTickAge && levelMoved);
+            const bool moved = (column == Health && healthMoved)
+                               || (column == LastTickAge && levelMoved)
+                               || (column == Backlog && backlogErrorMoved);
             if (!moved && !cellDiffers(was, now, column))
                 continue;
             if (first < 0)
@@ -276,7 +291,7 @@ void StatusModel::setSnapshot(const StatusSnapshot &snapshot)
                 roles = TextRoles;
             if (column == State)
                 roles += StateLookRoles;
-            if (column == LastOutcome)
+            if (column == LastOutcome || column == Backlog)
                 roles += Qt::ForegroundRole;
             if (column == Health && healthMoved)
                 roles += HealthLookRoles;
@@ -565,6 +580,8 @@ QVariant StatusModel::display(const RoleStatus &status, int column) const
         return outcomeText(status);
     case Took:
         return status.lastDurationSeconds ? formatSeconds(*status.lastDurationSeconds) : QString();
+    case Backlog:
+        return status.backlog ? backlogText(*status.backlog) : QString();
     case ColumnCount:
         break;
     }
@@ -602,6 +619,9 @@ QVariant StatusModel::raw(const RoleStatus &status, int column) const
         return outcomeText(status);
     case Took:
         return optionalSeconds(status.lastDurationSeconds);
+    case Backlog:
+        return status.backlog && status.backlog->pending ? QVariant(*status.backlog->pending)
+                                                         : QVariant();
     case ColumnCount:
         break;
     }
@@ -662,6 +682,14 @@ QVariant StatusModel::toolTip(const RoleStatus &status, int column) const
             tip += tr("\nlast hour: %1").arg(hourText(status));
         return tip;
     }
+    case Backlog:
+        if (status.backlog)
+            return backlogDetail(*status.backlog);
+        if (!m_snapshot.backlogError.isEmpty())
+            return tr("The backlog could not be read at this poll: %1")
+                    .arg(m_snapshot.backlogError);
+        return tr("No backlog reported: no source is registered for this role, or the database "
+                  "lacks extension 0186 (docs/backlog.md)");
     default:
         return display(status, column);
     }
@@ -711,6 +739,8 @@ bool StatusModel::cellDiffers(const RoleStatus &before, const RoleStatus &after,
                || before.lastEndedAt != after.lastEndedAt || before.lastHolder != after.lastHolder
                || before.lastFailedStep != after.lastFailedStep
                || before.lastError != after.lastError || before.lastHour != after.lastHour;
+    case Backlog:
+        return before.backlog != after.backlog;
     case ColumnCount:
         break;
     }
@@ -722,6 +752,47 @@ QString StatusModel::outcomeText(const RoleStatus &status)
     if (status.lastOutcome.isEmpty() || status.lastLossReason.isEmpty())
         return status.lastOutcome;
     return tr("%1 (%2)").arg(status.lastOutcome, status.lastLossReason);
+}
+
+QString StatusModel::formatShortAge(double seconds)
+{
+    if (!std::isfinite(seconds))
+        return {};
+    const qint64 whole = qMax<qint64>(0, qRound64(seconds));
+    const auto two = [](qint64 value) {
+        return QStringLiteral("%1").arg(value, 2, 10, QLatin1Char('0'));
+    };
+    if (whole < 60)
+        return tr("%1s").arg(whole);
+    if (whole < 3600)
+        return tr("%1m %2s").arg(whole / 60).arg(two(whole % 60));
+    if (whole < 86400)
+        return tr("%1h %2m").arg(whole / 3600).arg(two(whole % 3600 / 60));
+    return tr("%1d %2h").arg(whole / 86400).arg(two(whole % 86400 / 3600));
+}
+
+QString StatusModel::backlogText(const RoleBacklog &backlog)
+{
+    if (!backlog.pending)
+        return tr("error");
+    if (*backlog.pending == 0 || !backlog.oldestAgeSeconds)
+        return QString::number(*backlog.pending);
+    return tr("%1 · oldest %2")
+            .arg(QString::number(*backlog.pending), formatShortAge(*backlog.oldestAgeSeconds));
+}
+
+QString StatusModel::backlogDetail(const RoleBacklog &backlog)
+{
+    if (!backlog.pending)
+        return backlog.error.isEmpty() ? tr("The backlog's source gave no count")
+                                       : tr("The backlog's source failed: %1").arg(backlog.error);
+    if (*backlog.pending == 0)
+        return tr("No %1 waiting").arg(backlog.what);
+    const QString waiting = tr("%1 %2 waiting").arg(*backlog.pending).arg(backlog.what);
+    if (!backlog.oldestAgeSeconds)
+        return waiting;
+    return tr("%1, the oldest for %2 (on the database clock)")
+            .arg(waiting, formatSeconds(*backlog.oldestAgeSeconds));
 }
 
 QString StatusModel::hourText(const RoleStatus &status)

@@ -41,12 +41,15 @@ public:
         // error, and the hour's counts.
         LastOutcome,
         Took,
+        // How much work waits (migration 0186's registered source): "12 · oldest 3m 05s", "error"
+        // when the source failed, empty with none; the tooltip says what is counted, in full.
+        Backlog,
         ColumnCount
     };
     enum ItemRole {
         // Sortable raw value: seconds as double, token as qint64, instants as epoch ms, text as
-        // itself (the holder as shown), int(Health) in rising concern; an unknown age or expiry
-        // is null. Also the sort role.
+        // itself (the holder as shown), int(Health) in rising concern, the backlog's pending
+        // count as qint64; an unknown age, expiry or count is null. Also the sort role.
         RawRole = Qt::UserRole,
         // int(ageLevelOf()) of the row's last-tick age, on the LastTickAge column: Neutral, and
         // uncoloured, while the role is paused or starting.
@@ -97,6 +100,13 @@ public:
     static QString outcomeText(const leader::console::RoleStatus &status);
     // "12 completed, 1 lost, 0 failed, 0 interrupted"; empty without the hour's counts.
     static QString hourText(const leader::console::RoleStatus &status);
+    // A short age for a narrow cell: "45s", "3m 05s", "2h 05m", "3d 04h".
+    static QString formatShortAge(double seconds);
+    // The Backlog cell: "12 · oldest 3m 05s", "0", "error".
+    static QString backlogText(const leader::console::RoleBacklog &backlog);
+    // The backlog in full: "12 due subscriptions waiting, the oldest for 3 min 5 s", or the
+    // source's error.
+    static QString backlogDetail(const leader::console::RoleBacklog &backlog);
     // The Health cell's text (translatable): "OK", "starting", "paused", "warn", "alert",
     // "stale".
     static QString healthText(leader::console::Health health);

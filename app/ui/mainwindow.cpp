@@ -457,6 +457,14 @@ void MainWindow::onSnapshot(const StatusSnapshot &snapshot, const QList<HolderCh
             m_events->append(entry);
     }
     m_alerts->onSnapshot(snapshot);
+    // The backlog is read with each poll, and its failing fails nothing else: said once when it
+    // starts failing or its reason changes, and once when it is read again.
+    if (const std::optional<QString> line = backlogReadLine(
+                m_haveSnapshot ? m_lastSnapshot.backlogError : QString(), snapshot.backlogError)) {
+        m_events->appendLocal(EventKind::Backlog, *line, {}, true);
+        if (!snapshot.backlogError.isEmpty())
+            statusBar()->showMessage(*line, 10000);
+    }
     m_lastSnapshot = snapshot;
     m_haveSnapshot = true;
     m_statusPane->setSnapshot(snapshot);

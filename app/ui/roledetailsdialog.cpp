@@ -25,6 +25,9 @@ RoleDetailsDialog::RoleDetailsDialog(StatusModel *model, const QString &role, QW
     m_step = addField(QStringLiteral("failedStepValue"), tr("Failed step"));
     m_error = addField(QStringLiteral("errorValue"), tr("Error"));
     m_hour = addField(QStringLiteral("hourValue"), tr("Last hour"));
+    m_backlog = addField(QStringLiteral("backlogValue"), tr("Backlog"));
+    m_oldest = addField(QStringLiteral("backlogOldestValue"), tr("Oldest waiting"));
+    m_backlogError = addField(QStringLiteral("backlogErrorValue"), tr("Backlog error"));
     m_note = new QLabel;
     m_note->setObjectName(QStringLiteral("detailsNote"));
     m_note->setWordWrap(true);
@@ -60,8 +63,8 @@ void RoleDetailsDialog::refresh()
 {
     const std::optional<RoleStatus> status = m_model->statusFor(m_role);
     if (!status) {
-        for (QLabel *label :
-             {m_state, m_outcome, m_took, m_ended, m_holder, m_step, m_error, m_hour})
+        for (QLabel *label : {m_state, m_outcome, m_took, m_ended, m_holder, m_step, m_error,
+                              m_hour, m_backlog, m_oldest, m_backlogError})
             label->clear();
         m_note->setText(tr("%1 is not among the roles the database reports now.").arg(m_role));
         return;
@@ -81,6 +84,7 @@ void RoleDetailsDialog::refresh()
     m_step->setText(status->lastFailedStep.isEmpty() ? tr("none") : status->lastFailedStep);
     m_error->setText(status->lastError.isEmpty() ? tr("none") : status->lastError);
     m_hour->setText(StatusModel::hourText(*status));
+    showBacklog(*status);
     if (!status->lastHour)
         m_note->setText(tr("This database does not record ticks: add extension 0184 with "
                            "leaderctl migrate."));
@@ -88,6 +92,28 @@ void RoleDetailsDialog::refresh()
         m_note->setText(tr("No tick of %1 recorded yet.").arg(m_role));
     else
         m_note->clear();
+}
+
+void RoleDetailsDialog::showBacklog(const RoleStatus &status)
+{
+    if (!status.backlog) {
+        const QString readError = m_model->snapshot().backlogError;
+        m_backlog->setText(readError.isEmpty() ? tr("none reported (no source registered, or no "
+                                                    "extension 0186)")
+                                               : tr("not read"));
+        m_oldest->clear();
+        m_backlogError->setText(readError.isEmpty() ? tr("none") : readError);
+        return;
+    }
+    const RoleBacklog &backlog = *status.backlog;
+    if (!backlog.pending)
+        m_backlog->setText(tr("unknown %1").arg(backlog.what));
+    else
+        m_backlog->setText(tr("%1 %2").arg(*backlog.pending).arg(backlog.what));
+    m_oldest->setText(backlog.oldestAgeSeconds
+                              ? StatusModel::formatSeconds(*backlog.oldestAgeSeconds)
+                              : QString());
+    m_backlogError->setText(backlog.error.isEmpty() ? tr("none") : backlog.error);
 }
 
 } // namespace leader::console

@@ -9,10 +9,13 @@ class QLabel;
 namespace leader::console {
 
 class StatusModel;
+struct RoleStatus;
 
 // What one role's last tick did (migration 0184), beside its lease: the outcome and, when lost,
 // why; how long it ran, when it ended and on which replica; the step that failed and its error
-// (first line, secrets masked by the database); and the last hour's ticks by outcome. Opened from
+// (first line, secrets masked by the database); the last hour's ticks by outcome; and how much
+// work waits for it (migration 0186's registered source: what, how many, the oldest's age, or the
+// source's error). Opened from
 // the status table (double-click, or Tick details… on a row); it follows the model's polls until
 // closed, and says so when the role leaves the rows or the database records no ticks.
 class RoleDetailsDialog final : public QDialog
@@ -28,6 +31,7 @@ public:
 
 private:
     void refresh();
+    void showBacklog(const RoleStatus &status);
     QLabel *addField(const QString &name, const QString &label);
 
     StatusModel *m_model;
@@ -40,6 +44,9 @@ private:
     QLabel *m_step = nullptr;
     QLabel *m_error = nullptr;
     QLabel *m_hour = nullptr;
+    QLabel *m_backlog = nullptr;
+    QLabel *m_oldest = nullptr;
+    QLabel *m_backlogError = nullptr;
     QLabel *m_note = nullptr;
     QFormLayout *m_form = nullptr;
 };

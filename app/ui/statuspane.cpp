@@ -66,7 +66,8 @@ QList<ColumnWidth> statusColumnWidths(int decoration)
             {StatusModel::PauseReason, QStringLiteral("maintenance window, ticket"), false},
             {StatusModel::NotBefore, QStringLiteral("in ") + duration},
             {StatusModel::LastOutcome, QStringLiteral("lost (taken_over)"), false},
-            {StatusModel::Took, duration}};
+            {StatusModel::Took, duration},
+            {StatusModel::Backlog, StatusModel::backlogText({{}, 99999, 59 * 60 + 59, {}}), false}};
 }
 
 } // namespace
@@ -92,15 +93,15 @@ StatusPane::StatusPane(StatusModel *model, const TimeRule *timeRule, QWidget *pa
                                    : m_view->style()->pixelMetric(QStyle::PM_SmallIconSize) + 4;
     fixColumnWidths(m_view, statusColumnWidths(decoration));
     // What an operator reads first, from the left, so a laptop shows it without scrolling: the
-    // role, its state and health, who leads it, its last tick's age, who paused it, then the last
-    // tick's outcome and how long it took, and why it is paused; the lease's mechanics (expiry,
-    // token, acquired) last.
+    // role, its state and health, who leads it, its last tick's age, who paused it, how much work
+    // waits, then the last tick's outcome and how long it took, and why it is paused; the
+    // lease's mechanics (expiry, token, acquired) last.
     const QList<int> order{
             StatusModel::Role,        StatusModel::State,       StatusModel::Health,
             StatusModel::Holder,      StatusModel::LastTickAge, StatusModel::PausedBy,
-            StatusModel::LastOutcome, StatusModel::Took,        StatusModel::PauseReason,
-            StatusModel::PausedAt,    StatusModel::NotBefore,   StatusModel::ExpiresIn,
-            StatusModel::Token,       StatusModel::Acquired};
+            StatusModel::Backlog,     StatusModel::LastOutcome, StatusModel::Took,
+            StatusModel::PauseReason, StatusModel::PausedAt,    StatusModel::NotBefore,
+            StatusModel::ExpiresIn,   StatusModel::Token,       StatusModel::Acquired};
     for (int visual = 0; visual < order.size(); ++visual)
         header->moveSection(header->visualIndex(order.at(visual)), visual);
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this,

@@ -15,6 +15,7 @@
 
 #include <memory>
 
+using leader::console::RoleBacklog;
 using leader::console::RoleDetailsDialog;
 using leader::console::RoleState;
 using leader::console::RoleStatus;
@@ -75,6 +76,8 @@ private Q_SLOTS:
     void doubleClickOpensTheDetailsAndTheyFollowThePolls();
     void contextActionRaisesTheOpenDialog();
     void olderSchemaSaysWhatIsMissing();
+    void showsTheBacklog_data();
+    void showsTheBacklog();
 
 private:
     std::unique_ptr<StatusModel> m_model;
@@ -219,6 +222,49 @@ void TestRoleDetailsDialog::olderSchemaSaysWhatIsMissing()
     none.lastHour = TickCounts{};
     m_pane->setSnapshot(snapshotOf({none}));
     QVERIFY(labelText(dialog, "detailsNote").contains(QStringLiteral("No tick of billing")));
+}
+
+// What waits for the role (migration 0186), following the polls: what and how many, the oldest's
+// age, and the source's error or the whole read's.
+void TestRoleDetailsDialog::showsTheBacklog_data()
+{
+    QTest::addColumn<StatusSnapshot>("snapshot");
+    QTest::addColumn<QString>("backlog");
+    QTest::addColumn<QString>("oldest");
+    QTest::addColumn<QString>("error");
+    const auto with = [](std::optional<qint64> pending, std::optional<double> oldest,
+                         const QString &error) {
+        RoleStatus status = role("billing");
+        status.backlog = RoleBacklog{QStringLiteral("due subscriptions"), pending, oldest, error};
+        return snapshotOf({status});
+    };
+    QTest::newRow("waiting") << with(37, 242, {}) << "37 due subscriptions"
+                             << StatusModel::formatSeconds(242) << "none";
+    QTest::newRow("nothing waiting")
+            << with(0, std::nullopt, {}) << "0 due subscriptions" << QString() << "none";
+    QTest::newRow("source failed")
+            << with(std::nullopt, std::nullopt, QStringLiteral("42501: permission denied"))
+            << "unknown due subscriptions" << QString() << "42501: permission denied";
+    QTest::newRow("no source") << snapshotOf({role("billing")})
+                               << "none reported (no source registered, or no extension 0186)"
+                               << QString() << "none";
+    StatusSnapshot unread = snapshotOf({role("billing")});
+    unread.backlogError = QStringLiteral("57014: canceling statement due to statement timeout");
+    QTest::newRow("read failed") << unread << "not read" << QString()
+                                 << "57014: canceling statement due to statement timeout";
+}
+
+void TestRoleDetailsDialog::showsTheBacklog()
+{
+    QFETCH(StatusSnapshot, snapshot);
+    m_pane->setSnapshot(snapshotOf({role("billing")}));
+    RoleDetailsDialog *dialog = m_pane->openDetails(QStringLiteral("billing"));
+    QVERIFY(dialog);
+    // Opened before the reading: the next poll fills it in.
+    m_pane->setSnapshot(snapshot);
+    QTEST(labelText(dialog, "backlogValue"), "backlog");
+    QTEST(labelText(dialog, "backlogOldestValue"), "oldest");
+    QTEST(labelText(dialog, "backlogErrorValue"), "error");
 }
 
 QTEST_MAIN(TestRoleDetailsDialog)

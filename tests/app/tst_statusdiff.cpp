@@ -51,6 +51,34 @@ class TstStatusDiff final : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    // The backlog's read failing is said once a change, not every poll.
+    void backlogReadLine_data()
+    {
+        QTest::addColumn<QString>("before");
+        QTest::addColumn<QString>("after");
+        QTest::addColumn<QString>("line"); // empty: none
+        const QString timeout
+                = QStringLiteral("57014: canceling statement due to statement timeout");
+        const QString denied
+                = QStringLiteral("42501: permission denied for function leader_backlog");
+        QTest::newRow("read, as before") << QString() << QString() << QString();
+        QTest::newRow("starts failing")
+                << QString() << timeout
+                << QString(QStringLiteral("the backlog could not be read: ") + timeout);
+        QTest::newRow("fails alike") << timeout << timeout << QString();
+        QTest::newRow("fails otherwise")
+                << timeout << denied
+                << QString(QStringLiteral("the backlog could not be read: ") + denied);
+        QTest::newRow("read again") << timeout << QString() << "the backlog is read again";
+    }
+    void backlogReadLine()
+    {
+        QFETCH(QString, before);
+        QFETCH(QString, after);
+        QFETCH(QString, line);
+        QCOMPARE(leader::console::backlogReadLine(before, after).value_or(QString()), line);
+    }
+
     // billing warns at 135 s and alerts at 270 s. Mutation checks (done once each): judging ages
     // by thresholds.level() (as before issue 33) failed "paused an hour", the first two unpaused
     // rows and unpausedWithoutOrigins; no origin at a pause's end failed the same rows but

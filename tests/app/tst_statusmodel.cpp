@@ -74,6 +74,23 @@ RoleStatus aged(const QString &name, double age, RoleState state = RoleState::Fr
     return status;
 }
 
+// A role with a backlog reading: pending < 0 for a source that failed with error, oldest < 0 for
+// none.
+RoleStatus queued(const QString &name, qint64 pending, double oldest = -1,
+                  const QString &error = {})
+{
+    RoleStatus status = aged(name, 5);
+    leader::console::RoleBacklog backlog;
+    backlog.what = QStringLiteral("due subscriptions");
+    if (pending >= 0)
+        backlog.pending = pending;
+    if (oldest >= 0)
+        backlog.oldestAgeSeconds = oldest;
+    backlog.error = error;
+    status.backlog = backlog;
+    return status;
+}
+
 // The dataChanged signals in spy that cover column of row, as (first, last, roles).
 QList<QList<int>> rolesAnnounced(const QSignalSpy &spy, int row, int column)
 {
@@ -296,6 +313,138 @@ private Q_SLOTS:
     {
         QFETCH(double, seconds);
         QTEST(StatusModel::formatSeconds(seconds), "text");
+    }
+
+    // ---- Backlog column, pure ----------------------------------------------------------------
+
+    void backlogCell_data()
+    {
+        QTest::addColumn<RoleStatus>("status");
+        QTest::addColumn<QString>("readError"); // the whole read's, StatusSnapshot::backlogError
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("tip");
+        QTest::addColumn<QVariant>("raw");
+        QTest::addColumn<bool>("warns"); // drawn in the warning tone
+        QTest::newRow("waiting")
+                << queued("billing", 12, 185) << QString() << "12 · oldest 3m 05s"
+                << "12 due subscriptions waiting, the oldest for 3 min 5 s (on the database "
+                   "clock)"
+                << QVariant(qint64(12)) << false;
+        QTest::newRow("nothing waiting")
+                << queued("billing", 0) << QString() << "0"
+                << "No due subscriptions waiting" << QVariant(qint64(0)) << false;
+        QTest::newRow("a count without its oldest")
+                << queued("billing", 4) << QString() << "4"
+                << "4 due subscriptions waiting" << QVariant(qint64(4)) << false;
+        QTest::newRow("seconds") << queued("billing", 3, 44.6) << QString() << "3 · oldest 45s"
+                                 << "3 due subscriptions waiting, the oldest for 44.6 s (on the "
+                                    "database clock)"
+                                 << QVariant(qint64(3)) << false;
+        QTest::newRow("hours") << queued("billing", 3, 7500) << QString() << "3 · oldest 2h 05m"
+                               << "3 due subscriptions waiting, the oldest for 2 h 5 min (on the "
+                                  "database clock)"
+                               << QVariant(qint64(3)) << false;
+        QTest::newRow("days") << queued("billing", 1, 3 * 86400 + 4 * 3600 + 10) << QString()
+                              << "1 · oldest 3d 04h"
+                              << "1 due subscriptions waiting, the oldest for 76 h 0 min (on the "
+                                 "database clock)"
+                              << QVariant(qint64(1)) << false;
+        QTest::newRow("source failed")
+                << queued("billing", -1, -1, "42501: permission denied for table subscriptions")
+                << QString() << "error"
+                << "The backlog's source failed: 42501: permission denied for table subscriptions"
+                << QVariant() << true;
+        QTest::newRow("no source") << role("billing") << QString() << QString()
+                                   << "No backlog reported: no source is registered for this "
+                                      "role, or the database lacks extension 0186 "
+                                      "(docs/backlog.md)"
+                                   << QVariant() << false;
+        QTest::newRow("read failed")
+                << role("billing") << "57014: canceling statement due to statement timeout"
+                << QString()
+                << "The backlog could not be read at this poll: 57014: canceling statement due "
+                   "to statement timeout"
+                << QVariant() << false;
+    }
+
+    void backlogCell()
+    {
+        QFETCH(RoleStatus, status);
+        QFETCH(QString, readError);
+        QFETCH(QVariant, raw);
+        QFETCH(bool, warns);
+        StatusModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        StatusSnapshot snapshot = snapshotOf({status});
+        snapshot.backlogError = readError;
+        model.setSnapshot(snapshot);
+        const QModelIndex cell = model.index(0, StatusModel::Backlog);
+        QTEST(cell.data().toString(), "text");
+        QTEST(cell.data(Qt::ToolTipRole).toString(), "tip");
+        QCOMPARE(cell.data(StatusModel::RawRole), raw);
+        QCOMPARE(cell.data(Qt::ForegroundRole).isValid(), warns);
+        QCOMPARE(model.headerData(StatusModel::Backlog, Qt::Horizontal).toString(),
+                 QStringLiteral("Backlog"));
+    }
+
+    // A poll announces the Backlog cell of the rows whose reading changed, that cell alone: its
+    // count, its oldest age, its error, or (without a reading) the whole read's error its tooltip
+    // names. Mutation check (done once): without the read error's own test in setSnapshot() the
+    // "read fails" and "read fails otherwise" rows announced nothing.
+    void backlogChangesAreAnnouncedOnItsCell_data()
+    {
+        QTest::addColumn<StatusSnapshot>("before");
+        QTest::addColumn<StatusSnapshot>("after");
+        QTest::addColumn<QList<int>>("rows"); // the rows announced
+        const RoleStatus dunning = queued("dunning", 3, 20);
+        const StatusSnapshot waiting = snapshotOf({queued("billing", 12, 185), dunning});
+        QTest::newRow("unchanged") << waiting << waiting << QList<int>();
+        QTest::newRow("the count rises")
+                << waiting << snapshotOf({queued("billing", 13, 185), dunning}) << QList<int>{0};
+        QTest::newRow("the oldest ages")
+                << waiting << snapshotOf({queued("billing", 12, 190), dunning}) << QList<int>{0};
+        QTest::newRow("the source fails")
+                << waiting << snapshotOf({queued("billing", -1, -1, "XX000: boom"), dunning})
+                << QList<int>{0};
+        QTest::newRow("the source is unregistered")
+                << waiting << snapshotOf({aged("billing", 5), dunning}) << QList<int>{0};
+        StatusSnapshot readFails = snapshotOf({aged("billing", 5), dunning});
+        readFails.backlogError = QStringLiteral("57014: canceling statement");
+        StatusSnapshot readFailsAgain = readFails;
+        readFailsAgain.backlogError = QStringLiteral("08006: the connection was lost");
+        QTest::newRow("read fails")
+                << snapshotOf({aged("billing", 5), dunning}) << readFails << QList<int>{0};
+        QTest::newRow("read fails again alike") << readFails << readFails << QList<int>();
+        QTest::newRow("read fails otherwise") << readFails << readFailsAgain << QList<int>{0};
+    }
+
+    void backlogChangesAreAnnouncedOnItsCell()
+    {
+        QFETCH(StatusSnapshot, before);
+        QFETCH(StatusSnapshot, after);
+        QFETCH(QList<int>, rows);
+        StatusModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSnapshot(before);
+        QSignalSpy changes(&model, &QAbstractItemModel::dataChanged);
+        model.setSnapshot(after);
+        QList<int> announced;
+        for (const QList<QVariant> &signal : std::as_const(changes)) {
+            const QModelIndex first = signal.at(0).toModelIndex();
+            const QModelIndex last = signal.at(1).toModelIndex();
+            QCOMPARE(first.row(), last.row());
+            QCOMPARE(first.column(), int(StatusModel::Backlog));
+            QCOMPARE(last.column(), int(StatusModel::Backlog));
+            const auto roles = signal.at(2).value<QList<int>>();
+            QVERIFY(roles.contains(Qt::DisplayRole));
+            QVERIFY(roles.contains(Qt::ToolTipRole));
+            QVERIFY(roles.contains(StatusModel::RawRole));
+            QVERIFY(roles.contains(Qt::ForegroundRole));
+            announced << first.row();
+        }
+        QCOMPARE(announced, rows);
     }
 
     void rowSetChangesResetTheModel()
