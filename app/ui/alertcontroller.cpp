@@ -62,6 +62,8 @@ void AlertController::onSnapshot(const StatusSnapshot &snapshot)
                                      .arg(row.role)
                                      .arg(*row.lastTickAgeSeconds, 0, 'f', 0));
     }
+    for (const BacklogGrowth &growth : m_backlog.observe(snapshot, m_thresholds, m_origins))
+        notify(growth.role, backlogGrowthText(growth));
     m_lastRoles = snapshot.roles;
 }
 
@@ -83,6 +85,7 @@ void AlertController::reset()
     m_levels.clear();
     m_origins.clear();
     m_lastRoles.clear();
+    m_backlog.clear();
     m_noDataAlerted.clear();
     m_noDataCheck->stop();
 }

@@ -2,6 +2,7 @@
 
 #include "core/statustypes.h"
 #include "models/agethresholds.h"
+#include "models/backlogwatch.h"
 #include "models/health.h"
 
 #include <QDateTime>
@@ -19,8 +20,10 @@ namespace leader::console {
 // entry into it; never while paused or starting, and after a pause by the time since it ended:
 // ageLevelOf()), and a role the console has had no data about for longer than that role's alert
 // threshold (the pending period: a database that cannot be read may be hiding exactly the stall
-// the alert exists for). Notifications go to the system tray when there is one (one icon for the
-// process, shared by every database the fleet watches), each naming its database; alerted() always.
+// the alert exists for), and a role whose backlog grows while it is paused or starved (once a
+// spell, as BacklogWatch defines it). Notifications go to the system tray when there is one (one
+// icon for the process, shared by every database the fleet watches), each naming its database;
+// alerted() always.
 class AlertController final : public QObject
 {
     Q_OBJECT
@@ -51,6 +54,7 @@ private:
     QHash<QString, AgeLevel> m_levels;
     AgeOrigins m_origins;
     QList<RoleStatus> m_lastRoles;
+    BacklogWatch m_backlog;
     QTimer *m_noDataCheck = nullptr;
     QDateTime m_asOf;
     QSet<QString> m_noDataAlerted;

@@ -1,6 +1,7 @@
 // The console's age alert (AlertController::alerted, the tray notification) over a run of polls:
 // never for a paused or starting role, and after a pause by the time since the pause ended, so a
-// role that stays stalled after its unpause alerts then and not at the unpause.
+// role that stays stalled after its unpause alerts then and not at the unpause. And the backlog
+// alert: a role's backlog growing while it is paused or starved.
 
 #include "agepolls.h"
 #include "ui/alertcontroller.h"
@@ -57,6 +58,50 @@ private Q_SLOTS:
                 alertedAt << poll.at;
         }
         QTEST(alertedAt, "alertedAt");
+    }
+
+    // A backlog that grows while the role is paused or starved is an alert, with its line
+    // (BacklogWatch's rules, tested in tst_backlogwatch); a running role's growth is none. billing
+    // warns at 135 s.
+    void backlogAlerts_data()
+    {
+        QTest::addColumn<AgePolls>("polls");
+        QTest::addColumn<QList<qint64>>("pending"); // one count per poll
+        QTest::addColumn<QStringList>("alerts");
+        using S = RoleState;
+        QTest::newRow("paused and growing")
+                << AgePolls{{0, S::Paused, 10}, {10, S::Paused, 20}, {45, S::Paused, 55}}
+                << QList<qint64>{0, 5, 37}
+                << QStringList{"billing: paused, and its backlog grew from 0 to 37 due "
+                               "subscriptions over 35.0 s (oldest 4 min 0 s)"};
+        QTest::newRow("running and growing")
+                << AgePolls{{0, S::Free, 10}, {10, S::Free, 20}, {45, S::Free, 5}}
+                << QList<qint64>{0, 5, 37} << QStringList();
+        QTest::newRow("starved and growing")
+                << AgePolls{{0, S::Free, 140}, {10, S::Free, 150}, {45, S::Free, 185}}
+                << QList<qint64>{3, 5, 9}
+                << QStringList{"billing: starved (its last tick is late), and its backlog grew "
+                               "from 3 to 9 due subscriptions over 35.0 s (oldest 4 min 0 s)"};
+    }
+    void backlogAlerts()
+    {
+        QFETCH(AgePolls, polls);
+        QFETCH(QList<qint64>, pending);
+        QWidget window;
+        AlertController alerts(&window);
+        QSignalSpy alerted(&alerts, &AlertController::alerted);
+        for (qsizetype poll = 0; poll < polls.size(); ++poll) {
+            RoleStatus status = leader::test::statusAt(QStringLiteral("billing"), polls.at(poll));
+            status.backlog
+                    = RoleBacklog{QStringLiteral("due subscriptions"), pending.at(poll), 240, {}};
+            alerts.onSnapshot(leader::test::snapshotAt(polls.at(poll), {status}));
+        }
+        QStringList lines;
+        for (const QList<QVariant> &signal : std::as_const(alerted)) {
+            QCOMPARE(signal.at(0).toString(), QStringLiteral("billing"));
+            lines << signal.at(1).toString();
+        }
+        QTEST(lines, "alerts");
     }
 };
 
