@@ -57,6 +57,7 @@ constexpr Operator Operators[] = {
         {"+", "timestamptz", "interval", "timestamptz"},
         {"-", "timestamptz", "interval", "timestamptz"},
         {"*", "numeric", "integer", "numeric"},
+        {"-", "timestamptz", "timestamptz", "interval"},
 };
 
 struct Function
@@ -77,6 +78,15 @@ constexpr Function Functions[] = {
         {"current_setting", "text, boolean", "pg_catalog.current_setting($1, $2)", "text"},
         {"pg_has_role", "name, oid, text", "pg_catalog.pg_has_role($1, $2, $3)", "boolean"},
         {"replace", "text, text, text", "pg_catalog.replace($1, $2, $3)", "text"},
+        // leader_backlog_register and leader_backlog (0186).
+        {"length", "text", "pg_catalog.length($1)", "integer"},
+        {"left", "text, integer", "pg_catalog.left($1, $2)", "text"},
+        {"split_part", "text, text, integer", "pg_catalog.split_part($1, $2, $3)", "text"},
+        {"regexp_replace", "text, text, text, text", "pg_catalog.regexp_replace($1, $2, $3, $4)",
+         "text"},
+        {"date_part", "text, interval", "pg_catalog.date_part($1, $2)", "double precision"},
+        {"has_schema_privilege", "name, oid, text", "pg_catalog.has_schema_privilege($1, $2, $3)",
+         "boolean"},
 };
 
 // The tables the bodies write, shadowed under their bare names; any write to a shadow is logged.
@@ -114,6 +124,18 @@ std::string plantSql(const std::string &schema)
            + logged("max") + "RETURN pg_catalog.greatest($1, $2); END $p$;\n";
     sql += "CREATE AGGREGATE " + schema + ".max(bigint) (SFUNC = " + schema
            + ".planted_max, STYPE = bigint);\n";
+    // The demo's backlog sources (1003) count and take the earliest instant.
+    sql += "CREATE FUNCTION " + schema
+           + ".planted_min(timestamptz, timestamptz) RETURNS timestamptz LANGUAGE plpgsql AS $p$ "
+             "BEGIN "
+           + logged("min") + "RETURN pg_catalog.least($1, $2); END $p$;\n";
+    sql += "CREATE AGGREGATE " + schema + ".min(timestamptz) (SFUNC = " + schema
+           + ".planted_min, STYPE = timestamptz);\n";
+    sql += "CREATE FUNCTION " + schema
+           + ".planted_count(bigint) RETURNS bigint LANGUAGE plpgsql AS $p$ BEGIN "
+           + logged("count") + "RETURN $1 OPERATOR(pg_catalog.+) 1; END $p$;\n";
+    sql += "CREATE AGGREGATE " + schema + ".count(*) (SFUNC = " + schema
+           + ".planted_count, STYPE = bigint, INITCOND = '0');\n";
     for (const char *table : Tables) {
         if (schema == "public" && std::string(table) == "leader_leases")
             continue; // the lease schema: the real table (the others live in leader_ext)
@@ -138,6 +160,7 @@ private Q_SLOTS:
     void plantedObjectsNeverRunAsTheOwner();
     void temporaryShadowsNeverRunAsTheOwner();
     void everyDefinerFunctionIsPinned();
+    void backlogRunsNoPlantedObject();
     void migratorRefusesACreatableSchema_data();
     void migratorRefusesACreatableSchema();
 
@@ -157,7 +180,8 @@ private:
 void TestDefinerHijack::initTestCase()
 {
     m_db = std::make_unique<TestDatabase>("definerhijack");
-    m_db->migrateLease();
+    // With the demo: its backlog sources (1003) are definer functions leader_backlog runs.
+    m_db->migrateDemo();
     m_fresh = std::make_unique<TestDatabase>("definerhijack_fresh");
     m_owner = std::make_unique<Connection>(m_db->connect(Login::Owner));
     // The mistake the definer functions must survive: the app may create in the lease schema
@@ -359,9 +383,93 @@ SELECT count(*), coalesce(string_agg(p.oid::regprocedure::text, ', ')
 )sql",
                                                     {}, Short);
     // 0183 added leader_drain, leader_undrain and leader_replica_drain_beat; 0184
-    // leader_tick_record; 0185 leader_handover.
-    QCOMPARE(result.toInt64(0, 0), 12);
+    // leader_tick_record; 0185 leader_handover; the demo's 1003 its five backlog sources.
+    QCOMPARE(result.toInt64(0, 0), 17);
     QCOMPARE(QString::fromUtf8(result.text(0, 1)), QString());
+    // 0186's functions run as their caller, who may be the owner (register, unregister, a
+    // leaderctl status as the owner): pinned as well.
+    const leader::pg::Result invokers = m_owner->exec("backlog functions", R"sql(
+SELECT count(*), coalesce(string_agg(p.oid::regprocedure::text, ', ')
+                              FILTER (WHERE NOT coalesce(p.proconfig, '{}')
+                                            @> ARRAY['search_path=pg_catalog, pg_temp']), '')
+  FROM pg_proc p
+ WHERE p.pronamespace = 'leader_ext'::regnamespace AND p.proname LIKE 'leader\_backlog%'
+)sql",
+                                                      {}, Short);
+    QCOMPARE(invokers.toInt64(0, 0), 3);
+    QCOMPARE(QString::fromUtf8(invokers.text(0, 1)), QString());
+}
+
+// The backlog (0186) read and registered with the planted schemas first on the caller's path,
+// pg_catalog after them, so that even a plant with pg_catalog's own signature would be found first
+// by a body that took the caller's path: the app reads leader_backlog(), which runs the demo's
+// definer sources as the owner; the owner registers, reads and unregisters. None runs a plant.
+// Checked once each: with leader_backlog's search_path reset (ALTER FUNCTION ... RESET
+// search_path), the owner's read ran attic's -(timestamptz, timestamptz) as lt_owner; with
+// demo_billing_backlog's reset, the app's straight call ran attic's operators as lt_owner (through
+// leader_backlog it takes leader_backlog's pinned path).
+void TestDefinerHijack::backlogRunsNoPlantedObject()
+{
+    m_db->resetDemo();
+    // Something pending for every source, so every body runs to its age.
+    m_owner->execScript("pending", R"sql(
+INSERT INTO tenants (name) VALUES ('t');
+INSERT INTO subscriptions (tenant_id, amount_cents, period_seconds, period_start, next_billing_at)
+SELECT id, 100, 60, now() - interval '2 hours', now() - interval '1 hour' FROM tenants;
+INSERT INTO invoices (subscription_id, period_start, period_end, amount_cents)
+SELECT id, period_start, next_billing_at, 100 FROM subscriptions;
+INSERT INTO dunning_runs (invoice_id, next_attempt_at)
+SELECT id, now() - interval '1 minute' FROM invoices;
+INSERT INTO webhook_events (tenant_id, kind) SELECT id, 'k' FROM tenants;
+INSERT INTO webhook_deliveries (event_id, next_attempt_at)
+SELECT id, now() - interval '1 minute' FROM webhook_events;
+INSERT INTO email_outbox (tenant_id, kind, recipient) SELECT id, 'k', 'r' FROM tenants;
+)sql",
+                        Short);
+    const auto read = [](Connection &connection) {
+        connection.exec("begin", "BEGIN", {}, Short);
+        connection.exec("path", "SET LOCAL search_path = attic, public, pg_catalog", {}, Short);
+        leader::pg::Result rows = connection.exec(
+                "backlog", "SELECT * FROM leader_ext.leader_backlog()", {}, Short);
+        connection.exec("commit", "COMMIT", {}, Short);
+        return rows;
+    };
+    Connection app = m_db->connect(Login::App);
+    const leader::pg::Result rows = read(app);
+    QCOMPARE(rows.rows(), 5);
+    for (int row = 0; row < rows.rows(); ++row) {
+        QVERIFY2(rows.isNull(row, 4), rows.text(row, 4).data());
+        QCOMPARE(rows.toInt64(row, 2), 1);
+    }
+    // The sources called straight, as the app and the monitor may: their own path holds.
+    app.exec("begin", "BEGIN", {}, Short);
+    app.exec("path", "SET LOCAL search_path = attic, public, pg_catalog", {}, Short);
+    for (const char *source :
+         {"demo_billing_backlog", "demo_dunning_backlog", "demo_email_outbox_backlog",
+          "demo_webhook_outbox_backlog", "demo_webhook_delivery_backlog"})
+        QCOMPARE(app.exec("source", std::string("SELECT pending FROM public.") + source + "()", {},
+                          Short)
+                         .toInt64(0, 0),
+                 1);
+    app.exec("commit", "COMMIT", {}, Short);
+    QCOMPARE(ranAsSomeoneElse(), QString());
+
+    m_owner->exec("begin", "BEGIN", {}, Short);
+    m_owner->exec("path", "SET LOCAL search_path = attic, public, pg_catalog", {}, Short);
+    m_owner->exec("unregister", "SELECT leader_ext.leader_backlog_unregister('billing')", {},
+                  Short);
+    m_owner->exec("register",
+                  "SELECT leader_ext.leader_backlog_register('billing', "
+                  "'public.demo_billing_backlog()'::regprocedure, 'due subscriptions')",
+                  {}, Short);
+    // A refusal's branch too (btrim, length).
+    m_owner->exec("savepoint", "SAVEPOINT refused", {}, Short);
+    expectRefused(*m_owner, "SELECT leader_ext.leader_backlog_register('billing', "
+                            "'public.demo_billing_backlog()'::regprocedure, ' ')");
+    m_owner->exec("rollback", "ROLLBACK TO SAVEPOINT refused", {}, Short);
+    m_owner->exec("commit", "COMMIT", {}, Short);
+    QCOMPARE(read(*m_owner).rows(), 5);
+    QCOMPARE(ranAsSomeoneElse(), QString());
 }
 
 void TestDefinerHijack::migratorRefusesACreatableSchema_data()
@@ -418,7 +526,7 @@ void TestDefinerHijack::migratorRefusesACreatableSchema()
     const std::vector<int> applied
             = leader::schema::Migrator(owner).migrate({MigrationSet::Adr, MigrationSet::Extension});
     QCOMPARE(applied,
-             (std::vector<int>{174, 175, 176, 177, 178, 179, 180, 181, 182, 183, 184, 185}));
+             (std::vector<int>{174, 175, 176, 177, 178, 179, 180, 181, 182, 183, 184, 185, 186}));
 }
 
 QTEST_GUILESS_MAIN(TestDefinerHijack)

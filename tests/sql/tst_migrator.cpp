@@ -200,10 +200,10 @@ void TestMigrator::freshDatabaseRecordsEveryVersionInLeaderExt()
 {
     Connection owner = m_db->connect(Login::Owner);
     QCOMPARE(Migrator(owner).migrate({MigrationSet::Adr, MigrationSet::Extension}),
-             (std::vector<int>{174, 175, 176, 177, 178, 179, 180, 181, 182, 183, 184, 185}));
+             (std::vector<int>{174, 175, 176, 177, 178, 179, 180, 181, 182, 183, 184, 185, 186}));
     QCOMPARE(scalar(owner, "SELECT string_agg(version::text, ',' ORDER BY version) "
                            "FROM leader_ext.migrations"),
-             QStringLiteral("174,175,176,177,178,179,180,181,182,183,184,185"));
+             QStringLiteral("174,175,176,177,178,179,180,181,182,183,184,185,186"));
     QCOMPARE(scalar(owner, "SELECT to_regclass('schema_migrations') IS NULL"), QStringLiteral("t"));
     QVERIFY(Migrator(owner).migrate({MigrationSet::Adr, MigrationSet::Extension}).empty());
 
@@ -214,7 +214,7 @@ void TestMigrator::freshDatabaseRecordsEveryVersionInLeaderExt()
     // leaderctl installed the ADR's migrations here, so it may undo them, and the version table
     // and its schema go with the last row.
     QCOMPARE(Migrator(owner).rollbackTo(174),
-             (std::vector<int>{185, 184, 183, 182, 181, 180, 179, 178, 177, 176, 175, 174}));
+             (std::vector<int>{186, 185, 184, 183, 182, 181, 180, 179, 178, 177, 176, 175, 174}));
     QCOMPARE(scalar(owner, "SELECT to_regnamespace('leader_ext') IS NULL"), QStringLiteral("t"));
 }
 
@@ -251,7 +251,7 @@ void TestMigrator::applicationsMigrationTableIsNeverTouched()
 
     Migrator migrator(owner);
     QCOMPARE(migrator.migrate({MigrationSet::Adr, MigrationSet::Extension}),
-             (std::vector<int>{176, 177, 178, 179, 180, 181, 182, 183, 184, 185}));
+             (std::vector<int>{176, 177, 178, 179, 180, 181, 182, 183, 184, 185, 186}));
     QCOMPARE(scalar(owner, TableSql), before);
     QCOMPARE(scalar(owner, "SELECT count(*) FROM leader_ext.migrations WHERE version < 176"),
              QStringLiteral("0"));
@@ -259,7 +259,7 @@ void TestMigrator::applicationsMigrationTableIsNeverTouched()
     // The ADR's own migrations are the application's: undone are the extensions only, and what
     // they replaced is the ADR's again, to the byte.
     QCOMPARE(migrator.rollbackTo(174),
-             (std::vector<int>{185, 184, 183, 182, 181, 180, 179, 178, 177, 176}));
+             (std::vector<int>{186, 185, 184, 183, 182, 181, 180, 179, 178, 177, 176}));
     QCOMPARE(scalar(owner, AdrDefinitionsSql), adrOnly);
     QCOMPARE(scalar(owner, "SELECT to_regnamespace('leader_ext') IS NULL"), QStringLiteral("t"));
     QCOMPARE(scalar(owner, TableSql), before);
@@ -385,7 +385,7 @@ void TestMigrator::featuresFollowTheVersionTable()
         QVERIFY2(QString::fromUtf8(error.what()).contains("may not read"), error.what());
     }
     QVERIFY(!leader::schema::probeFeatures(monitor).extensionsHidden);
-    QCOMPARE(migrator.rollbackTo(179), (std::vector<int>{185, 184, 183, 182, 181, 180, 179}));
+    QCOMPARE(migrator.rollbackTo(179), (std::vector<int>{186, 185, 184, 183, 182, 181, 180, 179}));
     features = leader::schema::probeFeatures(monitor);
     QCOMPARE(features.extension, 178);
     QVERIFY(features.has(Extension::ReplicaRegistry));
@@ -517,10 +517,14 @@ UPDATE leader_leases SET paused_until = now() - interval '1 minute'
     for (int v = version + 1; v <= leader::schema::LatestExtension; ++v)
         rest.push_back(v);
     QCOMPARE(Migrator(owner).migrate({MigrationSet::Adr, MigrationSet::Extension}), rest);
-    if (last)
+    if (last) {
         QCOMPARE(scalar(owner, "SELECT string_agg(version::text, ',' ORDER BY version) FROM "
                                "leader_ext.migrations WHERE version > 1000"),
                  QStringLiteral("1001,1002"));
+        // The demo's later migrations (1003, its backlog sources), as leaderctl migrate --demo
+        // adds them.
+        QCOMPARE(Migrator(owner).migrate({MigrationSet::Demo}), (std::vector<int>{1003}));
+    }
 
     QVERIFY(leader::schema::probeFeatures(monitor).complete());
     QCOMPARE(scalar(owner, "SELECT to_regclass('schema_migrations') IS NULL"), QStringLiteral("t"));
@@ -554,7 +558,7 @@ void TestMigrator::printedFilesFollowEachTool_data()
                            << QStringList{"0176_pause_notify.up.sql", "0176_pause_notify.down.sql"}
                            << QStringList{"BEGIN;\n", "COMMIT;\n"};
     QTest::newRow("sql-migrate") << QStringLiteral("sql-migrate")
-                                 << QStringList{"0176_pause_notify.sql", "0185_handover.sql"}
+                                 << QStringList{"0176_pause_notify.sql", "0186_backlog.sql"}
                                  << QStringList{"-- +migrate Up\n-- +migrate StatementBegin\n",
                                                 "-- +migrate StatementEnd\n\n-- +migrate Down\n"};
     QTest::newRow("golang-migrate")
@@ -562,7 +566,7 @@ void TestMigrator::printedFilesFollowEachTool_data()
             << QStringList{"0176_pause_notify.up.sql", "0176_pause_notify.down.sql"}
             << QStringList{"BEGIN;\n", "COMMIT;\n"};
     QTest::newRow("goose") << QStringLiteral("goose")
-                           << QStringList{"0176_pause_notify.sql", "0185_handover.sql"}
+                           << QStringList{"0176_pause_notify.sql", "0186_backlog.sql"}
                            << QStringList{"-- +goose Up\n-- +goose StatementBegin\n",
                                           "-- +goose StatementEnd\n\n-- +goose Down\n"};
     QTest::newRow("flyway") << QStringLiteral("flyway")
@@ -587,7 +591,7 @@ void TestMigrator::printedFilesFollowEachTool()
     // --to stops there, down files included.
     for (const leader::schema::ScriptFile &file : leader::schema::extensionScripts(*parsed, 178))
         QVERIFY2(!QString::fromStdString(file.name).contains(
-                         QRegularExpression("0179|0180|0181|0182|0183|0184|0185")),
+                         QRegularExpression("0179|0180|0181|0182|0183|0184|0185|0186")),
                  file.name.c_str());
 }
 

@@ -338,7 +338,7 @@ void TestReplicaRegistry::olderSchemaReadsUnavailable()
     });
     // The demo's migrations are newer, so they go (and come back) too.
     QCOMPARE(migrator.rollbackTo(178),
-             (std::vector<int>{1002, 1001, 185, 184, 183, 182, 181, 180, 179, 178}));
+             (std::vector<int>{1003, 1002, 1001, 186, 185, 184, 183, 182, 181, 180, 179, 178}));
     QVERIFY(!leader::lease::listReplicas(*m_monitor).has_value());
     QVERIFY(!leader::lease::listReplicas(*m_app).has_value());
     // Readers need no 0178; a replica does, and says so.
@@ -352,7 +352,7 @@ void TestReplicaRegistry::olderSchemaReadsUnavailable()
         QVERIFY2(QString::fromUtf8(error.what()).contains("leaderctl migrate"), error.what());
     }
     QCOMPARE(migrator.migrate({MigrationSet::Adr, MigrationSet::Extension, MigrationSet::Demo}),
-             (std::vector<int>{178, 179, 180, 181, 182, 183, 184, 185, 1001, 1002}));
+             (std::vector<int>{178, 179, 180, 181, 182, 183, 184, 185, 186, 1001, 1002, 1003}));
     QVERIFY(leader::lease::listReplicas(*m_monitor)->empty());
     QVERIFY(leader::schema::probeFeatures(*m_app).complete());
 }
@@ -601,8 +601,9 @@ void TestReplicaRegistry::aReplicaStartsOnARegistryWithoutNames()
         migrator.rollbackTo(1001);
         migrator.migrate({MigrationSet::Adr, MigrationSet::Extension, MigrationSet::Demo});
     });
-    QCOMPARE(migrator.rollbackTo(182), (std::vector<int>{1002, 1001, 185, 184, 183, 182}));
-    QCOMPARE(migrator.migrate({MigrationSet::Demo}), (std::vector<int>{1001, 1002}));
+    QCOMPARE(migrator.rollbackTo(182),
+             (std::vector<int>{1003, 1002, 1001, 186, 185, 184, 183, 182}));
+    QCOMPARE(migrator.migrate({MigrationSet::Demo}), (std::vector<int>{1001, 1002, 1003}));
     QVERIFY(!leader::schema::probeFeatures(*m_app).has(leader::schema::Extension::ReplicaNames));
 
     leader::replica::ReplicaOptions options;

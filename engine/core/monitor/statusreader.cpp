@@ -47,6 +47,11 @@ SELECT role, state, holder_id, holder_token,
  ORDER BY role
 )sql";
 
+// Ages in seconds on the database clock, as leader_backlog computes them.
+constexpr auto BacklogSql = R"sql(
+SELECT role, what, pending, oldest_pending_age_seconds, error FROM leader_ext.leader_backlog()
+)sql";
+
 // to_regclass/to_regprocedure return NULL instead of failing, so one statement tells a missing
 // SELECT and a read-only login apart. $1, $2: the pause and unpause functions pause() and
 // unpause() call; $3: whether they live in leader_ext (USAGE on it is needed too).
@@ -136,6 +141,23 @@ bool hasNul(const std::vector<std::string> &roles, std::initializer_list<const s
 
 } // namespace
 
+std::vector<BacklogRow> readBacklog(pg::Connection &connection, std::chrono::milliseconds timeout)
+{
+    const pg::Result result = connection.exec("backlog", BacklogSql, {}, timeout);
+    std::vector<BacklogRow> rows;
+    rows.reserve(static_cast<std::size_t>(result.rows()));
+    for (int row = 0; row < result.rows(); ++row) {
+        BacklogRow &backlog = rows.emplace_back();
+        backlog.role = std::string(result.text(row, 0));
+        backlog.what = std::string(result.text(row, 1));
+        if (!result.isNull(row, 2))
+            backlog.pending = result.toInt64(row, 2);
+        backlog.oldestAgeSeconds = optionalDouble(result, row, 3);
+        backlog.error = std::string(result.text(row, 4));
+    }
+    return rows;
+}
+
 std::string extensionsSummary(const schema::LeaseFeatures &features)
 {
     using schema::Extension;
@@ -149,7 +171,7 @@ std::string extensionsSummary(const schema::LeaseFeatures &features)
                "tracked in schema_migrations), and only the ADR's features are used until "
                "leaderctl migrate moves them into leader_ext";
     const std::string heartbeat = std::to_string(lease::HeartbeatEvery / 1s);
-    const std::array<std::pair<Extension, std::string>, 10> adds{{
+    const std::array<std::pair<Extension, std::string>, 11> adds{{
             {Extension::PauseNotify, "the pause wake NOTIFY (without it a holder stops at its next "
                                      "heartbeat, within "
                                              + heartbeat + " s)"},
@@ -164,6 +186,7 @@ std::string extensionsSummary(const schema::LeaseFeatures &features)
             {Extension::TickDetails, "what each tick did (outcome, duration, failed step, error, "
                                      "the hour's counts)"},
             {Extension::Handover, "the handover of a role now"},
+            {Extension::Backlog, "each role's backlog (how much work waits)"},
     }};
     std::string added;
     for (const auto &[extension, what] : adds)
@@ -318,6 +341,15 @@ Outcome<StatusRows> StatusReader::poll()
                                                     static_cast<int>(result.toInt64(row, 28)),
                                                     static_cast<int>(result.toInt64(row, 29))};
             rows.roles.push_back(std::move(role));
+        }
+        // A second statement on the same session; its failure fails nothing else (a lost session
+        // is still lost for the next call, which reconnects or says so).
+        if (m_features.has(schema::Extension::Backlog)) {
+            try {
+                rows.backlog = readBacklog(*m_connection, m_statementTimeout);
+            } catch (const pg::Error &error) {
+                rows.backlogError = "the backlog could not be read: " + failure(error).message;
+            }
         }
         return rows;
     } catch (const pg::Error &error) {

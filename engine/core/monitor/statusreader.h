@@ -87,6 +87,11 @@ struct BacklogRow
     std::string error; // the source failed: its SQLSTATE and first line, secrets masked
 };
 
+// Reads leader_ext.leader_backlog() (extension 0186) on connection: one statement, each
+// registered source once. A source that fails is a row with its error; the statement failing
+// (a timeout, no EXECUTE, a lost session) throws pg::Error.
+std::vector<BacklogRow> readBacklog(pg::Connection &connection, std::chrono::milliseconds timeout);
+
 struct StatusRows
 {
     std::vector<RoleRow> roles; // ordered by role

@@ -76,6 +76,8 @@ std::string_view purpose(Extension extension)
         return "what each tick did";
     case Extension::Handover:
         return "the handover";
+    case Extension::Backlog:
+        return "the backlog";
     }
     return "an extension";
 }
