@@ -146,6 +146,7 @@ private Q_SLOTS:
     void severalRolesTimedPauseAndHistory();
     void earlyTakeSwitch();
     void lastTickInStatus();
+    void backlogInStatus();
     void replicasListsAliveAndGone();
     void drainAndUndrain();
     void drainBadInput_data();
@@ -570,6 +571,101 @@ void TestLeaderctl::lastTickInStatus()
         QCOMPARE(role.value("failed_last_hour").toInt(-1), 1);
         QCOMPARE(role.value("completed_last_hour").toInt(-1), 0);
     }
+}
+
+// How much work waits (migration 0186): the BACKLOG column with the count and the oldest age a
+// role's source reports, "error" and a line under the table for a failing source, "-" without one;
+// the same in --json; and the status alone, with the reason, when the backlog cannot be read.
+void TestLeaderctl::backlogInStatus()
+{
+    ensureMigrated();
+    leader::pg::Connection owner = m_db->connect(Login::Owner);
+    const auto cleanUp = qScopeGuard([&owner] {
+        owner.execScript("clean up", R"sql(
+GRANT EXECUTE ON FUNCTION leader_ext.leader_backlog() TO hardcount_monitor;
+SELECT leader_ext.leader_backlog_unregister(role) FROM leader_ext.leader_backlog_sources;
+DROP FUNCTION IF EXISTS public.ctl_billing_backlog(), public.ctl_dunning_backlog();
+)sql",
+                         5s);
+    });
+    owner.execScript("sources", R"sql(
+CREATE FUNCTION public.ctl_billing_backlog()
+    RETURNS TABLE (pending bigint, oldest_pending_at timestamptz)
+    LANGUAGE sql STABLE AS $$ SELECT 12::bigint, now() - interval '185 seconds' $$;
+CREATE FUNCTION public.ctl_dunning_backlog()
+    RETURNS TABLE (pending bigint, oldest_pending_at timestamptz)
+    LANGUAGE plpgsql STABLE AS $$ BEGIN RAISE EXCEPTION 'dunning queue down'; END $$;
+SELECT leader_ext.leader_backlog_register('billing', 'public.ctl_billing_backlog()',
+                                          'due subscriptions');
+SELECT leader_ext.leader_backlog_register('dunning', 'public.ctl_dunning_backlog()', 'due runs');
+)sql",
+                     5s);
+    const Run table = leaderctl({"status", "--database", url(Login::Monitor)});
+    QVERIFY2(table.finished && table.exitCode == 0, qPrintable(table.describe()));
+    const QStringList lines = table.out.split(u'\n');
+    const qsizetype column = lines.first().indexOf("BACKLOG");
+    QVERIFY2(column > 0, qPrintable(table.out));
+    const auto cell = [&](const char *role) {
+        return lines.filter(QRegularExpression(QStringLiteral("^%1 ").arg(role)))
+                .value(0)
+                .mid(column);
+    };
+    // Seconds on the database clock: now() is the statement's, both in the source and the age.
+    QCOMPARE(cell("billing"), QStringLiteral("12 due subscriptions, oldest 3m05s"));
+    QCOMPARE(cell("dunning"), QStringLiteral("error"));
+    QCOMPARE(cell("email_outbox"), QStringLiteral("-"));
+    QVERIFY2(table.out.contains("\ndunning: backlog source failed: P0001: dunning queue down\n"),
+             qPrintable(table.out));
+
+    const auto json = [this] {
+        const Run run = leaderctl({"status", "--json", "--database", url(Login::Monitor)});
+        [&] {
+            QVERIFY2(run.finished && run.exitCode == 0, qPrintable(run.describe()));
+        }();
+        return QJsonDocument::fromJson(run.out.toUtf8()).object();
+    };
+    QJsonObject document = json();
+    QVERIFY(document.contains("backlog_error") && document.value("backlog_error").isNull());
+    for (const QJsonValue &value : document.value("roles").toArray()) {
+        const QJsonObject role = value.toObject();
+        const QString name = role.value("role").toString();
+        QVERIFY2(role.contains("backlog"), qPrintable(name));
+        const QJsonObject backlog = role.value("backlog").toObject();
+        if (name == "billing") {
+            QCOMPARE(backlog.value("what").toString(), QStringLiteral("due subscriptions"));
+            QCOMPARE(backlog.value("pending").toInt(-1), 12);
+            QCOMPARE(backlog.value("oldest_pending_age_seconds").toDouble(), 185.0);
+            QVERIFY(backlog.value("error").isNull());
+        } else if (name == "dunning") {
+            QVERIFY(backlog.value("pending").isNull());
+            QVERIFY(backlog.value("oldest_pending_age_seconds").isNull());
+            QCOMPARE(backlog.value("error").toString(),
+                     QStringLiteral("P0001: dunning queue down"));
+        } else {
+            QVERIFY2(role.value("backlog").isNull(), qPrintable(name));
+        }
+    }
+
+    // The backlog refused to the monitor: the status still comes, the reason on one line.
+    owner.exec("revoke",
+               "REVOKE EXECUTE ON FUNCTION leader_ext.leader_backlog() FROM hardcount_monitor", {},
+               5s);
+    const Run refused = leaderctl({"status", "--database", url(Login::Monitor)});
+    QVERIFY2(refused.finished && refused.exitCode == 0, qPrintable(refused.describe()));
+    const QStringList refusedLines = refused.out.split(u'\n');
+    QVERIFY2(refusedLines.value(1).startsWith("billing ")
+                     && refusedLines.value(1)
+                                .mid(refusedLines.first().indexOf("BACKLOG"))
+                                .startsWith("error"),
+             qPrintable(refused.out));
+    QVERIFY2(refused.out.contains(
+                     QRegularExpression("\nleaderctl: the backlog could not be read: [^\n]*"
+                                        "permission denied for function leader_backlog[^\n]*\n")),
+             qPrintable(refused.out));
+    document = json();
+    QVERIFY2(document.value("backlog_error").toString().contains("permission denied"),
+             qPrintable(QJsonDocument(document).toJson()));
+    QCOMPARE(document.value("roles").toArray().size(), 5);
 }
 
 // The early take's switch (migration 0180) without a deploy: all roles or the ones named, in one
@@ -1030,7 +1126,8 @@ void TestLeaderctl::replicasOnAnOlderSchema()
         migrator.migrate(
                 {leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension});
     });
-    QCOMPARE(migrator.rollbackTo(178), (std::vector<int>{185, 184, 183, 182, 181, 180, 179, 178}));
+    QCOMPARE(migrator.rollbackTo(178),
+             (std::vector<int>{186, 185, 184, 183, 182, 181, 180, 179, 178}));
     const QString database = withLeaseSchema ? url(Login::Monitor) : qs(m_empty->url(Login::Owner));
     QStringList arguments{"replicas", "--database", database};
     if (json)
@@ -1124,7 +1221,7 @@ void TestLeaderctl::badInput_data()
             << QStringList{"unknown --format 'liquibase'", "sql-migrate, golang-migrate"};
     QTest::newRow("--print-sql to an ADR migration")
             << QStringList{"migrate", "--print-sql", "--to", "0175"} << QStringList() << 2
-            << QStringList{"--to 0175 is no extension migration", "0176 to 0185"};
+            << QStringList{"--to 0175 is no extension migration", "0176 to 0186"};
     QTest::newRow("--print-sql --down for sql-migrate")
             << QStringList{"migrate", "--print-sql", "--format", "sql-migrate", "--down"}
             << QStringList() << 2 << QStringList{"files hold both directions"};
@@ -1496,7 +1593,7 @@ void TestLeaderctl::adrOnlyStatus()
     for (int i = 0; i < roles.size(); ++i)
         QVERIFY2(lines[i + 1].startsWith(roles[i] + " "), qPrintable(lines[i + 1]));
     QVERIFY2(lines[6].startsWith("database clock: "), qPrintable(lines[6]));
-    QVERIFY2(lines[7].startsWith("leaderctl: the extensions leader_ext 0176 to 0185 would add ")
+    QVERIFY2(lines[7].startsWith("leaderctl: the extensions leader_ext 0176 to 0186 would add ")
                      && lines[7].contains("next heartbeat, within 3 s")
                      && lines[7].contains("leaderctl migrate --print-sql"),
              qPrintable(lines[7]));

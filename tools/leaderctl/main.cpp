@@ -30,6 +30,7 @@
 #include <atomic>
 #include <charconv>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <iomanip>
 #include <iostream>
@@ -62,8 +63,11 @@ constexpr const char *HelpText = R"(Usage: leaderctl COMMAND [OPTIONS]
 Commands:
   status    [--json]                 who leads what, on the database clock (leader_status), and
                                      what each role's last tick did (OUTCOME, TOOK s, the
-                                     hour's completed/lost/failed ticks; with extension 0184);
-                                     the last line names the extensions missing, if any
+                                     hour's completed/lost/failed ticks; with extension 0184)
+                                     and how much work waits for it (BACKLOG: the count and the
+                                     oldest item's age its registered source reports; with
+                                     extension 0186, docs/backlog.md); the last line names the
+                                     extensions missing, if any
   pause     ROLE... --reason WHY [--by WHO] [--for DURATION | --until TIME]
                                      pause roles cluster-wide (leader_pause), all of them or none;
                                      WHO defaults to user@host. --for 15m, 1h, 4h, 2d: the pause
@@ -109,11 +113,11 @@ Commands:
                                      process died is taken about 0.2 s later; off, only at its
                                      lease's expiry (10 s after the last heartbeat). Takes effect
                                      at once, no deploy
-  migrate   [--demo]                 apply the extensions (leader_ext 0176 to 0185, in the
+  migrate   [--demo]                 apply the extensions (leader_ext 0176 to 0186, in the
                                      schema leader_ext, recorded in leader_ext.migrations), and
                                      ADR-114's 0174 and 0175 where leader_leases does not exist
                                      yet; names every change outside leader_ext before making it;
-                                     --demo adds the demo domain (1001, 1002). Never touches the
+                                     --demo adds the demo domain (1001 to 1003). Never touches the
                                      application's schema_migrations; a no-op when up to date
   migrate   --print-sql [--format plain|sql-migrate|golang-migrate|goose|flyway] [--to V]
             [--down] [--out DIR]     the extension migrations as files for the application's
@@ -282,6 +286,30 @@ leader::lease::PauseLogQuery historyQuery(const Arguments &arguments)
     return query;
 }
 
+// "12 due subscriptions, oldest 3m05s"; "error" when the source failed (its line follows the
+// table).
+std::string backlogCell(const leader::monitor::BacklogRow &source)
+{
+    if (!source.pending)
+        return "error";
+    std::string cell = std::to_string(*source.pending) + " " + source.what;
+    if (source.oldestAgeSeconds)
+        cell += ", oldest " + leaderctl::formatAge(*source.oldestAgeSeconds);
+    return cell;
+}
+
+std::string backlogJson(const leader::monitor::BacklogRow &source)
+{
+    char age[32] = "null";
+    if (source.oldestAgeSeconds)
+        std::snprintf(age, sizeof age, "%.3f", *source.oldestAgeSeconds);
+    return "{\"what\":" + leader::log::jsonQuoted(source.what) + ",\"pending\":"
+           + (source.pending ? std::to_string(*source.pending) : std::string("null"))
+           + ",\"oldest_pending_age_seconds\":" + age + ",\"error\":"
+           + (source.error.empty() ? std::string("null") : leader::log::jsonQuoted(source.error))
+           + "}";
+}
+
 int printStatus(leader::pg::Connection &connection, bool json)
 {
     const leader::schema::LeaseFeatures features = leader::schema::probeFeatures(connection);
@@ -340,6 +368,23 @@ SELECT role, state, holder_id, holder_token::text,
                                                                {21, "interrupted_last_hour"}};
     static const std::set<int> numeric{3, 5, 6, 14, 17, 18, 19, 20, 21};
     const std::string missing = leader::monitor::extensionsSummary(features);
+    // Each role's backlog (extension 0186), a second statement; its failure fails nothing else.
+    const bool withBacklog = features.has(leader::schema::Extension::Backlog);
+    std::map<std::string, leader::monitor::BacklogRow> backlog;
+    std::string backlogError;
+    if (withBacklog) {
+        try {
+            for (leader::monitor::BacklogRow &row : leader::monitor::readBacklog(connection, 5s))
+                backlog.emplace(row.role, std::move(row));
+        } catch (const leader::pg::Error &error) {
+            backlogError = leader::pg::explain(error);
+        }
+    }
+    const auto backlogOf
+            = [&backlog](std::string_view role) -> const leader::monitor::BacklogRow * {
+        const auto found = backlog.find(std::string(role));
+        return found == backlog.end() ? nullptr : &found->second;
+    };
     if (json) {
         std::cout << "{\"observed_at\":"
                   << (result.rows() ? leader::log::jsonQuoted(std::string(result.text(0, 12)))
@@ -362,9 +407,21 @@ SELECT role, state, holder_id, holder_token::text,
                 else
                     std::cout << leader::log::jsonQuoted(std::string(result.text(row, c)));
             }
+            if (withBacklog) {
+                std::cout << ",\"backlog\":";
+                if (const leader::monitor::BacklogRow *source = backlogOf(result.text(row, 0)))
+                    std::cout << backlogJson(*source);
+                else
+                    std::cout << "null";
+            }
             std::cout << "}";
         }
-        std::cout << "]}\n";
+        std::cout << "]";
+        if (withBacklog)
+            std::cout << ",\"backlog_error\":"
+                      << (backlogError.empty() ? std::string("null")
+                                               : leader::log::jsonQuoted(backlogError));
+        std::cout << "}\n";
         return Ok;
     }
     // A pause's end and the early take's switch only where the extensions that add them are.
@@ -393,14 +450,32 @@ SELECT role, state, holder_id, holder_token::text,
             columns.push_back(column);
         }
     }
+    if (withBacklog)
+        headers.push_back("BACKLOG");
     std::vector<std::vector<std::optional<std::string>>> rows;
     for (int row = 0; row < result.rows(); ++row) {
         std::vector<std::optional<std::string>> cells;
         for (int column : columns)
             cells.push_back(result.optionalText(row, column));
+        if (withBacklog) {
+            const leader::monitor::BacklogRow *source = backlogOf(result.text(row, 0));
+            cells.push_back(!backlogError.empty() ? std::optional<std::string>("error")
+                            : source              ? std::optional(backlogCell(*source))
+                                                  : std::nullopt);
+        }
         rows.push_back(std::move(cells));
     }
     std::cout << leaderctl::formatTable(headers, rows);
+    // A source's error is too long for a column too.
+    for (int row = 0; row < result.rows(); ++row) {
+        const leader::monitor::BacklogRow *source = backlogOf(result.text(row, 0));
+        if (source && !source->error.empty())
+            std::cout << result.text(row, 0)
+                      << ": backlog source failed: " << leaderctl::printable(source->error) << "\n";
+    }
+    if (!backlogError.empty())
+        std::cout << "leaderctl: the backlog could not be read: "
+                  << leaderctl::printable(backlogError) << "\n";
     // A failed step and its error are too long for a column: one line each, under the table.
     for (int row = 0; tickDetails && row < result.rows(); ++row) {
         if (result.isNull(row, 22) && result.isNull(row, 23))

@@ -99,4 +99,19 @@ std::string formatTable(const std::vector<std::string> &headers,
     return out;
 }
 
+std::string formatAge(double seconds)
+{
+    const long long total = seconds > 0 ? static_cast<long long>(seconds) : 0;
+    char text[32];
+    if (total < 60)
+        std::snprintf(text, sizeof text, "%llds", total);
+    else if (total < 3600)
+        std::snprintf(text, sizeof text, "%lldm%02llds", total / 60, total % 60);
+    else if (total < 86400)
+        std::snprintf(text, sizeof text, "%lldh%02lldm", total / 3600, total % 3600 / 60);
+    else
+        std::snprintf(text, sizeof text, "%lldd%02lldh", total / 86400, total % 86400 / 3600);
+    return text;
+}
+
 } // namespace leaderctl

@@ -18,4 +18,7 @@ std::string printable(std::string_view text);
 std::string formatTable(const std::vector<std::string> &headers,
                         const std::vector<std::vector<std::optional<std::string>>> &rows);
 
+// An age for a column, to the second and at most two units: "42s", "3m05s", "2h07m", "3d04h".
+std::string formatAge(double seconds);
+
 } // namespace leaderctl
