@@ -184,7 +184,7 @@ std::optional<QString> backlogReadLine(const QString &before, const QString &aft
         return std::nullopt;
     if (after.isEmpty())
         return QStringLiteral("the backlog is read again");
-    return QStringLiteral("the backlog could not be read: %1").arg(after);
+    return after;
 }
 
 } // namespace leader::console

@@ -32,10 +32,10 @@ QList<EventLogEntry> changesBetween(const StatusSnapshot &before, const StatusSn
                                     const QList<HolderChange> &holderChanges = {},
                                     const AgeOrigins *origins = nullptr);
 
-// The event log's line about reading the backlog (StatusSnapshot::backlogError), once a change:
-// when a poll's read fails and the last one's did not, or failed otherwise, and when it is read
-// again after a failure; none while it stays as it was. before: the last poll's error (empty for
-// the first poll of a connection).
+// The event log's line about reading the backlog (StatusSnapshot::backlogError, itself the line),
+// once a change: when a poll's read fails and the last one's did not, or failed otherwise, and when
+// it is read again after a failure; none while it stays as it was. before: the last poll's error
+// (empty for the first poll of a connection).
 std::optional<QString> backlogReadLine(const QString &before, const QString &after);
 
 } // namespace leader::console

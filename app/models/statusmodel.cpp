@@ -686,8 +686,7 @@ QVariant StatusModel::toolTip(const RoleStatus &status, int column) const
         if (status.backlog)
             return backlogDetail(*status.backlog);
         if (!m_snapshot.backlogError.isEmpty())
-            return tr("The backlog could not be read at this poll: %1")
-                    .arg(m_snapshot.backlogError);
+            return m_snapshot.backlogError; // the whole line, from the reader
         return tr("No backlog reported: no source is registered for this role, or the database "
                   "lacks extension 0186 (docs/backlog.md)");
     default:

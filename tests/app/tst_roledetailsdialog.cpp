@@ -249,9 +249,9 @@ void TestRoleDetailsDialog::showsTheBacklog_data()
                                << "none reported (no source registered, or no extension 0186)"
                                << QString() << "none";
     StatusSnapshot unread = snapshotOf({role("billing")});
-    unread.backlogError = QStringLiteral("57014: canceling statement due to statement timeout");
-    QTest::newRow("read failed") << unread << "not read" << QString()
-                                 << "57014: canceling statement due to statement timeout";
+    unread.backlogError = QStringLiteral(
+            "the backlog could not be read: 57014: canceling statement due to statement timeout");
+    QTest::newRow("read failed") << unread << "not read" << QString() << unread.backlogError;
 }
 
 void TestRoleDetailsDialog::showsTheBacklog()

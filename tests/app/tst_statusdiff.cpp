@@ -57,18 +57,16 @@ private Q_SLOTS:
         QTest::addColumn<QString>("before");
         QTest::addColumn<QString>("after");
         QTest::addColumn<QString>("line"); // empty: none
-        const QString timeout
-                = QStringLiteral("57014: canceling statement due to statement timeout");
-        const QString denied
-                = QStringLiteral("42501: permission denied for function leader_backlog");
+        // StatusReader's lines.
+        const QString timeout = QStringLiteral("the backlog could not be read: 57014: canceling "
+                                               "statement due to statement timeout");
+        const QString denied = QStringLiteral(
+                "the backlog could not be read: 42501: permission denied for function "
+                "leader_backlog");
         QTest::newRow("read, as before") << QString() << QString() << QString();
-        QTest::newRow("starts failing")
-                << QString() << timeout
-                << QString(QStringLiteral("the backlog could not be read: ") + timeout);
+        QTest::newRow("starts failing") << QString() << timeout << timeout;
         QTest::newRow("fails alike") << timeout << timeout << QString();
-        QTest::newRow("fails otherwise")
-                << timeout << denied
-                << QString(QStringLiteral("the backlog could not be read: ") + denied);
+        QTest::newRow("fails otherwise") << timeout << denied << denied;
         QTest::newRow("read again") << timeout << QString() << "the backlog is read again";
     }
     void backlogReadLine()

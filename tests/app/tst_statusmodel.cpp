@@ -359,12 +359,11 @@ private Q_SLOTS:
                                       "role, or the database lacks extension 0186 "
                                       "(docs/backlog.md)"
                                    << QVariant() << false;
+        // The reader's line, whole.
+        const QString timeout = QStringLiteral("the backlog could not be read: 57014: canceling "
+                                               "statement due to statement timeout");
         QTest::newRow("read failed")
-                << role("billing") << "57014: canceling statement due to statement timeout"
-                << QString()
-                << "The backlog could not be read at this poll: 57014: canceling statement due "
-                   "to statement timeout"
-                << QVariant() << false;
+                << role("billing") << timeout << QString() << timeout << QVariant() << false;
     }
 
     void backlogCell()
