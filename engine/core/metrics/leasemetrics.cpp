@@ -5,6 +5,7 @@
 #include "pg/connection.h"
 #include "pg/error.h"
 #include "registry.h"
+#include "schema/features.h"
 
 #include <algorithm>
 #include <array>
@@ -46,6 +47,19 @@ constexpr std::string_view StatusStalenessHelp
         = "Seconds since the leader_status readings served were taken (read at most once a second "
           "on the replica's metrics session)";
 
+constexpr std::string_view BacklogPending = "hardcount_leader_backlog_pending";
+constexpr std::string_view BacklogPendingHelp
+        = "Work the role has waiting, as its registered backlog source counts it (what says what "
+          "it counts; extension 0186, leader_ext.leader_backlog); absent while the source fails";
+constexpr std::string_view BacklogOldestAge = "hardcount_leader_backlog_oldest_age_seconds";
+constexpr std::string_view BacklogOldestAgeHelp
+        = "Seconds the role's oldest waiting item has waited, on the database clock; 0 when "
+          "nothing waits, absent while the source fails";
+constexpr std::string_view BacklogSourceUp = "hardcount_leader_backlog_source_up";
+constexpr std::string_view BacklogSourceUpHelp
+        = "1 when the role's backlog source answered this replica's last read of "
+          "leader_ext.leader_backlog, 0 when it or the read failed";
+
 constexpr std::array<std::string_view, 3> States{"ok", "never_ran", "error"};
 
 // Statements take 2 s at most (the lease statement timeout), so round trips end at 2.5 s.
@@ -58,6 +72,12 @@ const std::vector<double> TickBuckets{0.01, 0.05, 0.1, 0.25, 0.5, 1,   2.5, 5,
 constexpr std::string_view StatusSql
         = "SELECT role, last_tick_age_seconds, state FROM leader_status";
 
+// Extension 0186: leader_ext.leader_backlog(), one row per registered source, ordered by role.
+constexpr int BacklogExtension = static_cast<int>(schema::Extension::Backlog);
+constexpr std::string_view BacklogSql
+        = "SELECT role, what, pending, oldest_pending_age_seconds, error "
+          "FROM leader_ext.leader_backlog()";
+
 Labels roleLabel(std::string_view role)
 {
     return {{"role", std::string(role)}};
@@ -69,7 +89,24 @@ struct RoleStatus
     bool paused = false;
 };
 
+struct BacklogSource
+{
+    std::string what;
+    std::optional<double> pending; // absent when the source failed
+    double oldestAge = 0;
+    std::string error;
+};
+
 } // namespace
+
+struct LeaseMetrics::BacklogReading
+{
+    // Whether the database has 0186, as last probed; the rest means nothing without it.
+    bool available = false;
+    // The reader itself failed (a timeout, a privilege, a dead session): the sources are unknown.
+    std::optional<std::string> failure;
+    std::map<std::string, BacklogSource, std::less<>> sources;
+};
 
 LeaseMetrics::LeaseMetrics(Registry &registry)
     : m_registry(registry)
@@ -113,6 +150,9 @@ bool LeaseMetrics::scrapeStatus(pg::Connection &connection,
 {
     std::map<std::string, RoleStatus, std::less<>> statuses;
     std::optional<std::string> failure;
+    std::optional<BacklogReading> backlog; // read only after leader_status was
+    // A session opened by this scrape may be another server's (a failover, a multi-host URL).
+    const bool newSession = !connection.isOpen();
     try {
         // The client's deadline a little past the server's, so the server's error is the one seen.
         const std::chrono::milliseconds timeout
@@ -126,14 +166,16 @@ bool LeaseMetrics::scrapeStatus(pg::Connection &connection,
                             {}, timeout);
         }
         const pg::Result result = connection.exec("scrape status", StatusSql, {}, timeout);
-        if (serverTimeout)
-            connection.exec("scrape status commit", "COMMIT", {}, timeout);
         for (int row = 0; row < result.rows(); ++row) {
             RoleStatus &status = statuses[std::string(result.text(row, 0))];
             if (!result.isNull(row, 1))
                 status.age = std::max(0.0, result.toDouble(row, 1));
             status.paused = result.text(row, 2) == "paused";
         }
+        backlog = readBacklog(connection, newSession, timeout);
+        if (serverTimeout && connection.isOpen())
+            connection.exec("scrape status end", backlog->failure ? "ROLLBACK" : "COMMIT", {},
+                            timeout);
     } catch (const pg::Error &error) {
         failure = pg::explain(error);
         if (serverTimeout)
@@ -169,7 +211,124 @@ bool LeaseMetrics::scrapeStatus(pg::Connection &connection,
                            {{"role", std::string(role)}, {"state", std::string(each)}})
                     .set(each == state ? 1 : 0);
     }
+    if (backlog && !failure)
+        applyBacklog(*backlog);
+    else // leader_status unreadable, so the backlog was not read either
+        for (const auto &[role, series] : m_backlogSeries)
+            dropBacklog(role, true);
     return !failure;
+}
+
+LeaseMetrics::BacklogReading LeaseMetrics::readBacklog(pg::Connection &connection, bool newSession,
+                                                       std::chrono::milliseconds timeout)
+{
+    BacklogReading reading;
+    try {
+        const auto now = std::chrono::steady_clock::now();
+        bool probe = newSession;
+        {
+            const std::lock_guard lock(m_scrapeMutex);
+            probe = probe || !m_backlogProbedAt || now - *m_backlogProbedAt >= BacklogProbeEvery;
+            reading.available = m_backlogAvailable;
+        }
+        if (probe) {
+            reading.available = schema::probeFeatures(connection).extension >= BacklogExtension;
+            const std::lock_guard lock(m_scrapeMutex);
+            m_backlogAvailable = reading.available;
+            m_backlogProbedAt = now;
+        }
+        if (!reading.available)
+            return reading;
+        const pg::Result result = connection.exec("scrape backlog", BacklogSql, {}, timeout);
+        for (int row = 0; row < result.rows(); ++row) {
+            BacklogSource &source = reading.sources[std::string(result.text(row, 0))];
+            source.what = std::string(result.text(row, 1));
+            if (!result.isNull(row, 4)) {
+                source.error = std::string(result.text(row, 4));
+                continue;
+            }
+            source.pending = result.isNull(row, 2) ? 0.0 : result.toDouble(row, 2);
+            if (!result.isNull(row, 3))
+                source.oldestAge = std::max(0.0, result.toDouble(row, 3));
+        }
+    } catch (const pg::Error &error) {
+        reading.failure = pg::explain(error);
+        // The status read before it stands; a session the error may have left in doubt does not.
+        if (error.kind() != pg::ErrorKind::Definite)
+            connection.close();
+    }
+    return reading;
+}
+
+void LeaseMetrics::dropBacklog(std::string_view role, bool keepUp)
+{
+    const auto found = m_backlogSeries.find(role);
+    if (found == m_backlogSeries.end())
+        return;
+    m_registry.removeSeries(BacklogPending,
+                            {{"role", std::string(role)}, {"what", found->second.what}});
+    m_registry.removeSeries(BacklogOldestAge, roleLabel(role));
+    if (keepUp)
+        m_registry.gauge(BacklogSourceUp, BacklogSourceUpHelp, roleLabel(role)).set(0);
+    else
+        m_registry.removeSeries(BacklogSourceUp, roleLabel(role));
+}
+
+void LeaseMetrics::applyBacklog(const BacklogReading &reading)
+{
+    // Called under m_scrapeMutex.
+    if (!reading.available) { // no 0186 (any more): no backlog series at all
+        for (const auto &[role, series] : m_backlogSeries)
+            dropBacklog(role, false);
+        m_backlogSeries.clear();
+        return;
+    }
+    if (reading.failure && m_backlogReadable)
+        log::write(log::Level::Warning, "metrics",
+                   "leader_ext.leader_backlog unreadable; every role's backlog source_up is 0",
+                   "error=\"" + *reading.failure + "\"");
+    else if (!reading.failure && !m_backlogReadable)
+        log::write(log::Level::Info, "metrics", "leader_ext.leader_backlog readable again");
+    m_backlogReadable = !reading.failure;
+    if (reading.failure) { // the roles known stay, as down, until a read says otherwise
+        for (const auto &[role, series] : m_backlogSeries)
+            dropBacklog(role, true);
+        return;
+    }
+
+    // Unregistered since: their series go.
+    for (auto it = m_backlogSeries.begin(); it != m_backlogSeries.end();) {
+        if (reading.sources.contains(it->first)) {
+            ++it;
+            continue;
+        }
+        dropBacklog(it->first, false);
+        it = m_backlogSeries.erase(it);
+    }
+    for (const auto &[role, source] : reading.sources) {
+        BacklogSeries &series
+                = m_backlogSeries.try_emplace(role, BacklogSeries{source.what}).first->second;
+        if (series.what != source.what) { // registered again, counting something else
+            dropBacklog(role, true);
+            series.what = source.what;
+        }
+        const bool up = source.pending.has_value();
+        if (series.up != up) // a new role starts up: only its failure is news
+            log::write(up ? log::Level::Info : log::Level::Warning, "metrics",
+                       up ? "backlog source answers again" : "backlog source failed",
+                       "role=" + role + (up ? "" : " error=\"" + source.error + "\""));
+        series.up = up;
+        if (!up) {
+            dropBacklog(role, true);
+            continue;
+        }
+        const Labels labels = roleLabel(role);
+        m_registry.gauge(BacklogSourceUp, BacklogSourceUpHelp, labels).set(1);
+        m_registry
+                .gauge(BacklogPending, BacklogPendingHelp, {{"role", role}, {"what", series.what}})
+                .set(*source.pending);
+        m_registry.gauge(BacklogOldestAge, BacklogOldestAgeHelp, labels).set(source.oldestAge);
+    }
 }
 
 StatusSnapshot::StatusSnapshot(LeaseMetrics &metrics, Registry &registry, Options options)

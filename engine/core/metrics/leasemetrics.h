@@ -6,9 +6,11 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <stop_token>
+#include <string>
 #include <string_view>
 #include <thread>
 
@@ -35,6 +37,13 @@ class Registry;
 //                                                    leader_status succeeded
 //   hardcount_leader_status_staleness_seconds        gauge: since the readings served were taken
 //                                                    (StatusSnapshot); absent before the first
+// and, where the database has extension 0186 (leader_ext.leader_backlog()), one set per role with
+// a registered backlog source, read with leader_status:
+//   hardcount_leader_backlog_pending{role,what}      gauge: the work the role has waiting
+//   hardcount_leader_backlog_oldest_age_seconds{role} gauge: the oldest waiting item's age, 0 when
+//                                                    nothing waits
+//   hardcount_leader_backlog_source_up{role}         gauge 0/1: the role's source answered; at 0
+//                                                    the role's other two series are absent
 // Thread-safe: the runners report from their own threads.
 class LeaseMetrics final : public lease::Instruments
 {
@@ -51,22 +60,47 @@ public:
     // the age series. With serverTimeout the read is a transaction of its own under SET LOCAL
     // statement_timeout, so the server gives up on it too (a session SET would outlive it on a
     // transaction pooler's shared server connection); a connection it fails on is closed.
+    // Where the database has 0186 (probed on a new session and every BacklogProbeEvery), the
+    // backlog is read next, in the same transaction. Its failure fails nothing else: it drops the
+    // pending and age series and sets source_up to 0 for the roles it had, and the status
+    // readings stand; the return value is leader_status's alone.
     bool scrapeStatus(pg::Connection &connection,
                       std::optional<std::chrono::milliseconds> serverTimeout = std::nullopt);
 
+    static constexpr std::chrono::seconds BacklogProbeEvery{15};
+
 private:
+    struct BacklogReading;
+    BacklogReading readBacklog(pg::Connection &connection, bool newSession,
+                               std::chrono::milliseconds timeout);
+    void applyBacklog(const BacklogReading &reading);
+    void dropBacklog(std::string_view role, bool keepUp);
+
     Registry &m_registry;
     // Applies one scrape's readings whole, so two concurrent scrapes never mix their states.
     std::mutex m_scrapeMutex;
     // Logs the read failing and recovering once each, not at every scrape.
     bool m_statusReadable = true;
+    bool m_backlogReadable = true;
+    // Under m_scrapeMutex: whether the database has 0186, as last probed, and when.
+    bool m_backlogAvailable = false;
+    std::optional<std::chrono::steady_clock::time_point> m_backlogProbedAt;
+    // Under m_scrapeMutex: the roles with backlog series, with the `what` label of their pending
+    // series and whether their source answered last time (logged on a change only).
+    struct BacklogSeries
+    {
+        std::string what;
+        bool up = true;
+    };
+    std::map<std::string, BacklogSeries, std::less<>> m_backlogSeries;
 };
 
 // The table-derived series for /metrics, read on a connection and a thread of their own, at most
 // once per refreshEvery however many scrapes come: scrapes never borrow the lease pool, and a
-// flood of them costs the database one session and one statement a second. A scrape waits for the
-// reading it asked for at most waitFor; while the database is slow or down it gets the readings
-// there are, with hardcount_leader_status_up 0 (or the reading still in flight) and
+// flood of them costs the database one session and one reading a second (leader_status, and
+// leader_ext.leader_backlog() where the database has 0186). A scrape waits for the reading it
+// asked for at most waitFor; while the database is slow or down it gets the readings there are,
+// with hardcount_leader_status_up 0 (or the reading still in flight) and
 // hardcount_leader_status_staleness_seconds growing. The thread and its session start with the
 // first scrape. Thread-safe.
 class StatusSnapshot final
