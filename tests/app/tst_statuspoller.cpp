@@ -54,6 +54,15 @@ QString qs(const std::string &text)
     return QString::fromStdString(text);
 }
 
+// What Migrator::rollbackTo(version) undoes on a database with every extension: the latest first.
+std::vector<int> extensionsDownTo(int version)
+{
+    std::vector<int> versions;
+    for (int v = leader::schema::LatestExtension; v >= version; --v)
+        versions.push_back(v);
+    return versions;
+}
+
 ActionResult actionAt(const QSignalSpy &spy, qsizetype index)
 {
     return spy.at(index).at(0).value<ActionResult>();
@@ -405,8 +414,7 @@ private Q_SLOTS:
 
         leader::pg::Connection owner = m_db->connectDirect(Login::Owner);
         leader::schema::Migrator migrator(owner);
-        QCOMPARE(migrator.rollbackTo(177),
-                 (std::vector<int>{185, 184, 183, 182, 181, 180, 179, 178, 177}));
+        QCOMPARE(migrator.rollbackTo(177), extensionsDownTo(177));
         const auto restore = qScopeGuard([&migrator] {
             migrator.migrate(
                     {leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension});
@@ -465,8 +473,7 @@ private Q_SLOTS:
             migrator.migrate(
                     {leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension});
         });
-        QCOMPARE(migrator.rollbackTo(178),
-                 (std::vector<int>{185, 184, 183, 182, 181, 180, 179, 178}));
+        QCOMPARE(migrator.rollbackTo(178), extensionsDownTo(178));
         RegistrySnapshot without = harness.nextRegistry();
         // A read already in flight when the rollback committed may still have found the registry
         // (seen once under ctest -j3).
@@ -743,7 +750,7 @@ private Q_SLOTS:
             QCOMPARE(snapshot.roles.at(1).earlyTake, std::optional<bool>(true));
         }
         leader::schema::Migrator migrator(owner);
-        QCOMPARE(migrator.rollbackTo(180), (std::vector<int>{185, 184, 183, 182, 181, 180}));
+        QCOMPARE(migrator.rollbackTo(180), extensionsDownTo(180));
         const auto migrateBack = qScopeGuard([&migrator] {
             migrator.migrate(
                     {leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension});
@@ -755,6 +762,86 @@ private Q_SLOTS:
         const auto snapshot = harness.snapshots.last().at(0).value<StatusSnapshot>();
         QCOMPARE(snapshot.roles.size(), 5);
         QVERIFY(!snapshot.roles.at(0).earlyTake.has_value());
+        QVERIFY(harness.failures.isEmpty());
+    }
+
+    // Each registered source's reading (extension 0186) reaches its role's row, a failing source's
+    // error reaches its row, a role without a source has none; a backlog the login may not read is
+    // one line in the snapshot, not a failed poll, and the next poll reads it again. As the
+    // monitor. Mutation check (done once): StatusPoller dropping each row's backlog failed at
+    // billing's.
+    void backlogReachesTheSnapshot()
+    {
+        leader::pg::Connection owner = m_db->connectDirect(Login::Owner);
+        owner.execScript("sources",
+                         "CREATE FUNCTION public.tst_poller_due() "
+                         "RETURNS TABLE (pending bigint, oldest_pending_at timestamptz) "
+                         "LANGUAGE sql STABLE AS $$ SELECT 7::bigint, now() - interval '90 s' $$;"
+                         "CREATE FUNCTION public.tst_poller_failing() "
+                         "RETURNS TABLE (pending bigint, oldest_pending_at timestamptz) "
+                         "LANGUAGE plpgsql STABLE AS $$ BEGIN "
+                         "RAISE EXCEPTION 'the ledger is locked'; END $$;"
+                         "SELECT leader_ext.leader_backlog_register('billing', "
+                         "'public.tst_poller_due()', 'due subscriptions');"
+                         "SELECT leader_ext.leader_backlog_register('dunning', "
+                         "'public.tst_poller_failing()', 'due runs');",
+                         10s);
+        const auto restore = qScopeGuard([&owner] {
+            owner.execScript("sources",
+                             "GRANT EXECUTE ON FUNCTION leader_ext.leader_backlog() "
+                             "TO hardcount_monitor;"
+                             "SELECT leader_ext.leader_backlog_unregister('billing');"
+                             "SELECT leader_ext.leader_backlog_unregister('dunning');"
+                             "DROP FUNCTION public.tst_poller_due();"
+                             "DROP FUNCTION public.tst_poller_failing();",
+                             10s);
+        });
+        PollerHarness harness;
+        harness.setTarget(profileFor(m_db->url(Login::Monitor)));
+        QVERIFY(harness.waitForState(ConnectionState::Connected));
+        StatusSnapshot snapshot = harness.nextSnapshot();
+        QCOMPARE(snapshot.roles.size(), 5);
+        QVERIFY2(snapshot.backlogError.isEmpty(), qPrintable(snapshot.backlogError));
+        const auto backlogOf = [&snapshot](const QString &role) {
+            for (const auto &status : std::as_const(snapshot.roles)) {
+                if (status.role == role)
+                    return status.backlog;
+            }
+            return std::optional<leader::console::RoleBacklog>();
+        };
+        const auto billing = backlogOf(QStringLiteral("billing"));
+        QVERIFY(billing);
+        QCOMPARE(billing->what, QStringLiteral("due subscriptions"));
+        QCOMPARE(billing->pending, std::optional<qint64>(7));
+        QVERIFY(billing->oldestAgeSeconds);
+        QVERIFY2(*billing->oldestAgeSeconds >= 90 && *billing->oldestAgeSeconds < 90 + 15,
+                 qPrintable(QString::number(*billing->oldestAgeSeconds)));
+        QVERIFY(billing->error.isEmpty());
+        const auto dunning = backlogOf(QStringLiteral("dunning"));
+        QVERIFY(dunning);
+        QCOMPARE(dunning->what, QStringLiteral("due runs"));
+        QVERIFY(!dunning->pending);
+        QVERIFY2(dunning->error.startsWith(QLatin1String("P0001: the ledger is locked")),
+                 qPrintable(dunning->error));
+        QVERIFY(!backlogOf(QStringLiteral("email_outbox")));
+
+        owner.execScript("revoke",
+                         "REVOKE EXECUTE ON FUNCTION leader_ext.leader_backlog() "
+                         "FROM hardcount_monitor",
+                         10s);
+        snapshot = harness.nextSnapshot();
+        QCOMPARE(snapshot.roles.size(), 5);
+        QVERIFY2(snapshot.backlogError.contains(QLatin1String("42501")),
+                 qPrintable(snapshot.backlogError));
+        QVERIFY(!snapshot.backlogError.contains(u'\n'));
+        QVERIFY(!backlogOf(QStringLiteral("billing")));
+        owner.execScript("grant",
+                         "GRANT EXECUTE ON FUNCTION leader_ext.leader_backlog() "
+                         "TO hardcount_monitor",
+                         10s);
+        snapshot = harness.nextSnapshot();
+        QVERIFY2(snapshot.backlogError.isEmpty(), qPrintable(snapshot.backlogError));
+        QCOMPARE(backlogOf(QStringLiteral("billing"))->pending, std::optional<qint64>(7));
         QVERIFY(harness.failures.isEmpty());
     }
 
@@ -800,8 +887,7 @@ private Q_SLOTS:
     {
         leader::pg::Connection owner = m_db->connectDirect(Login::Owner);
         leader::schema::Migrator migrator(owner);
-        QCOMPARE(migrator.rollbackTo(177),
-                 (std::vector<int>{185, 184, 183, 182, 181, 180, 179, 178, 177}));
+        QCOMPARE(migrator.rollbackTo(177), extensionsDownTo(177));
         const auto restore = qScopeGuard([&migrator] {
             migrator.migrate(
                     {leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension});
