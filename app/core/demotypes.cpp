@@ -20,7 +20,7 @@ constexpr std::array<std::pair<EventKind, QLatin1StringView>, 35> EventKindNames
         {EventKind::Takeover, QLatin1StringView("takeover")},
         {EventKind::NoTakeover, QLatin1StringView("no_takeover")},
         {EventKind::Error, QLatin1StringView("error")},
-        {EventKind::Handover, QLatin1StringView("handover")},
+        {EventKind::Handover, QLatin1StringView("rotation")},
         {EventKind::AfterPause, QLatin1StringView("after pause")},
         {EventKind::NewHolder, QLatin1StringView("new holder")},
         {EventKind::Paused, QLatin1StringView("paused")},

@@ -36,7 +36,7 @@ QString holderChangeKindName(HolderChangeKind kind)
 {
     switch (kind) {
     case HolderChangeKind::Handover:
-        return QStringLiteral("handover");
+        return QStringLiteral("rotation");
     case HolderChangeKind::Takeover:
         return QStringLiteral("takeover");
     case HolderChangeKind::Pause:

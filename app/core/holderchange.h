@@ -14,7 +14,7 @@
 namespace leader::console {
 
 // How a role came to a new holder, as the leader_status rows prove it. Ticks are tick-scoped, so a
-// new holder is normally a handover; only a lease that ran out unreleased makes a takeover.
+// new holder is normally a rotation; only a lease that ran out unreleased makes a takeover.
 enum class HolderChangeKind {
     Handover, // the previous tick was released (completed, or ended early by its holder)
     Takeover, // the previous holder's lease expired unreleased, or its process died (its session
@@ -23,7 +23,9 @@ enum class HolderChangeKind {
     Unknown,  // the polls missed too much to tell
 };
 
-QString holderChangeKindName(HolderChangeKind kind); // "handover", "takeover", "pause", "unknown"
+// "rotation", "takeover", "pause", "unknown". Not "handover": that is an operator's request to
+// move a role now (extension 0185, the event kind "hand over"), and the two met in one log.
+QString holderChangeKindName(HolderChangeKind kind);
 
 struct HolderChange
 {

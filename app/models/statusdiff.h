@@ -18,7 +18,7 @@ class AgeThresholds;
 //   "paused" (detail: by whom and why), "unpaused", "state" (e.g. "led -> free"),
 //   "acquired" (a new token: the same holder's next tick, the first holder seen, or another holder
 //   when no classification of the change is given), one event per classified holder change in
-//   holderChanges (HolderChangeTracker::append(after)): "handover", "takeover" (with the gap
+//   holderChanges (HolderChangeTracker::append(after)): "rotation", "takeover" (with the gap
 //   from the last heartbeat), "after pause" and "new holder" (unknown), and, with thresholds,
 //   "age warning", "age alert" and "age ok" when a role's age level (ageLevelOf()) crosses one.
 // A paused role, and one starting (not run since it was unpaused or first seen, within its first

@@ -282,8 +282,8 @@ void tst_EventLogModel::severityPerKind_data()
                                       << "released" << routine;
     QTest::newRow("poll acquired") << "poll"
                                    << "acquired" << routine;
-    QTest::newRow("poll handover") << "poll"
-                                   << "handover" << routine;
+    QTest::newRow("poll rotation") << "poll"
+                                   << "rotation" << routine;
     QTest::newRow("poll state") << "poll"
                                 << "state" << routine;
     QTest::newRow("poll new holder") << "poll"
@@ -416,7 +416,7 @@ void tst_EventLogModel::foldsRoutinePerRole()
     QAbstractItemModelTester tester(&fold, QAbstractItemModelTester::FailureReportingMode::QtTest);
     fold.setLog(&log);
     log.append(at(0, "r1", "billing", "acquired", 1));
-    log.append(at(1, "poll", "billing", "handover", 1, "r1 -> r2"));
+    log.append(at(1, "poll", "billing", "rotation", 1, "r1 -> r2"));
     log.append(at(1, "r2", "dunning", "acquired", 5));
     log.append(at(2, "r1", "billing", "released", 1, "completed"));
     log.append(at(3, "r2", "billing", "acquired", 2));
@@ -439,13 +439,13 @@ void tst_EventLogModel::foldsRoutinePerRole()
              QStringLiteral("routine"));
     const QString detail = fold.index(0, EventLogModel::Detail).data().toString();
     QVERIFY2(detail.startsWith(QLatin1String("last at ")), qPrintable(detail));
-    QVERIFY2(detail.endsWith(QLatin1String(": r2 acquired; in all 2 acquired, 1 handover, "
-                                           "1 released")),
+    QVERIFY2(detail.endsWith(QLatin1String(": r2 acquired; in all 2 acquired, 1 released, "
+                                           "1 rotation")),
              qPrintable(detail));
     QCOMPARE(fold.index(0, 0).data(EventLogModel::KindsRole).toStringList(),
-             (QStringList{"acquired", "handover", "released"}));
+             (QStringList{"acquired", "released", "rotation"}));
     QCOMPARE(fold.roles(), (QStringList{"billing", "dunning"}));
-    QCOMPARE(fold.kinds(), (QStringList{"acquired", "fault", "handover", "released", "takeover"}));
+    QCOMPARE(fold.kinds(), (QStringList{"acquired", "fault", "released", "rotation", "takeover"}));
     // An event's own line is the log's.
     QCOMPARE(fold.index(3, EventLogModel::Detail).data().toString(), QStringLiteral("r2 -> r3"));
 }
@@ -466,7 +466,7 @@ void tst_EventLogModel::foldUpdatesOnlyItsLine()
     QSignalSpy inserted(&fold, &QAbstractItemModel::rowsInserted);
     QSignalSpy changed(&fold, &QAbstractItemModel::dataChanged);
     for (int tick = 2; tick < 39; ++tick)
-        log.append(at(tick, tick % 2 ? "r1" : "r2", "billing", "handover", tick));
+        log.append(at(tick, tick % 2 ? "r1" : "r2", "billing", "rotation", tick));
     QCOMPARE(inserted.count(), 0);
     QCOMPARE(changed.count(), 37);
     for (const QList<QVariant> &signal : std::as_const(changed)) {

@@ -47,7 +47,7 @@ void fill(EventLogModel &log, int ticks)
         for (const char *role : {"email_outbox", "webhook_outbox"}) {
             log.append(logEntry(tick, replica, QLatin1String(role), "acquired", tick));
             log.append(logEntry(tick, replica, QLatin1String(role), "released", tick, "completed"));
-            log.append(logEntry(tick, "poll", QLatin1String(role), "handover", tick, "r1 -> r2"));
+            log.append(logEntry(tick, "poll", QLatin1String(role), "rotation", tick, "r1 -> r2"));
         }
         if (tick == ticks / 2)
             log.append(logEntry(tick, "poll", "billing", "takeover", tick, "r2 -> r3"));

@@ -291,7 +291,7 @@ void TstHolderChange::eventLogNamesTheKind()
          {std::tuple{takeover, QStringLiteral("takeover"),
                      QStringLiteral("host:1:aaaaaaaa -> host:2:bbbbbbbb, gap 10.5 s from the "
                                     "last heartbeat")},
-          std::tuple{handover, QStringLiteral("handover"),
+          std::tuple{handover, QStringLiteral("rotation"),
                      QStringLiteral("host:1:aaaaaaaa -> host:2:bbbbbbbb, 0.5 s after the "
                                     "release")}}) {
         HolderChangeTracker tracker;
