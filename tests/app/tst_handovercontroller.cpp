@@ -117,6 +117,18 @@ class TstHandoverController final : public QObject
         QTRY_VERIFY_WITH_TIMEOUT(!registry.isEmpty(), Timeout);
     }
     void select(const QString &role) { m_window->findChild<StatusPane *>()->selectRoles({role}); }
+    // The window, billing selected and its Hand over dialog open (null on a failure).
+    void openDialog(HandoverDialog *&dialog)
+    {
+        dialog = nullptr;
+        open();
+        if (QTest::currentTestFailed())
+            return;
+        select(QStringLiteral("billing"));
+        QTRY_VERIFY_WITH_TIMEOUT(handover()->isEnabled(), Timeout);
+        handover()->trigger();
+        QTRY_VERIFY((dialog = m_window->findChild<HandoverDialog *>()));
+    }
 
 private Q_SLOTS:
     void initTestCase()
@@ -183,16 +195,12 @@ private Q_SLOTS:
     void handsOverToTheReplicaChosen()
     {
         Holder holder(m_db->url(Login::App));
-        open();
-        if (QTest::currentTestFailed())
+        HandoverDialog *dialog = nullptr;
+        openDialog(dialog);
+        if (!dialog)
             return;
-        select(QStringLiteral("billing"));
-        QTRY_VERIFY_WITH_TIMEOUT(handover()->isEnabled(), Timeout);
         QSignalSpy finished(m_window->findChild<ConsoleSession *>(),
                             &ConsoleSession::handoverFinished);
-        handover()->trigger();
-        HandoverDialog *dialog = nullptr;
-        QTRY_VERIFY((dialog = m_window->findChild<HandoverDialog *>()));
         auto *combo = dialog->findChild<QComboBox *>(QStringLiteral("targetCombo"));
         QCOMPARE(combo->count(), 2); // any replica but r1, and r2
         combo->setCurrentIndex(combo->findData(QStringLiteral("r2")));
@@ -218,14 +226,10 @@ private Q_SLOTS:
     void aRoleReleasedMeanwhileIsPreferredWithoutAStop()
     {
         auto holder = std::make_unique<Holder>(m_db->url(Login::App));
-        open();
-        if (QTest::currentTestFailed())
-            return;
-        select(QStringLiteral("billing"));
-        QTRY_VERIFY_WITH_TIMEOUT(handover()->isEnabled(), Timeout);
-        handover()->trigger();
         HandoverDialog *dialog = nullptr;
-        QTRY_VERIFY((dialog = m_window->findChild<HandoverDialog *>()));
+        openDialog(dialog);
+        if (!dialog)
+            return;
         auto *combo = dialog->findChild<QComboBox *>(QStringLiteral("targetCombo"));
         combo->setCurrentIndex(combo->findData(QStringLiteral("r2")));
         holder.reset();
@@ -248,14 +252,10 @@ private Q_SLOTS:
     void aRefusalWritesNothing()
     {
         auto holder = std::make_unique<Holder>(m_db->url(Login::App));
-        open();
-        if (QTest::currentTestFailed())
-            return;
-        select(QStringLiteral("billing"));
-        QTRY_VERIFY_WITH_TIMEOUT(handover()->isEnabled(), Timeout);
-        handover()->trigger();
         HandoverDialog *dialog = nullptr;
-        QTRY_VERIFY((dialog = m_window->findChild<HandoverDialog *>()));
+        openDialog(dialog);
+        if (!dialog)
+            return;
         holder.reset(); // released: nothing to hand over any more
         QSignalSpy finished(m_window->findChild<ConsoleSession *>(),
                             &ConsoleSession::handoverFinished);
