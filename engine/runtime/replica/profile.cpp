@@ -47,7 +47,7 @@ bool isReplicaSetting(std::string_view line)
 std::vector<RoleProfile> demoProfile()
 {
     return {
-            {"billing", 60s, {.perItemLatency = 1s, .batchSize = 10}, 30s},
+            {"billing", 60s, {.perItemLatency = 250ms, .batchSize = 10}, 30s},
             {"dunning", 10s, {.perItemLatency = 300ms, .batchSize = 10}, 3s},
             {"webhook_outbox", 2s, {.perItemLatency = 20ms, .batchSize = 50}, 1s},
             {"email_outbox", 2s, {.perItemLatency = 50ms, .batchSize = 20}, 1s},
