@@ -28,8 +28,12 @@
 #include "schema/migrator.h"
 #include "testdatabase.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QtTest>
 
+#include <functional>
 #include <memory>
 
 using namespace std::chrono_literals;
@@ -103,6 +107,7 @@ private Q_SLOTS:
     void aLateReaderSeesAnEndedMarker_data();
     void aLateReaderSeesAnEndedMarker();
     void aReplicaStartsOnARegistryWithoutNames();
+    void theViewReadsTheLockTableOnce();
 
 private:
     void ownerExec(const std::string &sql) { m_owner->exec("test setup", sql, {}, Short); }
@@ -337,8 +342,8 @@ void TestReplicaRegistry::olderSchemaReadsUnavailable()
         migrator.migrate({MigrationSet::Adr, MigrationSet::Extension, MigrationSet::Demo});
     });
     // The demo's migrations are newer, so they go (and come back) too.
-    QCOMPARE(migrator.rollbackTo(178),
-             (std::vector<int>{1003, 1002, 1001, 186, 185, 184, 183, 182, 181, 180, 179, 178}));
+    QCOMPARE(migrator.rollbackTo(178), (std::vector<int>{1003, 1002, 1001, 187, 186, 185, 184, 183,
+                                                         182, 181, 180, 179, 178}));
     QVERIFY(!leader::lease::listReplicas(*m_monitor).has_value());
     QVERIFY(!leader::lease::listReplicas(*m_app).has_value());
     // Readers need no 0178; a replica does, and says so.
@@ -351,8 +356,9 @@ void TestReplicaRegistry::olderSchemaReadsUnavailable()
                  error.what());
         QVERIFY2(QString::fromUtf8(error.what()).contains("leaderctl migrate"), error.what());
     }
-    QCOMPARE(migrator.migrate({MigrationSet::Adr, MigrationSet::Extension, MigrationSet::Demo}),
-             (std::vector<int>{178, 179, 180, 181, 182, 183, 184, 185, 186, 1001, 1002, 1003}));
+    QCOMPARE(
+            migrator.migrate({MigrationSet::Adr, MigrationSet::Extension, MigrationSet::Demo}),
+            (std::vector<int>{178, 179, 180, 181, 182, 183, 184, 185, 186, 187, 1001, 1002, 1003}));
     QVERIFY(leader::lease::listReplicas(*m_monitor)->empty());
     QVERIFY(leader::schema::probeFeatures(*m_app).complete());
 }
@@ -526,8 +532,8 @@ void TestReplicaRegistry::namedBeatRecordsNameAndMarker()
 // A reader that starts after the death (leaderctl replicas, a console opened later) never saw
 // the marker held: the row's record of it is what tells, the view and the console's reader
 // agree, and a replica without a marker is still judged by its beats alone. Checked once: without
-// the view's `r.marker_session IS NOT NULL AND NOT m.held` the rows "closed" and "terminated" read
-// alive; without StatusReader::replicas' markerRecorded, markerEnded stays false for them.
+// the view's `r.marker_session IS NOT NULL AND m.high IS NULL` the rows "closed" and "terminated"
+// read alive; without StatusReader::replicas' markerRecorded, markerEnded stays false for them.
 void TestReplicaRegistry::aLateReaderSeesAnEndedMarker_data()
 {
     QTest::addColumn<bool>("marker"); // the beat records one
@@ -602,7 +608,7 @@ void TestReplicaRegistry::aReplicaStartsOnARegistryWithoutNames()
         migrator.migrate({MigrationSet::Adr, MigrationSet::Extension, MigrationSet::Demo});
     });
     QCOMPARE(migrator.rollbackTo(182),
-             (std::vector<int>{1003, 1002, 1001, 186, 185, 184, 183, 182}));
+             (std::vector<int>{1003, 1002, 1001, 187, 186, 185, 184, 183, 182}));
     QCOMPARE(migrator.migrate({MigrationSet::Demo}), (std::vector<int>{1001, 1002, 1003}));
     QVERIFY(!leader::schema::probeFeatures(*m_app).has(leader::schema::Extension::ReplicaNames));
 
@@ -620,6 +626,60 @@ void TestReplicaRegistry::aReplicaStartsOnARegistryWithoutNames()
     QTRY_VERIFY_WITH_TIMEOUT(find(list(*m_monitor), replica.holderId())->lastSeen != first, 5000);
     QCOMPARE(find(list(*m_monitor), replica.holderId())->state, std::string("alive"));
     replica.stop();
+}
+
+// 0187: the view reads pg_locks once per query, however many replicas are registered (0182's
+// lateral lookup called pg_lock_status() once per row: 5 x 1,000 calls for one replica's count of
+// its peers at 1,000 replicas, which melted the server down; docs/benchmarks/scale.md). Checked
+// once: on 0183's view (0187's down script) the function scan's loops are the row count, 40.
+// The answers stay per replica: held markers alive, ended ones gone, and a marker key's high
+// half held twice (two sessions) still one row.
+void TestReplicaRegistry::theViewReadsTheLockTableOnce()
+{
+    Connection markers = m_db->connectDirect(Login::App);
+    Connection second = m_db->connectDirect(Login::App);
+    constexpr int Replicas = 40;
+    for (int i = 0; i < Replicas; ++i) {
+        const std::string holder = "scale-host:" + std::to_string(i) + ":0000abcd";
+        ReplicaInfo replica = info(holder);
+        replica.name = "s" + std::to_string(i);
+        // Even replicas' markers are held; odd ones recorded a key no session holds (a pid of 1).
+        replica.markerSession
+                = i % 2 == 0
+                          ? takeMarker(markers, holder)
+                          : m_owner->exec("key", "SELECT ($1::bigint << 32) | 1",
+                                          {leader::lease::WakeListener::sessionKeyPrefix(holder)},
+                                          Short)
+                                    .toInt64(0, 0);
+        leader::lease::replicaSeen(*m_app, replica, Short, {}, true);
+    }
+    // The same high half as replica 0's marker, held exclusively by another session too.
+    takeMarker(second, "scale-host:0:0000abcd");
+
+    const QJsonDocument plan = QJsonDocument::fromJson(QByteArray::fromStdString(std::string(
+            m_owner->exec("plan",
+                          "EXPLAIN (ANALYZE, FORMAT JSON) SELECT holder_id, state, marker_held"
+                          " FROM leader_ext.leader_replicas_status",
+                          {}, Short)
+                    .text(0, 0))));
+    QList<QJsonObject> scans;
+    std::function<void(const QJsonObject &)> walk = [&](const QJsonObject &node) {
+        if (node.value("Function Name").toString() == "pg_lock_status")
+            scans.append(node);
+        for (const QJsonValue &child : node.value("Plans").toArray())
+            walk(child.toObject());
+    };
+    walk(plan.array().first().toObject().value("Plan").toObject());
+    QCOMPARE(scans.size(), 1);
+    QCOMPARE(scans.first().value("Actual Loops").toInt(), 1);
+
+    const auto rows = list(*m_monitor);
+    QCOMPARE(int(rows.size()), Replicas);
+    for (int i = 0; i < Replicas; ++i) {
+        const auto row = find(rows, "scale-host:" + std::to_string(i) + ":0000abcd");
+        QVERIFY(row);
+        QCOMPARE(row->state, std::string(i % 2 == 0 ? "alive" : "gone"));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestReplicaRegistry)

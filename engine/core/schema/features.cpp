@@ -78,6 +78,8 @@ std::string_view purpose(Extension extension)
         return "the handover";
     case Extension::Backlog:
         return "the backlog";
+    case Extension::RegistryLockScan:
+        return "the registry's single lock read";
     }
     return "an extension";
 }

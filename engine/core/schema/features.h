@@ -22,9 +22,10 @@ enum class Extension {
     TickDetails = 184,  // leader_ext.leader_tick_record: what each tick did, in leader_status
     Handover = 185,     // leader_ext.leader_handover: hand a role over now (issue 36)
     Backlog = 186,      // leader_ext.leader_backlog: how much work waits, per role (issue 36)
+    RegistryLockScan = 187, // leader_replicas_status reads pg_locks once per query (issue 37)
 };
 inline constexpr Extension FirstExtension = Extension::PauseNotify;
-inline constexpr int LatestExtension = static_cast<int>(Extension::Backlog);
+inline constexpr int LatestExtension = static_cast<int>(Extension::RegistryLockScan);
 // What leader-replica refuses to start without; a later one it uses where the database has it.
 inline constexpr Extension ReplicaNeeds = Extension::DefinerHardening;
 
