@@ -26,6 +26,19 @@ double perSecond(const Phase &phase, StatementKind kind)
     return phase.perSecond[static_cast<int>(kind)];
 }
 
+// Fewer samples than this and the p99 is the window's worst one or two: the max is what to read.
+constexpr std::size_t FewSamples = 100;
+
+// p50 / p99 / max, with the p99 left out where the samples are too few to have one.
+std::string tail(const Latency &latency)
+{
+    if (latency.count == 0)
+        return "–";
+    return fixed(latency.p50, 2) + " / "
+           + (latency.count < FewSamples ? std::string("– (n < 100)") : fixed(latency.p99, 2))
+           + " / " + fixed(latency.max, 2);
+}
+
 std::string p50p99(const Latency &latency)
 {
     if (latency.count == 0)
@@ -98,7 +111,9 @@ void writePhase(JsonWriter &json, const Phase &phase, int replicas)
             .field("server_cpu_cores", phase.serverCpu)
             .field("bouncer_cpu_cores", phase.bouncerCpu)
             .field("hosts_cpu_cores", phase.hostsCpu)
-            .field("ticks_led", phase.ticksLed);
+            .field("ticks_led", phase.ticksLed)
+            .field("bouncer_most_waiting", phase.bouncerMostWaiting)
+            .field("bouncer_longest_wait_ms", phase.bouncerLongestWaitMs);
     json.key("statements").beginObject();
     for (int index = 0; index < StatementKinds; ++index) {
         json.key(std::string(kindName(static_cast<StatementKind>(index)))).beginObject();
@@ -118,6 +133,22 @@ void printReport(std::ostream &out, const Results &results, const std::string &c
     out << "\n## scale-bench: " << results.system << ", " << results.processors
         << " processors; PostgreSQL " << results.serverVersion << ", PgBouncer "
         << results.bouncerVersion << " (transaction mode, pool 20)\n";
+    // The figures that judge a run, first: the ticks phase's tail with its sample count, the idle
+    // cost, and correctness. A p99 of fewer than 100 samples is not shown: read the max.
+    out << "\n### Summary (ticks phase)\n\n"
+        << "| replicas | poll | ticks checked | ACQUIRE n | ACQUIRE p50 / p99 / max ms | "
+           "RENEW p99 ms | idle stmt/s per replica | server CPU (ticks) | PgBouncer most "
+           "waiting / longest wait ms | double-led |\n"
+        << "|---|---|---|---|---|---|---|---|---|---|\n";
+    for (const Run &run : results.runs) {
+        const Latency &acquire = latency(run.ticks, StatementKind::Acquire);
+        out << "| " << run.replicas << " | " << run.mode << " | " << run.leadIntervals << " | "
+            << acquire.count << " | " << tail(acquire) << " | "
+            << fixed(latency(run.ticks, StatementKind::Renew).p99, 2) << " | "
+            << fixed(run.idle.bouncerQueriesPerSecond / run.replicas, 3) << " | "
+            << percent(run.ticks.serverCpu) << " | " << run.ticks.bouncerMostWaiting << " / "
+            << fixed(run.ticks.bouncerLongestWaitMs, 1) << " | " << run.doubleLed << " |\n";
+    }
     std::string last;
     for (const Run &run : results.runs) {
         if (std::to_string(run.replicas) != last) {

@@ -144,6 +144,35 @@ double bouncerQueries(leader::pg::Connection &admin, const std::string &database
     return 0;
 }
 
+// The clients waiting for a server connection now, and the longest of their waits so far
+// (SHOW POOLS cl_waiting, maxwait + maxwait_us), for one database's pools.
+std::pair<int, double> bouncerWaiting(leader::pg::Connection &admin, const std::string &database)
+{
+    if (!admin.isOpen())
+        admin.open();
+    const ResultHandle result(PQexec(admin.handle(), "SHOW POOLS"));
+    if (PQresultStatus(result.get()) != PGRES_TUPLES_OK)
+        throw std::runtime_error(std::string("PgBouncer SHOW POOLS: ")
+                                 + PQresultErrorMessage(result.get()));
+    const int nameColumn = PQfnumber(result.get(), "database");
+    const int waitingColumn = PQfnumber(result.get(), "cl_waiting");
+    const int secondsColumn = PQfnumber(result.get(), "maxwait");
+    const int microsColumn = PQfnumber(result.get(), "maxwait_us");
+    int waiting = 0;
+    double longestMs = 0;
+    for (int row = 0; row < PQntuples(result.get()); ++row) {
+        if (database != PQgetvalue(result.get(), row, nameColumn))
+            continue;
+        waiting += static_cast<int>(integer(PQgetvalue(result.get(), row, waitingColumn)));
+        longestMs = std::max(
+                longestMs,
+                static_cast<double>(integer(PQgetvalue(result.get(), row, secondsColumn))) * 1000.0
+                        + static_cast<double>(integer(PQgetvalue(result.get(), row, microsColumn)))
+                                  / 1000.0);
+    }
+    return {waiting, longestMs};
+}
+
 struct Snapshot
 {
     Clock::time_point at;
@@ -453,9 +482,16 @@ private:
         bench::sleepFor(warmup);
         const Snapshot begin = snapshot(fleet);
         const std::size_t eventsFrom = m_events->size();
-        bench::sleepFor(window);
-        const Snapshot end = snapshot(fleet);
         Phase phase{.name = name};
+        for (const auto until = begin.at + window; Clock::now() < until;) {
+            const auto [waiting, longestMs] = bouncerWaiting(m_admin, m_database);
+            phase.bouncerMostWaiting = std::max(phase.bouncerMostWaiting, waiting);
+            phase.bouncerLongestWaitMs = std::max(phase.bouncerLongestWaitMs, longestMs);
+            bench::sleepFor(std::min<std::chrono::milliseconds>(
+                    500ms,
+                    std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now())));
+        }
+        const Snapshot end = snapshot(fleet);
         phase.seconds = std::chrono::duration<double>(end.at - begin.at).count();
         phase.bouncerQueriesPerSecond = (end.bouncerQueries - begin.bouncerQueries) / phase.seconds;
         phase.serverXactsPerSecond = (end.serverXacts - begin.serverXacts) / phase.seconds;

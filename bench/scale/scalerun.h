@@ -68,6 +68,10 @@ struct Phase
     double bouncerCpu = 0;
     double hostsCpu = 0;
     int ticksLed = 0; // acquired events in the window
+    // PgBouncer's SHOW POOLS for the database, sampled twice a second over the window: the most
+    // clients waiting for a server connection at once, and the longest wait of one.
+    int bouncerMostWaiting = 0;
+    double bouncerLongestWaitMs = 0;
 };
 
 struct Takeover
