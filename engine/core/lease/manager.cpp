@@ -344,7 +344,7 @@ LeadResult Manager::lead(std::string_view role, std::chrono::milliseconds interv
     std::exception_ptr failure;
     std::optional<std::string> statementError;
     std::optional<std::string> panicText;
-    takeFailedStep(); // nothing of an earlier tick on this thread
+    FailedSteps failedSteps; // the step guards of this tick's work note theirs here
     const auto workStarted = Clock::now();
     try {
         const CurrentTick current(context);
@@ -362,7 +362,7 @@ LeadResult Manager::lead(std::string_view role, std::chrono::milliseconds interv
     }
     const auto workEnded = Clock::now();
     // What failed: the step guard's first failed step; else the error that ended the work.
-    std::optional<FailedStep> failedStep = takeFailedStep();
+    std::optional<FailedStep> failedStep = failedSteps.take();
     if (!failedStep && (panicText || statementError))
         failedStep
                 = FailedStep{{}, panicText ? *panicText : *statementError, panicText.has_value()};

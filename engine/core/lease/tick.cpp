@@ -12,7 +12,7 @@ namespace leader::lease {
 
 namespace {
 
-thread_local std::optional<FailedStep> t_failedStep;
+thread_local FailedSteps *t_failedSteps = nullptr;
 thread_local const TickContext *t_currentTick = nullptr;
 
 } // namespace
@@ -181,15 +181,30 @@ CurrentTick::~CurrentTick()
     t_currentTick = m_previous;
 }
 
-void noteFailedStep(std::string_view path, std::string_view error, bool panicked)
+FailedSteps::FailedSteps()
+    : m_outer(std::exchange(t_failedSteps, this))
+{}
+
+FailedSteps::~FailedSteps()
 {
-    if (!t_failedStep || (panicked && !t_failedStep->panicked))
-        t_failedStep = FailedStep{std::string(path), std::string(error), panicked};
+    t_failedSteps = m_outer;
 }
 
-std::optional<FailedStep> takeFailedStep()
+void FailedSteps::note(std::string_view path, std::string_view error, bool panicked)
 {
-    return std::exchange(t_failedStep, std::nullopt);
+    if (!m_first || (panicked && !m_first->panicked))
+        m_first = FailedStep{std::string(path), std::string(error), panicked};
+}
+
+std::optional<FailedStep> FailedSteps::take()
+{
+    return std::exchange(m_first, std::nullopt);
+}
+
+void noteFailedStep(std::string_view path, std::string_view error, bool panicked)
+{
+    if (t_failedSteps)
+        t_failedSteps->note(path, error, panicked);
 }
 
 std::string makeHolderId()

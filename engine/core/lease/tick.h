@@ -160,15 +160,32 @@ Fence fence(const TickContext *context);
 // The first step of the tick running on this thread that failed, for the tick's record
 // (leader_tick_record): the step guard reports each failed step here, with its error's text. A
 // step that panicked replaces one that failed on a statement; otherwise the first one stays.
-// Manager::lead clears it before the work and takes it after, on the same thread.
+// Manager::lead opens a FailedSteps on the tick's thread for the work and takes it after; a step
+// failing where none is open is not noted. (On the opener's stack, not in a thread_local: see
+// scheduler/stepguard.cpp.)
 struct FailedStep
 {
     std::string path; // "billing > close period > subscription 42"
     std::string error;
     bool panicked = false;
 };
+class FailedSteps final
+{
+public:
+    FailedSteps();
+    ~FailedSteps();
+    FailedSteps(const FailedSteps &) = delete;
+    FailedSteps &operator=(const FailedSteps &) = delete;
+
+    void note(std::string_view path, std::string_view error, bool panicked);
+    std::optional<FailedStep> take();
+
+private:
+    std::optional<FailedStep> m_first;
+    FailedSteps *const m_outer;
+};
+// Notes it in the innermost FailedSteps open on this thread.
 void noteFailedStep(std::string_view path, std::string_view error, bool panicked);
-std::optional<FailedStep> takeFailedStep();
 
 // hostname:pid:8hex — observability only, never part of the fence.
 std::string makeHolderId();

@@ -4,7 +4,6 @@
 #include "log/log.h"
 #include "pg/error.h"
 
-#include <optional>
 #include <utility>
 #include <vector>
 
@@ -12,15 +11,42 @@ namespace leader::scheduler {
 
 namespace {
 
-thread_local std::vector<std::string> t_path;
-thread_local std::optional<std::string> t_armedPanic;
+// This thread's guards and steps, innermost first, each entry on the stack of the guard or run()
+// that pushed it. The thread-local state here and in lease/tick.cpp is pointers and flags only,
+// never an object with a destructor: MinGW-w64's GCC 12 runs thread_local destructors after its
+// emulated TLS freed their storage (a use after free at every thread's end, which crashed
+// leader-replica.exe's stop, seen under Wine).
+using Frame = StepGuard::Frame;
+thread_local const Frame *t_innermost = nullptr;
+thread_local const std::string *t_armedPanic = nullptr;
 thread_local bool t_panicFired = false;
 
-std::string joined(const std::vector<std::string> &parts)
+// Pushes a frame for its own lifetime.
+class PushedFrame final
 {
+public:
+    explicit PushedFrame(std::string_view name)
+        : m_frame{name, t_innermost}
+    {
+        t_innermost = &m_frame;
+    }
+    ~PushedFrame() { t_innermost = m_frame.outer; }
+    PushedFrame(const PushedFrame &) = delete;
+    PushedFrame &operator=(const PushedFrame &) = delete;
+
+private:
+    Frame m_frame;
+};
+
+// The path, outermost first.
+std::string joined(const Frame *innermost)
+{
+    std::vector<std::string_view> parts;
+    for (const Frame *frame = innermost; frame; frame = frame->outer)
+        parts.push_back(frame->name);
     std::string path;
-    for (const std::string &part : parts)
-        path += (path.empty() ? "" : " > ") + part;
+    for (auto part = parts.rbegin(); part != parts.rend(); ++part)
+        path += (path.empty() ? "" : " > ") + std::string(*part);
     return path;
 }
 
@@ -39,18 +65,19 @@ std::string describe(const std::exception_ptr &failure)
 
 StepGuard::StepGuard(std::string name)
     : m_name(std::move(name))
+    , m_frame{m_name, t_innermost}
 {
-    t_path.push_back(m_name);
+    t_innermost = &m_frame;
 }
 
 StepGuard::~StepGuard()
 {
-    t_path.pop_back();
+    t_innermost = m_frame.outer;
 }
 
 std::string StepGuard::currentPath()
 {
-    return joined(t_path);
+    return joined(t_innermost);
 }
 
 bool StepGuard::run(std::string_view step, const std::function<void()> &body)
@@ -61,38 +88,35 @@ bool StepGuard::run(std::string_view step, const std::function<void()> &body)
     if (const lease::TickContext *tick = lease::currentTick(); tick && tick->stopRequested()) {
         if (!tick->stoppedEarly())
             log::write(log::Level::Info, "scheduler", "handover: no further step starts",
-                       "role=" + tick->role() + " step=\"" + joined(t_path)
-                               + (t_path.empty() ? "" : " > ") + std::string(step) + "\"");
+                       "role=" + tick->role() + " step=\"" + joined(t_innermost)
+                               + (t_innermost ? " > " : "") + std::string(step) + "\"");
         tick->noteStoppedEarly();
         return false;
     }
-    t_path.emplace_back(step);
+    // Before the try: the handlers below log and note the path with this step in it.
+    const PushedFrame frame(step);
     try {
         if (t_armedPanic && step.starts_with(*t_armedPanic)) {
-            t_armedPanic.reset();
+            t_armedPanic = nullptr;
             t_panicFired = true;
             throw InjectedPanic("injected panic in step \"" + std::string(step) + "\"");
         }
         body();
-        t_path.pop_back();
         return true;
     } catch (const lease::TickCancelled &) {
-        t_path.pop_back();
         throw;
     } catch (const pg::Error &error) {
         log::write(log::Level::Warning, "scheduler", "step failed on a statement; running the rest",
-                   "step=\"" + joined(t_path) + "\" error=\"" + pg::explain(error) + "\"");
-        lease::noteFailedStep(joined(t_path), pg::explain(error), false);
-        t_path.pop_back();
+                   "step=\"" + joined(t_innermost) + "\" error=\"" + pg::explain(error) + "\"");
+        lease::noteFailedStep(joined(t_innermost), pg::explain(error), false);
         return false;
     } catch (...) {
         // Logged once per guard the failure passes on its way up; the first line is the deepest.
         const std::string what = describe(std::current_exception());
         log::write(log::Level::Error, "scheduler", "step panicked; running the rest",
-                   "step=\"" + joined(t_path) + "\" error=\"" + what + "\"");
+                   "step=\"" + joined(t_innermost) + "\" error=\"" + what + "\"");
         // Noted by the deepest guard first: its path names the step itself.
-        lease::noteFailedStep(joined(t_path), what, true);
-        t_path.pop_back();
+        lease::noteFailedStep(joined(t_innermost), what, true);
         if (!m_first)
             m_first = std::current_exception();
         return false;
@@ -100,14 +124,15 @@ bool StepGuard::run(std::string_view step, const std::function<void()> &body)
 }
 
 StepGuard::ArmedPanic::ArmedPanic(std::string step)
+    : m_step(std::move(step))
 {
-    t_armedPanic = std::move(step);
+    t_armedPanic = &m_step;
     t_panicFired = false;
 }
 
 StepGuard::ArmedPanic::~ArmedPanic()
 {
-    t_armedPanic.reset();
+    t_armedPanic = nullptr;
 }
 
 bool StepGuard::ArmedPanic::fired() const

@@ -49,10 +49,23 @@ public:
         ArmedPanic(const ArmedPanic &) = delete;
         ArmedPanic &operator=(const ArmedPanic &) = delete;
         bool fired() const;
+
+    private:
+        std::string m_step;
+    };
+
+    // One entry of the path of the thread's guards and steps, on the stack of the guard or the
+    // run() that it names, linked to the one it is nested in (stepguard.cpp says why not a
+    // thread_local vector).
+    struct Frame
+    {
+        std::string_view name;
+        const Frame *outer = nullptr;
     };
 
 private:
     std::string m_name;
+    Frame m_frame;
     std::exception_ptr m_first;
 };
 
