@@ -3,6 +3,8 @@
 # cluster and PgBouncer in transaction mode in front of it, both as an unprivileged account (they
 # refuse to run as root). `start DIR` writes DIR/env, to be sourced by the test runner.
 #   scripts/test-servers.sh start DIR     scripts/test-servers.sh stop DIR
+# LEADER_PG_BINDIR names another PostgreSQL's bin/ (scripts/fetch-postgres.sh; the same for stop);
+# by default the newest installed under /usr/lib/postgresql.
 set -euo pipefail
 
 command=${1:-}
@@ -20,8 +22,14 @@ fi
 
 # Debian 13's PgBouncer, built once: Debian 12's 1.18 exits on cancel requests (scripts/pgbouncer.sh).
 pgbouncer=$("$(dirname "${BASH_SOURCE[0]}")/pgbouncer.sh")
-bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
-[[ -x $bindir/initdb ]] || { echo "test-servers: no PostgreSQL server (run scripts/setup-deps.sh)" >&2; exit 1; }
+if [[ -n ${LEADER_PG_BINDIR:-} ]]; then
+    bindir=$LEADER_PG_BINDIR
+    [[ -x $bindir/initdb && -x $bindir/pg_ctl && -x $bindir/postgres ]] ||
+        { echo "test-servers: LEADER_PG_BINDIR=$bindir has no initdb, pg_ctl and postgres" >&2; exit 1; }
+else
+    bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+    [[ -x $bindir/initdb ]] || { echo "test-servers: no PostgreSQL server (run scripts/setup-deps.sh)" >&2; exit 1; }
+fi
 
 stop() {
     if [[ -f $dir/pgbouncer.pid ]]; then
@@ -88,6 +96,13 @@ CREATE ROLE lt_monitor LOGIN PASSWORD '$password' IN ROLE hardcount_monitor;
 CREATE ROLE lt_nobody LOGIN PASSWORD '$password';
 ALTER ROLE "$account" PASSWORD '$password';
 SQL
+# Before PostgreSQL 15 every login may create objects in public, which `leaderctl migrate` refuses
+# (docs/security.md), and public is the bootstrap superuser's. A DBA does what 15 does by default:
+# CREATE only for the owner (the test databases' is lt_owner), here in their template.
+if (($("${as_account[@]}" "${psql[@]}" -At -c 'SHOW server_version_num') < 150000)); then
+    "${as_account[@]}" "${psql[@]}" -d template1 \
+        -c 'REVOKE CREATE ON SCHEMA public FROM PUBLIC' -c 'ALTER SCHEMA public OWNER TO lt_owner'
+fi
 
 {
     for login in lt_owner lt_app lt_monitor lt_nobody "$account"; do

@@ -32,7 +32,13 @@ if ((EUID == 0)); then
     account=leaderci
     as_account=(runuser -u "$account" --)
 fi
-bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+# LEADER_PG_BINDIR: another PostgreSQL's bin/, as for scripts/test-servers.sh. The npm packages
+# (scripts/fetch-postgres.sh) ship no pg_basebackup: Debian's, which serves its own major version
+# and older ones.
+bindir=${LEADER_PG_BINDIR:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)}
+basebackup=$bindir/pg_basebackup
+[[ -x $basebackup ]] ||
+    basebackup=$(ls -d /usr/lib/postgresql/*/bin/pg_basebackup 2>/dev/null | sort -V | tail -n 1)
 
 log() { echo "servers: $*"; }
 
@@ -115,7 +121,7 @@ STATE
 # primary_conninfo, started as a hot standby; returns once it streams.
 make_standby() {
     rm -rf "$(node_dir "$standby")"
-    "${as_account[@]}" "$bindir/pg_basebackup" -D "$(node_dir "$standby")" -R -X stream -c fast \
+    "${as_account[@]}" "$basebackup" -D "$(node_dir "$standby")" -R -X stream -c fast \
         -h "$dir/run" -p "$primary_port" -U "$account" >>"$dir/basebackup.log" 2>&1 ||
         { tail -n 20 "$dir/basebackup.log" >&2; exit 1; }
     pg_start "$standby" "$standby_port"

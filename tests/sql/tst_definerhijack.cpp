@@ -14,7 +14,10 @@
 // everyDefinerFunctionIsPinned names all seven (checked again with the extensions in leader_ext).
 // Without Migrator's refuseCreatableSchemas the rows of migratorRefusesACreatableSchema fail (the
 // migrations were applied); without leader_ext in its query, the row "leader_ext, to the app
-// role" does (checked once).
+// role" does (checked once). Without the GRANT the refusal adds when the owner creates only
+// through the grant it revokes (me_keeps_create; public as PostgreSQL 14 installs it), the row
+// "PUBLIC, in a schema another login owns" fails (checked once). Its REVOKE alone was the advice
+// on PostgreSQL 14, where leaderctl migrate then stopped at "permission denied for schema public".
 
 #include "lease/statements.h"
 #include "pg/error.h"
@@ -476,44 +479,75 @@ void TestDefinerHijack::migratorRefusesACreatableSchema_data()
 {
     QTest::addColumn<QString>("schema"); // opened, and first on the path unless it is leader_ext
     QTest::addColumn<QString>("grantee");
+    // Created by a login that is not the owner, and opened with USAGE too: the owner may create
+    // there only through the grant, as in public before PostgreSQL 15 (the bootstrap superuser's,
+    // USAGE and CREATE to PUBLIC), so the fix must also grant the owner CREATE.
+    QTest::addColumn<bool>("othersSchema");
     QTest::newRow("PUBLIC") << "open_schema"
-                            << "PUBLIC";
+                            << "PUBLIC" << false;
     QTest::newRow("the app role") << "open_schema"
-                                  << "hardcount_app";
+                                  << "hardcount_app" << false;
     QTest::newRow("the monitor role") << "open_schema"
-                                      << "hardcount_monitor";
-    QTest::newRow("an app login") << "open_schema" << QString::fromStdString(loginName(Login::App));
+                                      << "hardcount_monitor" << false;
+    QTest::newRow("an app login") << "open_schema" << QString::fromStdString(loginName(Login::App))
+                                  << false;
     QTest::newRow("leader_ext, to the app role") << "leader_ext"
-                                                 << "hardcount_app";
+                                                 << "hardcount_app" << false;
+    QTest::newRow("PUBLIC, in a schema another login owns") << "open_schema"
+                                                            << "PUBLIC" << true;
 }
 
 void TestDefinerHijack::migratorRefusesACreatableSchema()
 {
     QFETCH(QString, schema);
     QFETCH(QString, grantee);
+    QFETCH(bool, othersSchema);
     // A database of its own each time: the versions applied are the database's
     // (leader_ext.migrations), so a second lease schema beside the first finds nothing to do.
     m_fresh->recreate();
     // Straight to Postgres: the search_path must hold across the migrator's transactions.
     Connection owner = m_fresh->connectDirect(Login::Owner);
-    owner.execScript("open schema",
-                     "CREATE SCHEMA " + schema.toStdString() + "; GRANT CREATE ON SCHEMA "
-                             + schema.toStdString() + " TO " + grantee.toStdString(),
-                     Short);
+    const std::string open = "CREATE SCHEMA " + schema.toStdString() + "; GRANT "
+                             + (othersSchema ? "USAGE, CREATE" : "CREATE") + " ON SCHEMA "
+                             + schema.toStdString() + " TO " + grantee.toStdString();
+    std::unique_ptr<Connection> schemaOwner;
+    if (othersSchema) {
+        owner.exec("grant",
+                   "GRANT CREATE ON DATABASE \"" + m_fresh->name() + "\" TO "
+                           + loginName(Login::Nobody),
+                   {}, Short);
+        schemaOwner = std::make_unique<Connection>(m_fresh->connectDirect(Login::Nobody));
+        schemaOwner->execScript("open schema", open, Short);
+    } else {
+        owner.execScript("open schema", open, Short);
+    }
     if (schema != QLatin1String("leader_ext"))
         owner.exec("path", "SET search_path = " + schema.toStdString(), {}, Short);
     using leader::schema::MigrationSet;
-    std::string revoke;
+    const QString expected
+            = "REVOKE CREATE ON SCHEMA " + schema + " FROM " + grantee + ";"
+              + (othersSchema ? " GRANT CREATE ON SCHEMA " + schema + " TO "
+                                        + QString::fromStdString(loginName(Login::Owner)) + ";"
+                              : QString());
     try {
         leader::schema::Migrator(owner).migrate({MigrationSet::Adr, MigrationSet::Extension});
         QFAIL("the migrations were applied to a schema others may create in");
     } catch (const leader::schema::SchemaError &error) {
         const QString message = QString::fromUtf8(error.what());
-        const QString expected = "REVOKE CREATE ON SCHEMA " + schema + " FROM " + grantee + ";";
         QVERIFY2(message.endsWith(": " + expected), qPrintable(message));
         QVERIFY2(!message.contains(u'\n'), qPrintable(message));
-        revoke = expected.toStdString();
     }
+    // A migration printed for another tool refuses with the same line, in its own SQL.
+    owner.exec("test", "BEGIN", {}, Short);
+    try {
+        owner.execScript("test",
+                         leader::schema::composeUp(leader::schema::embeddedMigrations().front()),
+                         30s);
+        QFAIL("the printed migration ran in a schema others may create in");
+    } catch (const leader::pg::Error &error) {
+        QVERIFY2(QString::fromUtf8(error.what()).contains(": " + expected), error.what());
+    }
+    owner.exec("test", "ROLLBACK", {}, Short);
     QCOMPARE(owner.exec("nothing",
                         "SELECT to_regclass('leader_leases') IS NULL "
                         "AND to_regclass('leader_ext.migrations') IS NULL "
@@ -521,8 +555,9 @@ void TestDefinerHijack::migratorRefusesACreatableSchema()
                         {}, Short)
                      .toBool(0, 0),
              true);
-    // The line it prints is the fix: run it, and the migrations apply.
-    owner.exec("revoke", revoke, {}, Short);
+    // The line it prints is the fix: run it (as the schema's owner, a DBA's part), and the
+    // migrations apply.
+    (othersSchema ? *schemaOwner : owner).execScript("fix", expected.toStdString(), Short);
     const std::vector<int> applied
             = leader::schema::Migrator(owner).migrate({MigrationSet::Adr, MigrationSet::Extension});
     QCOMPARE(applied, (std::vector<int>{174, 175, 176, 177, 178, 179, 180, 181, 182, 183, 184, 185,

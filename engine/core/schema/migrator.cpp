@@ -25,6 +25,9 @@ constexpr long long MigrationLockKey = 7'654'114;
 // or monitor role (hardcount_app, hardcount_monitor, or a role holding one of them; superusers and
 // this login aside) acts as, and whether such a role acts as the schema's owner. Everything is
 // named with pg_catalog: the check must not be hijackable through the very path it checks.
+// me_keeps_create: whether this login may still create there once those grants are revoked. Not
+// so in public as PostgreSQL 14 and older install it (the bootstrap superuser's, CREATE to
+// PUBLIC): there the database's owner creates only through PUBLIC, and the fix needs a GRANT too.
 constexpr std::string_view CreatableSchemasSql = R"sql(
 WITH app AS (
     SELECT r.oid
@@ -56,7 +59,17 @@ SELECT pg_catalog.quote_ident(s.nspname) AS schema,
        EXISTS (SELECT FROM app WHERE pg_catalog.pg_has_role(app.oid, s.nspowner, 'MEMBER'))
            AS owner_is_app,
        pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(s.nspowner)) AS owner,
-       pg_catalog.quote_ident(current_user) AS me
+       pg_catalog.quote_ident(current_user) AS me,
+       pg_catalog.pg_has_role(current_user, s.nspowner, 'USAGE')
+           OR (SELECT r.rolsuper FROM pg_catalog.pg_roles AS r
+                WHERE r.rolname OPERATOR(pg_catalog.=) current_user)
+           OR coalesce(pg_catalog.bool_or(
+                  (s.a).privilege_type OPERATOR(pg_catalog.=) 'CREATE'::pg_catalog.text
+                  AND (s.a).grantee OPERATOR(pg_catalog.<>) 0::pg_catalog.oid
+                  AND NOT EXISTS (SELECT FROM app
+                                   WHERE pg_catalog.pg_has_role(app.oid, (s.a).grantee, 'MEMBER'))
+                  AND pg_catalog.pg_has_role(current_user, (s.a).grantee, 'USAGE')), false)
+           AS me_keeps_create
   FROM schemas AS s
  GROUP BY s.nspname, s.nspowner, s.position
  ORDER BY s.position
@@ -74,8 +87,11 @@ BEGIN
     FOR v_row IN )sql"
            + std::string(CreatableSchemasSql) + R"sql(
     LOOP
-        IF v_row.grantees IS NOT NULL THEN
+        IF v_row.grantees IS NOT NULL AND v_row.me_keeps_create THEN
             RAISE EXCEPTION 'the schema % lets % create objects, which could then run with the owner''s privileges in the lease migrations; revoke it first: REVOKE CREATE ON SCHEMA % FROM %;', v_row.schema, v_row.grantees, v_row.schema, v_row.grantees
+                USING ERRCODE = 'insufficient_privilege';
+        ELSIF v_row.grantees IS NOT NULL THEN
+            RAISE EXCEPTION 'the schema % lets % create objects, which could then run with the owner''s privileges in the lease migrations; revoke it first and let % create there itself: REVOKE CREATE ON SCHEMA % FROM %; GRANT CREATE ON SCHEMA % TO %;', v_row.schema, v_row.grantees, v_row.me, v_row.schema, v_row.grantees, v_row.schema, v_row.me
                 USING ERRCODE = 'insufficient_privilege';
         ELSIF v_row.owner_is_app THEN
             RAISE EXCEPTION 'the schema % is owned by %, whose privileges an app or monitor role has: its objects could run with the owner''s privileges in the lease migrations; hand it over first: ALTER SCHEMA % OWNER TO %;', v_row.schema, v_row.owner, v_row.schema, v_row.me
@@ -353,10 +369,17 @@ void Migrator::refuseCreatableSchemas()
         std::string refusal;
         if (!result.isNull(row, 1)) {
             const std::string grantees(result.text(row, 1));
+            // This login creating there only through those grants (public before PostgreSQL 15):
+            // the REVOKE alone would leave the migrations a bare "permission denied".
+            const bool keepsCreate = result.toBool(row, 5);
+            const std::string me(result.text(row, 4));
             refusal = "the schema " + schema + " lets " + grantees
                       + " create objects, which could then run with the owner's privileges in "
-                        "the lease migrations; revoke it first: REVOKE CREATE ON SCHEMA "
-                      + schema + " FROM " + grantees + ";";
+                        "the lease migrations; revoke it first"
+                      + (keepsCreate ? "" : " and let " + me + " create there itself")
+                      + ": REVOKE CREATE ON SCHEMA " + schema + " FROM " + grantees + ";"
+                      + (keepsCreate ? ""
+                                     : " GRANT CREATE ON SCHEMA " + schema + " TO " + me + ";");
         } else if (result.toBool(row, 2)) {
             refusal = "the schema " + schema + " is owned by " + std::string(result.text(row, 3))
                       + ", whose privileges an app or monitor role has: its objects could run "
