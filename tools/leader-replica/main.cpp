@@ -79,7 +79,8 @@ Options:
                           holders it sees; off: neither, every lease ends at its expiry (the TTL
                           path). Wins over the --config line; the database's per-role switch,
                           leader_leases.early_take, also turns it off
-  --metrics-port N        serve Prometheus text on http://127.0.0.1:N/metrics
+  --metrics-port N        serve Prometheus text on http://127.0.0.1:N/metrics (not in the
+                          Windows build, which has no HTTP server library)
   --metrics-listen ADDR   the address to serve it on instead of 127.0.0.1 (loopback only): a
                           host address for a Prometheus on another machine, or 0.0.0.0 / :: for
                           every interface. --metrics-address is its old name
@@ -442,6 +443,11 @@ int run(const Arguments &arguments)
     if (gate != "lease")
         throw UsageError("--gate is lease or advisory, not \"" + gate + "\"");
     std::optional<int> metricsPort;
+#if !LEADER_REPLICA_METRICS
+    if (arguments.options.contains("--metrics-port"))
+        throw UsageError("this leader-replica is built without /metrics (the Windows build has no "
+                         "HTTP server library): leave out --metrics-port");
+#endif
     if (arguments.options.contains("--metrics-port"))
         metricsPort = parsePort(arguments.option("--metrics-port"));
     const std::string metricsAddress = metricsAddressFrom(arguments, metricsPort.has_value());
