@@ -19,7 +19,7 @@ packages=(
     iproute2
     prometheus
     sql-migrate
-    g++-mingw-w64-x86-64-posix wine64
+    g++-mingw-w64-x86-64-posix wine64 mingw-w64-tools wixl msitools
     spin gcc
 )
 

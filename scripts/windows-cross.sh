@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # The Windows cross build: the windows-cross preset compiles engine/ and tools/ for 64-bit Windows
-# with MinGW-w64 (-Werror) against libpq's headers (Debian has no Windows libpq to link them
-# with), links the platform seam's test, tests/platform/tst_platform.exe, and this runs it under
-# Wine in a Wine prefix of its own, made for the run and removed after it, with no display.
-# Fails on a compile error or warning, or on a failed case. Prints how long each part took.
+# with MinGW-w64 (-Werror) and links the tools against PostgreSQL's own Windows libpq.dll (the npm
+# package @embedded-postgres/windows-x64, pinned in scripts/postgres-pins.txt and fetched by
+# scripts/fetch-postgres.sh; cmake/windows-libpq.cmake makes its import library). It runs the
+# platform seam's test, tests/platform/tst_platform.exe, under Wine in a Wine prefix of its own,
+# made for the run and removed after it, with no display; then scripts/windows-tools.sh runs
+# leaderctl.exe and leader-replica.exe in that prefix against a Linux PostgreSQL and builds,
+# installs and uninstalls their MSI. Fails on a compile error or warning, a failed case or check.
+# Prints how long each part took.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -11,15 +15,29 @@ cd "$root"
 # Debian runs Wine as /usr/lib/wine/wine64: it puts no wine64 on PATH.
 wine=/usr/lib/wine/wine64
 wineserver=/usr/lib/wine/wineserver
-for tool in x86_64-w64-mingw32-g++-posix "$wine" "$wineserver"; do
+for tool in x86_64-w64-mingw32-g++-posix gendef "$wine" "$wineserver"; do
     if ! command -v "$tool" >/dev/null; then
         echo "windows-cross: $tool is missing: run scripts/setup-deps.sh" >&2
         exit 1
     fi
 done
 
+# MinGW-w64's GCC 12 runs a thread_local's destructor after freeing its storage (emulated TLS):
+# code that runs on Windows keeps pointers and flags in thread_locals, never objects
+# (engine/core/scheduler/stepguard.cpp).
+if grep -rnE --include='*.cpp' --include='*.h' \
+    '^\s*(static\s+)?thread_local\s+(const\s+)?[A-Za-z_:<>, ]+\s+[a-zA-Z_]+\s*[;{=(]' \
+    engine tools | grep -vE 'thread_local\s+(const\s+)?(bool|int|unsigned|std::u?int[0-9]+_t|std::size_t|double)\s'; then
+    echo "windows-cross: a thread_local object above (MinGW would destroy it after its storage):" \
+        "keep a pointer or a flag there instead" >&2
+    exit 1
+fi
+
 start=$SECONDS
-cmake --preset windows-cross >/dev/null
+pg=$(scripts/fetch-postgres.sh @embedded-postgres/windows-x64 \
+    "$(awk '$1 == "@embedded-postgres/windows-x64" { print $2 }' scripts/postgres-pins.txt | tail -n 1)")
+fetched=$SECONDS
+cmake --preset windows-cross -DLEADER_WINDOWS_PG_BINDIR="$pg/bin" >/dev/null
 cmake --build --preset windows-cross -j "$(nproc)"
 built=$SECONDS
 
@@ -46,9 +64,13 @@ booted=$SECONDS
 
 status=0
 timeout 600 "$wine" build/windows-cross/tests/platform/tst_platform.exe || status=$?
-echo "windows-cross: build $((built - start)) s, Wine prefix $((booted - built)) s," \
-    "platform test $((SECONDS - booted)) s"
+tested=$SECONDS
+echo "windows-cross: PostgreSQL's Windows binaries $((fetched - start)) s, build" \
+    "$((built - fetched)) s, Wine prefix $((booted - built)) s, platform test $((tested - booted)) s"
 if ((status != 0)); then
     echo "windows-cross: the platform test failed under Wine (exit $status)" >&2
     exit "$status"
 fi
+timeout 600 scripts/windows-tools.sh
+echo "windows-cross: the tools under Wine and the MSI $((SECONDS - tested)) s; the whole Windows" \
+    "step $((SECONDS - start)) s"
