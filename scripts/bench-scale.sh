@@ -50,6 +50,11 @@ source "$servers/env"
 
 database=scale
 psql -X -q -v ON_ERROR_STOP=1 "$LEADER_TEST_ADMIN_URL" -c "CREATE DATABASE $database OWNER lt_owner"
+# The server's time by statement (servers.sh preloads pg_stat_statements): the owner, which drives
+# the benchmark, reads every login's statements and resets them at each window's start.
+psql -X -q -v ON_ERROR_STOP=1 "${LEADER_TEST_ADMIN_URL/\/postgres\?//$database?}" \
+    -c "CREATE EXTENSION pg_stat_statements" -c "GRANT pg_read_all_stats TO lt_owner" \
+    -c "GRANT EXECUTE ON FUNCTION pg_stat_statements_reset(oid, oid, bigint) TO lt_owner"
 # The password reaches the benchmark and its hosts through the environment: a URL holding it
 # would show in ps (/proc/PID/cmdline) to every local user.
 export PGPASSWORD=$LEADER_TEST_PASSWORD

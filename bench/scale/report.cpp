@@ -114,6 +114,17 @@ void writePhase(JsonWriter &json, const Phase &phase, int replicas)
             .field("ticks_led", phase.ticksLed)
             .field("bouncer_most_waiting", phase.bouncerMostWaiting)
             .field("bouncer_longest_wait_ms", phase.bouncerLongestWaitMs);
+    json.key("server_statements").beginArray();
+    for (const ServerStatement &statement : phase.serverStatements)
+        json.beginObject()
+                .field("text", statement.text)
+                .field("calls_per_second", statement.callsPerSecond)
+                .field("mean_plan_ms", statement.meanPlanMs)
+                .field("mean_exec_ms", statement.meanExecMs)
+                .field("max_exec_ms", statement.maxExecMs)
+                .field("share", statement.share)
+                .endObject();
+    json.endArray();
     json.key("statements").beginObject();
     for (int index = 0; index < StatementKinds; ++index) {
         json.key(std::string(kindName(static_cast<StatementKind>(index)))).beginObject();
@@ -162,6 +173,19 @@ void printReport(std::ostream &out, const Results &results, const std::string &c
         }
         phaseRow(out, run, run.idle);
         phaseRow(out, run, run.ticks);
+    }
+    for (const Run &run : results.runs) {
+        if (run.ticks.serverStatements.empty())
+            continue;
+        out << "\n### Server time by statement: " << run.replicas << " replicas, " << run.mode
+            << ", ticks phase (pg_stat_statements)\n\n"
+            << "| statement | calls/s | plan ms (mean) | exec ms (mean / max) | share |\n"
+            << "|---|---|---|---|---|\n";
+        for (const ServerStatement &statement : run.ticks.serverStatements)
+            out << "| `" << statement.text << "` | " << fixed(statement.callsPerSecond, 1) << " | "
+                << fixed(statement.meanPlanMs, 3) << " | " << fixed(statement.meanExecMs, 3)
+                << " / " << fixed(statement.maxExecMs, 2) << " | " << percent(statement.share)
+                << " |\n";
     }
     out << "\n### Correctness and takeover\n\n"
         << "| replicas | poll | ticks checked | double-led | database cross-check | killed host "

@@ -410,6 +410,13 @@ public:
         for (const int version :
              leader::schema::Migrator(m_db).migrate({MigrationSet::Adr, MigrationSet::Extension}))
             progress("applied migration " + std::to_string(version));
+        m_statementStats = m_db.exec("pg_stat_statements",
+                                     "SELECT to_regclass('pg_stat_statements') IS NOT NULL", {},
+                                     StatementTimeout)
+                                   .text(0, 0)
+                           == "t";
+        if (!m_statementStats)
+            progress("no pg_stat_statements in this database: no server time by statement");
         m_admin.open();
         const ResultHandle version(PQexec(m_admin.handle(), "SHOW VERSION"));
         if (PQresultStatus(version.get()) == PGRES_TUPLES_OK && PQntuples(version.get()) > 0)
@@ -480,6 +487,9 @@ private:
                   std::chrono::seconds window)
     {
         bench::sleepFor(warmup);
+        if (m_statementStats)
+            m_db.exec("reset statements", "SELECT pg_stat_statements_reset()", {},
+                      StatementTimeout);
         const Snapshot begin = snapshot(fleet);
         const std::size_t eventsFrom = m_events->size();
         Phase phase{.name = name};
@@ -501,7 +511,35 @@ private:
         for (const ReplicaEvent &event : m_events->since(eventsFrom))
             phase.ticksLed += event.transition == EventKind::Acquired ? 1 : 0;
         fleet.collect(begin.at, end.at, phase);
+        if (m_statementStats)
+            phase.serverStatements = serverStatements(phase.seconds);
         return phase;
+    }
+
+    // The replicas' statements (hardcount_app's logins) by the server time they took.
+    std::vector<ServerStatement> serverStatements(double seconds)
+    {
+        const leader::pg::Result rows = m_db.exec(
+                "server statements",
+                "WITH s AS (SELECT * FROM pg_stat_statements s"
+                "            WHERE s.dbid = (SELECT oid FROM pg_database"
+                "                             WHERE datname = current_database())"
+                "              AND s.userid <> current_user::regrole)"
+                " SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 100), calls,"
+                "        total_plan_time / greatest(calls, 1), mean_exec_time, max_exec_time,"
+                "        (total_plan_time + total_exec_time)"
+                "          / nullif((SELECT sum(total_plan_time + total_exec_time) FROM s), 0)"
+                "   FROM s ORDER BY total_plan_time + total_exec_time DESC LIMIT 6",
+                {}, StatementTimeout);
+        std::vector<ServerStatement> statements;
+        for (int row = 0; row < rows.rows(); ++row)
+            statements.push_back({.text = std::string(rows.text(row, 0)),
+                                  .callsPerSecond = rows.toDouble(row, 1) / seconds,
+                                  .meanPlanMs = rows.toDouble(row, 2),
+                                  .meanExecMs = rows.toDouble(row, 3),
+                                  .maxExecMs = rows.toDouble(row, 4),
+                                  .share = rows.isNull(row, 5) ? 0 : rows.toDouble(row, 5)});
+        return statements;
     }
 
     struct Held
@@ -683,6 +721,7 @@ private:
     leader::pg::Connection m_admin;
     const int m_postmaster;
     const int m_bouncer;
+    bool m_statementStats = false;
     std::string m_database;
     std::unique_ptr<EventLog> m_events;
     int m_killedPid = 0;
@@ -702,7 +741,8 @@ Results runAll(const Options &options)
     bench.setUp(results);
     for (const int replicas : options.replicas)
         for (const std::string &mode : options.modes)
-            results.runs.push_back(bench.run(replicas, mode));
+            if (mode != "acquire-first" || replicas <= options.acquireFirstMax)
+                results.runs.push_back(bench.run(replicas, mode));
     results.finishedAt = bench::formatTimestamp(wallNow());
     // The hosts' logs say what went wrong: kept when a check failed.
     if (std::any_of(results.runs.begin(), results.runs.end(),

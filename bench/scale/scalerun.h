@@ -5,6 +5,7 @@
 #include <array>
 #include <chrono>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,8 @@ struct Options
     std::vector<int> replicas{10, 100, 1000};
     int perProcess = 100;
     std::vector<std::string> modes{"acquire-first", "read-first"};
+    // Acquire-first, the old baseline, only up to this many replicas (the quick mode: 10).
+    int acquireFirstMax = std::numeric_limits<int>::max();
     std::chrono::seconds idleWarmup{12};
     std::chrono::seconds idleWindow{30};
     std::chrono::seconds ticksWarmup{12};
@@ -50,6 +53,17 @@ struct Latency
     double max = 0;
 };
 
+// One statement text as pg_stat_statements saw it over a window (the replicas' login only).
+struct ServerStatement
+{
+    std::string text; // normalised, whitespace collapsed, cut at 100 characters
+    double callsPerSecond = 0;
+    double meanPlanMs = 0;
+    double meanExecMs = 0;
+    double maxExecMs = 0;
+    double share = 0; // of the replicas' plan + exec time over the window
+};
+
 // One measured window of one phase.
 struct Phase
 {
@@ -72,6 +86,8 @@ struct Phase
     // clients waiting for a server connection at once, and the longest wait of one.
     int bouncerMostWaiting = 0;
     double bouncerLongestWaitMs = 0;
+    // Where the server's time went, the costliest first; empty without pg_stat_statements.
+    std::vector<ServerStatement> serverStatements;
 };
 
 struct Takeover
