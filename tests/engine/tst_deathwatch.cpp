@@ -60,6 +60,8 @@ private Q_SLOTS:
     void wakesTheRolesOfAHolderWhoseSessionEnds();
     void leavesAMarkerOfAnotherIncarnationAlone();
     void stopLeavesNoWaitingBackend();
+    void waitOutlastsTheLoginsTimeouts_data();
+    void waitOutlastsTheLoginsTimeouts();
 
 private:
     // A marker session holding its key, as a holder's listener does.
@@ -170,6 +172,44 @@ void TestDeathWatch::stopLeavesNoWaitingBackend()
     watch.watch(marker, "billing"); // a stopped watch takes no more
     QCOMPARE(watch.watching(), std::size_t(0));
     QCOMPARE(deaths.count(), 0);
+}
+
+void TestDeathWatch::waitOutlastsTheLoginsTimeouts_data()
+{
+    QTest::addColumn<QString>("setting");
+    QTest::addColumn<int>("since"); // server_version_num
+    QTest::newRow("statement_timeout") << "statement_timeout" << 0;
+    QTest::newRow("transaction_timeout (PostgreSQL 17)") << "transaction_timeout" << 170000;
+}
+
+// A DBA's timeout on the app login (here as libpq's startup options, to the same effect) would end
+// each 30 s wait early: statement_timeout cancels it, PostgreSQL 17's transaction_timeout ends the
+// whole session. Either ended the watch, and the holder's death was seen only at its expiry. The
+// watch's own session sets both to 0 (where the server has them); lock_timeout still bounds each
+// wait. Checked once: without them in DeathWatch's setup both rows fail (no wait reaches 2 s).
+void TestDeathWatch::waitOutlastsTheLoginsTimeouts()
+{
+    QFETCH(QString, setting);
+    QFETCH(int, since);
+    if (field("SHOW server_version_num").toInt() < since)
+        QSKIP("the server has no such setting");
+    std::optional<Connection> holder(m_db->connectDirect(Login::App));
+    const HolderSession marker{holdMarker(*holder), incarnation()};
+    Deaths deaths;
+    DeathWatch watch({.url = m_db->directUrl(Login::App) + "?options=-c%20" + setting.toStdString()
+                             + "%3D1s"},
+                     [&deaths](const std::set<std::string> &roles) { deaths.record(roles); });
+    watch.watch(marker, "billing");
+    QTRY_COMPARE_WITH_TIMEOUT(waiting(), 1, 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(
+            field(std::string(WaitingSql)
+                  + " AND pid IN (SELECT pid FROM "
+                    "pg_stat_activity WHERE query_start < now() - interval '2 s')"),
+            QStringLiteral("1"), 5000);
+    QCOMPARE(watch.watching(), std::size_t(1));
+
+    holder.reset();
+    QTRY_COMPARE_WITH_TIMEOUT(deaths.count(), 1, 3000);
 }
 
 QTEST_GUILESS_MAIN(TestDeathWatch)

@@ -23,10 +23,14 @@ constexpr const char *LockNotAvailable = "55P03";
 
 // Session settings of the waiting session, which is direct and its own (never pooled): the
 // server ends each wait itself rather than the client cancelling it, and notices a closed client
-// while it waits (PostgreSQL 14 and later), so a stopped watch leaves no backend behind.
+// while it waits (PostgreSQL 14 and later), so a stopped watch leaves no backend behind. A DBA's
+// statement_timeout or transaction_timeout (PostgreSQL 17 and later; it ends the whole session)
+// on the login would end a wait early, and with it the watch: 0 here, where the server has them.
 constexpr std::string_view SetupSql
         = "SELECT set_config('lock_timeout', $1, false), "
-          "set_config('client_connection_check_interval', '1000', false)";
+          "set_config('client_connection_check_interval', '1000', false), "
+          "(SELECT count(set_config(name, '0', false)) FROM pg_catalog.pg_settings "
+          "WHERE name IN ('statement_timeout', 'transaction_timeout'))";
 
 } // namespace
 
