@@ -32,11 +32,13 @@ start)
     # the server's time, window by window. It loads only at the server's start: ALTER SYSTEM, then
     # a restart with the options the server was started with (postmaster.opts).
     psql -X -q -v ON_ERROR_STOP=1 "$LEADER_TEST_ADMIN_URL" \
-        -c "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'" \
-        -c "ALTER SYSTEM SET pg_stat_statements.track_planning = on"
+        -c "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'"
     postgres=$(sed -n '1s/^"\{0,1\}\([^" ]*\).*/\1/p' "$dir/data/postmaster.opts")
-    "${as_account[@]}" "$(dirname "$postgres")/pg_ctl" -D "$dir/data" -w -m fast -l "$dir/postgres.log" \
-        restart >/dev/null
+    "${as_account[@]}" "$(dirname "$postgres")/pg_ctl" -D "$dir/data" -w -m fast \
+        -l "$dir/postgres.log" restart >/dev/null
+    # Its own settings exist only once it is loaded.
+    psql -X -q -v ON_ERROR_STOP=1 "$LEADER_TEST_ADMIN_URL" \
+        -c "ALTER SYSTEM SET pg_stat_statements.track_planning = on" -c "SELECT pg_reload_conf()"
     pid=$(cat "$dir/pgbouncer.pid")
     kill "$pid"
     for _ in $(seq 1 50); do
