@@ -114,6 +114,11 @@ void writePhase(JsonWriter &json, const Phase &phase, int replicas)
             .field("ticks_led", phase.ticksLed)
             .field("bouncer_most_waiting", phase.bouncerMostWaiting)
             .field("bouncer_longest_wait_ms", phase.bouncerLongestWaitMs);
+    json.field("server_wait_samples", phase.serverWaitSamples);
+    json.key("server_waits").beginObject();
+    for (const auto &[wait, seen] : phase.serverWaits)
+        json.field(wait, seen);
+    json.endObject();
     json.key("server_statements").beginArray();
     for (const ServerStatement &statement : phase.serverStatements)
         json.beginObject()
@@ -186,6 +191,16 @@ void printReport(std::ostream &out, const Results &results, const std::string &c
                 << fixed(statement.meanPlanMs, 3) << " | " << fixed(statement.meanExecMs, 3)
                 << " / " << fixed(statement.maxExecMs, 2) << " | " << percent(statement.share)
                 << " |\n";
+    }
+    for (const Run &run : results.runs) {
+        if (run.ticks.serverWaitSamples == 0 || run.ticks.serverWaits.empty())
+            continue;
+        out << "\n### The pool's server sessions: " << run.replicas << " replicas, " << run.mode
+            << ", ticks phase (pg_stat_activity, " << run.ticks.serverWaitSamples
+            << " samples)\n\n| state: wait | sessions on average |\n|---|---|\n";
+        for (const auto &[wait, seen] : run.ticks.serverWaits)
+            out << "| " << wait << " | "
+                << fixed(static_cast<double>(seen) / run.ticks.serverWaitSamples, 2) << " |\n";
     }
     out << "\n### Correctness and takeover\n\n"
         << "| replicas | poll | ticks checked | double-led | database cross-check | killed host "

@@ -497,6 +497,7 @@ private:
             const auto [waiting, longestMs] = bouncerWaiting(m_admin, m_database);
             phase.bouncerMostWaiting = std::max(phase.bouncerMostWaiting, waiting);
             phase.bouncerLongestWaitMs = std::max(phase.bouncerLongestWaitMs, longestMs);
+            sampleServerWaits(phase);
             bench::sleepFor(std::min<std::chrono::milliseconds>(
                     500ms,
                     std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now())));
@@ -514,6 +515,25 @@ private:
         if (m_statementStats)
             phase.serverStatements = serverStatements(phase.seconds);
         return phase;
+    }
+
+    // What the replicas' server sessions (PgBouncer's pool) are doing now: running on a CPU, or
+    // waiting, and on what. Idle sessions are not counted.
+    void sampleServerWaits(Phase &phase)
+    {
+        const leader::pg::Result rows = m_db.exec(
+                "server waits",
+                "SELECT state || ': ' || coalesce(wait_event_type || '/' || wait_event, 'CPU'),"
+                "       count(*)"
+                "  FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                "   AND backend_type = 'client backend' AND state <> 'idle'"
+                " GROUP BY 1",
+                {}, StatementTimeout);
+        for (int row = 0; row < rows.rows(); ++row)
+            phase.serverWaits[std::string(rows.text(row, 0))]
+                    += static_cast<int>(rows.toInt64(row, 1));
+        ++phase.serverWaitSamples;
     }
 
     // The replicas' statements (hardcount_app's logins) by the server time they took.

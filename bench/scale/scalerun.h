@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -88,6 +89,11 @@ struct Phase
     double bouncerLongestWaitMs = 0;
     // Where the server's time went, the costliest first; empty without pg_stat_statements.
     std::vector<ServerStatement> serverStatements;
+    // The replicas' server sessions, sampled with SHOW POOLS: per state and wait event
+    // ("active: CPU", "active: LWLock/LockManager", "idle in transaction: Client/ClientRead"),
+    // sessions seen summed over the samples, and the number of samples.
+    std::map<std::string, int> serverWaits;
+    int serverWaitSamples = 0;
 };
 
 struct Takeover
