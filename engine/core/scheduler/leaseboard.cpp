@@ -33,8 +33,10 @@ constexpr auto MaxPollJitter
 // RoleRunner::untilAcquirable's expression for every role of the replica at once; a role without
 // a row (ACQUIRE inserts it) comes back with no row values, that is acquirable now. When $4 is
 // true it also counts the live replicas that run each role (0178's view, which the app may read),
-// for the spread, hence not on every read: the view is read once for all the roles (a correlated
-// count read it, and before 0187 pg_locks once per registered replica, once per role).
+// for the spread, hence not on every read: about 1.3 ms for five roles at 1,000 replicas (0187;
+// before it, 0182's view called pg_lock_status() once per replica row). A correlated count per
+// role, not one grouped count over the unnested roles: that sorts five rows a replica and took
+// three times as long (docs/benchmarks/scale.md).
 constexpr std::string_view ReadSql = R"sql(
 SELECT s.role,
        l.paused_at IS NOT NULL AND l.paused_until IS NULL,
@@ -48,13 +50,11 @@ SELECT s.role,
                  AND l.holder_session_incarnation = leader_ext.leader_server_incarnation()
             THEN l.holder_session END,
        l.holder_session_incarnation,
-       CASE WHEN $4::boolean THEN coalesce(c.live, 0) END
+       CASE WHEN $4::boolean
+            THEN (SELECT count(*) FROM leader_ext.leader_replicas_status r
+                   WHERE r.state = 'alive' AND s.role = ANY(r.roles)) END
   FROM unnest($1::text[], $2::bigint[]) AS s(role, interval_ms)
   LEFT JOIN leader_leases l ON l.role = s.role
-  LEFT JOIN (SELECT x.role, count(DISTINCT r.holder_id) AS live
-               FROM leader_ext.leader_replicas_status r, unnest(r.roles) AS x(role)
-              WHERE $4::boolean AND r.state = 'alive' AND x.role = ANY($1::text[])
-              GROUP BY x.role) c ON c.role = s.role
 )sql";
 
 // With 0185: the end of a handover's preference for another contender (statements.cpp's ACQUIRE
