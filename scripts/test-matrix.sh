@@ -188,6 +188,8 @@ for major in "${majors[@]}"; do
         status="failed (fetch)"
     else
         export LEADER_PG_BINDIR=$prefix/bin
+        # The suites' figures stay with the version (not in a caller's report, e.g. test.sh's).
+        export LEADER_TEST_REPORT=$logs/measurements.txt
         servers=$(mktemp -d /tmp/leader-matrix-servers.XXXXXX)
         if ! scripts/test-servers.sh start "$servers" >"$logs/servers.log" 2>&1; then
             cat "$logs/servers.log" >&2
