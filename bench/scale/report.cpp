@@ -115,6 +115,7 @@ void writePhase(JsonWriter &json, const Phase &phase, int replicas)
             .field("bouncer_most_waiting", phase.bouncerMostWaiting)
             .field("bouncer_longest_wait_ms", phase.bouncerLongestWaitMs);
     json.field("server_wait_samples", phase.serverWaitSamples);
+    json.field("queue_spells", phase.queueSpells);
     json.key("server_waits").beginObject();
     for (const auto &[wait, seen] : phase.serverWaits)
         json.field(wait, seen);
@@ -201,6 +202,17 @@ void printReport(std::ostream &out, const Results &results, const std::string &c
         for (const auto &[wait, seen] : run.ticks.serverWaits)
             out << "| " << wait << " | "
                 << fixed(static_cast<double>(seen) / run.ticks.serverWaitSamples, 2) << " |\n";
+    }
+    for (const Run &run : results.runs) {
+        if (run.ticks.queueSpells.empty())
+            continue;
+        out << "\n### PgBouncer's queue at 20 clients or more: " << run.replicas << " replicas, "
+            << run.mode << ", ticks phase\n\n";
+        constexpr std::size_t Shown = 20;
+        for (std::size_t index = 0; index < run.ticks.queueSpells.size() && index < Shown; ++index)
+            out << "- " << run.ticks.queueSpells[index] << "\n";
+        if (run.ticks.queueSpells.size() > Shown)
+            out << "- … " << run.ticks.queueSpells.size() - Shown << " more samples (JSON)\n";
     }
     out << "\n### Correctness and takeover\n\n"
         << "| replicas | poll | ticks checked | double-led | database cross-check | killed host "

@@ -9,6 +9,7 @@
 #include "replicaprocess.h"
 #include "schema/migrator.h"
 #include "stats.h"
+#include "text.h"
 
 #include <libpq-fe.h>
 
@@ -171,6 +172,17 @@ std::pair<int, double> bouncerWaiting(leader::pg::Connection &admin, const std::
                                   / 1000.0);
     }
     return {waiting, longestMs};
+}
+
+// The machine's CPU time so far, busy and total, in clock ticks over every core (/proc/stat).
+std::pair<double, double> machineCpu()
+{
+    std::ifstream stat("/proc/stat");
+    std::string cpu;
+    double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+    stat >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
+    const double busy = user + nice + system + irq + softirq + steal;
+    return {busy, busy + idle + iowait};
 }
 
 struct Snapshot
@@ -493,10 +505,23 @@ private:
         const Snapshot begin = snapshot(fleet);
         const std::size_t eventsFrom = m_events->size();
         Phase phase{.name = name};
+        auto machine = machineCpu();
         for (const auto until = begin.at + window; Clock::now() < until;) {
             const auto [waiting, longestMs] = bouncerWaiting(m_admin, m_database);
             phase.bouncerMostWaiting = std::max(phase.bouncerMostWaiting, waiting);
             phase.bouncerLongestWaitMs = std::max(phase.bouncerLongestWaitMs, longestMs);
+            const auto cpuNow = machineCpu();
+            const double busy = (cpuNow.first - machine.first)
+                                / std::max(1.0, cpuNow.second - machine.second)
+                                * bench::processorCount() * 100.0;
+            machine = cpuNow;
+            if (waiting >= 20)
+                phase.queueSpells.push_back(
+                        "t+"
+                        + fixed(std::chrono::duration<double>(Clock::now() - begin.at).count(), 1)
+                        + " s: " + std::to_string(waiting) + " waiting (longest "
+                        + fixed(longestMs, 0) + " ms), machine CPU " + fixed(busy, 0)
+                        + " %, the pool running: " + activeStatements());
             sampleServerWaits(phase);
             bench::sleepFor(std::min<std::chrono::milliseconds>(
                     500ms,
@@ -534,6 +559,27 @@ private:
             phase.serverWaits[std::string(rows.text(row, 0))]
                     += static_cast<int>(rows.toInt64(row, 1));
         ++phase.serverWaitSamples;
+    }
+
+    // The statements the pool's server sessions are running now, by kind.
+    std::string activeStatements()
+    {
+        const leader::pg::Result rows = m_db.exec(
+                "active statements",
+                "SELECT CASE WHEN query LIKE 'SELECT s.role%' THEN 'read'"
+                "            WHEN query LIKE '%leader_replica_seen%' THEN 'registry beat'"
+                "            WHEN query LIKE 'WITH claimed%' THEN 'ACQUIRE'"
+                "            ELSE left(query, 30) END, count(*)"
+                "  FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                "   AND backend_type = 'client backend' AND state = 'active'"
+                " GROUP BY 1 ORDER BY 2 DESC",
+                {}, StatementTimeout);
+        std::string text;
+        for (int row = 0; row < rows.rows(); ++row)
+            text += (text.empty() ? "" : ", ") + std::string(rows.text(row, 1)) + " "
+                    + std::string(rows.text(row, 0));
+        return text.empty() ? "nothing" : text;
     }
 
     // The replicas' statements (hardcount_app's logins) by the server time they took.

@@ -94,6 +94,10 @@ struct Phase
     // sessions seen summed over the samples, and the number of samples.
     std::map<std::string, int> serverWaits;
     int serverWaitSamples = 0;
+    // Each sample that found 20 or more clients waiting in PgBouncer: when in the window, how
+    // many, the machine's CPU since the previous sample (all cores, every process), and what the
+    // pool's server sessions were running.
+    std::vector<std::string> queueSpells;
 };
 
 struct Takeover
