@@ -38,7 +38,8 @@ start)
         -l "$dir/postgres.log" restart >/dev/null
     # Its own settings exist only once it is loaded.
     psql -X -q -v ON_ERROR_STOP=1 "$LEADER_TEST_ADMIN_URL" \
-        -c "ALTER SYSTEM SET pg_stat_statements.track_planning = on" -c "SELECT pg_reload_conf()"
+        -c "ALTER SYSTEM SET pg_stat_statements.track_planning = on" -c "SELECT pg_reload_conf()" \
+        >/dev/null
     pid=$(cat "$dir/pgbouncer.pid")
     kill "$pid"
     for _ in $(seq 1 50); do
