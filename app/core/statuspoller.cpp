@@ -478,8 +478,10 @@ void StatusPoller::poll()
         result.clockDriftMs = double(result.databaseTime.toMSecsSinceEpoch())
                               - (double(sentAtMs) + result.roundTripMs / 2);
     // The poll succeeded on a session opened for it: the last one was ended by the server (a
-    // restart, a failover) while idle. Said as a reconnect, since it may be another server now.
-    if (const std::string key = m_reader->sessionKey(); key != m_sessionKey) {
+    // restart, a failover) while idle. Said as a reconnect, since it may be another server now;
+    // not while that session is already gone again (ended just after its answer: which server
+    // answered is unknown, and the next poll opens another).
+    if (const std::string key = m_reader->sessionKey(); !key.empty() && key != m_sessionKey) {
         m_sessionKey = key;
         const double downSeconds = m_downSince.isValid() ? m_downSince.elapsed() / 1000.0
                                                          : m_sinceGoodPoll.elapsed() / 1000.0;

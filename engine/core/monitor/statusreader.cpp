@@ -260,6 +260,10 @@ Outcome<Access> StatusReader::open()
         if (!missing.empty())
             access.readOnlyReason = "read-only: " + user + " has no EXECUTE on " + missing
                                     + (schemaUsage ? "" : " (no USAGE on the schema leader_ext)");
+        // The server may end the session just after its last answer (a primary stopping as it was
+        // reached): not opened, so the caller retries rather than calls it connected.
+        if (!isOpen())
+            return Failure{"the session ended as it opened", {}, true};
         return access;
     } catch (const pg::Error &error) {
         close();
