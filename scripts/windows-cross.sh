@@ -7,7 +7,7 @@
 # made for the run and removed after it, with no display; then scripts/windows-tools.sh runs
 # leaderctl.exe and leader-replica.exe in that prefix against a Linux PostgreSQL and builds,
 # installs and uninstalls their MSI. Fails on a compile error or warning, a failed case or check.
-# Prints how long each part took.
+# Prints how long each part took. Exit 3: not run, the npm registry being unreachable.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -34,8 +34,16 @@ if grep -rnE --include='*.cpp' --include='*.h' \
 fi
 
 start=$SECONDS
+fetch_status=0
 pg=$(scripts/fetch-postgres.sh @embedded-postgres/windows-x64 \
-    "$(awk '$1 == "@embedded-postgres/windows-x64" { print $2 }' scripts/postgres-pins.txt | tail -n 1)")
+    "$(awk '$1 == "@embedded-postgres/windows-x64" { print $2 }' scripts/postgres-pins.txt | tail -n 1)") ||
+    fetch_status=$?
+if ((fetch_status == 3)); then
+    # Without the registry there is no Windows libpq to link against: nothing here was tried.
+    echo "windows-cross: not run: PostgreSQL's Windows libpq.dll could not be fetched" >&2
+    exit 3
+fi
+((fetch_status == 0)) || exit "$fetch_status"
 fetched=$SECONDS
 cmake --preset windows-cross -DLEADER_WINDOWS_PG_BINDIR="$pg/bin" >/dev/null
 cmake --build --preset windows-cross -j "$(nproc)"
