@@ -9,7 +9,7 @@ namespace leader::console {
 
 namespace {
 
-constexpr std::array<std::pair<EventKind, QLatin1StringView>, 35> EventKindNames{{
+constexpr std::array<std::pair<EventKind, QLatin1StringView>, 36> EventKindNames{{
         {EventKind::Acquired, QLatin1StringView("acquired")},
         {EventKind::Released, QLatin1StringView("released")},
         {EventKind::ReleaseFailed, QLatin1StringView("release_failed")},
@@ -19,6 +19,7 @@ constexpr std::array<std::pair<EventKind, QLatin1StringView>, 35> EventKindNames
         {EventKind::Fault, QLatin1StringView("fault")},
         {EventKind::Takeover, QLatin1StringView("takeover")},
         {EventKind::NoTakeover, QLatin1StringView("no_takeover")},
+        {EventKind::FaultMissed, QLatin1StringView("fault_missed")},
         {EventKind::Error, QLatin1StringView("error")},
         {EventKind::Handover, QLatin1StringView("rotation")},
         {EventKind::AfterPause, QLatin1StringView("after pause")},
@@ -145,6 +146,8 @@ EventKind fromEngine(demo::DemoEventKind kind)
         return EventKind::Takeover;
     case demo::DemoEventKind::NoTakeover:
         return EventKind::NoTakeover;
+    case demo::DemoEventKind::FaultMissed:
+        return EventKind::FaultMissed;
     case demo::DemoEventKind::Error:
         return EventKind::Error;
     }

@@ -52,6 +52,7 @@ enum class EventKind {
     Fault,
     Takeover,
     NoTakeover,
+    FaultMissed,
     Error,
     // The poll's, besides Acquired and Takeover.
     Handover,

@@ -54,6 +54,7 @@ private:
 
     void enter(Step step, int deadlineMs, const QString &what);
     void tryNextFault();
+    void faultMissed(const QString &detail);
     void onFailover(const Failover &failover);
     void onEvent(const EventLogEntry &entry);
     void onAction(const ActionResult &result);

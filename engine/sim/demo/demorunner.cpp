@@ -558,6 +558,7 @@ void DemoRunner::Private::inject(const FaultRequest &request)
     ReplicaState state = ReplicaState::Starting;
     std::shared_ptr<replica::Replica> target;
     std::shared_ptr<faults::Switchboard> switchboard;
+    std::vector<std::string> leading; // as the console shows it: what the fault is meant to take
     {
         const std::lock_guard lock(mutex);
         const Hosted *hosted = find(request.replica);
@@ -568,6 +569,7 @@ void DemoRunner::Private::inject(const FaultRequest &request)
         state = hosted->state;
         target = hosted->replica;
         switchboard = hosted->switchboard;
+        leading = hosted->leading;
     }
     if (request.kind == faults::Fault::Restart) {
         if (state != ReplicaState::Killed && state != ReplicaState::Stopped)
@@ -696,6 +698,15 @@ void DemoRunner::Private::inject(const FaultRequest &request)
 
     report(DemoEventKind::Fault, fault);
     if (watch) {
+        // A tick's release races the fault: the list showed the role led, the table had it
+        // released when the watch read it. Said per role, so whoever waits for its takeover stops.
+        for (const std::string &role : leading)
+            if (std::find(held.begin(), held.end(), role) == held.end())
+                report(DemoEventKind::FaultMissed,
+                       id + " had released " + role + " when the "
+                               + std::string(faults::nameOf(request.kind))
+                               + " landed: no takeover to measure",
+                       role);
         if (held.empty()) {
             report(DemoEventKind::Fault, id + " held no role at the fault: no takeover to measure");
         } else {

@@ -55,11 +55,14 @@ enum class DemoEventKind {
     Fault,      // a fault injected or refused, or what became of it
     Takeover,   // a takeover measured after a fault
     NoTakeover, // none came within the deadline
-    Error,      // the workload failed; it retries
+    // The victim had released a role it was seen leading when its fault landed: nothing to take
+    // over, so nothing will be measured for that role.
+    FaultMissed,
+    Error, // the workload failed; it retries
 };
 
 // The one name table: what the console's log and `leaderctl demo --run` print.
-inline constexpr std::array<Named<DemoEventKind>, 10> DemoEventKindNames{{
+inline constexpr std::array<Named<DemoEventKind>, 11> DemoEventKindNames{{
         {DemoEventKind::Acquired, "acquired"},
         {DemoEventKind::Released, "released"},
         {DemoEventKind::ReleaseFailed, "release_failed"},
@@ -69,6 +72,7 @@ inline constexpr std::array<Named<DemoEventKind>, 10> DemoEventKindNames{{
         {DemoEventKind::Fault, "fault"},
         {DemoEventKind::Takeover, "takeover"},
         {DemoEventKind::NoTakeover, "no_takeover"},
+        {DemoEventKind::FaultMissed, "fault_missed"},
         {DemoEventKind::Error, "error"},
 }};
 
