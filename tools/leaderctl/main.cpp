@@ -266,6 +266,23 @@ leader::lease::PauseEnd pauseEnd(const Arguments &arguments)
     return {.after = *interval, .at = {}};
 }
 
+// drain's and handover's --wait [--timeout D]: the timeout keeps its default unless given.
+void readWait(const Arguments &arguments, bool &wait, std::chrono::milliseconds &timeout)
+{
+    wait = arguments.hasFlag("--wait");
+    const std::string given = arguments.option("--timeout");
+    if (given.empty())
+        return;
+    if (!wait)
+        throw UsageError("--timeout goes with --wait");
+    const std::optional<std::chrono::milliseconds> parsed = leaderctl::durationFrom(given);
+    if (!parsed)
+        throw UsageError("--timeout takes a whole number and a unit (ms, s, m, h), e.g. "
+                         "--timeout 90s, not '"
+                         + given + "'");
+    timeout = *parsed;
+}
+
 leader::lease::PauseLogQuery historyQuery(const Arguments &arguments)
 {
     if (arguments.positional.size() > 1)
@@ -938,18 +955,7 @@ int run(const Arguments &arguments)
         options.reason = arguments.option("--reason").empty() ? std::string("leaderctl drain")
                                                               : arguments.option("--reason");
         options.force = arguments.hasFlag("--force");
-        options.wait = arguments.hasFlag("--wait");
-        if (!arguments.option("--timeout").empty()) {
-            if (!options.wait)
-                throw UsageError("--timeout goes with --wait");
-            const std::optional<std::chrono::milliseconds> timeout
-                    = leaderctl::durationFrom(arguments.option("--timeout"));
-            if (!timeout)
-                throw UsageError("--timeout takes a whole number and a unit (ms, s, m, h), e.g. "
-                                 "--timeout 90s, not '"
-                                 + arguments.option("--timeout") + "'");
-            options.timeout = *timeout;
-        }
+        readWait(arguments, options.wait, options.timeout);
         leader::pg::Connection connection = connect(url);
         return leaderctl::drain(connection, options);
     }
@@ -970,18 +976,7 @@ int run(const Arguments &arguments)
                                                       : arguments.option("--by");
         options.reason = arguments.option("--reason").empty() ? std::string("leaderctl handover")
                                                               : arguments.option("--reason");
-        options.wait = arguments.hasFlag("--wait");
-        if (!arguments.option("--timeout").empty()) {
-            if (!options.wait)
-                throw UsageError("--timeout goes with --wait");
-            const std::optional<std::chrono::milliseconds> timeout
-                    = leaderctl::durationFrom(arguments.option("--timeout"));
-            if (!timeout)
-                throw UsageError("--timeout takes a whole number and a unit (ms, s, m, h), e.g. "
-                                 "--timeout 90s, not '"
-                                 + arguments.option("--timeout") + "'");
-            options.timeout = *timeout;
-        }
+        readWait(arguments, options.wait, options.timeout);
         leader::pg::Connection connection = connect(url);
         return leaderctl::handover(connection, options);
     }
