@@ -8,8 +8,9 @@
 namespace leader::console {
 
 // The status table as an operator pastes it into a ticket: every column of leader_status (state
-// as the server writes it), times in ISO 8601 with the offset of zone, with the database time
-// the poll was taken at.
+// as the server writes it), the last tick's details and the hour's counts (migration 0184) and
+// each role's backlog (0186), times in ISO 8601 with the offset of zone, with the database time
+// the poll was taken at. What the schema lacks is empty (CSV) or null (JSON), never 0.
 QByteArray statusToCsv(const StatusSnapshot &snapshot, TimeZoneMode zone = TimeZoneMode::Utc);
 QByteArray statusToJson(const StatusSnapshot &snapshot, TimeZoneMode zone = TimeZoneMode::Utc);
 

@@ -1,13 +1,96 @@
-// The status export: every column, UTC times, RFC 4180 quoting, nulls as null in JSON.
+// The status export: every column, UTC times, RFC 4180 quoting, nulls as null in JSON. The last
+// tick's details, the hour's counts and the backlog in both formats, in Asia/Kolkata (UTC+05:30)
+// so that a time in the local zone differs from UTC.
 
 #include "core/statusexport.h"
 
+#include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
 
+#include <ctime>
+
 using namespace leader::console;
+
+namespace {
+
+// The keys the tick details (0184), the take (0179, 0180) and the backlog (0186) add to a role.
+const QStringList NewKeys{
+        QStringLiteral("took_over"),
+        QStringLiteral("early_take"),
+        QStringLiteral("last_outcome"),
+        QStringLiteral("last_loss_reason"),
+        QStringLiteral("last_duration_s"),
+        QStringLiteral("last_ended_at"),
+        QStringLiteral("last_holder"),
+        QStringLiteral("last_failed_step"),
+        QStringLiteral("last_error"),
+        QStringLiteral("completed_last_hour"),
+        QStringLiteral("lost_last_hour"),
+        QStringLiteral("failed_last_hour"),
+        QStringLiteral("interrupted_last_hour"),
+        QStringLiteral("backlog"),
+};
+
+// The CSV's columns for them: the backlog object flattened.
+const QStringList NewColumns{
+        QStringLiteral("took_over"),
+        QStringLiteral("early_take"),
+        QStringLiteral("last_outcome"),
+        QStringLiteral("last_loss_reason"),
+        QStringLiteral("last_duration_s"),
+        QStringLiteral("last_ended_at"),
+        QStringLiteral("last_holder"),
+        QStringLiteral("last_failed_step"),
+        QStringLiteral("last_error"),
+        QStringLiteral("completed_last_hour"),
+        QStringLiteral("lost_last_hour"),
+        QStringLiteral("failed_last_hour"),
+        QStringLiteral("interrupted_last_hour"),
+        QStringLiteral("backlog_what"),
+        QStringLiteral("backlog_pending"),
+        QStringLiteral("backlog_oldest_pending_age_seconds"),
+        QStringLiteral("backlog_error"),
+};
+
+// As the poller hands it over: masked by the engine, a comma and quotes left for the export.
+const QString MaskedError = QStringLiteral(
+        "P0001: charge failed via postgresql://alice:***@db.example/pay password=***, \"retry\"");
+
+// RFC 4180 records, quoted fields with commas, quotes and line breaks read back.
+QList<QStringList> parseCsv(const QString &csv)
+{
+    QList<QStringList> records;
+    QStringList record;
+    QString field;
+    bool quoted = false;
+    for (qsizetype i = 0; i < csv.size(); ++i) {
+        const QChar c = csv.at(i);
+        if (quoted) {
+            if (c == u'"' && i + 1 < csv.size() && csv.at(i + 1) == u'"')
+                field += csv.at(++i);
+            else if (c == u'"')
+                quoted = false;
+            else
+                field += c;
+        } else if (c == u'"') {
+            quoted = true;
+        } else if (c == u',') {
+            record.append(std::exchange(field, QString()));
+        } else if (c == u'\r' && i + 1 < csv.size() && csv.at(i + 1) == u'\n') {
+            ++i;
+            record.append(std::exchange(field, QString()));
+            records.append(std::exchange(record, QStringList()));
+        } else {
+            field += c;
+        }
+    }
+    return records;
+}
+
+} // namespace
 
 class StatusExportTest final : public QObject
 {
@@ -40,6 +123,168 @@ private:
     }
 
 private Q_SLOTS:
+    // Each new field of one role, in JSON and in CSV: set, on an older schema, and with a backlog
+    // that could not be counted.
+    void newFields_data()
+    {
+        QTest::addColumn<RoleStatus>("role");
+        QTest::addColumn<QString>("backlogError"); // the snapshot's
+        QTest::addColumn<TimeZoneMode>("zone");
+        QTest::addColumn<QJsonObject>("json"); // every new key, backlog_error the document's
+        QTest::addColumn<QStringList>("csv");  // the new columns, in NewColumns' order
+
+        RoleStatus all;
+        all.role = QStringLiteral("billing");
+        all.state = RoleState::Led;
+        all.token = 8;
+        all.tookOver = TookOver::SessionEnded;
+        all.earlyTake = false;
+        all.lastOutcome = QStringLiteral("lost");
+        all.lastLossReason = QStringLiteral("taken_over");
+        all.lastDurationSeconds = 12.5;
+        all.lastEndedAt = QDateTime(QDate(2026, 12, 2), QTime(19, 59, 30, 125), Qt::UTC);
+        all.lastHolder = QStringLiteral("ws2:17:deadbeef");
+        all.lastFailedStep = QStringLiteral("charge");
+        all.lastError = MaskedError;
+        all.lastHour = TickCounts{57, 1, 2, 0};
+        all.backlog = RoleBacklog{QStringLiteral("due subscriptions"), 0, std::nullopt, {}};
+        QTest::newRow("every field set, local zone")
+                << all << QString() << TimeZoneMode::Local
+                << QJsonObject{{QStringLiteral("took_over"), QStringLiteral("session_ended")},
+                               {QStringLiteral("early_take"), false},
+                               {QStringLiteral("last_outcome"), QStringLiteral("lost")},
+                               {QStringLiteral("last_loss_reason"), QStringLiteral("taken_over")},
+                               {QStringLiteral("last_duration_s"), 12.5},
+                               {QStringLiteral("last_ended_at"),
+                                QStringLiteral("2026-12-03T01:29:30.125+05:30")},
+                               {QStringLiteral("last_holder"), QStringLiteral("ws2:17:deadbeef")},
+                               {QStringLiteral("last_failed_step"), QStringLiteral("charge")},
+                               {QStringLiteral("last_error"), MaskedError},
+                               {QStringLiteral("completed_last_hour"), 57},
+                               {QStringLiteral("lost_last_hour"), 1},
+                               {QStringLiteral("failed_last_hour"), 2},
+                               {QStringLiteral("interrupted_last_hour"), 0},
+                               // Nothing pending is 0, not null; its oldest age is then null.
+                               {QStringLiteral("backlog"),
+                                QJsonObject{{QStringLiteral("what"),
+                                             QStringLiteral("due subscriptions")},
+                                            {QStringLiteral("pending"), 0},
+                                            {QStringLiteral("oldest_pending_age_seconds"),
+                                             QJsonValue()},
+                                            {QStringLiteral("error"), QJsonValue()}}},
+                               {QStringLiteral("backlog_error"), QJsonValue()}}
+                << QStringList{QStringLiteral("session_ended"),
+                               QStringLiteral("false"),
+                               QStringLiteral("lost"),
+                               QStringLiteral("taken_over"),
+                               QStringLiteral("12.500"),
+                               QStringLiteral("2026-12-03T01:29:30.125+05:30"),
+                               QStringLiteral("ws2:17:deadbeef"),
+                               QStringLiteral("charge"),
+                               MaskedError,
+                               QStringLiteral("57"),
+                               QStringLiteral("1"),
+                               QStringLiteral("2"),
+                               QStringLiteral("0"),
+                               QStringLiteral("due subscriptions"),
+                               QStringLiteral("0"),
+                               QString(),
+                               QString()};
+
+        // The ADR's view alone: every key there, and null, so that it is not read as 0 or false.
+        RoleStatus older;
+        older.role = QStringLiteral("dunning");
+        older.state = RoleState::Free;
+        QJsonObject nulls{{QStringLiteral("backlog_error"), QJsonValue()}};
+        for (const QString &key : NewKeys)
+            nulls.insert(key, QJsonValue());
+        QTest::newRow("older schema, UTC") << older << QString() << TimeZoneMode::Utc << nulls
+                                           << QStringList(NewColumns.size(), QString());
+
+        // The source ran and failed: what it counts, no count, and why.
+        RoleStatus failed = older;
+        failed.role = QStringLiteral("email_outbox");
+        failed.lastHour = TickCounts{};
+        failed.backlog
+                = RoleBacklog{QStringLiteral("pending outbox rows"), std::nullopt, std::nullopt,
+                              QStringLiteral("P0001: queue unreachable: password=*** host=q")};
+        QJsonObject failedJson = nulls;
+        for (const char *key :
+             {"completed_last_hour", "lost_last_hour", "failed_last_hour", "interrupted_last_hour"})
+            failedJson.insert(QLatin1String(key), 0);
+        failedJson.insert(
+                QStringLiteral("backlog"),
+                QJsonObject{{QStringLiteral("what"), QStringLiteral("pending outbox rows")},
+                            {QStringLiteral("pending"), QJsonValue()},
+                            {QStringLiteral("oldest_pending_age_seconds"), QJsonValue()},
+                            {QStringLiteral("error"), failed.backlog->error}});
+        QStringList failedCsv(NewColumns.size(), QString());
+        for (qsizetype column = NewColumns.indexOf(QStringLiteral("completed_last_hour"));
+             column <= NewColumns.indexOf(QStringLiteral("interrupted_last_hour")); ++column)
+            failedCsv[column] = QStringLiteral("0");
+        failedCsv[NewColumns.indexOf(QStringLiteral("backlog_what"))] = failed.backlog->what;
+        failedCsv[NewColumns.indexOf(QStringLiteral("backlog_error"))] = failed.backlog->error;
+        QTest::newRow("backlog source failed")
+                << failed << QString() << TimeZoneMode::Utc << failedJson << failedCsv;
+
+        // The backlog could not be read at all this poll: the document says why once; a CSV row,
+        // having no document, says it in its backlog_error.
+        const QString readError = QStringLiteral("42501: permission denied for function "
+                                                 "leader_backlog");
+        QJsonObject unreadJson = nulls;
+        unreadJson.insert(QStringLiteral("backlog_error"), readError);
+        QStringList unreadCsv(NewColumns.size(), QString());
+        unreadCsv.last() = readError;
+        QTest::newRow("backlog unreadable")
+                << older << readError << TimeZoneMode::Utc << unreadJson << unreadCsv;
+    }
+
+    void newFields()
+    {
+        QFETCH(RoleStatus, role);
+        QFETCH(QString, backlogError);
+        QFETCH(TimeZoneMode, zone);
+        QFETCH(QJsonObject, json);
+        QFETCH(QStringList, csv);
+        StatusSnapshot snapshot;
+        snapshot.databaseTime = QDateTime(QDate(2026, 12, 2), QTime(20, 0, 1, 250), Qt::UTC);
+        snapshot.roles = {role};
+        snapshot.backlogError = backlogError;
+
+        const QJsonObject document = QJsonDocument::fromJson(statusToJson(snapshot, zone)).object();
+        const QJsonObject exported
+                = document.value(QStringLiteral("roles")).toArray().at(0).toObject();
+        for (auto expected = json.constBegin(); expected != json.constEnd(); ++expected) {
+            const bool atTop = expected.key() == QLatin1String("backlog_error");
+            const QJsonObject &holder = atTop ? document : exported;
+            QVERIFY2(holder.contains(expected.key()), qPrintable(expected.key()));
+            QVERIFY2(holder.value(expected.key()) == expected.value(),
+                     qPrintable(expected.key() + QLatin1String(": ")
+                                + QString::fromUtf8(QJsonDocument(holder).toJson())));
+        }
+
+        const QList<QStringList> records = parseCsv(QString::fromUtf8(statusToCsv(snapshot, zone)));
+        QCOMPARE(records.size(), 2);
+        QCOMPARE(records.at(1).size(), records.at(0).size());
+        for (qsizetype column = 0; column < NewColumns.size(); ++column) {
+            const qsizetype at = records.at(0).indexOf(NewColumns.at(column));
+            QVERIFY2(at >= 0, qPrintable(NewColumns.at(column)));
+            QCOMPARE(records.at(1).at(at), csv.at(column));
+        }
+    }
+
+    // The tick details follow the last_tick_* columns, the backlog comes last before observed_at.
+    void csvColumnOrder()
+    {
+        const QStringList header = parseCsv(QString::fromUtf8(statusToCsv(snapshot()))).at(0);
+        QCOMPARE(header.indexOf(QStringLiteral("last_outcome")),
+                 header.indexOf(QStringLiteral("last_tick_age_seconds")) + 1);
+        QCOMPARE(header.indexOf(QStringLiteral("backlog_what")),
+                 header.indexOf(QStringLiteral("not_before_in_seconds")) + 1);
+        QCOMPARE(header.indexOf(QStringLiteral("backlog_error")), header.size() - 2);
+        QCOMPARE(header.last(), QStringLiteral("observed_at"));
+    }
+
     void csv()
     {
         const QString csv = QString::fromUtf8(statusToCsv(snapshot()));
@@ -82,5 +327,14 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(StatusExportTest)
+int main(int argc, char **argv)
+{
+    // Before anything reads the zone: local time is Kolkata's, UTC+05:30.
+    qputenv("TZ", "Asia/Kolkata");
+    tzset();
+    QCoreApplication app(argc, argv);
+    StatusExportTest test;
+    return QTest::qExec(&test, argc, argv);
+}
+
 #include "tst_statusexport.moc"
