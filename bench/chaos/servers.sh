@@ -19,6 +19,11 @@
 # tcp_user_timeout 3 s for one with data unacknowledged (a listener is sent every RELEASE's
 # notification). Only a silent peer notices, and a reload would reach an idle session only at
 # its next statement.
+# The standby is pg_basebackup's where one of the primary's major version or newer exists (Debian's
+# serves its own and older ones; the npm packages of scripts/fetch-postgres.sh ship none), else a
+# copy made inside PostgreSQL's low-level backup API (pg_backup_start/pg_backup_stop, 14's
+# pg_start_backup/pg_stop_backup). LEADER_CHAOS_LOWLEVEL_BACKUP=1 takes the copy even where
+# pg_basebackup would do, to test it.
 set -euo pipefail
 
 command=${1:-}
@@ -32,13 +37,8 @@ if ((EUID == 0)); then
     account=leaderci
     as_account=(runuser -u "$account" --)
 fi
-# LEADER_PG_BINDIR: another PostgreSQL's bin/, as for scripts/test-servers.sh. The npm packages
-# (scripts/fetch-postgres.sh) ship no pg_basebackup: Debian's, which serves its own major version
-# and older ones.
+# LEADER_PG_BINDIR: another PostgreSQL's bin/, as for scripts/test-servers.sh.
 bindir=${LEADER_PG_BINDIR:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)}
-basebackup=$bindir/pg_basebackup
-[[ -x $basebackup ]] ||
-    basebackup=$(ls -d /usr/lib/postgresql/*/bin/pg_basebackup 2>/dev/null | sort -V | tail -n 1)
 
 log() { echo "servers: $*"; }
 
@@ -117,13 +117,98 @@ standby_port=$standby_port
 STATE
 }
 
+# A pg_basebackup of major version $1 or newer (an older one refuses the server), or nothing.
+basebackup_for() {
+    local candidate
+    ((${LEADER_CHAOS_LOWLEVEL_BACKUP:-0})) && return
+    for candidate in "$bindir/pg_basebackup" \
+        $(ls -d /usr/lib/postgresql/*/bin/pg_basebackup 2>/dev/null | sort -V -r); do
+        if [[ -x $candidate ]] &&
+            (($("$candidate" --version | awk '{print int($3)}') >= $1)); then
+            echo "$candidate"
+            return
+        fi
+    done
+}
+
+# What pg_basebackup does, by hand: one session holds the backup open (a non-exclusive backup ends
+# with its session) while psql's \! copies the data directory as the servers' account, without
+# what belongs to the running primary (its pid and options, its slots) and without pg_wal; after
+# the stop pg_wal is copied, with the backup's end. The session's temporary slot keeps every WAL
+# file from before the start until then. psql's \! reports no exit status (before 17): the copy
+# leaves a mark when it succeeded. Tar's status 1 is a file changed or gone while read, as the
+# running primary's are; the WAL replay repairs those, as it does pg_basebackup's.
+# shellcheck disable=SC2016 # the copy's script is expanded by the bash that \! starts
+lowlevel_backup() {
+    local major=$1 from to start stop copy log marks answer label map
+    from=$(node_dir "$primary")
+    to=$(node_dir "$standby")
+    if ((major >= 15)); then
+        start="pg_backup_start('leader chaos standby', true)"
+        stop="pg_backup_stop(false)"
+    else
+        start="pg_start_backup('leader chaos standby', true, false)"
+        stop="pg_stop_backup(false, false)"
+    fi
+    # One line for \!, which sh runs: bash for pipefail, the paths as arguments, what to copy after.
+    local script='set -o pipefail; from=$1 to=$2; shift 2; { tar -C "$from" -cf - --anchored'
+    script+=' --warning=no-file-changed --warning=no-file-removed "$@" || (($? == 1)); }'
+    script+=' | tar -C "$to" -xpf -'
+    copy=$(printf 'bash -c %q copy %q %q' "$script" "$from" "$to")
+    log=$(printf '%q' "$dir/basebackup.log")
+    marks=$(printf '%q' "$dir/backup-copied")
+    local data="--exclude=./postmaster.pid --exclude=./postmaster.opts --exclude='./pg_wal/*'"
+    data+=" --exclude='./pg_replslot/*' ."
+    rm -f "$dir"/backup-copied.*
+    # The copy, as the servers' account, logs there too.
+    touch "$dir/basebackup.log"
+    ((EUID != 0)) || chown "$account" "$dir/basebackup.log"
+    "${as_account[@]}" mkdir -m 0700 "$to"
+    answer=$(superuser_psql "$primary_port" 2>>"$dir/basebackup.log" <<SQL
+\o /dev/null
+SELECT pg_create_physical_replication_slot('leader_chaos_standby', true, true);
+SELECT $start;
+\o
+\! $copy $data >>$log 2>&1 && touch $marks.data
+SELECT translate(encode(convert_to(labelfile, 'UTF8'), 'base64'), E'\n', '') || ' ' ||
+       translate(encode(convert_to(coalesce(spcmapfile, ''), 'UTF8'), 'base64'), E'\n', '')
+  FROM $stop;
+\! $copy ./pg_wal >>$log 2>&1 && touch $marks.wal
+SQL
+    ) || { tail -n 20 "$dir/basebackup.log" >&2; exit 1; }
+    [[ -f $dir/backup-copied.data && -f $dir/backup-copied.wal ]] || {
+        tail -n 20 "$dir/basebackup.log" >&2
+        echo "servers: copying $from to $to failed (above; $dir/basebackup.log)" >&2
+        exit 1
+    }
+    rm -f "$dir"/backup-copied.*
+    label=${answer%% *}
+    map=${answer#* }
+    base64 -d <<<"$label" | "${as_account[@]}" tee "$to/backup_label" >/dev/null
+    [[ -z $map ]] || base64 -d <<<"$map" | "${as_account[@]}" tee "$to/tablespace_map" >/dev/null
+    # What -R writes: standby.signal and a primary_conninfo (the primary's socket) appended to
+    # postgresql.auto.conf, where it outdoes one copied from the primary (a failed-over node's
+    # dead port of cut-replication).
+    "${as_account[@]}" touch "$to/standby.signal"
+    echo "primary_conninfo = 'user=$account host=$dir/run port=$primary_port'" |
+        "${as_account[@]}" tee -a "$to/postgresql.auto.conf" >/dev/null
+}
+
 # A fresh standby of the primary on node $standby: a base backup with the WAL streamed, -R writing
-# primary_conninfo, started as a hot standby; returns once it streams.
+# primary_conninfo (or lowlevel_backup where no pg_basebackup serves the primary), started as a hot
+# standby; returns once it streams.
 make_standby() {
+    local major basebackup
+    major=$(($(superuser_psql "$primary_port" -c "SHOW server_version_num") / 10000))
+    basebackup=$(basebackup_for "$major")
     rm -rf "$(node_dir "$standby")"
-    "${as_account[@]}" "$basebackup" -D "$(node_dir "$standby")" -R -X stream -c fast \
-        -h "$dir/run" -p "$primary_port" -U "$account" >>"$dir/basebackup.log" 2>&1 ||
-        { tail -n 20 "$dir/basebackup.log" >&2; exit 1; }
+    if [[ -n $basebackup ]]; then
+        "${as_account[@]}" "$basebackup" -D "$(node_dir "$standby")" -R -X stream -c fast \
+            -h "$dir/run" -p "$primary_port" -U "$account" >>"$dir/basebackup.log" 2>&1 ||
+            { tail -n 20 "$dir/basebackup.log" >&2; exit 1; }
+    else
+        lowlevel_backup "$major"
+    fi
     pg_start "$standby" "$standby_port"
     for _ in $(seq 1 100); do
         [[ $(superuser_psql "$primary_port" -c \
