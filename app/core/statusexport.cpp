@@ -56,20 +56,6 @@ std::optional<qint64> lastHour(const RoleStatus &row, int TickCounts::*outcome)
     return row.lastHour ? std::optional<qint64>((*row.lastHour).*outcome) : std::nullopt;
 }
 
-// leader_status.took_over as the server writes it; empty for a free row and an older schema.
-QString tookOverText(TookOver tookOver)
-{
-    switch (tookOver) {
-    case TookOver::Expired:
-        return QStringLiteral("expired");
-    case TookOver::SessionEnded:
-        return QStringLiteral("session_ended");
-    case TookOver::None:
-        break;
-    }
-    return {};
-}
-
 QString boolText(const std::optional<bool> &value)
 {
     return value ? QString::fromLatin1(*value ? "true" : "false") : QString();
@@ -113,7 +99,7 @@ QByteArray statusToCsv(const StatusSnapshot &snapshot, TimeZoneMode zone)
                                  QString::number(row.token),
                                  TimeRule::iso8601(row.acquiredAt, zone),
                                  number(row.expiresInSeconds),
-                                 tookOverText(row.tookOver),
+                                 tookOverServerText(row.tookOver),
                                  boolText(row.earlyTake),
                                  TimeRule::iso8601(row.lastTickEndedAt, zone),
                                  row.lastTickHolder,
@@ -161,7 +147,7 @@ QByteArray statusToJson(const StatusSnapshot &snapshot, TimeZoneMode zone)
                 {QStringLiteral("holder_token"), double(row.token)},
                 {QStringLiteral("acquired_at"), jsonTime(row.acquiredAt, zone)},
                 {QStringLiteral("expires_in_seconds"), jsonNumber(row.expiresInSeconds)},
-                {QStringLiteral("took_over"), jsonText(tookOverText(row.tookOver))},
+                {QStringLiteral("took_over"), jsonText(tookOverServerText(row.tookOver))},
                 {QStringLiteral("early_take"), jsonBool(row.earlyTake)},
                 {QStringLiteral("last_tick_ended_at"), jsonTime(row.lastTickEndedAt, zone)},
                 {QStringLiteral("last_tick_holder"), jsonText(row.lastTickHolder)},

@@ -78,6 +78,15 @@ TookOver parseTookOver(QStringView serverText)
     return TookOver::None;
 }
 
+QString tookOverServerText(TookOver tookOver)
+{
+    for (const auto &[candidate, text] : TookOverTexts) {
+        if (candidate == tookOver)
+            return text;
+    }
+    return {};
+}
+
 RoleState parseRoleState(QStringView serverText)
 {
     for (const auto &[state, text] : ServerTexts) {

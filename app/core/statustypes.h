@@ -28,6 +28,7 @@ QString roleStateDisplayName(RoleState state);
 // older schema, and for a text this build does not know.
 enum class TookOver { None, Expired, SessionEnded };
 TookOver parseTookOver(QStringView serverText); // "expired", "session_ended", or empty
+QString tookOverServerText(TookOver tookOver);  // parseTookOver's inverse
 
 // One row of leader_status, as the database computed it (ages and expiries on its clock).
 // Ticks of one role by outcome (migration 0184).
