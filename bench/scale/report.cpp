@@ -214,6 +214,18 @@ void printReport(std::ostream &out, const Results &results, const std::string &c
         if (run.ticks.queueSpells.size() > Shown)
             out << "- … " << run.ticks.queueSpells.size() - Shown << " more samples (JSON)\n";
     }
+    for (const Run &run : results.runs) {
+        if (!run.poolStall)
+            continue;
+        const PoolStall &stall = *run.poolStall;
+        out << "\n### PgBouncer stopped for " << fixed(stall.seconds, 0)
+            << " s under the idle fleet: " << run.replicas << " replicas, " << run.mode << "\n\n"
+            << "| most clients waiting after | drained after (under 20 waiting for 2 s) |\n"
+               "|---|---|\n"
+            << "| " << stall.mostWaiting << " | "
+            << (stall.drainedAfter ? fixed(*stall.drainedAfter, 1) + " s" : "not within 30 s")
+            << " |\n";
+    }
     out << "\n### Correctness and takeover\n\n"
         << "| replicas | poll | ticks checked | double-led | database cross-check | killed host "
            "| takeover after SIGKILL (database clock) |\n"
@@ -268,6 +280,14 @@ void writeJson(JsonWriter &json, const Results &results, const std::string &comm
         writePhase(json, run.idle, run.replicas);
         json.key("ticks");
         writePhase(json, run.ticks, run.replicas);
+        if (run.poolStall) {
+            json.key("pool_stall")
+                    .beginObject()
+                    .field("seconds", run.poolStall->seconds)
+                    .field("most_waiting", run.poolStall->mostWaiting)
+                    .field("drained_after_s", run.poolStall->drainedAfter)
+                    .endObject();
+        }
         json.field("victim_pid", run.victimPid).field("victim_replicas", run.victimReplicas);
         json.key("takeovers").beginArray();
         for (const Takeover &takeover : run.takeovers)

@@ -39,6 +39,11 @@ constexpr auto StatementTimeout = 10s;
 constexpr auto StopDeadline = 60s;
 constexpr double LeaseTtlSeconds = std::chrono::duration<double>(leader::lease::LeaseTTL).count();
 constexpr double MaxPollSeconds = std::chrono::duration<double>(leader::lease::MaxPoll).count();
+// After a stall of the pool, how long its queue may take to drain: a fleet that retries no harder
+// than it polls drains it in a few seconds; one that retries harder never does.
+constexpr auto StallDrainAllowance = 30s;
+// A queue this long or longer is a spell (the report lists such samples).
+constexpr int QueueSpellAt = 20;
 
 void progress(const std::string &line)
 {
@@ -398,6 +403,25 @@ private:
     std::vector<Host> m_hosts;
 };
 
+// SIGSTOP for its lifetime, SIGCONT at its end, whatever ends it: a PgBouncer left stopped would
+// hang the servers' stop.
+class StoppedProcess final
+{
+public:
+    explicit StoppedProcess(int pid)
+        : m_pid(pid)
+    {
+        if (::kill(m_pid, SIGSTOP) != 0)
+            throw std::runtime_error("cannot stop process " + std::to_string(m_pid));
+    }
+    ~StoppedProcess() { ::kill(m_pid, SIGCONT); }
+    StoppedProcess(const StoppedProcess &) = delete;
+    StoppedProcess &operator=(const StoppedProcess &) = delete;
+
+private:
+    int m_pid;
+};
+
 class Bench final
 {
 public:
@@ -446,6 +470,11 @@ public:
             fleet.start(replicas, mode, "idle", m_options.idleInterval, m_options.idleWork);
             run.processes = fleet.processes();
             run.idle = measure(fleet, "idle", m_options.idleWarmup, m_options.idleWindow);
+            if (m_options.poolStall.count() > 0
+                && replicas
+                           == *std::max_element(m_options.replicas.begin(),
+                                                m_options.replicas.end()))
+                run.poolStall = stallPool(replicas, mode);
         }
         reset();
         {
@@ -464,6 +493,13 @@ public:
                 run.failures.push_back("no takeover of " + takeover.role + " after the kill");
         if (run.takeovers.empty())
             run.failures.push_back("no host process held a lease to kill");
+        if (run.poolStall && !run.poolStall->drainedAfter)
+            run.failures.push_back(
+                    "PgBouncer's queue had not drained "
+                    + std::to_string(std::chrono::seconds(StallDrainAllowance).count())
+                    + " s after a " + fixed(run.poolStall->seconds, 0) + " s stall (up to "
+                    + std::to_string(run.poolStall->mostWaiting)
+                    + " clients waiting): the fleet retries harder than the pool drains");
         return run;
     }
 
@@ -478,6 +514,42 @@ private:
                   "not_before = NULL",
                   {}, StatementTimeout);
         m_db.exec("reset registry", "DELETE FROM leader_ext.leader_replicas", {}, StatementTimeout);
+    }
+
+    // PgBouncer stopped under the fleet, as a pooler stalls (a long GC-free pause still happens:
+    // a host frozen by its hypervisor, a CPU-starved container, a SIGSTOPped process): every
+    // statement in flight times out, and what the replicas then send decides whether the queue
+    // drains or grows without end.
+    PoolStall stallPool(int replicas, const std::string &mode)
+    {
+        PoolStall stall{.seconds = std::chrono::duration<double>(m_options.poolStall).count()};
+        progress(std::to_string(replicas) + " replicas, " + mode + ": PgBouncer stopped for "
+                 + std::to_string(m_options.poolStall.count()) + " s");
+        {
+            const StoppedProcess stopped(m_bouncer);
+            bench::sleepFor(m_options.poolStall);
+        }
+        const auto resumed = Clock::now();
+        int quietSamples = 0;
+        Clock::time_point quietSince;
+        while (Clock::now() - resumed < StallDrainAllowance) {
+            const int waiting = bouncerWaiting(m_admin, m_database).first;
+            stall.mostWaiting = std::max(stall.mostWaiting, waiting);
+            if (waiting >= QueueSpellAt) {
+                quietSamples = 0;
+            } else if (++quietSamples == 1) {
+                quietSince = Clock::now();
+            } else if (quietSamples == 4) {
+                stall.drainedAfter = std::chrono::duration<double>(quietSince - resumed).count();
+                break;
+            }
+            bench::sleepFor(500ms);
+        }
+        progress(stall.drainedAfter ? "PgBouncer's queue drained " + fixed(*stall.drainedAfter, 1)
+                                              + " s after it ran again (up to "
+                                              + std::to_string(stall.mostWaiting) + " waiting)"
+                                    : "PgBouncer's queue did not drain");
+        return stall;
     }
 
     Snapshot snapshot(const Fleet &fleet)
@@ -515,7 +587,7 @@ private:
                                 / std::max(1.0, cpuNow.second - machine.second)
                                 * bench::processorCount() * 100.0;
             machine = cpuNow;
-            if (waiting >= 20)
+            if (waiting >= QueueSpellAt)
                 phase.queueSpells.push_back(
                         "t+"
                         + fixed(std::chrono::duration<double>(Clock::now() - begin.at).count(), 1)

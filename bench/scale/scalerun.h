@@ -34,6 +34,9 @@ struct Options
     std::chrono::milliseconds tickInterval{1000};
     std::chrono::milliseconds tickWork{4000};
     std::chrono::milliseconds spread{10000};
+    // The largest fleet's idle phase: PgBouncer stopped (SIGSTOP) this long after the window,
+    // and its queue then watched until it drains; zero for none.
+    std::chrono::seconds poolStall{0};
     bool quick = false;
     std::filesystem::path jsonFile = "scale.json";
     std::string launcher; // how the run was started, for the reproduce command
@@ -110,6 +113,17 @@ struct Takeover
     double afterExpiry = 0; // the same minus the victim's expires_at: the poll's share
 };
 
+// A stall of PgBouncer under the idle fleet (Options::poolStall): how far its queue grew once it
+// ran again, and how long it took to drain.
+struct PoolStall
+{
+    double seconds = 0;
+    int mostWaiting = 0;
+    // From SIGCONT to the first of four samples in a row (2 s) under 20 clients waiting; unset
+    // when the queue had not drained within the allowance (a failure).
+    std::optional<double> drainedAfter;
+};
+
 struct Run
 {
     int replicas = 0;
@@ -117,6 +131,7 @@ struct Run
     int processes = 0;
     Phase idle;
     Phase ticks;
+    std::optional<PoolStall> poolStall;
     int victimPid = 0;
     int victimReplicas = 0;
     std::vector<Takeover> takeovers;

@@ -35,17 +35,6 @@ constexpr auto RecordTickTimeout = 500ms;
 // A recorded error's first line is cut here (the function cuts it again, at 300).
 constexpr std::size_t RecordedErrorMax = 300;
 
-// Errors that may pass when tried again on a fresh connection: the connection or the server was
-// gone, busy, starting, stopping, no longer the primary, or too slow. A refused privilege or a
-// missing table stays refused.
-bool mayPass(const pg::Error &error)
-{
-    const std::string &state = error.sqlstate();
-    return error.isTransport() || state.starts_with("08") || state.starts_with("57")
-           || state.starts_with("53") || state.starts_with("40")
-           || state == pg::sqlstate::ReadOnlySqlTransaction;
-}
-
 std::chrono::milliseconds cooldownOf(Outcome outcome, std::chrono::milliseconds interval)
 {
     switch (outcome) {
@@ -451,7 +440,7 @@ void Manager::releaseTick(pg::Connection &connection, const TickContext &context
                            "role=" + role);
             return;
         } catch (const pg::Error &error) {
-            const bool again = mayPass(error) && !m_shuttingDown.load()
+            const bool again = pg::mayPass(error) && !m_shuttingDown.load()
                                && Clock::now() + ReleaseRetryEvery < retryUntil;
             if (!again) {
                 log::write(log::Level::Warning, "lease",

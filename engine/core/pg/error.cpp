@@ -11,6 +11,14 @@ Error::Error(ErrorKind kind, std::string sqlstate, std::string statement,
     , m_deadlineExceeded(deadlineExceeded)
 {}
 
+bool mayPass(const Error &error)
+{
+    const std::string &state = error.sqlstate();
+    return error.isTransport() || state.starts_with("08") || state.starts_with("57")
+           || state.starts_with("53") || state.starts_with("40")
+           || state == sqlstate::ReadOnlySqlTransaction;
+}
+
 std::string explain(const Error &error)
 {
     const std::string what = error.what();

@@ -38,6 +38,11 @@ private:
 // missing schema, credentials, unreachable server), what to do about it. Never holds a password.
 std::string explain(const Error &error);
 
+// Whether the error may pass when tried again on a fresh connection: the connection or the server
+// was gone, busy, starting, stopping, no longer the primary, or too slow. A refused privilege or a
+// missing table stays refused.
+bool mayPass(const Error &error);
+
 namespace sqlstate {
 inline constexpr const char *InsufficientPrivilege = "42501";
 inline constexpr const char *UndefinedTable = "42P01";

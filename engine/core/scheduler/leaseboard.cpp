@@ -29,6 +29,10 @@ constexpr auto FleetCountEvery = EarlyFleetCounts * lease::ReplicaSeenEvery;
 // still seen within MaxPoll.
 constexpr auto MaxPollJitter
         = std::chrono::duration_cast<std::chrono::microseconds>(lease::MaxPoll) / 10;
+// After a failed read, as wide: the reads a stalled pool failed together would otherwise come back
+// within half a second of each other, a thousand of them at 1,000 replicas.
+constexpr auto FailedReadJitter
+        = std::chrono::duration_cast<std::chrono::microseconds>(lease::MaxPoll) / 2;
 
 // RoleRunner::untilAcquirable's expression for every role of the replica at once; a role without
 // a row (ACQUIRE inserts it) comes back with no row values, that is acquirable now. When $4 is
@@ -100,6 +104,8 @@ std::optional<LeaseBoard::Reading> LeaseBoard::cached(const std::string &role,
                                                       Clock::time_point takenFrom) const
 {
     const std::lock_guard lock(m_mutex);
+    if (m_failure && m_failure->takenAt() >= takenFrom)
+        throw *m_failure;
     if (!m_unlisted || m_unlisted->takenAt < takenFrom)
         return std::nullopt;
     const auto found = m_readings.find(role);
@@ -131,16 +137,25 @@ LeaseBoard::Reading LeaseBoard::read(const std::string &role, Clock::time_point 
                        || takenAt - *m_fleetCountedAt >= (m_counts < EarlyFleetCounts
                                                                   ? lease::ReplicaSeenEvery
                                                                   : FleetCountEvery);
-    pg::ConnectionPool::Lease connection = m_pool.take();
-    const bool handovers = m_handovers.load();
-    const pg::Result rows
-            = handovers ? connection->exec("until acquirable (all roles)", readSql(true),
-                                           {roles, intervals, m_holderId, count ? "true" : "false",
-                                            static_cast<std::int64_t>(lease::PreferFor.count())},
-                                           lease::StatementTimeout)
-                        : connection->exec("until acquirable (all roles)", readSql(false),
-                                           {roles, intervals, m_holderId, count ? "true" : "false"},
-                                           lease::StatementTimeout);
+    std::optional<pg::Result> rows;
+    try {
+        pg::ConnectionPool::Lease connection = m_pool.take();
+        rows = m_handovers.load()
+                       ? connection->exec("until acquirable (all roles)", readSql(true),
+                                          {roles, intervals, m_holderId, count ? "true" : "false",
+                                           static_cast<std::int64_t>(lease::PreferFor.count())},
+                                          lease::StatementTimeout)
+                       : connection->exec("until acquirable (all roles)", readSql(false),
+                                          {roles, intervals, m_holderId, count ? "true" : "false"},
+                                          lease::StatementTimeout);
+    } catch (const pg::Error &error) {
+        const auto jitter = std::chrono::microseconds(
+                std::uniform_int_distribution<long long>(0, FailedReadJitter.count())(m_random));
+        const Unread failure(error, takenAt, takenAt + lease::MaxPoll - jitter);
+        const std::lock_guard lock(m_mutex);
+        m_failure = failure;
+        throw failure;
+    }
     const auto received = Clock::now();
     // One draw for the whole reading, so that the replica's runners still read together.
     const auto readAgainAt = takenAt + lease::MaxPoll
@@ -149,16 +164,16 @@ LeaseBoard::Reading LeaseBoard::read(const std::string &role, Clock::time_point 
     // A role without a row: acquirable now (ACQUIRE inserts it).
     const Reading unlisted{takenAt, readAgainAt, received};
     std::map<std::string, Reading> readings;
-    for (int row = 0; row < rows.rows(); ++row) {
-        std::string name(rows.text(row, 0));
+    for (int row = 0; row < rows->rows(); ++row) {
+        std::string name(rows->text(row, 0));
         if (count)
-            m_fleet[name] = rows.toInt64(row, 5);
+            m_fleet[name] = rows->toInt64(row, 5);
         Reading reading = unlisted;
-        if (rows.toBool(row, 1)) {
+        if (rows->toBool(row, 1)) {
             reading.acquirableAt = takenAt + lease::MaxPoll;
-        } else if (!rows.isNull(row, 2)) {
+        } else if (!rows->isNull(row, 2)) {
             const auto wait
-                    = std::chrono::milliseconds(static_cast<long long>(rows.toDouble(row, 2)));
+                    = std::chrono::milliseconds(static_cast<long long>(rows->toDouble(row, 2)));
             reading.acquirableAt = std::max(received, received + wait + ClockMargin);
             if (wait.count() > 0) {
                 const auto found = m_fleet.find(name);
@@ -168,8 +183,8 @@ LeaseBoard::Reading LeaseBoard::read(const std::string &role, Clock::time_point 
                         = std::min<std::chrono::microseconds>(MaxSpread, fleet * SpreadPerReplica);
             }
         }
-        if (!rows.isNull(row, 3))
-            reading.heldBy = lease::HolderSession{rows.toInt64(row, 3), rows.toInt64(row, 4)};
+        if (!rows->isNull(row, 3))
+            reading.heldBy = lease::HolderSession{rows->toInt64(row, 3), rows->toInt64(row, 4)};
         readings.emplace(std::move(name), reading);
     }
     if (count) {
@@ -177,6 +192,7 @@ LeaseBoard::Reading LeaseBoard::read(const std::string &role, Clock::time_point 
         ++m_counts;
     }
     const std::lock_guard lock(m_mutex);
+    m_failure.reset();
     m_unlisted = unlisted;
     m_readings = std::move(readings);
     const auto found = m_readings.find(role);

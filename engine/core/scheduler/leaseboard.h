@@ -1,6 +1,7 @@
 #pragma once
 
 #include "lease/statements.h"
+#include "pg/error.h"
 
 #include <atomic>
 #include <chrono>
@@ -9,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -67,9 +69,37 @@ public:
         std::chrono::microseconds spreadWithin{0};
     };
 
+    // A read that failed, as every caller that queued behind it receives it, instead of sending
+    // the same statement once each: under an overloaded pool a replica's five runners retried a
+    // timed-out read one after another and then sent an ACQUIRE each, and a fleet whose pool had
+    // stalled for 15 s never caught up again (docs/benchmarks/scale.md).
+    class Unread final : public std::runtime_error
+    {
+    public:
+        Unread(pg::Error cause, Clock::time_point takenAt, Clock::time_point readAgainAt)
+            : std::runtime_error(cause.what())
+            , m_cause(std::move(cause))
+            , m_takenAt(takenAt)
+            , m_readAgainAt(readAgainAt)
+        {}
+
+        const pg::Error &cause() const { return m_cause; }
+        // When the failed statement was about to be sent.
+        Clock::time_point takenAt() const { return m_takenAt; }
+        // When the replica's runners read again, together: within the second half of MaxPoll
+        // after takenAt, drawn once per failure, so that a fleet whose reads failed together does
+        // not come back together.
+        Clock::time_point readAgainAt() const { return m_readAgainAt; }
+
+    private:
+        pg::Error m_cause;
+        Clock::time_point m_takenAt;
+        Clock::time_point m_readAgainAt;
+    };
+
     // The role's answer from a reading taken at or after takenFrom: the last one if it is that
     // fresh, else a new one. One read is in flight at a time; callers that queue behind it use
-    // its reading when it is fresh enough for them. Throws pg::Error.
+    // its reading when it is fresh enough for them, or its failure. Throws Unread.
     Reading read(const std::string &role, Clock::time_point takenFrom);
 
 private:
@@ -84,6 +114,8 @@ private:
     // The last reading's answer for a role it has no row for; its takenAt is every reading's.
     std::optional<Reading> m_unlisted;
     std::map<std::string, Reading> m_readings; // by role
+    // The last read's failure, if it came after the last reading.
+    std::optional<Unread> m_failure;
     // By role, the live replicas that run it at the last count; under m_readMutex.
     std::map<std::string, std::int64_t> m_fleet;
     std::optional<Clock::time_point> m_fleetCountedAt;

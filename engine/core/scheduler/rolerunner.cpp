@@ -193,10 +193,20 @@ bool RoleRunner::awaitAcquirable(const std::string &context, Clock::time_point e
                 tryAt += std::chrono::microseconds(std::uniform_int_distribution<long long>(
                         0, reading.spreadWithin.count())(m_random));
             readAgainAt = reading.readAgainAt;
-        } catch (const pg::Error &error) {
+        } catch (const LeaseBoard::Unread &failure) {
             log::write(log::Level::Warning, "scheduler", "cannot read the role's row",
-                       context + " error=\"" + pg::explain(error) + "\"");
-            // As AcquireFirst does after a failed read: ACQUIRE after MaxPoll.
+                       context + " error=\"" + pg::explain(failure.cause()) + "\"");
+            if (pg::mayPass(failure.cause())) {
+                // A lost connection, a busy or slow server: read again, with the replica's other
+                // runners, not ACQUIRE (a row lock each). Retrying harder than a healthy replica
+                // polls is what kept a stalled pool from ever catching up.
+                if (waitUntil(failure.readAgainAt()))
+                    return !stopping();
+                takenFrom = failure.takenAt() + Clock::duration(1);
+                continue;
+            }
+            // As AcquireFirst does after a failed read: ACQUIRE after MaxPoll, whose own
+            // statement may still work (and says why if not).
             tryAt = readAgainAt = Clock::now() + lease::MaxPoll;
             unread = true;
         }
