@@ -81,6 +81,16 @@ DrillController::DrillController(QMainWindow *window, ConsoleSession *session,
         QApplication::setQuitOnLastWindowClosed(false);
         connect(session, &ConsoleSession::finished, this,
                 [this] { QCoreApplication::exit(m_exitCode); });
+        // What a person would read in the status bar and the log, for the job's own log: a drill
+        // that fails says which step waited for what, and what the demo said of each fault.
+        connect(m_runner, &DrillRunner::progress, this, [](const QString &step) {
+            QTextStream(stderr) << "leader-console: " << step << '\n';
+        });
+        connect(session, &ConsoleSession::demoEvent, this, [](const EventLogEntry &entry) {
+            if (entry.event == EventKind::Fault || entry.event == EventKind::Takeover
+                || entry.event == EventKind::NoTakeover || entry.event == EventKind::FaultMissed)
+                QTextStream(stderr) << "leader-console: demo: " << entry.detail << '\n';
+        });
         QTimer::singleShot(0, this, [this, directory = options.drillReportDir] { run(directory); });
     }
 }

@@ -601,8 +601,13 @@ void DemoRunner::Private::inject(const FaultRequest &request)
             held = watch->arm();
         } catch (const std::exception &error) {
             watch.reset();
-            report(DemoEventKind::Fault,
-                   fault + ": takeover not measured: " + oneLine(error.what(), replicaUrl));
+            const std::string why = oneLine(error.what(), replicaUrl);
+            report(DemoEventKind::Fault, fault + ": takeover not measured: " + why);
+            // Said per role too, as for a fault that missed: whoever waits for the takeover of a
+            // role the list showed led stops waiting (the drill tries the fault again).
+            for (const std::string &role : leading)
+                report(DemoEventKind::FaultMissed,
+                       fault + ": takeover of " + role + " not measured: " + why, role);
         }
     }
 

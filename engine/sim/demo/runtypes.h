@@ -55,8 +55,8 @@ enum class DemoEventKind {
     Fault,      // a fault injected or refused, or what became of it
     Takeover,   // a takeover measured after a fault
     NoTakeover, // none came within the deadline
-    // The victim had released a role it was seen leading when its fault landed: nothing to take
-    // over, so nothing will be measured for that role.
+    // Nothing will be measured for a role the victim was seen leading: it had released it when
+    // its fault landed, or the roles it held could not be read before the fault.
     FaultMissed,
     Error, // the workload failed; it retries
 };
