@@ -151,7 +151,9 @@ LeaseBoard::Reading LeaseBoard::read(const std::string &role, Clock::time_point 
     } catch (const pg::Error &error) {
         const auto jitter = std::chrono::microseconds(
                 std::uniform_int_distribution<long long>(0, FailedReadJitter.count())(m_random));
-        const Unread failure(error, takenAt, takenAt + lease::MaxPoll - jitter);
+        // From the failure, not the send: a read that failed on its timeouts must not be retried
+        // at once.
+        const Unread failure(error, takenAt, Clock::now() + lease::MaxPoll - jitter);
         const std::lock_guard lock(m_mutex);
         m_failure = failure;
         throw failure;

@@ -87,8 +87,8 @@ public:
         // When the failed statement was about to be sent.
         Clock::time_point takenAt() const { return m_takenAt; }
         // When the replica's runners read again, together: within the second half of MaxPoll
-        // after takenAt, drawn once per failure, so that a fleet whose reads failed together does
-        // not come back together.
+        // after the failure came, drawn once per failure, so that a fleet whose reads failed
+        // together does not come back together.
         Clock::time_point readAgainAt() const { return m_readAgainAt; }
 
     private:
