@@ -7,8 +7,8 @@
 # correctness check failed (a role led by two holders, a takeover that never came) or the run
 # could not be made.
 #   bash scripts/bench-scale.sh [--quick] [--results DIR] [scale-bench options]
-# --quick: 10 replicas in both poll modes and 1,000 read-first, short phases, and a 15 s stall of
-# PgBouncer under the 1,000: about three minutes on two cores.
+# --quick: 10 replicas acquire-first and 1,000 read-first, short phases, and a 15 s stall of
+# PgBouncer under the 1,000: about two minutes on two cores.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"

@@ -32,11 +32,12 @@ constexpr const char *HelpText = R"(usage: scale-bench --database URL --replica-
   --per-process K         replicas a host process runs at most (default 100; at least 2 hosts)
   --modes LIST            acquire-first,read-first (default: both)
   --acquire-first-max N   acquire-first only up to N replicas (default: every count)
+  --read-first-min N      read-first only from N replicas (default: every count)
   --idle-warmup S  --idle-window S  --ticks-warmup S  --ticks-window S   (seconds)
   --tick-interval D  --tick-work D  --idle-interval D  --idle-work D  --spread D  (500ms, 4s, 1h)
   --pool-stall S          after the largest fleet's idle window, PgBouncer is stopped for S
                           seconds; its queue must drain within 30 s (default 0: no stall)
-  --quick                 10 replicas in both modes and 1,000 read-first, short phases, a 15 s
+  --quick                 10 replicas acquire-first and 1,000 read-first, short phases, a 15 s
                           stall
   --json FILE             (default scale.json)
   --launcher TEXT         the command that started this run, for the reproduce line
@@ -58,15 +59,30 @@ std::chrono::milliseconds duration(const std::string &text, const std::string &o
 
 Options parseOptions(int argc, char **argv)
 {
-    const CommandLine commandLine = readCommandLine(
-            argc, argv,
-            {"--database",          "--replica-database", "--bouncer-admin", "--servers",
-             "--host-binary",       "--replicas",         "--per-process",   "--modes",
-             "--acquire-first-max", "--idle-warmup",      "--idle-window",   "--ticks-warmup",
-             "--ticks-window",      "--tick-interval",    "--tick-work",     "--idle-interval",
-             "--idle-work",         "--spread",           "--pool-stall",    "--json",
-             "--launcher"},
-            {"--quick"});
+    const CommandLine commandLine = readCommandLine(argc, argv,
+                                                    {"--database",
+                                                     "--replica-database",
+                                                     "--bouncer-admin",
+                                                     "--servers",
+                                                     "--host-binary",
+                                                     "--replicas",
+                                                     "--per-process",
+                                                     "--modes",
+                                                     "--acquire-first-max",
+                                                     "--read-first-min",
+                                                     "--idle-warmup",
+                                                     "--idle-window",
+                                                     "--ticks-warmup",
+                                                     "--ticks-window",
+                                                     "--tick-interval",
+                                                     "--tick-work",
+                                                     "--idle-interval",
+                                                     "--idle-work",
+                                                     "--spread",
+                                                     "--pool-stall",
+                                                     "--json",
+                                                     "--launcher"},
+                                                    {"--quick"});
     Options options;
     if (commandLine.help) {
         options.help = true;
@@ -98,6 +114,8 @@ Options parseOptions(int argc, char **argv)
                     throw UsageError("--modes takes acquire-first and read-first, not " + mode);
         } else if (option == "--acquire-first-max")
             options.acquireFirstMax = number(value, option);
+        else if (option == "--read-first-min")
+            options.readFirstMin = number(value, option);
         else if (option == "--idle-warmup")
             options.idleWarmup = std::chrono::seconds(number(value, option));
         else if (option == "--idle-window")
@@ -134,6 +152,9 @@ Options parseOptions(int argc, char **argv)
             options.replicas = {10, 1000};
         if (!commandLine.has("--acquire-first-max"))
             options.acquireFirstMax = 10;
+        // 1,000 read-first takes over after a kill as 10 do, and its tail is the one that moves.
+        if (!commandLine.has("--read-first-min"))
+            options.readFirstMin = 1000;
         if (!commandLine.has("--idle-window") && !commandLine.has("--ticks-window")) {
             options.idleWarmup = std::chrono::seconds(6);
             options.idleWindow = std::chrono::seconds(6);
@@ -166,6 +187,8 @@ std::string reproduceCommand(const Options &options)
     line.add("--modes", joinList(options.modes));
     if (options.acquireFirstMax != std::numeric_limits<int>::max())
         line.add("--acquire-first-max", std::to_string(options.acquireFirstMax));
+    if (options.readFirstMin > 0)
+        line.add("--read-first-min", std::to_string(options.readFirstMin));
     line.add("--idle-warmup", std::to_string(options.idleWarmup.count()));
     line.add("--idle-window", std::to_string(options.idleWindow.count()));
     line.add("--ticks-warmup", std::to_string(options.ticksWarmup.count()));

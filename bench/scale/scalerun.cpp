@@ -879,7 +879,8 @@ Results runAll(const Options &options)
     bench.setUp(results);
     for (const int replicas : options.replicas)
         for (const std::string &mode : options.modes)
-            if (mode != "acquire-first" || replicas <= options.acquireFirstMax)
+            if (mode == "acquire-first" ? replicas <= options.acquireFirstMax
+                                        : replicas >= options.readFirstMin)
                 results.runs.push_back(bench.run(replicas, mode));
     results.finishedAt = bench::formatTimestamp(wallNow());
     // The hosts' logs say what went wrong: kept when a check failed.

@@ -25,6 +25,8 @@ struct Options
     std::vector<std::string> modes{"acquire-first", "read-first"};
     // Acquire-first, the old baseline, only up to this many replicas (the quick mode: 10).
     int acquireFirstMax = std::numeric_limits<int>::max();
+    // Read-first, the default, only from this many replicas (the quick mode: 1,000).
+    int readFirstMin = 0;
     std::chrono::seconds idleWarmup{12};
     std::chrono::seconds idleWindow{30};
     std::chrono::seconds ticksWarmup{12};
