@@ -3,6 +3,7 @@
 // to come back or fails clearly at its deadline, and no connect happens under the pool's lock
 // (issue 31, finding 4).
 
+#include "loopbackport.h"
 #include "pg/error.h"
 #include "pg/pool.h"
 #include "testdatabase.h"
@@ -15,11 +16,6 @@
 #include <optional>
 #include <thread>
 #include <vector>
-
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 using namespace std::chrono_literals;
 using leader::pg::ConnectionPool;
@@ -96,21 +92,12 @@ void TestConnectionPool::aWaitingBorrowerGetsAReturnedConnection()
 // the first connect's timeout and this failed.
 void TestConnectionPool::connectsOutsideItsLock()
 {
-    const int silent = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof address;
-    QVERIFY(::bind(silent, reinterpret_cast<sockaddr *>(&address), sizeof address) == 0
-            && ::listen(silent, 8) == 0
-            && ::getsockname(silent, reinterpret_cast<sockaddr *>(&address), &length) == 0);
-    const auto closeSilent = qScopeGuard([silent] { ::close(silent); });
-
-    ConnectionPool pool({.url = "postgresql://nobody@127.0.0.1:"
-                                + std::to_string(ntohs(address.sin_port)) + "/x",
-                         .applicationName = "tst pool",
-                         .connectTimeout = 3s},
-                        2, 4, 10s);
+    const leader::test::LoopbackPort silent(leader::test::LoopbackPort::Behaviour::Silent);
+    ConnectionPool pool(
+            {.url = "postgresql://nobody@127.0.0.1:" + std::to_string(silent.port()) + "/x",
+             .applicationName = "tst pool",
+             .connectTimeout = 3s},
+            2, 4, 10s);
     std::atomic<bool> stuckDone = false;
     std::thread stuck([&] {
         try {
@@ -122,8 +109,7 @@ void TestConnectionPool::connectsOutsideItsLock()
     });
     const auto joinStuck = qScopeGuard([&stuck] { stuck.join(); });
     // Its connect has reached the silent server once the listening socket has one waiting.
-    pollfd pending{silent, POLLIN, 0};
-    QVERIFY(::poll(&pending, 1, 5000) == 1);
+    QVERIFY(silent.connectArrives(5000));
     QElapsedTimer took;
     took.start();
     {

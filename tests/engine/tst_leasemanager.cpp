@@ -11,6 +11,7 @@
 #include "lease/wakelistener.h"
 #include "leasenames.h"
 #include "log/log.h"
+#include "loopbackport.h"
 #include "measurement.h"
 #include "metrics/leasemetrics.h"
 #include "metrics/registry.h"
@@ -35,11 +36,6 @@
 #include <optional>
 #include <set>
 #include <thread>
-
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 using namespace std::chrono_literals;
 using leader::lease::EventKind;
@@ -321,28 +317,12 @@ void TestLeaseManager::boardSharesAFailedRead()
     // read in turn, then sending an ACQUIRE, the queue grew past 5,000 clients and never drained
     // (docs/benchmarks/scale.md). Checked: with the failure not kept, the second read connected
     // again and this failed.
-    const int silent = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof address;
-    QVERIFY(::bind(silent, reinterpret_cast<sockaddr *>(&address), sizeof address) == 0
-            && ::listen(silent, 8) == 0
-            && ::getsockname(silent, reinterpret_cast<sockaddr *>(&address), &length) == 0
-            && ::fcntl(silent, F_SETFL, O_NONBLOCK) == 0);
-    const auto closeSilent = qScopeGuard([silent] { ::close(silent); });
-    // The connects that reached the silent server since the last call.
-    const auto connects = [silent] {
-        int count = 0;
-        for (int accepted; (accepted = ::accept(silent, nullptr, nullptr)) >= 0; ++count)
-            ::close(accepted);
-        return count;
-    };
+    const leader::test::LoopbackPort silent(leader::test::LoopbackPort::Behaviour::Silent);
 
-    leader::pg::ConnectionPool pool({.url = "postgresql://nobody@127.0.0.1:"
-                                            + std::to_string(ntohs(address.sin_port)) + "/x",
-                                     .applicationName = "tst board",
-                                     .connectTimeout = 1s});
+    leader::pg::ConnectionPool pool(
+            {.url = "postgresql://nobody@127.0.0.1:" + std::to_string(silent.port()) + "/x",
+             .applicationName = "tst board",
+             .connectTimeout = 1s});
     leader::scheduler::LeaseBoard board(pool, "a:1:0000000a");
     board.add("dunning", 1h);
     board.add("billing", 1h);
@@ -357,7 +337,7 @@ void TestLeaseManager::boardSharesAFailedRead()
     const auto caught = std::chrono::steady_clock::now();
     QVERIFY(failed);
     QVERIFY2(leader::pg::mayPass(failed->cause()), failed->what());
-    QCOMPARE(connects(), 1);
+    QCOMPARE(silent.takeConnects(), 1);
     // Within the second half of MaxPoll after the failure, not after the send: a read that failed
     // on its connect timeout is not retried at once.
     QVERIFY2(failed->readAgainAt() >= failed->takenAt() + 1s + leader::lease::MaxPoll / 2
@@ -371,12 +351,12 @@ void TestLeaseManager::boardSharesAFailedRead()
         QCOMPARE(unread.takenAt(), failed->takenAt());
         QCOMPARE(unread.readAgainAt(), failed->readAgainAt());
     }
-    QCOMPARE(connects(), 0);
+    QCOMPARE(silent.takeConnects(), 0);
 
     // Asked for one from after it: a new read.
     QVERIFY_THROWS_EXCEPTION(
             Unread, board.read("billing", failed->takenAt() + std::chrono::nanoseconds(1)));
-    QCOMPARE(connects(), 1);
+    QCOMPARE(silent.takeConnects(), 1);
 }
 
 void TestLeaseManager::readFirstTicksGoToEitherReplica()

@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -36,6 +37,25 @@ public:
     LoopbackPort &operator=(const LoopbackPort &) = delete;
 
     int port() const { return m_port; }
+
+    // Silent: whether a connect has reached it within the time, and left waiting to be accepted.
+    bool connectArrives(int withinMs) const
+    {
+        pollfd pending{m_socket, POLLIN, 0};
+        return ::poll(&pending, 1, withinMs) == 1;
+    }
+    // Silent: how many connects reached it since the last call (each is accepted and closed).
+    int takeConnects() const
+    {
+        int count = 0;
+        for (; connectArrives(0); ++count) {
+            const int accepted = ::accept(m_socket, nullptr, nullptr);
+            if (accepted < 0)
+                break;
+            ::close(accepted);
+        }
+        return count;
+    }
 
 private:
     int m_socket;

@@ -1,6 +1,7 @@
 #include "leaseboard.h"
 
 #include "lease/constants.h"
+#include "log/log.h"
 #include "pg/pool.h"
 
 namespace leader::scheduler {
@@ -154,6 +155,10 @@ LeaseBoard::Reading LeaseBoard::read(const std::string &role, Clock::time_point 
         // From the failure, not the send: a read that failed on its timeouts must not be retried
         // at once.
         const Unread failure(error, takenAt, Clock::now() + lease::MaxPoll - jitter);
+        // Said once here, not by each runner that receives it.
+        log::write(log::Level::Warning, "scheduler", "cannot read the roles' rows",
+                   "roles=" + roles.substr(1, roles.size() - 2) + " error=\"" + pg::explain(error)
+                           + "\"");
         const std::lock_guard lock(m_mutex);
         m_failure = failure;
         throw failure;

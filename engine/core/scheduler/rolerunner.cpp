@@ -170,7 +170,7 @@ bool RoleRunner::leadOnce(const std::string &context)
     return false;
 }
 
-bool RoleRunner::awaitAcquirable(const std::string &context, Clock::time_point earliest)
+bool RoleRunner::awaitAcquirable(Clock::time_point earliest)
 {
     // The first reading is taken after the last ACQUIRE (or RELEASE) returned: one from before
     // it would not know what that statement changed.
@@ -194,8 +194,7 @@ bool RoleRunner::awaitAcquirable(const std::string &context, Clock::time_point e
                         0, reading.spreadWithin.count())(m_random));
             readAgainAt = reading.readAgainAt;
         } catch (const LeaseBoard::Unread &failure) {
-            log::write(log::Level::Warning, "scheduler", "cannot read the role's row",
-                       context + " error=\"" + pg::explain(failure.cause()) + "\"");
+            // The board has said it, once for the replica's runners.
             if (pg::mayPass(failure.cause())) {
                 // A lost connection, a busy or slow server: read again, with the replica's other
                 // runners, not ACQUIRE (a row lock each). Retrying harder than a healthy replica
@@ -236,7 +235,7 @@ void RoleRunner::loop()
         if (stopping())
             return;
         if (m_board) {
-            if (!awaitAcquirable(context, earliest))
+            if (!awaitAcquirable(earliest))
                 return;
             if (leadOnce(context))
                 waitUntil(Clock::now() + lease::MaxPoll); // draining: an undrain wakes it

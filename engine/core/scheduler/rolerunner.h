@@ -76,7 +76,7 @@ private:
     bool leadOnce(const std::string &context);
     // ReadFirst: returns once the role should be tried (a reading says it is acquirable, no
     // sooner than earliest, or a wake), false when stopping.
-    bool awaitAcquirable(const std::string &context, Clock::time_point earliest);
+    bool awaitAcquirable(Clock::time_point earliest);
     bool stopping();
     // Returns whether wake() or stop() ended the wait.
     bool waitUntil(Clock::time_point deadline);
