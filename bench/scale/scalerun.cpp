@@ -516,10 +516,9 @@ private:
         m_db.exec("reset registry", "DELETE FROM leader_ext.leader_replicas", {}, StatementTimeout);
     }
 
-    // PgBouncer stopped under the fleet, as a pooler stalls (a long GC-free pause still happens:
-    // a host frozen by its hypervisor, a CPU-starved container, a SIGSTOPped process): every
-    // statement in flight times out, and what the replicas then send decides whether the queue
-    // drains or grows without end.
+    // PgBouncer stopped under the fleet, as a pooler stalls (a host frozen by its hypervisor, a
+    // CPU-starved container, a SIGSTOPped process): every statement in flight times out, and what
+    // the replicas then send decides whether the queue drains or grows without end.
     PoolStall stallPool(int replicas, const std::string &mode)
     {
         PoolStall stall{.seconds = std::chrono::duration<double>(m_options.poolStall).count()};
