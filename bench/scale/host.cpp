@@ -12,12 +12,14 @@
 #include "lease/roles.h"
 #include "log/json.h"
 #include "log/log.h"
+#include "pg/connection.h"
 #include "pg/error.h"
 #include "platform/process.h"
 #include "replica/profile.h"
 #include "replica/registrar.h"
 #include "scheduler/leaseboard.h"
 #include "scheduler/rolerunner.h"
+#include "schema/features.h"
 #include "statementclock.h"
 
 #include <atomic>
@@ -50,13 +52,16 @@ struct HostOptions
     // The replicas start evenly over this span, as a fleet's processes do, not in lockstep.
     std::chrono::milliseconds spread = 5s;
     PollMode poll = PollMode::AcquireFirst;
+    // Read-first: leader_ext.leader_board where the database has it (0188), as a replica reads.
+    bool boardFunction = true;
     std::string samples;
 };
 
 constexpr const char *Usage
         = "usage: scale-host --database URL --samples FILE [--name NAME] [--replicas K]\n"
           "                  [--roles a,b,...] [--interval DURATION] [--work DURATION]\n"
-          "                  [--spread DURATION] [--poll acquire-first|read-first]\n";
+          "                  [--spread DURATION] [--poll acquire-first|read-first]\n"
+          "                  [--board-read function|inline]\n";
 
 int positive(const std::string &text, const std::string &option)
 {
@@ -109,6 +114,8 @@ HostOptions parse(int argc, char **argv)
             options.samples = value;
         else if (option == "--poll" && (value == "acquire-first" || value == "read-first"))
             options.poll = value == "read-first" ? PollMode::ReadFirst : PollMode::AcquireFirst;
+        else if (option == "--board-read" && (value == "function" || value == "inline"))
+            options.boardFunction = value == "function";
         else
             throw std::invalid_argument("unknown option or value: " + option + " " + value);
     }
@@ -167,7 +174,8 @@ std::string epochNow()
 class BenchReplica final
 {
 public:
-    BenchReplica(const HostOptions &options, const std::string &id, Output &output)
+    BenchReplica(const HostOptions &options, const leader::schema::LeaseFeatures &features,
+                 const std::string &id, Output &output)
         : m_id(id)
         , m_manager(
                   {.database = {.url = options.databaseUrl, .applicationName = "scale-host " + id},
@@ -178,9 +186,14 @@ public:
         m_events.subscribe([this, &output](const leader::lease::TransitionEvent &event) {
             output.line(transitionFields(m_id, event));
         });
-        if (options.poll == PollMode::ReadFirst)
+        if (options.poll == PollMode::ReadFirst) {
             m_board = std::make_unique<leader::scheduler::LeaseBoard>(m_manager.pool(),
                                                                       m_manager.holderId());
+            // As Replica::start sets it: the board's statement is the one a replica sends.
+            m_board->setHandovers(features.has(leader::schema::Extension::Handover));
+            m_board->setBoardFunction(options.boardFunction
+                                      && features.has(leader::schema::Extension::BoardRead));
+        }
         const std::chrono::milliseconds work = options.work;
         for (const std::string &role : options.roles)
             m_runners.push_back(std::make_unique<leader::scheduler::RoleRunner>(
@@ -269,11 +282,18 @@ int run(const HostOptions &options)
         sigaddset(&signals, signal);
     pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+    // Probed once for the process's replicas, not once by each of them.
+    leader::schema::LeaseFeatures features;
+    {
+        leader::pg::Connection connection(
+                {.url = options.databaseUrl, .applicationName = "scale-host " + options.name});
+        features = leader::schema::probeFeatures(connection);
+    }
     Output output;
     std::vector<std::unique_ptr<BenchReplica>> replicas;
     for (int index = 1; index <= options.replicas; ++index)
         replicas.push_back(std::make_unique<BenchReplica>(
-                options, options.name + "-r" + std::to_string(index), output));
+                options, features, options.name + "-r" + std::to_string(index), output));
     // Started on a thread of its own, so a SIGTERM during the spread still stops at once.
     std::atomic<bool> stopping = false;
     std::thread starter([&] {

@@ -37,6 +37,8 @@ constexpr const char *HelpText = R"(usage: scale-bench --database URL --replica-
   --tick-interval D  --tick-work D  --idle-interval D  --idle-work D  --spread D  (500ms, 4s, 1h)
   --pool-stall S          after the largest fleet's idle window, PgBouncer is stopped for S
                           seconds; its queue must drain within 30 s (default 0: no stall)
+  --board-read MODE        read-first's read: function (leader_ext.leader_board, as replicas
+                          send it; default) or inline (the statement before 0188)
   --quick                 10 replicas acquire-first and 1,000 read-first, short phases, a 15 s
                           stall
   --json FILE             (default scale.json)
@@ -80,6 +82,7 @@ Options parseOptions(int argc, char **argv)
                                                      "--idle-work",
                                                      "--spread",
                                                      "--pool-stall",
+                                                     "--board-read",
                                                      "--json",
                                                      "--launcher"},
                                                     {"--quick"});
@@ -136,7 +139,11 @@ Options parseOptions(int argc, char **argv)
             options.spread = duration(value, option);
         else if (option == "--pool-stall")
             options.poolStall = std::chrono::seconds(wholeNumber(option, value, 0));
-        else if (option == "--json")
+        else if (option == "--board-read") {
+            if (value != "function" && value != "inline")
+                throw UsageError("--board-read takes function or inline, not " + value);
+            options.boardRead = value;
+        } else if (option == "--json")
             options.jsonFile = value;
         else if (option == "--launcher")
             options.launcher = value;
@@ -200,6 +207,8 @@ std::string reproduceCommand(const Options &options)
     line.add("--spread", ms(options.spread));
     if (options.poolStall.count() > 0)
         line.add("--pool-stall", std::to_string(options.poolStall.count()));
+    if (options.boardRead != "function")
+        line.add("--board-read", options.boardRead);
     return line.text();
 }
 

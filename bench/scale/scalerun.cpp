@@ -287,6 +287,8 @@ public:
                                           durationText(m_options.spread),
                                           "--poll",
                                           mode,
+                                          "--board-read",
+                                          m_options.boardRead,
                                           "--samples",
                                           samples.string()};
             auto process = std::make_unique<ReplicaProcess>(
@@ -637,7 +639,8 @@ private:
     {
         const leader::pg::Result rows = m_db.exec(
                 "active statements",
-                "SELECT CASE WHEN query LIKE 'SELECT s.role%' THEN 'read'"
+                "SELECT CASE WHEN query LIKE 'SELECT s.role%'"
+                "              OR query LIKE '%leader_ext.leader_board(%' THEN 'read'"
                 "            WHEN query LIKE '%leader_replica_seen%' THEN 'registry beat'"
                 "            WHEN query LIKE 'WITH claimed%' THEN 'ACQUIRE'"
                 "            ELSE left(query, 30) END, count(*)"

@@ -39,6 +39,9 @@ struct Options
     // The largest fleet's idle phase: PgBouncer stopped (SIGSTOP) this long after the window,
     // and its queue then watched until it drains; zero for none.
     std::chrono::seconds poolStall{0};
+    // Read-first's board read: "function" (leader_ext.leader_board, 0188), as a replica sends it,
+    // or "inline", the statement sent before 0188, to measure one against the other.
+    std::string boardRead = "function";
     bool quick = false;
     std::filesystem::path jsonFile = "scale.json";
     std::string launcher; // how the run was started, for the reproduce command

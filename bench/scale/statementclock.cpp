@@ -34,7 +34,8 @@ StatementKind classify(std::string_view sql)
         return StatementKind::Renew;
     if (head.find("WITH released AS") != std::string_view::npos)
         return StatementKind::Release;
-    if (head.find("paused_until IS NULL") != std::string_view::npos)
+    if (head.find("paused_until IS NULL") != std::string_view::npos
+        || head.find("leader_ext.leader_board(") != std::string_view::npos)
         return StatementKind::Read;
     if (head.find("leader_replica_") != std::string_view::npos)
         return StatementKind::Registry;

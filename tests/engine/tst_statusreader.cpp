@@ -120,7 +120,7 @@ void TestStatusReader::openSaysWhatTheExtensionsWouldAdd()
     QCOMPARE(access.features.extension, 0);
     QVERIFY(access.canPause && access.canUnpause);
     QVERIFY2(access.readOnlyReason.empty(), access.readOnlyReason.c_str());
-    QVERIFY2(qs(access.schemaWarning).startsWith("the extensions leader_ext 0176 to 0187 would add")
+    QVERIFY2(qs(access.schemaWarning).startsWith("the extensions leader_ext 0176 to 0188 would add")
                      && qs(access.schemaWarning).contains("leaderctl migrate --print-sql"),
              access.schemaWarning.c_str());
 

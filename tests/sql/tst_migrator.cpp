@@ -561,8 +561,7 @@ void TestMigrator::printedFilesFollowEachTool_data()
                            << QStringList{"0176_pause_notify.up.sql", "0176_pause_notify.down.sql"}
                            << QStringList{"BEGIN;\n", "COMMIT;\n"};
     QTest::newRow("sql-migrate") << QStringLiteral("sql-migrate")
-                                 << QStringList{"0176_pause_notify.sql",
-                                                "0187_replicas_status_one_lock_scan.sql"}
+                                 << QStringList{"0176_pause_notify.sql", "0188_board_read.sql"}
                                  << QStringList{"-- +migrate Up\n-- +migrate StatementBegin\n",
                                                 "-- +migrate StatementEnd\n\n-- +migrate Down\n"};
     QTest::newRow("golang-migrate")
@@ -570,8 +569,7 @@ void TestMigrator::printedFilesFollowEachTool_data()
             << QStringList{"0176_pause_notify.up.sql", "0176_pause_notify.down.sql"}
             << QStringList{"BEGIN;\n", "COMMIT;\n"};
     QTest::newRow("goose") << QStringLiteral("goose")
-                           << QStringList{"0176_pause_notify.sql",
-                                          "0187_replicas_status_one_lock_scan.sql"}
+                           << QStringList{"0176_pause_notify.sql", "0188_board_read.sql"}
                            << QStringList{"-- +goose Up\n-- +goose StatementBegin\n",
                                           "-- +goose StatementEnd\n\n-- +goose Down\n"};
     QTest::newRow("flyway") << QStringLiteral("flyway")
@@ -596,7 +594,7 @@ void TestMigrator::printedFilesFollowEachTool()
     // --to stops there, down files included.
     for (const leader::schema::ScriptFile &file : leader::schema::extensionScripts(*parsed, 178))
         QVERIFY2(!QString::fromStdString(file.name).contains(
-                         QRegularExpression("0179|0180|0181|0182|0183|0184|0185|0186|0187")),
+                         QRegularExpression("0179|0180|0181|0182|0183|0184|0185|0186|0187|0188")),
                  file.name.c_str());
 }
 

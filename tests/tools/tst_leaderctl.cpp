@@ -1221,7 +1221,7 @@ void TestLeaderctl::badInput_data()
             << QStringList{"unknown --format 'liquibase'", "sql-migrate, golang-migrate"};
     QTest::newRow("--print-sql to an ADR migration")
             << QStringList{"migrate", "--print-sql", "--to", "0175"} << QStringList() << 2
-            << QStringList{"--to 0175 is no extension migration", "0176 to 0187"};
+            << QStringList{"--to 0175 is no extension migration", "0176 to 0188"};
     QTest::newRow("--print-sql --down for sql-migrate")
             << QStringList{"migrate", "--print-sql", "--format", "sql-migrate", "--down"}
             << QStringList() << 2 << QStringList{"files hold both directions"};
@@ -1593,7 +1593,7 @@ void TestLeaderctl::adrOnlyStatus()
     for (int i = 0; i < roles.size(); ++i)
         QVERIFY2(lines[i + 1].startsWith(roles[i] + " "), qPrintable(lines[i + 1]));
     QVERIFY2(lines[6].startsWith("database clock: "), qPrintable(lines[6]));
-    QVERIFY2(lines[7].startsWith("leaderctl: the extensions leader_ext 0176 to 0187 would add ")
+    QVERIFY2(lines[7].startsWith("leaderctl: the extensions leader_ext 0176 to 0188 would add ")
                      && lines[7].contains("next heartbeat, within 3 s")
                      && lines[7].contains("leaderctl migrate --print-sql"),
              qPrintable(lines[7]));

@@ -76,6 +76,11 @@ constexpr std::string_view HandoverWait = R"sql(,
                                                       l.not_before)
                                              + $5::bigint * interval '1 millisecond' END)sql";
 
+// With 0188: the same read with the handover wait, as a function whose plan is kept.
+constexpr std::string_view BoardSql
+        = "SELECT * FROM leader_ext.leader_board($1::text[], $2::bigint[], $3, $4::boolean, "
+          "$5::bigint)";
+
 const std::string &readSql(bool handovers)
 {
     static const std::string plain(ReadSql);
@@ -141,8 +146,10 @@ LeaseBoard::Reading LeaseBoard::read(const std::string &role, Clock::time_point 
     std::optional<pg::Result> rows;
     try {
         pg::ConnectionPool::Lease connection = m_pool.take();
-        rows = m_handovers.load()
-                       ? connection->exec("until acquirable (all roles)", readSql(true),
+        const bool function = m_function.load();
+        rows = function || m_handovers.load()
+                       ? connection->exec("until acquirable (all roles)",
+                                          function ? BoardSql : readSql(true),
                                           {roles, intervals, m_holderId, count ? "true" : "false",
                                            static_cast<std::int64_t>(lease::PreferFor.count())},
                                           lease::StatementTimeout)
@@ -182,13 +189,18 @@ LeaseBoard::Reading LeaseBoard::read(const std::string &role, Clock::time_point 
             const auto wait
                     = std::chrono::milliseconds(static_cast<long long>(rows->toDouble(row, 2)));
             reading.acquirableAt = std::max(received, received + wait + ClockMargin);
-            if (wait.count() > 0) {
-                const auto found = m_fleet.find(name);
-                const std::int64_t fleet
-                        = found == m_fleet.end() ? 1 : std::max<std::int64_t>(found->second, 1);
-                reading.spreadWithin
-                        = std::min<std::chrono::microseconds>(MaxSpread, fleet * SpreadPerReplica);
-            }
+            const auto found = m_fleet.find(name);
+            const std::int64_t fleet
+                    = found == m_fleet.end() ? 1 : std::max<std::int64_t>(found->second, 1);
+            const auto width
+                    = std::min<std::chrono::microseconds>(MaxSpread, fleet * SpreadPerReplica);
+            // Due a moment ago, the fleet's race for it still on: the rest of the width, not at
+            // once. At 1,000 replicas the reads of the fleet's regular polls that landed between
+            // the due instant and the winner's commit each sent an ACQUIRE straight away, two or
+            // three a tick queued on the row's lock behind the winner, and they were the ACQUIRE
+            // tail (docs/benchmarks/scale.md).
+            if (wait + width > std::chrono::microseconds(0))
+                reading.spreadWithin = wait.count() > 0 ? width : width + wait;
         }
         if (!rows->isNull(row, 3))
             reading.heldBy = lease::HolderSession{rows->toInt64(row, 3), rows->toInt64(row, 4)};

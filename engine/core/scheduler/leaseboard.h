@@ -42,6 +42,9 @@ public:
     // acquirable by this one only once the preference has passed (docs/handover.md), so that its
     // runners wait for that instead of retrying ACQUIRE every few milliseconds.
     void setHandovers(bool on) { m_handovers.store(on); }
+    // The database has extension 0188: the read is leader_ext.leader_board(), whose plan the
+    // server keeps per session, instead of the same statement planned on every call.
+    void setBoardFunction(bool on) { m_function.store(on); }
 
     struct Reading
     {
@@ -64,8 +67,9 @@ public:
         // read alike: how far past it the runner wakes at random, the same for every replica
         // (the last tick's holder too, so each tick goes to whichever comes first and roles spread
         // across replicas), and wider the more live replicas run the role (2 ms each, at most
-        // MaxPoll), so that a fleet's reads do not arrive together. Zero when acquirable now or
-        // paused.
+        // MaxPoll), so that a fleet's reads do not arrive together. For an instant that passed
+        // less than that width ago, what is left of the width, past now. Zero when acquirable
+        // since longer, or paused.
         std::chrono::microseconds spreadWithin{0};
     };
 
@@ -108,6 +112,7 @@ private:
     pg::ConnectionPool &m_pool;
     const std::string m_holderId;
     std::atomic<bool> m_handovers = false;
+    std::atomic<bool> m_function = false;
     std::mutex m_readMutex; // held while a read is in flight
     mutable std::mutex m_mutex;
     std::vector<std::pair<std::string, std::chrono::milliseconds>> m_roles;

@@ -175,6 +175,9 @@ bool RoleRunner::awaitAcquirable(Clock::time_point earliest)
     // The first reading is taken after the last ACQUIRE (or RELEASE) returned: one from before
     // it would not know what that statement changed.
     Clock::time_point takenFrom = Clock::now();
+    // This runner woke at its draw past a due instant: a reading that still says acquirable
+    // now is its turn, not a new draw over what is left of the width.
+    bool drawn = false;
     for (;;) {
         if (stopping())
             return false;
@@ -189,7 +192,8 @@ bool RoleRunner::awaitAcquirable(Clock::time_point earliest)
             takenAt = reading.takenAt;
             tryAt = std::max(reading.acquirableAt, earliest);
             // Drawn per wait; a wake (a NOTIFY, a holder's death) is not spread.
-            if (reading.spreadWithin.count() > 0)
+            if (reading.spreadWithin.count() > 0
+                && !(drawn && reading.acquirableAt <= Clock::now()))
                 tryAt += std::chrono::microseconds(std::uniform_int_distribution<long long>(
                         0, reading.spreadWithin.count())(m_random));
             readAgainAt = reading.readAgainAt;
@@ -215,7 +219,8 @@ bool RoleRunner::awaitAcquirable(Clock::time_point earliest)
             return !stopping(); // a wake: ACQUIRE at once, as AcquireFirst does
         if (unread)
             return true;
-        if (Clock::now() >= tryAt) {
+        drawn = Clock::now() >= tryAt;
+        if (drawn) {
             // Due by the reading: read again, before locking the row.
             takenFrom = Clock::now() - ShareReadingWithin;
         } else {

@@ -80,6 +80,8 @@ std::string_view purpose(Extension extension)
         return "the backlog";
     case Extension::RegistryLockScan:
         return "the registry's single lock read";
+    case Extension::BoardRead:
+        return "the planned-once board read";
     }
     return "an extension";
 }

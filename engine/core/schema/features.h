@@ -23,9 +23,10 @@ enum class Extension {
     Handover = 185,     // leader_ext.leader_handover: hand a role over now (issue 36)
     Backlog = 186,      // leader_ext.leader_backlog: how much work waits, per role (issue 36)
     RegistryLockScan = 187, // leader_replicas_status reads pg_locks once per query (issue 37)
+    BoardRead = 188, // leader_ext.leader_board: the read-first poll's read, planned once (issue 37)
 };
 inline constexpr Extension FirstExtension = Extension::PauseNotify;
-inline constexpr int LatestExtension = static_cast<int>(Extension::RegistryLockScan);
+inline constexpr int LatestExtension = static_cast<int>(Extension::BoardRead);
 // What leader-replica refuses to start without; a later one it uses where the database has it.
 inline constexpr Extension ReplicaNeeds = Extension::DefinerHardening;
 

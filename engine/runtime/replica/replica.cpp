@@ -146,8 +146,10 @@ void Replica::start()
     m_manager->recordTicks(features.has(schema::Extension::TickDetails));
     // A handover ends its tick at the next safe point, and prefers its replica (0185).
     m_manager->honourHandovers(features.has(schema::Extension::Handover));
-    if (m_board)
+    if (m_board) {
         m_board->setHandovers(features.has(schema::Extension::Handover));
+        m_board->setBoardFunction(features.has(schema::Extension::BoardRead));
+    }
     lease::ReplicaInfo registered{.holderId = holderId(),
                                   .host = platform::hostName(),
                                   .pid = platform::processId(),
