@@ -39,6 +39,8 @@ constexpr const char *HelpText = R"(usage: scale-bench --database URL --replica-
                           seconds; its queue must drain within 30 s (default 0: no stall)
   --board-read MODE        read-first's read: function (leader_ext.leader_board, as replicas
                           send it; default) or inline (the statement before 0188)
+  --keep-samples          leave the hosts' statement samples and logs for
+                          bench/scale/analyze-samples.py (printed at the end)
   --quick                 10 replicas acquire-first and 1,000 read-first, short phases, a 15 s
                           stall
   --json FILE             (default scale.json)
@@ -85,7 +87,7 @@ Options parseOptions(int argc, char **argv)
                                                      "--board-read",
                                                      "--json",
                                                      "--launcher"},
-                                                    {"--quick"});
+                                                    {"--quick", "--keep-samples"});
     Options options;
     if (commandLine.help) {
         options.help = true;
@@ -94,6 +96,8 @@ Options parseOptions(int argc, char **argv)
     for (const auto &[option, value] : commandLine.options) {
         if (option == "--quick")
             options.quick = true;
+        else if (option == "--keep-samples")
+            options.keepSamples = true;
         else if (option == "--database")
             options.databaseUrl = value;
         else if (option == "--replica-database")

@@ -891,6 +891,10 @@ Results runAll(const Options &options)
         progress("the hosts' logs are in " + directory.string());
         return results;
     }
+    if (options.keepSamples) {
+        progress("the hosts' samples and logs are in " + directory.string());
+        return results;
+    }
     std::error_code ignored;
     std::filesystem::remove_all(directory, ignored);
     return results;

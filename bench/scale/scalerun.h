@@ -42,6 +42,9 @@ struct Options
     // Read-first's board read: "function" (leader_ext.leader_board, 0188), as a replica sends it,
     // or "inline", the statement sent before 0188, to measure one against the other.
     std::string boardRead = "function";
+    // The hosts' statement samples and logs are left in their directory, for
+    // bench/scale/analyze-samples.py.
+    bool keepSamples = false;
     bool quick = false;
     std::filesystem::path jsonFile = "scale.json";
     std::string launcher; // how the run was started, for the reproduce command

@@ -15,12 +15,15 @@ using namespace std::chrono_literals;
 constexpr auto ClockMargin = 5ms;
 
 // How wide a due instant is spread per live replica that runs the role, and at most: their reads
-// arrive about one every 2 ms, while a handful of replicas still wake within a few milliseconds
+// arrive about one every 5 ms, while a handful of replicas still wake within a few milliseconds
 // of the instant. Without it, at 1,000 replicas a thousand reads queued in PgBouncer's pool ahead
 // of the one ACQUIRE that takes the role, and with half a millisecond a replica the reads that
-// fall in one 500 ms burst still outran two cores (docs/benchmarks/scale.md). At most MaxPoll:
-// wider would only move the burst.
-constexpr auto SpreadPerReplica = 2ms;
+// fall in one 500 ms burst still outran two cores. With 2 ms a replica, roles whose ticks cycle
+// in about MaxPoll drew the fleet's reads into the 2 s after each due instant, where they came
+// back a poll later: bursts of 1,000 reads a second with almost none between, and spells of
+// 100 ms in which every read queued (docs/benchmarks/scale.md). At most MaxPoll: wider would only
+// move the burst.
+constexpr auto SpreadPerReplica = 5ms;
 constexpr auto MaxSpread = std::chrono::duration_cast<std::chrono::microseconds>(lease::MaxPoll);
 // A replica that has just started may see its fleet still starting: it counts again one registry
 // beat later for its first minute, and once a minute after that.

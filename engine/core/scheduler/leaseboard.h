@@ -66,7 +66,7 @@ public:
         // When acquirableAt is a due instant still to come, which every replica running the role
         // read alike: how far past it the runner wakes at random, the same for every replica
         // (the last tick's holder too, so each tick goes to whichever comes first and roles spread
-        // across replicas), and wider the more live replicas run the role (2 ms each, at most
+        // across replicas), and wider the more live replicas run the role (5 ms each, at most
         // MaxPoll), so that a fleet's reads do not arrive together. For an instant that passed
         // less than that width ago, what is left of the width, past now. Zero when acquirable
         // since longer, or paused.
