@@ -46,6 +46,8 @@ private Q_SLOTS:
     void init();
 
     void openSaysWhatTheExtensionsWouldAdd();
+    void theLastExtensionsAreNamedToo_data();
+    void theLastExtensionsAreNamedToo();
     void pollReadsTheAdrView();
     void pausesAndUnpausesThroughTheAdrFunctions();
     void aRefusedRolePausesNone();
@@ -131,6 +133,33 @@ void TestStatusReader::openSaysWhatTheExtensionsWouldAdd()
     QCOMPARE(qs(std::get<Access>(read).readOnlyReason),
              QStringLiteral(
                      "read-only: lt_monitor has no EXECUTE on leader_pause or leader_unpause"));
+}
+
+void TestStatusReader::theLastExtensionsAreNamedToo_data()
+{
+    QTest::addColumn<int>("applied");
+    QTest::addColumn<QString>("summary");
+    QTest::newRow("up to 0186")
+            << 186
+            << "the extensions leader_ext 0187 to 0188 would add the registry read at one lock "
+               "scan per query, the read-first poll's read planned once per server session. Add";
+    QTest::newRow("up to 0187") << 187
+                                << "the extension leader_ext 0188 would add the read-first poll's "
+                                   "read planned once per server session. Add it";
+}
+
+// A database one or two extensions behind is told what they add: the two that only make a large
+// fleet cheaper were missing from the list, and the line read "would add . Add it".
+void TestStatusReader::theLastExtensionsAreNamedToo()
+{
+    QFETCH(int, applied);
+    QFETCH(QString, summary);
+    leader::schema::LeaseFeatures features;
+    features.leaseTable = true;
+    features.notBefore = true;
+    features.extension = applied;
+    const QString line = qs(leader::monitor::extensionsSummary(features));
+    QVERIFY2(line.startsWith(summary), qPrintable(line));
 }
 
 // Checked once to fail with paused_until read as a column (42703 on every poll).

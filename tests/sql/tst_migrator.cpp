@@ -200,11 +200,11 @@ void TestMigrator::freshDatabaseRecordsEveryVersionInLeaderExt()
 {
     Connection owner = m_db->connect(Login::Owner);
     QCOMPARE(Migrator(owner).migrate({MigrationSet::Adr, MigrationSet::Extension}),
-             (std::vector<int>{174, 175, 176, 177, 178, 179, 180, 181, 182, 183, 184, 185, 186,
-                               187}));
+             (std::vector<int>{174, 175, 176, 177, 178, 179, 180, 181, 182, 183, 184, 185, 186, 187,
+                               188}));
     QCOMPARE(scalar(owner, "SELECT string_agg(version::text, ',' ORDER BY version) "
                            "FROM leader_ext.migrations"),
-             QStringLiteral("174,175,176,177,178,179,180,181,182,183,184,185,186,187"));
+             QStringLiteral("174,175,176,177,178,179,180,181,182,183,184,185,186,187,188"));
     QCOMPARE(scalar(owner, "SELECT to_regclass('schema_migrations') IS NULL"), QStringLiteral("t"));
     QVERIFY(Migrator(owner).migrate({MigrationSet::Adr, MigrationSet::Extension}).empty());
 
@@ -215,7 +215,7 @@ void TestMigrator::freshDatabaseRecordsEveryVersionInLeaderExt()
     // leaderctl installed the ADR's migrations here, so it may undo them, and the version table
     // and its schema go with the last row.
     QCOMPARE(Migrator(owner).rollbackTo(174),
-             (std::vector<int>{187, 186, 185, 184, 183, 182, 181, 180, 179, 178, 177, 176, 175,
+             (std::vector<int>{188, 187, 186, 185, 184, 183, 182, 181, 180, 179, 178, 177, 176, 175,
                                174}));
     QCOMPARE(scalar(owner, "SELECT to_regnamespace('leader_ext') IS NULL"), QStringLiteral("t"));
 }
@@ -253,7 +253,7 @@ void TestMigrator::applicationsMigrationTableIsNeverTouched()
 
     Migrator migrator(owner);
     QCOMPARE(migrator.migrate({MigrationSet::Adr, MigrationSet::Extension}),
-             (std::vector<int>{176, 177, 178, 179, 180, 181, 182, 183, 184, 185, 186, 187}));
+             (std::vector<int>{176, 177, 178, 179, 180, 181, 182, 183, 184, 185, 186, 187, 188}));
     QCOMPARE(scalar(owner, TableSql), before);
     QCOMPARE(scalar(owner, "SELECT count(*) FROM leader_ext.migrations WHERE version < 176"),
              QStringLiteral("0"));
@@ -261,7 +261,7 @@ void TestMigrator::applicationsMigrationTableIsNeverTouched()
     // The ADR's own migrations are the application's: undone are the extensions only, and what
     // they replaced is the ADR's again, to the byte.
     QCOMPARE(migrator.rollbackTo(174),
-             (std::vector<int>{187, 186, 185, 184, 183, 182, 181, 180, 179, 178, 177, 176}));
+             (std::vector<int>{188, 187, 186, 185, 184, 183, 182, 181, 180, 179, 178, 177, 176}));
     QCOMPARE(scalar(owner, AdrDefinitionsSql), adrOnly);
     QCOMPARE(scalar(owner, "SELECT to_regnamespace('leader_ext') IS NULL"), QStringLiteral("t"));
     QCOMPARE(scalar(owner, TableSql), before);
@@ -388,7 +388,7 @@ void TestMigrator::featuresFollowTheVersionTable()
     }
     QVERIFY(!leader::schema::probeFeatures(monitor).extensionsHidden);
     QCOMPARE(migrator.rollbackTo(179),
-             (std::vector<int>{187, 186, 185, 184, 183, 182, 181, 180, 179}));
+             (std::vector<int>{188, 187, 186, 185, 184, 183, 182, 181, 180, 179}));
     features = leader::schema::probeFeatures(monitor);
     QCOMPARE(features.extension, 178);
     QVERIFY(features.has(Extension::ReplicaRegistry));

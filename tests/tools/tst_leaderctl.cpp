@@ -1127,7 +1127,7 @@ void TestLeaderctl::replicasOnAnOlderSchema()
                 {leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension});
     });
     QCOMPARE(migrator.rollbackTo(178),
-             (std::vector<int>{187, 186, 185, 184, 183, 182, 181, 180, 179, 178}));
+             (std::vector<int>{188, 187, 186, 185, 184, 183, 182, 181, 180, 179, 178}));
     const QString database = withLeaseSchema ? url(Login::Monitor) : qs(m_empty->url(Login::Owner));
     QStringList arguments{"replicas", "--database", database};
     if (json)

@@ -171,7 +171,7 @@ std::string extensionsSummary(const schema::LeaseFeatures &features)
                "tracked in schema_migrations), and only the ADR's features are used until "
                "leaderctl migrate moves them into leader_ext";
     const std::string heartbeat = std::to_string(lease::HeartbeatEvery / 1s);
-    const std::array<std::pair<Extension, std::string>, 11> adds{{
+    const std::array<std::pair<Extension, std::string>, 13> adds{{
             {Extension::PauseNotify, "the pause wake NOTIFY (without it a holder stops at its next "
                                      "heartbeat, within "
                                              + heartbeat + " s)"},
@@ -187,6 +187,9 @@ std::string extensionsSummary(const schema::LeaseFeatures &features)
                                      "the hour's counts)"},
             {Extension::Handover, "the handover of a role now"},
             {Extension::Backlog, "each role's backlog (how much work waits)"},
+            // Nothing a reader sees: what a fleet of hundreds of replicas costs the server.
+            {Extension::RegistryLockScan, "the registry read at one lock scan per query"},
+            {Extension::BoardRead, "the read-first poll's read planned once per server session"},
     }};
     std::string added;
     for (const auto &[extension, what] : adds)
