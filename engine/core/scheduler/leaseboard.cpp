@@ -150,15 +150,13 @@ LeaseBoard::Reading LeaseBoard::read(const std::string &role, Clock::time_point 
     try {
         pg::ConnectionPool::Lease connection = m_pool.take();
         const bool function = m_function.load();
-        rows = function || m_handovers.load()
-                       ? connection->exec("until acquirable (all roles)",
-                                          function ? BoardSql : readSql(true),
-                                          {roles, intervals, m_holderId, count ? "true" : "false",
-                                           static_cast<std::int64_t>(lease::PreferFor.count())},
-                                          lease::StatementTimeout)
-                       : connection->exec("until acquirable (all roles)", readSql(false),
-                                          {roles, intervals, m_holderId, count ? "true" : "false"},
-                                          lease::StatementTimeout);
+        const bool handovers = function || m_handovers.load();
+        std::vector<pg::Param> params{roles, intervals, m_holderId, count ? "true" : "false"};
+        if (handovers)
+            params.emplace_back(static_cast<std::int64_t>(lease::PreferFor.count()));
+        rows = connection->exec("until acquirable (all roles)",
+                                function ? BoardSql : readSql(handovers), params,
+                                lease::StatementTimeout);
     } catch (const pg::Error &error) {
         const auto jitter = std::chrono::microseconds(
                 std::uniform_int_distribution<long long>(0, FailedReadJitter.count())(m_random));
