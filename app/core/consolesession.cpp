@@ -160,6 +160,7 @@ void ConsoleSession::stopDemo()
 void ConsoleSession::onDemoStopped()
 {
     m_demoRunning = false;
+    m_demoStopping = true; // stopped by itself, too: nothing more is posted to it
     if (m_demoThread)
         m_demoThread->quit(); // finished → the host is deleted in its thread, finishIfDone
     Q_EMIT demoStopped();
@@ -260,8 +261,19 @@ void ConsoleSession::readPauseLog(PauseLogSince since)
 
 void ConsoleSession::inject(const FaultRequest &request)
 {
-    if (m_demo && m_demoRunning && m_phase == Phase::Running)
+    // Not m_demoRunning: the demo's replicas lead, and are listed here, before its started()
+    // arrives, and the drill faults the first holder it sees. Posted, the fault waits on the
+    // host's thread behind the start; a demo that did not start refuses it, and says so.
+    if (m_demo && !m_demoStopping && m_phase == Phase::Running) {
         postTo(m_demo, [demo = m_demo, request] { demo->inject(request); });
+        return;
+    }
+    Q_EMIT demoEvent({.time = QDateTime::currentDateTimeUtc(),
+                      .source = QStringLiteral("console"),
+                      .role = request.role,
+                      .event = EventKind::Fault,
+                      .detail = tr("%1 %2: not sent, the demo is not running")
+                                        .arg(faultName(request.kind), request.replica)});
 }
 
 void ConsoleSession::runDrill()
