@@ -116,6 +116,7 @@ private Q_SLOTS:
     void boardReadsAlikeEitherStatement_data();
     void boardReadsAlikeEitherStatement();
     void boardSharesAFailedRead();
+    void boardReadsOnWhenItsFunctionIsUndone();
     void readFirstTicksGoToEitherReplica();
     void killedLeaderIsTakenOverWithinTtl_data() { pollModes(); }
     void killedLeaderIsTakenOverWithinTtl();
@@ -475,6 +476,42 @@ void TestLeaseManager::boardSharesAFailedRead()
     QVERIFY_THROWS_EXCEPTION(
             Unread, board.read("billing", failed->takenAt() + std::chrono::nanoseconds(1)));
     QCOMPARE(silent.takeConnects(), 1);
+}
+
+// 0188 undone under a running replica (its function renamed here, which reads the same to the
+// replica: 42883): the board reads on with the statement before it, from the read that found the
+// function gone. Checked: without the fallback that read throws Unread, every runner of the
+// replica then sends ACQUIRE after MaxPoll, and this fails.
+void TestLeaseManager::boardReadsOnWhenItsFunctionIsUndone()
+{
+    Replica a(appUrl(), "a:1:0000000a");
+    leader::scheduler::LeaseBoard board(a.manager.pool(), a.manager.holderId());
+    board.setHandovers(true);
+    board.setBoardFunction(true);
+    board.add("dunning", 30s);
+    QCOMPARE(a.manager.lead("dunning", 0ms, [](TickContext &) {}).outcome, Outcome::Completed);
+    const auto due = board.read("dunning", std::chrono::steady_clock::now());
+    const std::string function = "leader_ext.leader_board(text[], bigint[], text, boolean, bigint)";
+    m_owner->exec("undo 0188", "ALTER FUNCTION " + function + " RENAME TO leader_board_undone", {},
+                  5s);
+    const auto restore = qScopeGuard([&] {
+        m_owner->exec("redo 0188",
+                      "ALTER FUNCTION leader_ext.leader_board_undone(text[], bigint[], text, "
+                      "boolean, bigint) RENAME TO leader_board",
+                      {}, 5s);
+    });
+    for (int read = 0; read < 2; ++read) {
+        std::optional<leader::scheduler::LeaseBoard::Reading> reading;
+        try {
+            reading = board.read("dunning", std::chrono::steady_clock::now());
+        } catch (const leader::scheduler::LeaseBoard::Unread &unread) {
+            QFAIL(unread.what());
+        }
+        QVERIFY(reading->takenAt > due.takenAt);
+        // The same due instant, 30 s after the tick, read by either statement.
+        QVERIFY2(std::abs(seconds(reading->acquirableAt - due.acquirableAt)) < 0.5,
+                 qPrintable(QString::number(seconds(reading->acquirableAt - due.acquirableAt))));
+    }
 }
 
 void TestLeaseManager::readFirstTicksGoToEitherReplica()

@@ -149,14 +149,30 @@ LeaseBoard::Reading LeaseBoard::read(const std::string &role, Clock::time_point 
     std::optional<pg::Result> rows;
     try {
         pg::ConnectionPool::Lease connection = m_pool.take();
+        const auto send = [&](bool function) {
+            const bool handovers = function || m_handovers.load();
+            std::vector<pg::Param> params{roles, intervals, m_holderId, count ? "true" : "false"};
+            if (handovers)
+                params.emplace_back(static_cast<std::int64_t>(lease::PreferFor.count()));
+            return connection->exec("until acquirable (all roles)",
+                                    function ? BoardSql : readSql(handovers), params,
+                                    lease::StatementTimeout);
+        };
         const bool function = m_function.load();
-        const bool handovers = function || m_handovers.load();
-        std::vector<pg::Param> params{roles, intervals, m_holderId, count ? "true" : "false"};
-        if (handovers)
-            params.emplace_back(static_cast<std::int64_t>(lease::PreferFor.count()));
-        rows = connection->exec("until acquirable (all roles)",
-                                function ? BoardSql : readSql(handovers), params,
-                                lease::StatementTimeout);
+        try {
+            rows = send(function);
+        } catch (const pg::Error &error) {
+            // 0188 was undone under this replica: the plain statement reads the same rows.
+            // Without this every read failed, and each runner sent ACQUIRE after MaxPoll.
+            if (!function || error.sqlstate() != pg::sqlstate::UndefinedFunction)
+                throw;
+            m_function.store(false);
+            log::write(log::Level::Warning, "scheduler",
+                       "leader_ext.leader_board() is gone (migration 0188 undone); reading the "
+                       "roles' rows with the plain statement",
+                       "holder=" + m_holderId);
+            rows = send(false);
+        }
     } catch (const pg::Error &error) {
         const auto jitter = std::chrono::microseconds(
                 std::uniform_int_distribution<long long>(0, FailedReadJitter.count())(m_random));
