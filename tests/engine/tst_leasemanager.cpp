@@ -20,6 +20,7 @@
 #include "scheduler/leaseboard.h"
 #include "scheduler/rolerunner.h"
 #include "scheduler/stepguard.h"
+#include "schema/migrator.h"
 #include "testdatabase.h"
 
 #include <QElapsedTimer>
@@ -117,6 +118,7 @@ private Q_SLOTS:
     void boardReadsAlikeEitherStatement();
     void boardSharesAFailedRead();
     void boardReadsOnWhenItsFunctionIsUndone();
+    void leadsOnWhenHandoversAreUndone();
     void readFirstTicksGoToEitherReplica();
     void killedLeaderIsTakenOverWithinTtl_data() { pollModes(); }
     void killedLeaderIsTakenOverWithinTtl();
@@ -511,6 +513,57 @@ void TestLeaseManager::boardReadsOnWhenItsFunctionIsUndone()
         // The same due instant, 30 s after the tick, read by either statement.
         QVERIFY2(std::abs(seconds(reading->acquirableAt - due.acquirableAt)) < 0.5,
                  qPrintable(QString::number(seconds(reading->acquirableAt - due.acquirableAt))));
+    }
+}
+
+// 0185 undone under running replicas (0188 to 0185 rolled back, as their down scripts do): a
+// tick in flight renews on, another replica's ACQUIRE leads and the board reads, each sent again
+// without the handover columns by the statement that found them gone. Before, every ACQUIRE and
+// RENEW failed with 42703 until a restart, and no role was led: seen with two leader-replica
+// processes and the down scripts run by psql. Checked: without Manager::withHandovers's fallback
+// the RENEW leaves the manager honouring handovers and this fails; without the board's, its read
+// throws.
+void TestLeaseManager::leadsOnWhenHandoversAreUndone()
+{
+    Replica a(appUrl(), "a:1:0000000a");
+    Replica b(appUrl(), "b:2:0000000b");
+    for (Replica *replica : {&a, &b})
+        replica->manager.honourHandovers(true);
+    leader::scheduler::LeaseBoard board(b.manager.pool(), b.manager.holderId());
+    board.setHandovers(true);
+    board.setBoardFunction(true);
+    board.add("dunning", 30s);
+    board.read("dunning", std::chrono::steady_clock::now());
+
+    std::atomic<bool> end = false;
+    auto tick = std::async(std::launch::async, [&] {
+        return a.manager.lead("billing", 0ms, [&](TickContext &context) {
+            while (!end)
+                context.sleepFor(50ms);
+        });
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(a.recorder.count(EventKind::Acquired) == 1, 5000);
+    leader::schema::Migrator(*m_owner).rollbackTo(185);
+    const auto restore = qScopeGuard([&] {
+        end = true;
+        leader::schema::Migrator(*m_owner).migrate({leader::schema::MigrationSet::Extension});
+    });
+    QCOMPARE(field("SELECT count(*) FROM information_schema.columns WHERE column_name = "
+                   "'handover_token'"),
+             QStringLiteral("0"));
+
+    a.manager.renewNow("billing");
+    QTRY_VERIFY_WITH_TIMEOUT(!a.manager.honoursHandovers(), 5000);
+    end = true;
+    QCOMPARE(tick.get().outcome, Outcome::Completed);
+    QCOMPARE(a.recorder.count(EventKind::Lost), 0);
+
+    QCOMPARE(b.manager.lead("dunning", 0ms, [](TickContext &) {}).outcome, Outcome::Completed);
+    QVERIFY(!b.manager.honoursHandovers());
+    try {
+        board.read("dunning", std::chrono::steady_clock::now());
+    } catch (const leader::scheduler::LeaseBoard::Unread &unread) {
+        QFAIL(unread.what());
     }
 }
 

@@ -229,23 +229,31 @@ void TestPgConnection::definiteErrorKeepsConnection_data()
 {
     QTest::addColumn<QString>("sql");
     QTest::addColumn<QString>("sqlstate");
+    QTest::addColumn<QString>("advice"); // what explain() tells the operator to do, if anything
     QTest::newRow("division by zero") << "SELECT 1/0"
-                                      << "22012";
+                                      << "22012" << QString();
     QTest::newRow("undefined table") << "SELECT * FROM no_such_table"
-                                     << "42P01";
+                                     << "42P01"
+                                     << "run leaderctl migrate";
+    // An extension undone under a running replica: its database was reached, so not "check the
+    // database name in the URL", which "does not exist" in the message used to give.
+    QTest::newRow("undefined column") << "SELECT handover_token FROM (SELECT 1) AS l"
+                                      << "42703"
+                                      << "lacks a column this build uses";
     QTest::newRow("syntax error") << "SELEC 1"
-                                  << "42601";
+                                  << "42601" << QString();
     QTest::newRow("invalid integer") << "SELECT 'abc'::int"
-                                     << "22P02";
+                                     << "22P02" << QString();
     QTest::newRow("raised by plpgsql")
             << "DO $$ BEGIN RAISE EXCEPTION 'custom' USING ERRCODE = 'P0001'; END $$"
-            << "P0001";
+            << "P0001" << QString();
 }
 
 void TestPgConnection::definiteErrorKeepsConnection()
 {
     QFETCH(QString, sql);
     QFETCH(QString, sqlstate);
+    QFETCH(QString, advice);
     Connection connection = m_db->connect(Login::App);
     const auto *handle = connection.handle();
     // The row's name is the statement's name, so each row checks it travels with the error.
@@ -262,6 +270,7 @@ void TestPgConnection::definiteErrorKeepsConnection()
         const QString explained = qs(leader::pg::explain(error));
         QVERIFY2(explained.startsWith(qs(statement) + ": "), qPrintable(explained));
         QVERIFY2(explained.contains("[SQLSTATE " + sqlstate + "]"), qPrintable(explained));
+        QVERIFY2(explained.contains(advice), qPrintable(explained));
     }
     // Checked before the next statement, which would reopen a closed connection unseen.
     QVERIFY(connection.isOpen());

@@ -98,6 +98,24 @@ void Manager::shutdown()
     m_shutdownWake.notify_all();
 }
 
+template<typename Statement>
+auto Manager::withHandovers(Statement statement)
+{
+    const bool handovers = m_handovers.load();
+    try {
+        return statement(handovers);
+    } catch (const pg::Error &error) {
+        if (!handovers || !handoverColumnsGone(error))
+            throw;
+        if (m_handovers.exchange(false))
+            log::write(log::Level::Warning, "lease",
+                       "the handover columns are gone (migration 0185 undone); leading without "
+                       "handovers",
+                       "holder=" + m_holderId);
+        return statement(false);
+    }
+}
+
 void Manager::waitUnlessShutdown(std::chrono::milliseconds duration)
 {
     std::unique_lock lock(m_ticksMutex);
@@ -291,8 +309,9 @@ LeadResult Manager::lead(std::string_view role, std::chrono::milliseconds interv
     const auto sentAt = Clock::now();
     const auto sentWall = Wall::now();
     std::optional<HolderSession> heldBy;
-    const std::optional<Acquired> acquired = acquire(*connection, role, m_holderId, interval,
-                                                     m_marker.key(), &heldBy, m_handovers.load());
+    const std::optional<Acquired> acquired = withHandovers([&](bool handovers) {
+        return acquire(*connection, role, m_holderId, interval, m_marker.key(), &heldBy, handovers);
+    });
     if (m_metrics)
         m_metrics->acquireRoundTrip(role, Clock::now() - sentAt);
     if (!acquired) {
@@ -537,9 +556,10 @@ void Manager::heartbeat(TickContext &context, Beat &beat)
         }
         const std::optional<std::int64_t> key = m_marker.key();
         try {
-            const std::optional<Renewed> renewed
-                    = renew(*connection, context.role(), context.token(), m_holderId,
-                            {.startBy = abandon}, key, m_handovers.load());
+            const std::optional<Renewed> renewed = withHandovers([&](bool handovers) {
+                return renew(*connection, context.role(), context.token(), m_holderId,
+                             {.startBy = abandon}, key, handovers);
+            });
             if (m_metrics)
                 m_metrics->renewRoundTrip(context.role(), Clock::now() - sent);
             if (!renewed) {

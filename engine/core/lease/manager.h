@@ -150,6 +150,11 @@ private:
     void releaseTick(pg::Connection &connection, const TickContext &context, Outcome outcome,
                      std::optional<LossReason> lossReason,
                      std::chrono::steady_clock::time_point ended);
+    // statement(handovers), with 0185's handover columns where the database has them. The one
+    // that finds them gone (0185 undone under this replica) is sent again without, and so is every
+    // later one: otherwise no ACQUIRE or RENEW would succeed until a restart.
+    template<typename Statement>
+    auto withHandovers(Statement statement);
     // Waits up to duration, or less when the manager shuts down.
     void waitUnlessShutdown(std::chrono::milliseconds duration);
     void observeDrift(double databaseEpochSeconds, std::chrono::system_clock::time_point sent,

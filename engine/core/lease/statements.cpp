@@ -226,6 +226,12 @@ std::optional<Acquired> acquire(pg::Connection &connection, std::string_view rol
                     result.isNull(0, 4) ? 0 : result.toInt64(0, 4)};
 }
 
+bool handoverColumnsGone(const pg::Error &error)
+{
+    return error.sqlstate() == pg::sqlstate::UndefinedColumn
+           && std::string_view(error.what()).find("handover_") != std::string_view::npos;
+}
+
 std::optional<Renewed> renew(pg::Connection &connection, std::string_view role, std::int64_t token,
                              std::string_view holderId, const pg::StatementWindow &window,
                              std::optional<std::int64_t> session, bool handovers)

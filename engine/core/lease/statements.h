@@ -2,6 +2,7 @@
 
 #include "outcome.h"
 #include "pg/connection.h"
+#include "pg/error.h"
 
 #include <chrono>
 #include <cstdint>
@@ -82,6 +83,11 @@ std::optional<Renewed> renew(pg::Connection &connection, std::string_view role, 
                              std::string_view holderId, const pg::StatementWindow &window = {},
                              std::optional<std::int64_t> session = std::nullopt,
                              bool handovers = false);
+
+// What a statement naming 0185's handover columns (acquire and renew with handovers, the board's
+// read) meets once 0185 is undone under a running replica: 42703 on one of those columns, whose
+// name the server quotes in any language.
+bool handoverColumnsGone(const pg::Error &error);
 
 // What RELEASE needs to know of the tick it ends.
 struct Release

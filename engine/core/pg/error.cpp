@@ -32,6 +32,9 @@ std::string explain(const Error &error)
                  "hardcount_monitor (read-only status)";
     else if (state == sqlstate::UndefinedTable || state == sqlstate::UndefinedFunction)
         advice = "the lease schema is missing: run leaderctl migrate --database URL";
+    else if (state == sqlstate::UndefinedColumn) // not the database name: it was reached
+        advice = "the lease schema lacks a column this build uses: run leaderctl migrate "
+                 "--database URL";
     else if (contains("password authentication failed") || contains("no password supplied")
              || contains("SASL authentication failed")) // PgBouncer's wording under SCRAM
         advice = "check the user and password (in the URL, PGPASSWORD or ~/.pgpass)";

@@ -149,8 +149,7 @@ LeaseBoard::Reading LeaseBoard::read(const std::string &role, Clock::time_point 
     std::optional<pg::Result> rows;
     try {
         pg::ConnectionPool::Lease connection = m_pool.take();
-        const auto send = [&](bool function) {
-            const bool handovers = function || m_handovers.load();
+        const auto send = [&](bool function, bool handovers) {
             std::vector<pg::Param> params{roles, intervals, m_holderId, count ? "true" : "false"};
             if (handovers)
                 params.emplace_back(static_cast<std::int64_t>(lease::PreferFor.count()));
@@ -158,20 +157,32 @@ LeaseBoard::Reading LeaseBoard::read(const std::string &role, Clock::time_point 
                                     function ? BoardSql : readSql(handovers), params,
                                     lease::StatementTimeout);
         };
-        const bool function = m_function.load();
-        try {
-            rows = send(function);
-        } catch (const pg::Error &error) {
-            // 0188 was undone under this replica: the plain statement reads the same rows.
-            // Without this every read failed, and each runner sent ACQUIRE after MaxPoll.
-            if (!function || error.sqlstate() != pg::sqlstate::UndefinedFunction)
-                throw;
-            m_function.store(false);
-            log::write(log::Level::Warning, "scheduler",
-                       "leader_ext.leader_board() is gone (migration 0188 undone); reading the "
-                       "roles' rows with the plain statement",
-                       "holder=" + m_holderId);
-            rows = send(false);
+        // An extension undone under this replica: the read that finds 0188's function or 0185's
+        // handover columns gone is sent again without them, and so is every later one. Otherwise
+        // every read failed until a restart, and each runner sent ACQUIRE after MaxPoll.
+        for (;;) {
+            const bool function = m_function.load();
+            const bool handovers = function || m_handovers.load();
+            try {
+                rows = send(function, handovers);
+                break;
+            } catch (const pg::Error &error) {
+                const auto warn = [this](const char *what) {
+                    log::write(log::Level::Warning, "scheduler", what, "holder=" + m_holderId);
+                };
+                if (function && error.sqlstate() == pg::sqlstate::UndefinedFunction) {
+                    m_function.store(false);
+                    warn("leader_ext.leader_board() is gone (migration 0188 undone); reading "
+                         "the roles' rows with the plain statement");
+                } else if (handovers && lease::handoverColumnsGone(error)) {
+                    m_function.store(false); // leader_board() reads them too
+                    m_handovers.store(false);
+                    warn("the handover columns are gone (migration 0185 undone); reading the "
+                         "roles' rows without them");
+                } else {
+                    throw;
+                }
+            }
         }
     } catch (const pg::Error &error) {
         const auto jitter = std::chrono::microseconds(
