@@ -21,6 +21,7 @@ packages=(
     sql-migrate
     g++-mingw-w64-x86-64-posix wine64 mingw-w64-tools wixl msitools
     spin gcc
+    golang-go golang-github-jackc-pgx-v4-dev
 )
 
 missing=()
