@@ -214,10 +214,10 @@ private Q_SLOTS:
     }
 
     // A poll that fails for a reason other than the transport (here the monitor login's SELECT
-    // on leader_status revoked in this database) marks the rows stale with the first failure and
-    // reports it; the same failure again is the same report with a higher count. Checked: with
-    // pollFailed not connected to the session (as before), nothing is reported and the table
-    // stays live-looking until the two intervals pass.
+    // on leader_ext.leader_status, the view it reads with 0189, revoked in this database) marks the
+    // rows stale with the first failure and reports it; the same failure again is the same report
+    // with a higher count. Checked: with pollFailed not connected to the session (as before),
+    // nothing is reported and the table stays live-looking until the two intervals pass.
     void revokedSelectIsAnError()
     {
         ConsoleSession session;
@@ -227,9 +227,9 @@ private Q_SLOTS:
         session.connectTo(profileFor(m_db->url(Login::Monitor)));
         QTRY_VERIFY_WITH_TIMEOUT(!rows.isEmpty(), Timeout);
 
-        owner("REVOKE SELECT ON leader_status FROM hardcount_monitor");
+        owner("REVOKE SELECT ON leader_ext.leader_status FROM hardcount_monitor");
         const auto restore = qScopeGuard(
-                [this] { owner("GRANT SELECT ON leader_status TO hardcount_monitor"); });
+                [this] { owner("GRANT SELECT ON leader_ext.leader_status TO hardcount_monitor"); });
         QTRY_VERIFY_WITH_TIMEOUT(!problems.isEmpty(), Timeout);
         QVERIFY2(session.isStale(), "the first failed poll must mark the rows stale");
         const QString message = problems.first().at(0).toString();
@@ -241,7 +241,7 @@ private Q_SLOTS:
         QCOMPARE(problems.at(1).at(0).toString(), message);
         QCOMPARE(problems.at(1).at(1).toInt(), 2);
 
-        owner("GRANT SELECT ON leader_status TO hardcount_monitor");
+        owner("GRANT SELECT ON leader_ext.leader_status TO hardcount_monitor");
         const qsizetype before = rows.size();
         QTRY_VERIFY_WITH_TIMEOUT(rows.size() > before, Timeout);
         QVERIFY(!session.isStale());
@@ -264,7 +264,7 @@ private Q_SLOTS:
         QTest::newRow("one unknown role")
                 << QStringList{"billing", "dunning", "payroll"} << -1 << "unknown role 'payroll'";
         QTest::newRow("an end that is not after now")
-                << QStringList{"billing", "dunning"} << 0 << "which is not after now";
+                << QStringList{"billing", "dunning"} << 0 << "give an instant after now";
     }
 
     void bulkPauseIsAllOrNothing()

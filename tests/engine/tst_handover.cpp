@@ -215,7 +215,8 @@ void TestHandover::preferredReplicaAcquiresOthersAreRefused()
     QCOMPARE(tick.get().outcome, Outcome::Interrupted);
 
     const auto acquire = [&](const std::string &holderId) {
-        return leader::lease::acquire(app, "billing", holderId, 60s, std::nullopt, nullptr, true);
+        return leader::lease::acquire(app, "billing", holderId, 60s, std::nullopt, nullptr,
+                                      {.handovers = true});
     };
     // The holder that was asked is refused either way; another is refused when one is named.
     QVERIFY(!acquire(holder.holderId()));
@@ -250,7 +251,7 @@ void TestHandover::othersTakeItOncePreferForHasPassed()
     std::optional<leader::lease::Acquired> acquired;
     while (!acquired && since.elapsed() < leader::lease::PreferFor / 1ms + 15000) {
         acquired = leader::lease::acquire(app, "billing", OtherHolder, 60s, std::nullopt, nullptr,
-                                          true);
+                                          {.handovers = true});
         if (!acquired)
             QTest::qWait(200);
     }

@@ -122,7 +122,7 @@ void TestStatusReader::openSaysWhatTheExtensionsWouldAdd()
     QCOMPARE(access.features.extension, 0);
     QVERIFY(access.canPause && access.canUnpause);
     QVERIFY2(access.readOnlyReason.empty(), access.readOnlyReason.c_str());
-    QVERIFY2(qs(access.schemaWarning).startsWith("the extensions leader_ext 0176 to 0188 would add")
+    QVERIFY2(qs(access.schemaWarning).startsWith("the extensions leader_ext 0176 to 0189 would add")
                      && qs(access.schemaWarning).contains("leaderctl migrate --print-sql"),
              access.schemaWarning.c_str());
 
@@ -141,11 +141,12 @@ void TestStatusReader::theLastExtensionsAreNamedToo_data()
     QTest::addColumn<QString>("summary");
     QTest::newRow("up to 0186")
             << 186
-            << "the extensions leader_ext 0187 to 0188 would add the registry read at one lock "
-               "scan per query, the read-first poll's read planned once per server session. Add";
-    QTest::newRow("up to 0187") << 187
-                                << "the extension leader_ext 0188 would add the read-first poll's "
-                                   "read planned once per server session. Add it";
+            << "the extensions leader_ext 0187 to 0189 would add the registry read at one lock "
+               "scan per query, the read-first poll's read planned once per server session, "
+               "pauses with an end that end for replicas that speak only the ADR too. Add";
+    QTest::newRow("up to 0188") << 188
+                                << "the extension leader_ext 0189 would add pauses with an end "
+                                   "that end for replicas that speak only the ADR too. Add it";
 }
 
 // A database one or two extensions behind is told what they add: the two that only make a large

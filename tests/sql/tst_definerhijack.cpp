@@ -250,10 +250,7 @@ void TestDefinerHijack::callEveryBranch(Connection &app)
         return std::string(app.exec("call", sql, {}, Short).text(0, 0));
     };
     const auto endPauseNow = [this](const char *role) {
-        m_owner->exec("end the pause",
-                      "UPDATE leader_leases SET paused_until = now() - interval '1 millisecond' "
-                      "WHERE role = $1",
-                      {role}, Short);
+        m_db->endPauseNow(role);
     };
     // leader_pause: pauses; already paused without and with an end (the notice's ||); refused.
     call("SELECT leader_pause('billing', 'alice', 'first')");
@@ -313,6 +310,31 @@ void TestDefinerHijack::callEveryBranch(Connection &app)
     expectRefused(app, "SELECT * FROM leader_ext.leader_handover('billing', 'alice', 'x', 'h9')");
     expectRefused(app, "SELECT * FROM leader_ext.leader_handover('billing', ' ', 'x', 'h1')");
     expectRefused(app, "SELECT * FROM leader_ext.leader_handover('payroll', 'alice', 'x')");
+    // 0189: a replica's early take note; the writes trigger's branches, as the app: an ACQUIRE
+    // and a RELEASE of a holder outside the registry, a pause with an end held in not_before that
+    // the app may not lift by hand.
+    QCOMPARE(call("SELECT leader_ext.leader_replica_early_take_off('h:1:00000001', 60000, "
+                  "'reaper')::text"),
+             std::string("true"));
+    const std::string outside
+            = call("INSERT INTO leader_leases (role, holder_token, holder_id, acquired_at, "
+                   "expires_at) VALUES ('webhook_delivery', 1, 'adr:1:00000001', now(), now() + "
+                   "interval '10 seconds') ON CONFLICT (role) DO UPDATE SET holder_token = "
+                   "leader_leases.holder_token + 1, holder_id = 'adr:1:00000001', acquired_at = "
+                   "now(), expires_at = now() + interval '10 seconds' WHERE "
+                   "leader_leases.expires_at IS NULL RETURNING holder_token");
+    app.exec("release",
+             "UPDATE leader_leases SET holder_id = NULL, acquired_at = NULL, expires_at = NULL "
+             "WHERE role = 'webhook_delivery' AND holder_token = $1 AND holder_id IS NOT NULL",
+             {outside}, Short);
+    call("SELECT leader_ext.leader_pause('dunning', 'alice', 'end', now() + interval '1 hour')");
+    try {
+        app.exec("lift", "UPDATE leader_leases SET not_before = NULL WHERE role = 'dunning'", {},
+                 Short);
+        QFAIL("the app lifted a pause by hand");
+    } catch (const leader::pg::Error &error) {
+        QCOMPARE(QString::fromStdString(error.sqlstate()), QStringLiteral("42501"));
+    }
     QCOMPARE(call("SELECT leader_ext.leader_replica_gone('h:1:00000001')"), std::string("t"));
     // The guard's clamp, as the app.
     app.exec("future tick",
@@ -332,7 +354,7 @@ void TestDefinerHijack::callEveryBranch(Connection &app)
                             "webhook_outbox expire -, webhook_outbox pause bob, "
                             "webhook_delivery pause alice, webhook_delivery expire -, "
                             "email_outbox pause alice, email_outbox expire -, "
-                            "billing pause alice, billing unpause carol"));
+                            "billing pause alice, billing unpause carol, dunning pause alice"));
 }
 
 void TestDefinerHijack::plantedObjectsNeverRunAsTheOwner()
@@ -386,8 +408,9 @@ SELECT count(*), coalesce(string_agg(p.oid::regprocedure::text, ', ')
 )sql",
                                                     {}, Short);
     // 0183 added leader_drain, leader_undrain and leader_replica_drain_beat; 0184
-    // leader_tick_record; 0185 leader_handover; the demo's 1003 its five backlog sources.
-    QCOMPARE(result.toInt64(0, 0), 17);
+    // leader_tick_record; 0185 leader_handover; the demo's 1003 its five backlog sources; 0189
+    // leader_leases_writes, leader_pause_settle and leader_replica_early_take_off.
+    QCOMPARE(result.toInt64(0, 0), 20);
     QCOMPARE(QString::fromUtf8(result.text(0, 1)), QString());
     // 0186's functions run as their caller, who may be the owner (register, unregister, a
     // leaderctl status as the owner): pinned as well.
@@ -561,7 +584,7 @@ void TestDefinerHijack::migratorRefusesACreatableSchema()
     const std::vector<int> applied
             = leader::schema::Migrator(owner).migrate({MigrationSet::Adr, MigrationSet::Extension});
     QCOMPARE(applied, (std::vector<int>{174, 175, 176, 177, 178, 179, 180, 181, 182, 183, 184, 185,
-                                        186, 187, 188}));
+                                        186, 187, 188, 189}));
 }
 
 QTEST_GUILESS_MAIN(TestDefinerHijack)

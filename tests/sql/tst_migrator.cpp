@@ -201,10 +201,10 @@ void TestMigrator::freshDatabaseRecordsEveryVersionInLeaderExt()
     Connection owner = m_db->connect(Login::Owner);
     QCOMPARE(Migrator(owner).migrate({MigrationSet::Adr, MigrationSet::Extension}),
              (std::vector<int>{174, 175, 176, 177, 178, 179, 180, 181, 182, 183, 184, 185, 186, 187,
-                               188}));
+                               188, 189}));
     QCOMPARE(scalar(owner, "SELECT string_agg(version::text, ',' ORDER BY version) "
                            "FROM leader_ext.migrations"),
-             QStringLiteral("174,175,176,177,178,179,180,181,182,183,184,185,186,187,188"));
+             QStringLiteral("174,175,176,177,178,179,180,181,182,183,184,185,186,187,188,189"));
     QCOMPARE(scalar(owner, "SELECT to_regclass('schema_migrations') IS NULL"), QStringLiteral("t"));
     QVERIFY(Migrator(owner).migrate({MigrationSet::Adr, MigrationSet::Extension}).empty());
 
@@ -215,8 +215,8 @@ void TestMigrator::freshDatabaseRecordsEveryVersionInLeaderExt()
     // leaderctl installed the ADR's migrations here, so it may undo them, and the version table
     // and its schema go with the last row.
     QCOMPARE(Migrator(owner).rollbackTo(174),
-             (std::vector<int>{188, 187, 186, 185, 184, 183, 182, 181, 180, 179, 178, 177, 176, 175,
-                               174}));
+             (std::vector<int>{189, 188, 187, 186, 185, 184, 183, 182, 181, 180, 179, 178, 177, 176,
+                               175, 174}));
     QCOMPARE(scalar(owner, "SELECT to_regnamespace('leader_ext') IS NULL"), QStringLiteral("t"));
 }
 
@@ -253,15 +253,16 @@ void TestMigrator::applicationsMigrationTableIsNeverTouched()
 
     Migrator migrator(owner);
     QCOMPARE(migrator.migrate({MigrationSet::Adr, MigrationSet::Extension}),
-             (std::vector<int>{176, 177, 178, 179, 180, 181, 182, 183, 184, 185, 186, 187, 188}));
+             (std::vector<int>{176, 177, 178, 179, 180, 181, 182, 183, 184, 185, 186, 187, 188,
+                               189}));
     QCOMPARE(scalar(owner, TableSql), before);
     QCOMPARE(scalar(owner, "SELECT count(*) FROM leader_ext.migrations WHERE version < 176"),
              QStringLiteral("0"));
 
     // The ADR's own migrations are the application's: undone are the extensions only, and what
     // they replaced is the ADR's again, to the byte.
-    QCOMPARE(migrator.rollbackTo(174),
-             (std::vector<int>{188, 187, 186, 185, 184, 183, 182, 181, 180, 179, 178, 177, 176}));
+    QCOMPARE(migrator.rollbackTo(174), (std::vector<int>{189, 188, 187, 186, 185, 184, 183, 182,
+                                                         181, 180, 179, 178, 177, 176}));
     QCOMPARE(scalar(owner, AdrDefinitionsSql), adrOnly);
     QCOMPARE(scalar(owner, "SELECT to_regnamespace('leader_ext') IS NULL"), QStringLiteral("t"));
     QCOMPARE(scalar(owner, TableSql), before);
@@ -388,7 +389,7 @@ void TestMigrator::featuresFollowTheVersionTable()
     }
     QVERIFY(!leader::schema::probeFeatures(monitor).extensionsHidden);
     QCOMPARE(migrator.rollbackTo(179),
-             (std::vector<int>{188, 187, 186, 185, 184, 183, 182, 181, 180, 179}));
+             (std::vector<int>{189, 188, 187, 186, 185, 184, 183, 182, 181, 180, 179}));
     features = leader::schema::probeFeatures(monitor);
     QCOMPARE(features.extension, 178);
     QVERIFY(features.has(Extension::ReplicaRegistry));
@@ -508,9 +509,17 @@ UPDATE leader_leases SET paused_until = now() - interval '1 minute'
                       "SELECT string_agg(id || action || role || coalesce(by, '') || at, ',' "
                       "ORDER BY id) FROM leader_pause_log")
                              : QString();
-    constexpr const char *UntilSql = "SELECT string_agg(role || paused_until, ',' ORDER BY role) "
-                                     "FROM leader_leases";
-    const QString until = version >= 177 ? scalar(owner, UntilSql) : QString();
+    // The pauses' ends in force; 0189 holds them in not_before, and its view shows them.
+    const QString until = version >= 177 ? scalar(owner, "SELECT string_agg(role || paused_until, "
+                                                         "',' ORDER BY role) FROM leader_leases "
+                                                         "WHERE paused_until > now()")
+                                         : QString();
+    // The pause whose end passed is ended by 0189, and its expiry logged at that end.
+    const QString expired
+            = version >= 177 ? scalar(owner, "SELECT (max(g.id) + 1) || 'expirewebhook_delivery' "
+                                             "|| (SELECT paused_until FROM leader_leases WHERE "
+                                             "role = 'webhook_delivery') FROM leader_pause_log g")
+                             : QString();
 
     // The owner reads the old schema_migrations; from 0177 on anyone sees the old objects.
     QVERIFY(leader::schema::probeFeatures(owner).legacyLayout);
@@ -539,8 +548,10 @@ UPDATE leader_leases SET paused_until = now() - interval '1 minute'
     if (version >= 177) {
         QCOMPARE(scalar(owner, "SELECT string_agg(id || action || role || coalesce(by, '') || at, "
                                "',' ORDER BY id) FROM leader_ext.leader_pause_log"),
-                 log);
-        QCOMPARE(scalar(owner, UntilSql), until);
+                 log + QLatin1Char(',') + expired);
+        QCOMPARE(scalar(owner, "SELECT string_agg(role || paused_until, ',' ORDER BY role) FROM "
+                               "leader_ext.leader_status WHERE paused_until IS NOT NULL"),
+                 until);
         // The sequence goes on after the moved rows.
         owner.exec("after", "SELECT leader_unpause('billing')", {}, Short);
         QCOMPARE(scalar(owner, "SELECT count(DISTINCT id) = count(*) FROM "
@@ -561,7 +572,7 @@ void TestMigrator::printedFilesFollowEachTool_data()
                            << QStringList{"0176_pause_notify.up.sql", "0176_pause_notify.down.sql"}
                            << QStringList{"BEGIN;\n", "COMMIT;\n"};
     QTest::newRow("sql-migrate") << QStringLiteral("sql-migrate")
-                                 << QStringList{"0176_pause_notify.sql", "0188_board_read.sql"}
+                                 << QStringList{"0176_pause_notify.sql", "0189_adr_fleet.sql"}
                                  << QStringList{"-- +migrate Up\n-- +migrate StatementBegin\n",
                                                 "-- +migrate StatementEnd\n\n-- +migrate Down\n"};
     QTest::newRow("golang-migrate")
@@ -569,7 +580,7 @@ void TestMigrator::printedFilesFollowEachTool_data()
             << QStringList{"0176_pause_notify.up.sql", "0176_pause_notify.down.sql"}
             << QStringList{"BEGIN;\n", "COMMIT;\n"};
     QTest::newRow("goose") << QStringLiteral("goose")
-                           << QStringList{"0176_pause_notify.sql", "0188_board_read.sql"}
+                           << QStringList{"0176_pause_notify.sql", "0189_adr_fleet.sql"}
                            << QStringList{"-- +goose Up\n-- +goose StatementBegin\n",
                                           "-- +goose StatementEnd\n\n-- +goose Down\n"};
     QTest::newRow("flyway") << QStringLiteral("flyway")
@@ -593,8 +604,8 @@ void TestMigrator::printedFilesFollowEachTool()
         QVERIFY2(QString::fromStdString(files.front().text).contains(marker), qPrintable(marker));
     // --to stops there, down files included.
     for (const leader::schema::ScriptFile &file : leader::schema::extensionScripts(*parsed, 178))
-        QVERIFY2(!QString::fromStdString(file.name).contains(
-                         QRegularExpression("0179|0180|0181|0182|0183|0184|0185|0186|0187|0188")),
+        QVERIFY2(!QString::fromStdString(file.name).contains(QRegularExpression(
+                         "0179|0180|0181|0182|0183|0184|0185|0186|0187|0188|0189")),
                  file.name.c_str());
 }
 

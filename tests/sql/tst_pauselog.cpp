@@ -2,11 +2,13 @@
 // see it (hardcount_app, hardcount_monitor; never the owner, except to move a pause's end into the
 // past as if the time had passed), straight to Postgres and again through PgBouncer.
 //
-// Mutation checks, each done once: without ACQUIRE's `OR l.paused_until <= now()` the claim after
-// an expired pause is refused (expiredPauseLetsAcquireThrough); without the trigger's expiry
-// branch the log shows an unpause instead (expiredPauseLetsAcquireThrough, repauseLogsTheExpiry,
-// unpauseAfterTheEndUnpausesNothing). appCannotWriteTheLog guards against a future GRANT: no
-// login but the owner may write the log.
+// Since 0189 a pause with an end is held in not_before (tst_adrfleet shows the ADR's ACQUIRE
+// honouring it). Mutation checks, each done once: without ACQUIRE's `OR l.paused_until <= now()`
+// the claim after an expired pause of 0177's form was refused (expiredPauseLetsAcquireThrough,
+// before 0189); without the expiry branches (0177's trigger, 0189's leader_pause_settle and the
+// trigger leader_leases_writes) the log shows an unpause instead (expiredPauseLetsAcquireThrough,
+// repauseLogsTheExpiry, unpauseAfterTheEndUnpausesNothing). appCannotWriteTheLog guards against a
+// future GRANT: no login but the owner may write the log.
 //
 // Issue 31, finding 6: the history is the functions' alone. Every row of
 // appCannotForgeThePauseHistory, tickCannotEndInTheFuture and the backdated pause of
@@ -92,7 +94,7 @@ private Q_SLOTS:
 private:
     QList<LogRow> log(const char *role = "billing");
     QString scalar(Connection &connection, const std::string &sql);
-    // As if the pause's end had come: moves paused_until just into the past, as the owner.
+    // As if the pause's end had come: moves it just into the past, as the owner.
     void endPauseNow(const char *role = "billing");
     QString sqlstateOf(Connection &connection, const std::string &sql);
 
@@ -138,10 +140,7 @@ QString TestPauseLog::scalar(Connection &connection, const std::string &sql)
 
 void TestPauseLog::endPauseNow(const char *role)
 {
-    m_owner->exec("end the pause",
-                  "UPDATE leader_leases SET paused_until = now() - interval '1 millisecond' "
-                  "WHERE role = $1 AND paused_until IS NOT NULL",
-                  {role}, Short);
+    m_db->endPauseNow(role);
 }
 
 QString TestPauseLog::sqlstateOf(Connection &connection, const std::string &sql)
@@ -233,33 +232,47 @@ void TestPauseLog::directUpdateIsLoggedToo()
 void TestPauseLog::appCannotForgeThePauseHistory_data()
 {
     QTest::addColumn<QString>("sql");
+    // With an end, the pause is held in not_before (0189); without, in paused_at (the ADR's).
+    QTest::addColumn<bool>("withEnd");
     QTest::newRow("backdate paused_at")
             << "UPDATE leader_leases SET paused_at = now() - interval '1 day' "
-               "WHERE role = 'billing'";
+               "WHERE role = 'billing'"
+            << false;
     QTest::newRow("rewrite paused_by")
-            << "UPDATE leader_leases SET paused_by = 'mallory' WHERE role = 'billing'";
+            << "UPDATE leader_leases SET paused_by = 'mallory' WHERE role = 'billing'" << false;
     QTest::newRow("rewrite the reason")
-            << "UPDATE leader_leases SET pause_reason = 'routine' WHERE role = 'billing'";
-    QTest::newRow("end the pause in the past, an expiry nobody waited for")
+            << "UPDATE leader_leases SET pause_reason = 'routine' WHERE role = 'billing'" << false;
+    QTest::newRow("give the pause an end in the past, an expiry nobody waited for")
             << "UPDATE leader_leases SET paused_until = now() - interval '1 ms' "
-               "WHERE role = 'billing'";
+               "WHERE role = 'billing'"
+            << false;
+    QTest::newRow("end the pause in the past, an expiry nobody waited for")
+            << "UPDATE leader_leases SET not_before = now() - interval '1 ms' "
+               "WHERE role = 'billing'"
+            << true;
     QTest::newRow("unpause by hand under forged settings")
             << "WITH forged AS (SELECT set_config('leader.unpause_by', 'mallory', true), "
                "set_config('leader.unpause_reason', 'forged', true)) "
                "UPDATE leader_leases SET paused_at = NULL, paused_by = NULL, pause_reason = NULL "
-               "FROM forged WHERE role = 'billing'";
+               "FROM forged WHERE role = 'billing'"
+            << false;
+    QTest::newRow("lift a pause with an end by hand")
+            << "UPDATE leader_leases SET not_before = NULL WHERE role = 'billing'" << true;
     QTest::newRow("pause by hand")
             << "UPDATE leader_leases SET paused_at = now() - interval '1 day', "
-               "paused_by = 'mallory', pause_reason = 'x' WHERE role = 'dunning'";
+               "paused_by = 'mallory', pause_reason = 'x' WHERE role = 'dunning'"
+            << true;
 }
 
 void TestPauseLog::appCannotForgeThePauseHistory()
 {
     QFETCH(QString, sql);
-    scalar(*m_app, "SELECT leader_ext.leader_pause('billing', 'alice@ops', 'incident 42', "
-                   "now() + interval '1 hour')");
+    QFETCH(bool, withEnd);
+    scalar(*m_app, withEnd ? "SELECT leader_ext.leader_pause('billing', 'alice@ops', 'incident "
+                             "42', now() + interval '1 hour')"
+                           : "SELECT leader_pause('billing', 'alice@ops', 'incident 42')");
     const std::string pauseSql = "SELECT paused_at, paused_by, pause_reason, paused_until "
-                                 "FROM leader_status ORDER BY role";
+                                 "FROM leader_ext.leader_status ORDER BY role";
     const auto pauses = [&] {
         const leader::pg::Result result = m_monitor->exec("pauses", pauseSql, {}, Short);
         QStringList rows;
@@ -313,10 +326,14 @@ void TestPauseLog::expiringPauseRefusesAcquireUntilItsEnd()
     scalar(*m_app, "SELECT leader_ext.leader_pause('billing', 'alice', 'one hour', now() + "
                    "interval '1 hour')");
     QVERIFY(!leader::lease::acquire(*m_app, "billing", "a:1:00000001", 0ms));
+    QCOMPARE(
+            scalar(*m_monitor, "SELECT state FROM leader_ext.leader_status WHERE role = 'billing'"),
+            QStringLiteral("paused"));
+    // The ADR's view: the role cools down until the pause's end.
     QCOMPARE(scalar(*m_monitor, "SELECT state FROM leader_status WHERE role = 'billing'"),
-             QStringLiteral("paused"));
-    const double left = scalar(*m_monitor, "SELECT pause_remaining_seconds FROM leader_status "
-                                           "WHERE role = 'billing'")
+             QStringLiteral("cooling"));
+    const double left = scalar(*m_monitor, "SELECT pause_remaining_seconds FROM "
+                                           "leader_ext.leader_status WHERE role = 'billing'")
                                 .toDouble();
     QVERIFY2(left > 3590 && left <= 3600, qPrintable(QString::number(left)));
     QCOMPARE(scalar(*m_app, "SELECT leader_fence('billing', holder_token) FROM leader_leases "
@@ -333,7 +350,7 @@ void TestPauseLog::expiredPauseLetsAcquireThrough()
     endPauseNow();
     // No cron, no console: the view stops showing it, and the next claim clears it.
     QCOMPARE(scalar(*m_monitor, "SELECT state || ',' || coalesce(paused_by, '-') FROM "
-                                "leader_status WHERE role = 'billing'"),
+                                "leader_ext.leader_status WHERE role = 'billing'"),
              QStringLiteral("never ran,-"));
     const auto acquired = leader::lease::acquire(*m_app, "billing", "a:1:00000001", 0ms);
     QVERIFY(acquired.has_value());
@@ -467,7 +484,7 @@ void TestPauseLog::pauseForADurationEndsOnTheDatabaseClock()
             = leader::lease::pauseRoles(*m_app, billing, "alice", "deploy", {.after = "1 hour"});
     QVERIFY(paused[0].until.has_value());
     // The end is the database's now() plus the hour, to the microsecond.
-    QCOMPARE(scalar(*m_owner, "SELECT paused_until - paused_at FROM leader_leases "
+    QCOMPARE(scalar(*m_owner, "SELECT paused_until - paused_at FROM leader_ext.leader_status "
                               "WHERE role = 'billing'"),
              QStringLiteral("01:00:00"));
     const auto at = leader::lease::pauseRoles(*m_app, std::vector<std::string>{"dunning"}, "alice",

@@ -1,5 +1,6 @@
 #include "testdatabase.h"
 
+#include "pg/error.h"
 #include "schema/migrator.h"
 
 #include <cstdlib>
@@ -121,13 +122,45 @@ void TestDatabase::migrateLease() const
 
 void TestDatabase::resetLeases() const
 {
-    connect(Login::Owner)
-            .exec("reset leases",
-                  "UPDATE leader_leases SET holder_id = NULL, acquired_at = NULL, "
-                  "expires_at = NULL, last_tick_ended_at = NULL, last_tick_holder = NULL, "
-                  "paused_at = NULL, paused_by = NULL, pause_reason = NULL, paused_until = NULL, "
-                  "not_before = NULL, holder_session = NULL, holder_session_incarnation = NULL",
-                  {}, 5s);
+    pg::Connection owner = connect(Login::Owner);
+    // 0189's pauses with an end and holders outside the registry go first: the pause's end is the
+    // not_before cleared below.
+    owner.exec("reset pause ends",
+               "DO $$ BEGIN IF pg_catalog.to_regclass('leader_ext.leader_pause_ends') IS NOT NULL "
+               "THEN DELETE FROM leader_ext.leader_pause_ends; "
+               "DELETE FROM leader_ext.leader_outside_holders; END IF; END $$",
+               {}, 5s);
+    owner.exec("reset leases",
+               "UPDATE leader_leases SET holder_id = NULL, acquired_at = NULL, "
+               "expires_at = NULL, last_tick_ended_at = NULL, last_tick_holder = NULL, "
+               "paused_at = NULL, paused_by = NULL, pause_reason = NULL, paused_until = NULL, "
+               "not_before = NULL, holder_session = NULL, holder_session_incarnation = NULL",
+               {}, 5s);
+}
+
+void TestDatabase::endPauseNow(std::string_view role) const
+{
+    pg::Connection owner = connect(Login::Owner);
+    try {
+        // The pause's record first: then its not_before is no pause's any more, and the write of
+        // it is not taken for an unpause by hand.
+        owner.exec("end the pause",
+                   "WITH ended AS (UPDATE leader_ext.leader_pause_ends SET until = now() - "
+                   "interval '1 millisecond', not_before = now() - interval '1 millisecond' "
+                   "WHERE role = $1 RETURNING role) SELECT count(*) FROM ended",
+                   {role}, 5s);
+        owner.exec("end the pause",
+                   "UPDATE leader_leases AS l SET not_before = e.not_before FROM "
+                   "leader_ext.leader_pause_ends AS e WHERE e.role = l.role AND l.role = $1",
+                   {role}, 5s);
+    } catch (const pg::Error &error) {
+        if (error.sqlstate() != pg::sqlstate::UndefinedTable)
+            throw;
+    }
+    owner.exec("end the pause",
+               "UPDATE leader_leases SET paused_until = now() - interval '1 millisecond' "
+               "WHERE role = $1 AND paused_until IS NOT NULL",
+               {role}, 5s);
 }
 
 void TestDatabase::resetDemo() const

@@ -45,6 +45,9 @@ public:
     void migrateDemo() const;
     // Leaves every lease unheld, unpaused, never ran and not cooling (tokens stay).
     void resetLeases() const;
+    // As if the end of the role's pause had come: moves it just into the past, as the owner,
+    // whichever form the pause has (0189's in not_before, 0177's in paused_until).
+    void endPauseNow(std::string_view role) const;
     // Empties the demo domain: every tenant and what hangs off it, claims and effects.
     void resetDemo() const;
     // Drops and recreates the database, empty.

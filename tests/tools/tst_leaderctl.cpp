@@ -152,6 +152,7 @@ private Q_SLOTS:
     void drainBadInput_data();
     void drainBadInput();
     void handoverCommand();
+    void outsideHoldersAreNamed();
     void handoverBadInput_data();
     void handoverBadInput();
     void replicasOnAnOlderSchema_data();
@@ -914,6 +915,15 @@ void TestLeaderctl::handoverCommand()
              qPrintable(run.describe()));
     QCOMPARE(logged(), QString());
 
+    // The holder is a replica of ours, in the registry: it takes the request.
+    leader::lease::replicaSeen(app,
+                               {.holderId = "ctl-h:201:000000h1",
+                                .host = "ctl-h",
+                                .pid = 201,
+                                .version = "1.2.3",
+                                .roles = {"billing"},
+                                .name = "b1"},
+                               5s, {}, true);
     owner.exec("held",
                "UPDATE leader_leases SET holder_id = 'ctl-h:201:000000h1',"
                " holder_token = holder_token + 1, acquired_at = now(),"
@@ -924,7 +934,7 @@ void TestLeaderctl::handoverCommand()
     QCOMPARE(run.exitCode, 7);
     QVERIFY2(run.out.contains("billing handed over at ") && run.out.contains(" by alice@ops")
                      && run.out.contains("ctl-h:201:000000h1 ends its tick at its next step")
-                     && run.out.contains("replica b2 is preferred")
+                     && run.out.contains("replica b2 is preferred for the next tick")
                      && run.err.contains("no other holder acquired billing within 500 ms"),
              qPrintable(run.describe()));
     const QString appLogin = qs(loginName(Login::App));
@@ -944,14 +954,104 @@ void TestLeaderctl::handoverCommand()
                " expires_at = NULL WHERE role = 'billing'",
                {}, 5s);
     QVERIFY(!leader::lease::acquire(app, "billing", "ctl-h:203:000000h3", 60s, std::nullopt,
-                                    nullptr, true));
-    QVERIFY(leader::lease::acquire(app, "billing", b2, 60s, std::nullopt, nullptr, true));
+                                    nullptr, {.handovers = true}));
+    QVERIFY(leader::lease::acquire(app, "billing", b2, 60s, std::nullopt, nullptr,
+                                   {.handovers = true}));
     QVERIFY(waiting.waitForFinished(10000));
     QCOMPARE(waiting.exitCode(), 0);
     const QString waited = QString::fromUtf8(waiting.readAllStandardOutput());
     QVERIFY2(waited.contains(QStringLiteral("billing acquired by %1 ").arg(qs(b2)))
                      && waited.contains(" s after the handover"),
              qPrintable(waited));
+}
+
+// A replica that speaks only the ADR (its ACQUIRE and RELEASE as the ADR prints them, as the app)
+// holds billing from outside the registry: status names it and says the hour's counts are ours
+// only; a hand-over says it will not stop and when its tick should end; a drain of the replica of
+// ours beside it is not refused, and says the role runs on outside it. With the outside holders'
+// query answering nothing (lease::outsideHolders), the hand-over's line failed.
+void TestLeaderctl::outsideHoldersAreNamed()
+{
+    ensureMigrated();
+    leader::pg::Connection app = m_db->connect(Login::App);
+    leader::pg::Connection owner = m_db->connect(Login::Owner);
+    const auto clear = [&owner] {
+        owner.execScript("clean up",
+                         "DELETE FROM leader_ext.leader_replicas;"
+                         " DELETE FROM leader_ext.leader_replica_drains;"
+                         " DELETE FROM leader_ext.leader_outside_holders;"
+                         " TRUNCATE leader_ext.leader_handover_log, leader_ext.leader_drain_log;"
+                         " UPDATE leader_leases SET holder_id = NULL, acquired_at = NULL,"
+                         " expires_at = NULL, last_tick_ended_at = NULL, not_before = NULL,"
+                         " handover_token = NULL, handover_at = NULL, handover_by = NULL,"
+                         " handover_reason = NULL, handover_from = NULL, handover_to = NULL",
+                         5s);
+    };
+    clear();
+    const auto cleanUp = qScopeGuard(clear);
+    leader::lease::replicaSeen(app,
+                               {.holderId = "ctl-o:201:000000o1",
+                                .host = "ctl-o",
+                                .pid = 201,
+                                .version = "1.2.3",
+                                .roles = {"billing"},
+                                .name = "o1"},
+                               5s, {}, true);
+    constexpr std::string_view AdrAcquire = R"sql(
+INSERT INTO leader_leases (role, holder_token, holder_id, acquired_at, expires_at)
+VALUES ('billing', (extract(epoch FROM now()) * 1000)::bigint, 'adr-h:7:0000adr1', now(),
+        now() + interval '10 seconds')
+ON CONFLICT (role) DO UPDATE
+   SET holder_token = leader_leases.holder_token + 1, holder_id = 'adr-h:7:0000adr1',
+       acquired_at = now(), expires_at = now() + interval '10 seconds'
+ WHERE leader_leases.paused_at IS NULL
+   AND (leader_leases.expires_at IS NULL OR leader_leases.expires_at <= now())
+   AND (leader_leases.last_tick_ended_at IS NULL
+        OR leader_leases.last_tick_ended_at <= now() - interval '0 seconds')
+   AND (leader_leases.not_before IS NULL OR leader_leases.not_before <= now())
+RETURNING holder_token
+)sql";
+    // One tick seen from its ACQUIRE to its RELEASE, so that the next one's end can be told.
+    const std::string first(app.exec("adr acquire", AdrAcquire, {}, 5s).text(0, 0));
+    app.exec("adr release",
+             "UPDATE leader_leases SET holder_id = NULL, acquired_at = NULL, expires_at = NULL,"
+             " last_tick_ended_at = now(), last_tick_holder = holder_id"
+             " WHERE role = 'billing' AND holder_token = $1 AND holder_id IS NOT NULL",
+             {first}, 5s);
+    owner.exec("a longer tick",
+               "UPDATE leader_ext.leader_outside_holders SET last_duration_seconds = 30", {}, 5s);
+    app.exec("adr acquire", AdrAcquire, {}, 5s);
+
+    Run run = leaderctl({"status", "--database", url(Login::Monitor)});
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(run.out.contains("billing: held by adr-h:7:0000adr1, outside the replica registry")
+                     && run.out.contains("its last tick of the role lasted 30.000 s")
+                     && run.out.contains("billing: the hour's counts are ours only")
+                     && run.out.contains(" ours only "),
+             qPrintable(run.describe()));
+    run = leaderctl({"status", "--json", "--database", url(Login::Monitor)});
+    QCOMPARE(run.exitCode, 0);
+    const QJsonArray roles = QJsonDocument::fromJson(run.out.toUtf8())["roles"].toArray();
+    QCOMPARE(roles[0]["role"].toString(), QStringLiteral("billing"));
+    QCOMPARE(roles[0]["holder_outside"].toBool(), true);
+    QCOMPARE(roles[0]["counts_ours_only"].toBool(), true);
+    QCOMPARE(roles[1]["counts_ours_only"].toBool(), false);
+
+    run = leaderctl({"handover", "billing", "--to", "o1", "--database", url(Login::App)});
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(run.out.contains("adr-h:7:0000adr1 is outside the replica registry and does not take "
+                              "hand-over requests: its tick ends when its work does, about ")
+                     && run.out.contains("(its last tick lasted 30.0 s)")
+                     && run.out.contains("replica o1 is preferred for the next tick"),
+             qPrintable(run.describe()));
+
+    // o1 is the only replica of ours on billing, and theirs runs it: not refused.
+    run = leaderctl({"drain", "o1", "--reason", "deploy", "--database", url(Login::App)});
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(run.out.contains("billing also runs on holders outside the registry, which take no "
+                              "drain: adr-h:7:0000adr1 (holds it now)")
+                     && !run.out.contains("runs nowhere"),
+             qPrintable(run.describe()));
 }
 
 void TestLeaderctl::handoverBadInput_data()
@@ -1127,7 +1227,7 @@ void TestLeaderctl::replicasOnAnOlderSchema()
                 {leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension});
     });
     QCOMPARE(migrator.rollbackTo(178),
-             (std::vector<int>{188, 187, 186, 185, 184, 183, 182, 181, 180, 179, 178}));
+             (std::vector<int>{189, 188, 187, 186, 185, 184, 183, 182, 181, 180, 179, 178}));
     const QString database = withLeaseSchema ? url(Login::Monitor) : qs(m_empty->url(Login::Owner));
     QStringList arguments{"replicas", "--database", database};
     if (json)
@@ -1221,7 +1321,7 @@ void TestLeaderctl::badInput_data()
             << QStringList{"unknown --format 'liquibase'", "sql-migrate, golang-migrate"};
     QTest::newRow("--print-sql to an ADR migration")
             << QStringList{"migrate", "--print-sql", "--to", "0175"} << QStringList() << 2
-            << QStringList{"--to 0175 is no extension migration", "0176 to 0188"};
+            << QStringList{"--to 0175 is no extension migration", "0176 to 0189"};
     QTest::newRow("--print-sql --down for sql-migrate")
             << QStringList{"migrate", "--print-sql", "--format", "sql-migrate", "--down"}
             << QStringList() << 2 << QStringList{"files hold both directions"};
@@ -1246,7 +1346,7 @@ void TestLeaderctl::badInput_data()
     QTest::newRow("--until in the past")
             << QStringList{"pause",   "billing",           "--reason",   "x",
                            "--until", "2000-01-01 00:00Z", "--database", url(Login::App)}
-            << QStringList() << 1 << QStringList{"not after now", "22023"};
+            << QStringList() << 1 << QStringList{"give an instant after now", "22023"};
     QTest::newRow("history since something unreadable")
             << QStringList{"history", "--since", "last tuesday-ish", "--database", url(Login::App)}
             << QStringList() << 1 << QStringList{"22007"};
@@ -1593,7 +1693,7 @@ void TestLeaderctl::adrOnlyStatus()
     for (int i = 0; i < roles.size(); ++i)
         QVERIFY2(lines[i + 1].startsWith(roles[i] + " "), qPrintable(lines[i + 1]));
     QVERIFY2(lines[6].startsWith("database clock: "), qPrintable(lines[6]));
-    QVERIFY2(lines[7].startsWith("leaderctl: the extensions leader_ext 0176 to 0188 would add ")
+    QVERIFY2(lines[7].startsWith("leaderctl: the extensions leader_ext 0176 to 0189 would add ")
                      && lines[7].contains("next heartbeat, within 3 s")
                      && lines[7].contains("leaderctl migrate --print-sql"),
              qPrintable(lines[7]));

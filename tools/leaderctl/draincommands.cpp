@@ -7,7 +7,9 @@
 #include "schema/migrator.h"
 
 #include <charconv>
+#include <cstdio>
 #include <iostream>
+#include <map>
 #include <thread>
 
 namespace leaderctl {
@@ -36,6 +38,27 @@ void requireDrain(leader::pg::Connection &connection)
     if (!features.extensionsHidden)
         leader::schema::requireExtension(connection, features, "draining a replica",
                                          leader::schema::Extension::ReplicaDrain);
+}
+
+// Holders outside the registry (0189) take no drain: the roles they were seen running go on
+// running there, which the operator must hear from the drain itself.
+void printOutsideHolders(leader::pg::Connection &connection, const std::string &replica)
+{
+    if (!leader::schema::probeFeatures(connection).has(leader::schema::Extension::AdrFleet))
+        return;
+    std::map<std::string, std::vector<std::string>> byRole;
+    for (const leader::lease::OutsideHolder &holder :
+         leader::lease::outsideHoldersOfReplica(connection, replica)) {
+        char seen[64];
+        std::snprintf(seen, sizeof seen, "%.1f s ago", holder.lastSeenAgeSeconds);
+        byRole[holder.role].push_back(
+                holder.holder
+                + (holder.holdsNow ? " (holds it now)" : " (seen " + std::string(seen) + ")"));
+    }
+    for (const auto &[role, holders] : byRole)
+        std::cout << "leaderctl: " << printable(role)
+                  << " also runs on holders outside the registry, which take no drain: "
+                  << printable(joined(holders)) << "\n";
 }
 
 } // namespace
@@ -81,6 +104,7 @@ int drain(leader::pg::Connection &connection, const DrainOptions &options)
         std::cout << "leaderctl: forced: " << printable(joined(record.orphaned))
                   << " now has no eligible replica and runs nowhere until one is undrained or "
                      "started\n";
+    printOutsideHolders(connection, options.replica);
     if (!options.wait)
         return 0;
     std::cout.flush(); // what was done shows at once, also in a log, while --wait waits

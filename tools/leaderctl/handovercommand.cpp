@@ -1,12 +1,14 @@
 #include "handovercommand.h"
 
 #include "draincommands.h"
+#include "lease/draincontrol.h"
 #include "lease/handovercontrol.h"
 #include "output.h"
 #include "pg/connection.h"
 #include "pg/error.h"
 #include "schema/features.h"
 
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -21,6 +23,13 @@ using namespace std::chrono_literals;
 // How often --wait reads the row: a successor holds it for its whole tick, and the time printed
 // is the database's, from the handover to the ACQUIRE, whenever it is read.
 constexpr auto WaitPoll = 50ms;
+
+std::string seconds(double value)
+{
+    std::ostringstream text;
+    text << std::fixed << std::setprecision(1) << value;
+    return text.str();
+}
 
 } // namespace
 
@@ -43,15 +52,45 @@ int handover(leader::pg::Connection &connection, const HandoverOptions &options)
         std::cerr << "leaderctl: " << printable(leader::pg::explain(error)) << "\n";
         return DrainRefusedExit;
     }
+    // Holders outside the registry (0189) speak only the ADR: the one asked runs its tick to its
+    // end, and the others ignore the preference.
+    std::vector<leader::lease::OutsideHolder> outside;
+    if (features.has(leader::schema::Extension::AdrFleet))
+        outside = leader::lease::outsideHolders(connection, options.role);
+    const auto holderOutside
+            = std::find_if(outside.begin(), outside.end(), [&](const auto &holder) {
+                  return holder.holdsNow && holder.holder == record.fromHolder;
+              });
+    std::string asked;
+    if (record.fromHolder.empty()) {
+        asked = "it was not held";
+    } else if (holderOutside == outside.end()) {
+        asked = printable(record.fromHolder) + " ends its tick at its next step";
+    } else {
+        asked = printable(record.fromHolder)
+                + " is outside the replica registry and does not take hand-over requests: its "
+                  "tick ends when its work does";
+        if (holderOutside->lastTickSeconds)
+            asked += ", about "
+                     + seconds(std::max(0.0, *holderOutside->lastTickSeconds
+                                                     - holderOutside->heldForSeconds))
+                     + " s from now (its last tick lasted "
+                     + seconds(*holderOutside->lastTickSeconds) + " s)";
+        asked += ", or at its lease's expiry if it stops renewing";
+    }
+    const auto others = std::count_if(outside.begin(), outside.end(), [&](const auto &holder) {
+        return holder.holder != record.fromHolder;
+    });
+    std::string next
+            = options.to ? "replica " + printable(*options.to) + " is preferred for the next tick"
+                         : std::string("another replica takes the next tick");
+    if (others > 0)
+        next += " unless one of the " + std::to_string(others)
+                + " holders outside the registry seen on it in the last hour takes it first "
+                  "(they ignore the preference)";
     std::cout << "leaderctl: " << printable(options.role) << " handed over at "
-              << printable(record.at) << " by " << printable(options.by) << ": "
-              << (record.fromHolder.empty()
-                          ? std::string("it was not held")
-                          : printable(record.fromHolder) + " ends its tick at its next step")
-              << "; "
-              << (options.to ? "replica " + printable(*options.to) + " is preferred"
-                             : std::string("another replica takes it"))
-              << "\n";
+              << printable(record.at) << " by " << printable(options.by) << ": " << asked << "; "
+              << next << "\n";
     if (!options.wait)
         return 0;
     std::cout.flush(); // what was done shows at once, also in a log, while --wait waits

@@ -327,12 +327,41 @@ std::string backlogJson(const leader::monitor::BacklogRow &source)
            + "}";
 }
 
+// The replicas that name no marker for now (0189): their marker session kept being ended while
+// they ran, so their leases end at expiry only. A registry the login may not read says nothing.
+void printEarlyTakeOff(leader::pg::Connection &connection,
+                       const leader::schema::LeaseFeatures &features)
+{
+    if (!features.has(leader::schema::Extension::AdrFleet))
+        return;
+    try {
+        const leader::pg::Result off = connection.exec("early take off", R"sql(
+SELECT coalesce(name, holder_id),
+       to_char(early_take_off_until AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+       early_take_off_reason
+  FROM leader_ext.leader_replicas_status
+ WHERE early_take_off_until IS NOT NULL AND state = 'alive'
+ ORDER BY 1
+)sql",
+                                                       {}, 5s);
+        for (int row = 0; row < off.rows(); ++row)
+            std::cout << "early take off on " << leaderctl::printable(off.text(row, 0)) << " until "
+                      << off.text(row, 1) << ": " << leaderctl::printable(off.text(row, 2))
+                      << "; its leases end at their expiry only\n";
+    } catch (const leader::pg::Error &error) {
+        if (error.kind() != leader::pg::ErrorKind::Definite)
+            throw;
+    }
+}
+
 int printStatus(leader::pg::Connection &connection, bool json)
 {
     const leader::schema::LeaseFeatures features = leader::schema::probeFeatures(connection);
     leader::schema::requireAdr(connection, features);
-    // The extensions' columns through to_jsonb: NULL where the ADR's leader_status lacks them.
-    const leader::pg::Result result = connection.exec("status", R"sql(
+    // The extensions' columns through to_jsonb: NULL where the ADR's leader_status lacks them. With
+    // 0189 they are leader_ext.leader_status's, and the ADR's view has the ADR's columns only.
+    const bool extendedView = features.has(leader::schema::Extension::AdrFleet);
+    std::string statusSql = R"sql(
 SELECT role, state, holder_id, holder_token::text,
        to_char(acquired_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
        expires_in_seconds::text, last_tick_age_seconds::text,
@@ -353,11 +382,16 @@ SELECT role, state, holder_id, holder_token::text,
        to_jsonb(s) ->> 'last_outcome', to_jsonb(s) ->> 'last_loss_reason',
        (to_jsonb(s) ->> 'completed_last_hour') || '/' || (to_jsonb(s) ->> 'lost_last_hour') || '/'
            || (to_jsonb(s) ->> 'failed_last_hour')
-  FROM leader_status AS s
+           || CASE to_jsonb(s) ->> 'counts_ours_only' WHEN 'true' THEN ' ours only' ELSE '' END,
+       to_jsonb(s) ->> 'counts_ours_only', to_jsonb(s) ->> 'holder_outside',
+       round((to_jsonb(s) ->> 'holder_last_duration_seconds')::numeric, 3)::text
+  FROM /*view*/ AS s
  ORDER BY array_position(ARRAY['billing', 'dunning', 'webhook_outbox', 'email_outbox',
                                'webhook_delivery'], role)
-)sql",
-                                                      {}, 5s);
+)sql";
+    statusSql.replace(statusSql.find("/*view*/"), 8,
+                      extendedView ? "leader_ext.leader_status" : "leader_status");
+    const leader::pg::Result result = connection.exec("status", statusSql, {}, 5s);
     // Column 12 is observed_at, once for the whole document.
     static const std::vector<std::pair<int, std::string>> keys{{0, "role"},
                                                                {1, "state"},
@@ -382,8 +416,11 @@ SELECT role, state, holder_id, holder_token::text,
                                                                {18, "completed_last_hour"},
                                                                {19, "lost_last_hour"},
                                                                {20, "failed_last_hour"},
-                                                               {21, "interrupted_last_hour"}};
+                                                               {21, "interrupted_last_hour"},
+                                                               {27, "counts_ours_only"},
+                                                               {28, "holder_outside"}};
     static const std::set<int> numeric{3, 5, 6, 14, 17, 18, 19, 20, 21};
+    static const std::set<int> booleans{27, 28};
     const std::string missing = leader::monitor::extensionsSummary(features);
     // Each role's backlog (extension 0186), a second statement; its failure fails nothing else.
     const bool withBacklog = features.has(leader::schema::Extension::Backlog);
@@ -419,6 +456,8 @@ SELECT role, state, holder_id, holder_token::text,
                     std::cout << "null";
                 else if (c == 15) // early_take: a boolean
                     std::cout << (result.text(row, c) == "on" ? "true" : "false");
+                else if (booleans.contains(c))
+                    std::cout << result.text(row, c);
                 else if (numeric.contains(c))
                     std::cout << result.text(row, c);
                 else
@@ -504,6 +543,24 @@ SELECT role, state, holder_id, holder_token::text,
             std::cout << ": " << result.text(row, 23);
         std::cout << "\n";
     }
+    // A holder outside the registry (0189): a replica that speaks only the ADR, or another tool.
+    for (int row = 0; row < result.rows(); ++row) {
+        if (result.text(row, 28) != "true")
+            continue;
+        std::cout << result.text(row, 0) << ": held by "
+                  << leaderctl::printable(result.text(row, 2))
+                  << ", outside the replica registry (a replica that speaks only the ADR): it "
+                     "takes no hand-over request and no drain";
+        if (!result.isNull(row, 29))
+            std::cout << "; its last tick of the role lasted " << result.text(row, 29) << " s";
+        std::cout << "\n";
+    }
+    for (int row = 0; tickDetails && row < result.rows(); ++row)
+        if (result.text(row, 27) == "true")
+            std::cout << result.text(row, 0)
+                      << ": the hour's counts are ours only: holders outside the registry led "
+                         "it too, and record no tick\n";
+    printEarlyTakeOff(connection, features);
     // The server that answered: with a multi-host URL, the one libpq chose (the new primary
     // after a failover, with target_session_attrs=read-write).
     if (result.rows())

@@ -47,5 +47,12 @@ inline constexpr std::chrono::seconds MarkerKeepalivesInterval = 2s;
 inline constexpr int MarkerKeepalivesCount = 3;
 inline constexpr std::chrono::milliseconds MarkerSilenceEnds
         = MarkerKeepalivesIdle + MarkerKeepalivesInterval * MarkerKeepalivesCount;
+// A marker session that keeps being ended while its server lives on (a reaper, an idle timeout, a
+// proxy's cut) makes every repair a race its holder can lose, which costs the tick. After
+// MarkerEndsToSuspend such ends within MarkerEndsWindow the replica names no marker for
+// MarkerSuspendFor: its leases end at their expiry, the TTL path, which such ends cannot touch.
+inline constexpr int MarkerEndsToSuspend = 2;
+inline constexpr std::chrono::minutes MarkerEndsWindow{10};
+inline constexpr std::chrono::minutes MarkerSuspendFor{60};
 
 } // namespace leader::lease

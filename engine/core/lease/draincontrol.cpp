@@ -27,6 +27,25 @@ constexpr std::string_view ProgressSql
           " (SELECT string_agg(DISTINCT x, ',') FROM leader_ext.leader_replicas_status s,"
           "         unnest(s.running_roles) x WHERE s.name = $1 AND s.state = 'alive')"
           " FROM leader_ext.leader_replicas_status WHERE name = $1";
+// The hour matches leader_drain_orphans': a holder outside the registry seen that recently may
+// run the role.
+constexpr std::string_view OutsideSql = R"sql(
+SELECT o.role, o.holder_id,
+       greatest(0, extract(epoch FROM now() - greatest(o.last_acquired_at, o.last_released_at))),
+       coalesce(l.holder_id = o.holder_id AND l.expires_at > now(), false),
+       CASE WHEN l.holder_id = o.holder_id AND l.expires_at > now()
+            THEN greatest(0, extract(epoch FROM now() - l.acquired_at)) END,
+       o.last_duration_seconds
+  FROM leader_ext.leader_outside_holders AS o
+  LEFT JOIN leader_leases AS l ON l.role = o.role
+ WHERE greatest(o.last_acquired_at, o.last_released_at) > now() - interval '1 hour'
+   AND ($1::text IS NULL OR o.role = $1)
+   AND ($2::text IS NULL OR o.role IN (SELECT unnest(r.roles)
+                                         FROM leader_ext.leader_replicas_status AS r
+                                        WHERE r.name = $2 AND r.state = 'alive'))
+ ORDER BY 3, 1
+)sql";
+
 constexpr std::string_view BeatSql
         = "SELECT leader_ext.leader_replica_drain_beat($1, $2::boolean, string_to_array($3, ','))";
 
@@ -114,6 +133,43 @@ bool undrainReplica(pg::Connection &connection, std::string_view name, std::stri
 std::vector<std::string> drainOrphans(pg::Connection &connection, std::string_view name)
 {
     return split(connection.exec("drain orphans", OrphansSql, {name}, StatementTimeout).text(0, 0));
+}
+
+namespace {
+
+std::vector<OutsideHolder> readOutside(pg::Connection &connection, std::string_view role,
+                                       std::string_view name)
+{
+    const pg::Result rows = connection.exec("outside holders", OutsideSql,
+                                            {role.empty() ? pg::Param(nullptr) : pg::Param(role),
+                                             name.empty() ? pg::Param(nullptr) : pg::Param(name)},
+                                            StatementTimeout);
+    std::vector<OutsideHolder> holders;
+    for (int row = 0; row < rows.rows(); ++row) {
+        OutsideHolder &holder = holders.emplace_back();
+        holder.role = std::string(rows.text(row, 0));
+        holder.holder = std::string(rows.text(row, 1));
+        holder.lastSeenAgeSeconds = rows.toDouble(row, 2);
+        holder.holdsNow = rows.toBool(row, 3);
+        if (!rows.isNull(row, 4))
+            holder.heldForSeconds = rows.toDouble(row, 4);
+        if (!rows.isNull(row, 5))
+            holder.lastTickSeconds = rows.toDouble(row, 5);
+    }
+    return holders;
+}
+
+} // namespace
+
+std::vector<OutsideHolder> outsideHolders(pg::Connection &connection, std::string_view role)
+{
+    return readOutside(connection, role, {});
+}
+
+std::vector<OutsideHolder> outsideHoldersOfReplica(pg::Connection &connection,
+                                                   std::string_view name)
+{
+    return readOutside(connection, {}, name);
 }
 
 DrainProgress drainProgress(pg::Connection &connection, std::string_view name)

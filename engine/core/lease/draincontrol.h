@@ -57,6 +57,24 @@ bool undrainReplica(pg::Connection &connection, std::string_view name, std::stri
 // with no eligible replica. Throws pg::Error.
 std::vector<std::string> drainOrphans(pg::Connection &connection, std::string_view name);
 
+// A holder of a role outside the replica registry (extension 0189): a replica that speaks only
+// the ADR, or another tool's ACQUIRE. It takes no drain and no hand-over request, and may run the
+// role whatever the registry says.
+struct OutsideHolder
+{
+    std::string role;
+    std::string holder;
+    double lastSeenAgeSeconds = 0; // since its last ACQUIRE or RELEASE of the role
+    bool holdsNow = false;
+    double heldForSeconds = 0;             // while it holds: since its ACQUIRE
+    std::optional<double> lastTickSeconds; // its last tick of the role that was seen to end
+};
+// Those seen in the last hour, of one role (empty: every role) or of the roles a replica named
+// name runs (byReplica); most recently seen first. Throws pg::Error (42P01 before 0189).
+std::vector<OutsideHolder> outsideHolders(pg::Connection &connection, std::string_view role = {});
+std::vector<OutsideHolder> outsideHoldersOfReplica(pg::Connection &connection,
+                                                   std::string_view name);
+
 // What the registry says of a replica's drain, over its live rows (a gone one runs nothing).
 struct DrainProgress
 {

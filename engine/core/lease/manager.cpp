@@ -99,20 +99,29 @@ void Manager::shutdown()
 }
 
 template<typename Statement>
-auto Manager::withHandovers(Statement statement)
+auto Manager::withExtensions(Statement statement)
 {
-    const bool handovers = m_handovers.load();
-    try {
-        return statement(handovers);
-    } catch (const pg::Error &error) {
-        if (!handovers || !handoverColumnsGone(error))
-            throw;
-        if (m_handovers.exchange(false))
-            log::write(log::Level::Warning, "lease",
-                       "the handover columns are gone (migration 0185 undone); leading without "
-                       "handovers",
-                       "holder=" + m_holderId);
-        return statement(false);
+    for (;;) {
+        const StatementShape shape{m_handovers.load(), m_markerTokens.load()};
+        try {
+            return statement(shape);
+        } catch (const pg::Error &error) {
+            if (shape.handovers && handoverColumnsGone(error)) {
+                if (m_handovers.exchange(false))
+                    log::write(log::Level::Warning, "lease",
+                               "the handover columns are gone (migration 0185 undone); leading "
+                               "without handovers",
+                               "holder=" + m_holderId);
+            } else if (shape.markerTokens && markerTokenColumnGone(error)) {
+                if (m_markerTokens.exchange(false))
+                    log::write(log::Level::Warning, "lease",
+                               "holder_session_token is gone (migration 0189 undone); naming "
+                               "markers without it",
+                               "holder=" + m_holderId);
+            } else {
+                throw;
+            }
+        }
     }
 }
 
@@ -309,8 +318,8 @@ LeadResult Manager::lead(std::string_view role, std::chrono::milliseconds interv
     const auto sentAt = Clock::now();
     const auto sentWall = Wall::now();
     std::optional<HolderSession> heldBy;
-    const std::optional<Acquired> acquired = withHandovers([&](bool handovers) {
-        return acquire(*connection, role, m_holderId, interval, m_marker.key(), &heldBy, handovers);
+    const std::optional<Acquired> acquired = withExtensions([&](StatementShape shape) {
+        return acquire(*connection, role, m_holderId, interval, m_marker.key(), &heldBy, shape);
     });
     if (m_metrics)
         m_metrics->acquireRoundTrip(role, Clock::now() - sentAt);
@@ -556,9 +565,9 @@ void Manager::heartbeat(TickContext &context, Beat &beat)
         }
         const std::optional<std::int64_t> key = m_marker.key();
         try {
-            const std::optional<Renewed> renewed = withHandovers([&](bool handovers) {
+            const std::optional<Renewed> renewed = withExtensions([&](StatementShape shape) {
                 return renew(*connection, context.role(), context.token(), m_holderId,
-                             {.startBy = abandon}, key, handovers);
+                             {.startBy = abandon}, key, shape);
             });
             if (m_metrics)
                 m_metrics->renewRoundTrip(context.role(), Clock::now() - sent);
@@ -618,10 +627,13 @@ LossReason Manager::lossReasonAfterEmptyRenew(pg::Connection &connection,
                                               const TickContext &context)
 {
     try {
+        // A pause with an end (0189) clears the holder and holds its end in not_before, leaving
+        // paused_at NULL: no other writer clears this token's holder and pushes not_before out.
         const pg::Result row = connection.exec(
                 "loss reason",
-                "SELECT paused_at IS NOT NULL, holder_token FROM leader_leases WHERE role = $1",
-                {context.role()}, StatementTimeout);
+                "SELECT paused_at IS NOT NULL OR (holder_token = $2 AND holder_id IS NULL"
+                " AND not_before > now()), holder_token FROM leader_leases WHERE role = $1",
+                {context.role(), context.token()}, StatementTimeout);
         if (row.rows() == 0)
             return LossReason::Released;
         if (row.toBool(0, 0))

@@ -99,6 +99,10 @@ public:
     // extension: the statements name its columns.
     void honourHandovers(bool on) { m_handovers.store(on); }
     bool honoursHandovers() const { return m_handovers.load(); }
+    // Markers bound to their lease (leader_leases.holder_session_token, extension 0189): on by
+    // default; off where the database lacks the column, which a statement that finds it gone
+    // (0189 undone under this replica) also turns off.
+    void bindMarkersToTokens(bool on) { m_markerTokens.store(on); }
 
     // A draining manager starts no new tick (lead() returns at once, LeadResult::draining) and
     // lets the running ones end as they would. Thread-safe.
@@ -150,11 +154,12 @@ private:
     void releaseTick(pg::Connection &connection, const TickContext &context, Outcome outcome,
                      std::optional<LossReason> lossReason,
                      std::chrono::steady_clock::time_point ended);
-    // statement(handovers), with 0185's handover columns where the database has them. The one
-    // that finds them gone (0185 undone under this replica) is sent again without, and so is every
-    // later one: otherwise no ACQUIRE or RENEW would succeed until a restart.
+    // statement(shape), with 0185's handover columns and 0189's marker token where the database
+    // has them. The one that finds either gone (its migration undone under this replica) is sent
+    // again without, and so is every later one: otherwise no ACQUIRE or RENEW would succeed
+    // until a restart.
     template<typename Statement>
-    auto withHandovers(Statement statement);
+    auto withExtensions(Statement statement);
     // Waits up to duration, or less when the manager shuts down.
     void waitUnlessShutdown(std::chrono::milliseconds duration);
     void observeDrift(double databaseEpochSeconds, std::chrono::system_clock::time_point sent,
@@ -178,6 +183,7 @@ private:
     std::atomic<bool> m_shuttingDown = false;
     std::atomic<bool> m_recordTicks = false;
     std::atomic<bool> m_handovers = false;
+    std::atomic<bool> m_markerTokens = true;
     std::atomic<long long> m_driftMs = 0;
     std::atomic<bool> m_driftKnown = false;
     MarkerState m_marker;

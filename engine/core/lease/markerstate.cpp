@@ -1,6 +1,9 @@
 #include "markerstate.h"
 
 #include "constants.h"
+#include "log/log.h"
+
+#include <algorithm>
 
 namespace leader::lease {
 
@@ -80,8 +83,42 @@ void MarkerState::classify(std::int64_t key, Server server)
         if (found == m_ended.end() || found->second.server == server)
             return;
         found->second.server = server;
+        if (server == Server::Up)
+            countEnd(Clock::now());
     }
     changed();
+}
+
+void MarkerState::countEnd(Clock::time_point at)
+{
+    std::erase_if(m_endsWhileUp,
+                  [at](Clock::time_point end) { return at - end > MarkerEndsWindow; });
+    m_endsWhileUp.push_back(at);
+    if (std::ssize(m_endsWhileUp) < MarkerEndsToSuspend
+        || (m_suspension && at < m_suspension->until))
+        return;
+    const auto minutes = [](auto duration) {
+        return std::to_string(std::chrono::duration_cast<std::chrono::minutes>(duration).count());
+    };
+    m_suspension = Suspension{
+            at + MarkerSuspendFor, std::chrono::system_clock::now() + MarkerSuspendFor,
+            "the marker session was ended " + std::to_string(m_endsWhileUp.size()) + " times in "
+                    + minutes(MarkerEndsWindow)
+                    + " min while the server lived on (a reaper, idle_session_timeout or a "
+                      "proxy's idle cut?)"};
+    m_endsWhileUp.clear();
+    log::write(log::Level::Warning, "lease",
+               "naming no marker for " + minutes(MarkerSuspendFor)
+                       + " min: its leases end at their expiry only (the TTL path)",
+               "reason=\"" + m_suspension->reason + "\"");
+}
+
+std::optional<MarkerState::Suspension> MarkerState::suspension() const
+{
+    const std::lock_guard lock(m_mutex);
+    if (!m_suspension || Clock::now() >= m_suspension->until)
+        return std::nullopt;
+    return m_suspension;
 }
 
 void MarkerState::onChange(std::function<void()> callback)
@@ -104,7 +141,7 @@ void MarkerState::changed()
 std::optional<std::int64_t> MarkerState::key() const
 {
     const std::lock_guard lock(m_mutex);
-    if (m_key == 0 || !m_proven)
+    if (m_key == 0 || !m_proven || (m_suspension && Clock::now() < m_suspension->until))
         return std::nullopt;
     return m_key;
 }

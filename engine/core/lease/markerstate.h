@@ -7,6 +7,8 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace leader::lease {
 
@@ -52,8 +54,19 @@ public:
     // Called after every report but alive(), outside the lock, on the reporting thread.
     void onChange(std::function<void()> callback);
 
-    // The key to record on a row now: none while no session is connected and proven.
+    // The key to record on a row now: none while no session is connected and proven, and none
+    // while the marker is suspended.
     std::optional<std::int64_t> key() const;
+    // Until when no marker is named because its session kept being ended while the server lived
+    // on (MarkerEndsToSuspend within MarkerEndsWindow), and why; nullopt when it is named. The
+    // suspension is logged once, as it starts.
+    struct Suspension
+    {
+        Clock::time_point until;
+        std::chrono::system_clock::time_point untilWall;
+        std::string reason;
+    };
+    std::optional<Suspension> suspension() const;
     // Whether a tick whose row names this key (0: none) may start a statement at now: the key is
     // the connected session's and its listener saw it alive within MarkerFreshFor, or the key's
     // server incarnation is over.
@@ -73,6 +86,8 @@ private:
         Server server = Server::Unknown;
     };
     void classify(std::int64_t key, Server server);
+    // A marker session ended while its server lived on; with m_mutex held.
+    void countEnd(Clock::time_point at);
     void changed();
     // The key's entry among the ended ones, made with seenAt if new; with m_mutex held.
     Ended &remember(std::int64_t key, Clock::time_point seenAt) const;
@@ -83,6 +98,8 @@ private:
     std::atomic<Clock::rep> m_aliveAt{0};
     // Keys that ended, the latest few: a row names an ended key only until its next RENEW.
     mutable std::map<std::int64_t, Ended> m_ended;
+    std::vector<Clock::time_point> m_endsWhileUp; // within MarkerEndsWindow
+    std::optional<Suspension> m_suspension;
     std::function<void()> m_onChange;
 };
 

@@ -20,16 +20,25 @@ constexpr std::string_view AdrPauseSql = "SELECT p = now() FROM leader_pause($1,
 // p = now() above: leader_pause stamps a pause it makes with the transaction's now(); a pause that
 // was there already is older.
 
-// paused_until through to_jsonb: the ADR's leader_status has no such column (NULL then).
+// paused_until through to_jsonb: the ADR's leader_status has no such column (NULL then). With
+// extension 0189 a pause with an end is held in not_before, and only leader_ext.leader_status
+// shows it as a pause.
 constexpr std::string_view PausedSql
         = "SELECT to_char(paused_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'),"
           " paused_by, pause_reason,"
           " to_char((to_jsonb(s) ->> 'paused_until')::timestamptz AT TIME ZONE 'UTC',"
           " 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
           " FROM leader_status AS s WHERE role = $1";
+constexpr std::string_view ExtendedPausedSql
+        = "SELECT to_char(paused_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'),"
+          " paused_by, pause_reason,"
+          " to_char(paused_until AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+          " FROM leader_ext.leader_status WHERE role = $1";
 
 constexpr std::string_view UnpauseSql = "SELECT leader_ext.leader_unpause($1, $2, $3)";
 constexpr std::string_view AdrUnpauseSql = "SELECT leader_unpause($1)";
+
+constexpr std::string_view SettleSql = "SELECT leader_ext.leader_pause_settle(NULL)";
 
 constexpr std::string_view HistorySql
         = "SELECT l.id, l.role, l.action,"
@@ -120,7 +129,10 @@ std::vector<PauseRecord> pauseRoles(pg::Connection &connection,
                               StatementTimeout)
                               : connection.exec("pause", AdrPauseSql, {role, by, reason},
                                                 StatementTimeout);
-            const pg::Result row = connection.exec("paused", PausedSql, {role}, StatementTimeout);
+            const pg::Result row = connection.exec(
+                    "paused",
+                    features.has(schema::Extension::AdrFleet) ? ExtendedPausedSql : PausedSql,
+                    {role}, StatementTimeout);
             const bool byThisCall = paused.toBool(0, 0);
             records.push_back({role, std::string(row.text(0, 0)), std::string(row.text(0, 1)),
                                std::string(row.text(0, 2)), row.optionalText(0, 3), byThisCall,
@@ -168,6 +180,15 @@ std::vector<UnpauseRecord> unpauseRoles(pg::Connection &connection,
 
 std::vector<PauseLogEntry> pauseHistory(pg::Connection &connection, const PauseLogQuery &query)
 {
+    // A pause with an end (0189) that ended while no ACQUIRE followed has its expiry logged by
+    // the next ACQUIRE, pause or unpause; a reader that may write logs it now, at the pause's
+    // end. One that may not (the monitor, a standby, a schema before 0189) reads the log as it is.
+    try {
+        connection.exec("settle pauses", SettleSql, {}, StatementTimeout);
+    } catch (const pg::Error &error) {
+        if (error.kind() != pg::ErrorKind::Definite)
+            throw;
+    }
     const pg::Result result = connection.exec(
             "pause history", HistorySql,
             {optional(query.role), optional(query.sinceAgo), optional(query.sinceAt), query.limit},

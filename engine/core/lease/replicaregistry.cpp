@@ -38,6 +38,9 @@ constexpr std::string_view ListSql
 constexpr std::string_view NamedColumnsSql = ", name, marker_session, marker_held";
 constexpr std::string_view DrainColumnsSql
         = ", drain, drained_by, drain_reason, array_to_string(running_roles, ',')";
+constexpr std::string_view EarlyTakeOffColumnsSql
+        = ", to_char(early_take_off_until AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'),"
+          " early_take_off_reason";
 constexpr std::string_view ListFromSql
         = " FROM leader_ext.leader_replicas_status ORDER BY host, started_at, holder_id";
 
@@ -78,6 +81,17 @@ void replicaSeen(pg::Connection &connection, const ReplicaInfo &replica,
             timeout, window);
 }
 
+void replicaEarlyTakeOff(pg::Connection &connection, std::string_view holderId,
+                         std::optional<std::chrono::milliseconds> off, std::string_view reason,
+                         std::chrono::milliseconds timeout)
+{
+    connection.exec(
+            "early take off", "SELECT leader_ext.leader_replica_early_take_off($1, $2::bigint, $3)",
+            {holderId,
+             off ? pg::Param(static_cast<std::int64_t>(off->count())) : pg::Param(nullptr), reason},
+            timeout);
+}
+
 bool replicaGone(pg::Connection &connection, std::string_view holderId,
                  std::chrono::milliseconds timeout, const pg::StatementWindow &window)
 {
@@ -85,13 +99,15 @@ bool replicaGone(pg::Connection &connection, std::string_view holderId,
 }
 
 std::optional<std::vector<RegisteredReplica>> listReplicas(pg::Connection &connection, bool named,
-                                                           bool drains)
+                                                           bool drains, bool earlyTakeOff)
 {
+    drains = drains || earlyTakeOff;
     named = named || drains;
     std::optional<pg::Result> result;
     try {
         const std::string sql = std::string(ListSql) + (named ? std::string(NamedColumnsSql) : "")
                                 + (drains ? std::string(DrainColumnsSql) : "")
+                                + (earlyTakeOff ? std::string(EarlyTakeOffColumnsSql) : "")
                                 + std::string(ListFromSql);
         result = connection.exec("replicas", sql, {}, StatementTimeout);
     } catch (const pg::Error &error) {
@@ -138,6 +154,10 @@ std::optional<std::vector<RegisteredReplica>> listReplicas(pg::Connection &conne
             listed.drainedBy = result->text(row, 15);
             listed.drainReason = result->text(row, 16);
             listed.running = split(result->text(row, 17));
+        }
+        if (earlyTakeOff && !result->isNull(row, 18)) {
+            listed.earlyTakeOffUntil = result->text(row, 18);
+            listed.earlyTakeOffReason = result->text(row, 19);
         }
     }
     return replicas;

@@ -49,6 +49,10 @@ struct RegisteredReplica
     std::string drainedBy;
     std::string drainReason;
     std::vector<std::string> running;
+    // With 0189 (earlyTakeOff): until when the replica names no marker (ISO 8601 UTC; empty when
+    // it names one), and why. Its leases end at their expiry only meanwhile.
+    std::string earlyTakeOffUntil;
+    std::string earlyTakeOffReason;
 };
 
 // One statement: leader_replica_seen, which also deletes rows unseen for 24 h. named: the database
@@ -60,11 +64,20 @@ void replicaSeen(pg::Connection &connection, const ReplicaInfo &replica,
 // Deletes the replica's row; false when there was none. Throws pg::Error.
 bool replicaGone(pg::Connection &connection, std::string_view holderId,
                  std::chrono::milliseconds timeout, const pg::StatementWindow &window = {});
+// With 0189: the replica names no marker for the next `off` (its marker kept being ended while it
+// ran), and why; nullopt: it names its marker again. Throws pg::Error.
+void replicaEarlyTakeOff(pg::Connection &connection, std::string_view holderId,
+                         std::optional<std::chrono::milliseconds> off, std::string_view reason,
+                         std::chrono::milliseconds timeout);
+
 // Every registered replica, by host and holder id; nullopt when the database has no registry (an
 // older schema, without 0178). named: the database has 0182, and the rows carry each replica's name
 // and marker. Throws pg::Error for anything else, a missing privilege included.
 // drains: the database has 0183 too (named then as well), and the rows carry each one's drain.
+// earlyTakeOff: the database has 0189 too (named and drains then as well), and the rows say
+// whether the replica names no marker for now.
 std::optional<std::vector<RegisteredReplica>> listReplicas(pg::Connection &connection,
-                                                           bool named = false, bool drains = false);
+                                                           bool named = false, bool drains = false,
+                                                           bool earlyTakeOff = false);
 
 } // namespace leader::lease

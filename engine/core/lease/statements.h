@@ -60,34 +60,46 @@ struct HeldAnnouncement
 };
 std::optional<HeldAnnouncement> parseHeldAnnouncement(std::string_view payload);
 
+// Which extensions' columns ACQUIRE and RENEW name. handovers: 0185's (the statement honours and
+// clears a handover's preference, docs/handover.md; RENEW says whether the tick is asked to hand
+// over). markerTokens: 0189's holder_session_token, so that a recorded marker names this lease
+// only, and only a marker recorded for the row's own token is taken early. The defaults are a
+// database with every extension but the handover.
+struct StatementShape
+{
+    bool handovers = false;
+    bool markerTokens = true;
+};
+
 // 1 row: this holder leads the role for this tick. nullopt: not due, held, paused or cooling.
 // session: this holder's marker key, recorded only if the statement finds it held and the role's
 // early take is on; a recorded marker is announced on the leader_leases channel ("held ROLE KEY
 // INCARNATION"), so that contenders can wait for its end at once. A held row whose marker nobody
 // holds any more is taken before its expiry (the caller waits EarlyTakeGrace after it saw the
 // marker end). heldBy, when given, is set to the marker of the live holder that kept the role
-// (when it has one and the early take is on). handovers (the database has extension 0185): the
-// statement honours and clears a handover's preference (docs/handover.md).
+// (when it has one and the early take is on).
 std::optional<Acquired> acquire(pg::Connection &connection, std::string_view role,
                                 std::string_view holderId, std::chrono::milliseconds interval,
                                 std::optional<std::int64_t> session = std::nullopt,
                                 std::optional<HolderSession> *heldBy = nullptr,
-                                bool handovers = false);
+                                StatementShape shape = {});
 
 // The database's now() when the lease was extended, and the marker the row names from now on;
 // nullopt is definite loss (taken over, released or paused). A thrown pg::Error is a missed beat,
 // not a loss. session as for acquire: none un-names the marker, so that the lease ends at its
-// expiry only. handovers (extension 0185): Renewed::handover says whether the tick is asked to
-// hand the role over.
+// expiry only. Renewed::handover says whether the tick is asked to hand the role over (with
+// shape.handovers).
 std::optional<Renewed> renew(pg::Connection &connection, std::string_view role, std::int64_t token,
                              std::string_view holderId, const pg::StatementWindow &window = {},
                              std::optional<std::int64_t> session = std::nullopt,
-                             bool handovers = false);
+                             StatementShape shape = {});
 
 // What a statement naming 0185's handover columns (acquire and renew with handovers, the board's
 // read) meets once 0185 is undone under a running replica: 42703 on one of those columns, whose
 // name the server quotes in any language.
 bool handoverColumnsGone(const pg::Error &error);
+// The same for 0189's holder_session_token.
+bool markerTokenColumnGone(const pg::Error &error);
 
 // What RELEASE needs to know of the tick it ends.
 struct Release

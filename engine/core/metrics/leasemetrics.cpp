@@ -71,6 +71,11 @@ const std::vector<double> TickBuckets{0.01, 0.05, 0.1, 0.25, 0.5, 1,   2.5, 5,
 
 constexpr std::string_view StatusSql
         = "SELECT role, last_tick_age_seconds, state FROM leader_status";
+// With 0189 a pause with an end is held in not_before, which the ADR's view reads as cooling; the
+// extended view reads it as paused.
+constexpr int ExtendedStatusExtension = static_cast<int>(schema::Extension::AdrFleet);
+constexpr std::string_view ExtendedStatusSql
+        = "SELECT role, last_tick_age_seconds, state FROM leader_ext.leader_status";
 
 // Extension 0186: leader_ext.leader_backlog(), one row per registered source, ordered by role.
 constexpr int BacklogExtension = static_cast<int>(schema::Extension::Backlog);
@@ -165,14 +170,17 @@ bool LeaseMetrics::scrapeStatus(pg::Connection &connection,
                                     + std::to_string(serverTimeout->count()),
                             {}, timeout);
         }
-        const pg::Result result = connection.exec("scrape status", StatusSql, {}, timeout);
+        const int extension = probedExtension(connection, newSession);
+        const pg::Result result = connection.exec(
+                "scrape status",
+                extension >= ExtendedStatusExtension ? ExtendedStatusSql : StatusSql, {}, timeout);
         for (int row = 0; row < result.rows(); ++row) {
             RoleStatus &status = statuses[std::string(result.text(row, 0))];
             if (!result.isNull(row, 1))
                 status.age = std::max(0.0, result.toDouble(row, 1));
             status.paused = result.text(row, 2) == "paused";
         }
-        backlog = readBacklog(connection, newSession, timeout);
+        backlog = readBacklog(connection, extension >= BacklogExtension, timeout);
         if (serverTimeout && connection.isOpen())
             connection.exec("scrape status end", backlog->failure ? "ROLLBACK" : "COMMIT", {},
                             timeout);
@@ -219,24 +227,27 @@ bool LeaseMetrics::scrapeStatus(pg::Connection &connection,
     return !failure;
 }
 
-LeaseMetrics::BacklogReading LeaseMetrics::readBacklog(pg::Connection &connection, bool newSession,
+int LeaseMetrics::probedExtension(pg::Connection &connection, bool newSession)
+{
+    const auto now = std::chrono::steady_clock::now();
+    {
+        const std::lock_guard lock(m_scrapeMutex);
+        if (!newSession && m_probedAt && now - *m_probedAt < ProbeEvery)
+            return m_extension;
+    }
+    const int extension = schema::probeFeatures(connection).extension;
+    const std::lock_guard lock(m_scrapeMutex);
+    m_extension = extension;
+    m_probedAt = now;
+    return extension;
+}
+
+LeaseMetrics::BacklogReading LeaseMetrics::readBacklog(pg::Connection &connection, bool available,
                                                        std::chrono::milliseconds timeout)
 {
     BacklogReading reading;
+    reading.available = available;
     try {
-        const auto now = std::chrono::steady_clock::now();
-        bool probe = newSession;
-        {
-            const std::lock_guard lock(m_scrapeMutex);
-            probe = probe || !m_backlogProbedAt || now - *m_backlogProbedAt >= BacklogProbeEvery;
-            reading.available = m_backlogAvailable;
-        }
-        if (probe) {
-            reading.available = schema::probeFeatures(connection).extension >= BacklogExtension;
-            const std::lock_guard lock(m_scrapeMutex);
-            m_backlogAvailable = reading.available;
-            m_backlogProbedAt = now;
-        }
         if (!reading.available)
             return reading;
         const pg::Result result = connection.exec("scrape backlog", BacklogSql, {}, timeout);

@@ -60,18 +60,21 @@ public:
     // the age series. With serverTimeout the read is a transaction of its own under SET LOCAL
     // statement_timeout, so the server gives up on it too (a session SET would outlive it on a
     // transaction pooler's shared server connection); a connection it fails on is closed.
-    // Where the database has 0186 (probed on a new session and every BacklogProbeEvery), the
+    // The extensions are probed first, on a new session and every ProbeEvery: with 0189 the
+    // status is read from leader_ext.leader_status. Where the database has 0186, the
     // backlog is read next, in the same transaction. Its failure fails nothing else: it drops the
     // pending and age series and sets source_up to 0 for the roles it had, and the status
     // readings stand; the return value is leader_status's alone.
     bool scrapeStatus(pg::Connection &connection,
                       std::optional<std::chrono::milliseconds> serverTimeout = std::nullopt);
 
-    static constexpr std::chrono::seconds BacklogProbeEvery{15};
+    static constexpr std::chrono::seconds ProbeEvery{15};
 
 private:
     struct BacklogReading;
-    BacklogReading readBacklog(pg::Connection &connection, bool newSession,
+    // The extension version, probed on a new session and every ProbeEvery.
+    int probedExtension(pg::Connection &connection, bool newSession);
+    BacklogReading readBacklog(pg::Connection &connection, bool available,
                                std::chrono::milliseconds timeout);
     void applyBacklog(const BacklogReading &reading);
     void dropBacklog(std::string_view role, bool keepUp);
@@ -82,9 +85,9 @@ private:
     // Logs the read failing and recovering once each, not at every scrape.
     bool m_statusReadable = true;
     bool m_backlogReadable = true;
-    // Under m_scrapeMutex: whether the database has 0186, as last probed, and when.
-    bool m_backlogAvailable = false;
-    std::optional<std::chrono::steady_clock::time_point> m_backlogProbedAt;
+    // Under m_scrapeMutex: the database's extension version, as last probed, and when.
+    int m_extension = 0;
+    std::optional<std::chrono::steady_clock::time_point> m_probedAt;
     // Under m_scrapeMutex: the roles with backlog series, with the `what` label of their pending
     // series and whether their source answered last time (logged on a change only).
     struct BacklogSeries

@@ -22,9 +22,11 @@ using namespace std::chrono_literals;
 
 // Instants come back as epoch seconds (float8), so neither the session's TimeZone nor its
 // DateStyle can change what the console shows. The extensions' columns (0177's pause end, 0179's
-// took_over, 0180's early_take, 0184's last tick and hour) are read through to_jsonb: NULL where
-// the view lacks them, so the same statement polls the ADR's leader_status and every extended one,
-// also when an extension is added or removed under a connected console.
+// took_over, 0180's early_take, 0184's last tick and hour, 0189's holders outside the registry) are
+// read through to_jsonb: NULL where the view lacks them, so the same statement polls the ADR's
+// leader_status and every extended one, also when an extension is added or removed under a
+// connected console. With 0189 the extended view is leader_ext.leader_status, and the ADR's
+// leader_status has the ADR's columns only (/*view*/ names which).
 constexpr auto PollSql = R"sql(
 SELECT role, state, holder_id, holder_token,
        extract(epoch FROM acquired_at)::float8, expires_in_seconds::float8,
@@ -42,10 +44,25 @@ SELECT role, state, holder_id, holder_token,
        to_jsonb(s) ->> 'last_holder', to_jsonb(s) ->> 'last_failed_step',
        to_jsonb(s) ->> 'last_error',
        (to_jsonb(s) ->> 'completed_last_hour')::int, (to_jsonb(s) ->> 'lost_last_hour')::int,
-       (to_jsonb(s) ->> 'failed_last_hour')::int, (to_jsonb(s) ->> 'interrupted_last_hour')::int
-  FROM leader_status AS s
+       (to_jsonb(s) ->> 'failed_last_hour')::int, (to_jsonb(s) ->> 'interrupted_last_hour')::int,
+       (to_jsonb(s) ->> 'holder_outside')::boolean,
+       (to_jsonb(s) ->> 'holder_last_duration_seconds')::float8,
+       (to_jsonb(s) ->> 'counts_ours_only')::boolean
+  FROM /*view*/ AS s
  ORDER BY role
 )sql";
+
+const std::string &pollSql(bool extendedView)
+{
+    static const auto with = [](std::string_view view) {
+        std::string text(PollSql);
+        text.replace(text.find("/*view*/"), std::string_view("/*view*/").size(), view);
+        return text;
+    };
+    static const std::string adr = with("leader_status");
+    static const std::string extended = with("leader_ext.leader_status");
+    return extendedView ? extended : adr;
+}
 
 // Ages in seconds on the database clock, as leader_backlog computes them.
 constexpr auto BacklogSql = R"sql(
@@ -54,10 +71,11 @@ SELECT role, what, pending, oldest_pending_age_seconds, error FROM leader_ext.le
 
 // to_regclass/to_regprocedure return NULL instead of failing, so one statement tells a missing
 // SELECT and a read-only login apart. $1, $2: the pause and unpause functions pause() and
-// unpause() call; $3: whether they live in leader_ext (USAGE on it is needed too).
+// unpause() call; $3: whether they live in leader_ext (USAGE on it is needed too); $4 the view
+// poll() reads.
 constexpr auto AccessSql
         = "SELECT current_user::text, current_database()::text,"
-          " coalesce(has_table_privilege(to_regclass('leader_status')::oid, 'SELECT'), false),"
+          " coalesce(has_table_privilege(to_regclass($4)::oid, 'SELECT'), false),"
           " coalesce(has_function_privilege(to_regprocedure($1)::oid, 'EXECUTE'), false),"
           " coalesce(has_function_privilege(to_regprocedure($2)::oid, 'EXECUTE'), false),"
           " NOT $3::boolean OR coalesce(has_schema_privilege("
@@ -171,7 +189,7 @@ std::string extensionsSummary(const schema::LeaseFeatures &features)
                "tracked in schema_migrations), and only the ADR's features are used until "
                "leaderctl migrate moves them into leader_ext";
     const std::string heartbeat = std::to_string(lease::HeartbeatEvery / 1s);
-    const std::array<std::pair<Extension, std::string>, 13> adds{{
+    const std::array<std::pair<Extension, std::string>, 14> adds{{
             {Extension::PauseNotify, "the pause wake NOTIFY (without it a holder stops at its next "
                                      "heartbeat, within "
                                              + heartbeat + " s)"},
@@ -190,6 +208,8 @@ std::string extensionsSummary(const schema::LeaseFeatures &features)
             // Nothing a reader sees: what a fleet of hundreds of replicas costs the server.
             {Extension::RegistryLockScan, "the registry read at one lock scan per query"},
             {Extension::BoardRead, "the read-first poll's read planned once per server session"},
+            {Extension::AdrFleet, "pauses with an end that end for replicas that speak only the "
+                                  "ADR too"},
     }};
     std::string added;
     for (const auto &[extension, what] : adds)
@@ -239,15 +259,19 @@ Outcome<Access> StatusReader::open()
                           : "leader_pause(text,text,text)";
         const std::string unpauseFunction
                 = withLog ? "leader_ext.leader_unpause(text,text,text)" : "leader_unpause(text)";
+        const std::string view = m_features.has(schema::Extension::AdrFleet)
+                                         ? "leader_ext.leader_status"
+                                         : "leader_status";
         const pg::Result row = m_connection->exec(
                 "privileges", AccessSql,
-                {pauseFunction, unpauseFunction, withLog ? "true" : "false"}, m_statementTimeout);
+                {pauseFunction, unpauseFunction, withLog ? "true" : "false", view},
+                m_statementTimeout);
         const std::string user(row.text(0, 0));
         if (!row.toBool(0, 2)) {
             close();
-            return Failure{"privilege missing: " + user
-                                   + " may not read leader_status; GRANT hardcount_monitor TO "
-                                   + user + " (or GRANT SELECT ON leader_status TO " + user + ")",
+            return Failure{"privilege missing: " + user + " may not read " + view
+                                   + "; GRANT hardcount_monitor TO " + user
+                                   + " (or GRANT SELECT ON " + view + " TO " + user + ")",
                            {},
                            true};
         }
@@ -310,7 +334,19 @@ Outcome<StatusRows> StatusReader::poll()
             m_features = schema::probeFeatures(*m_connection);
             m_featuresProbedAt = now;
         }
-        const pg::Result result = m_connection->exec("poll", PollSql, {}, m_statementTimeout);
+        const bool extendedView = m_features.has(schema::Extension::AdrFleet);
+        const pg::Result result = [&] {
+            try {
+                return m_connection->exec("poll", pollSql(extendedView), {}, m_statementTimeout);
+            } catch (const pg::Error &error) {
+                // 0189 undone under this reader: read the ADR's view, and probe again.
+                if (!extendedView || error.sqlstate() != "42P01")
+                    throw;
+                m_features = schema::probeFeatures(*m_connection);
+                m_featuresProbedAt = std::chrono::steady_clock::now();
+                return m_connection->exec("poll", pollSql(false), {}, m_statementTimeout);
+            }
+        }();
         StatusRows rows;
         rows.features = m_features;
         for (int row = 0; row < result.rows(); ++row) {
@@ -347,6 +383,10 @@ Outcome<StatusRows> StatusReader::poll()
                                                     static_cast<int>(result.toInt64(row, 27)),
                                                     static_cast<int>(result.toInt64(row, 28)),
                                                     static_cast<int>(result.toInt64(row, 29))};
+            if (!result.isNull(row, 30))
+                role.holderOutside = result.toBool(row, 30);
+            role.holderLastDurationSeconds = optionalDouble(result, row, 31);
+            role.countsOursOnly = !result.isNull(row, 32) && result.toBool(row, 32);
             rows.roles.push_back(std::move(role));
         }
         // A second statement on the same session; its failure fails nothing else (a lost session
@@ -372,7 +412,8 @@ Outcome<ReplicaList> StatusReader::replicas()
         // refusal, not "needs the extension".
         const std::optional<std::vector<lease::RegisteredReplica>> listed = lease::listReplicas(
                 *m_connection, m_features.has(schema::Extension::ReplicaNames),
-                m_features.has(schema::Extension::ReplicaDrain));
+                m_features.has(schema::Extension::ReplicaDrain),
+                m_features.has(schema::Extension::AdrFleet));
         if (!listed) {
             list.unavailable = schema::extensionNeeded("the replica registry",
                                                        schema::Extension::ReplicaRegistry);
@@ -405,6 +446,8 @@ Outcome<ReplicaList> StatusReader::replicas()
             row.drain = registered.drain;
             row.drainedBy = registered.drainedBy;
             row.drainReason = registered.drainReason;
+            row.earlyTakeOffUntil = registered.earlyTakeOffUntil;
+            row.earlyTakeOffReason = registered.earlyTakeOffReason;
             // Once seen, remembered while it is registered: a marker ends only with its session.
             if (registered.markerHeld || row.markerEnded)
                 seen.insert(registered.replica.holderId);

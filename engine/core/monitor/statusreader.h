@@ -72,6 +72,15 @@ struct RoleRow
         int interrupted = 0;
     };
     std::optional<HourCounts> lastHour;
+    // Extension 0189. While led: whether the holder is outside the replica registry (a replica
+    // that speaks only the ADR: it takes no hand-over request and no drain), nullopt without
+    // 0189; and how long its previous tick of this role lasted, when it is outside and one was
+    // seen.
+    std::optional<bool> holderOutside;
+    std::optional<double> holderLastDurationSeconds;
+    // Holders outside the registry led the role in the last hour: they record no tick, so
+    // lastHour counts this project's replicas' ticks only.
+    bool countsOursOnly = false;
 };
 
 // How much work waits for a role, as the source its deployment registered counts it (extension
@@ -151,6 +160,10 @@ struct ReplicaRow
     std::string drain;
     std::string drainedBy;
     std::string drainReason;
+    // With 0189: until when it names no marker (its marker session kept being ended while it ran),
+    // and why; empty when it names one. Its leases end at their expiry only meanwhile.
+    std::string earlyTakeOffUntil;
+    std::string earlyTakeOffReason;
 };
 
 struct ReplicaList

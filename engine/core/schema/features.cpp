@@ -82,6 +82,8 @@ std::string_view purpose(Extension extension)
         return "the registry's single lock read";
     case Extension::BoardRead:
         return "the planned-once board read";
+    case Extension::AdrFleet:
+        return "the extensions beside replicas that speak only the ADR";
     }
     return "an extension";
 }

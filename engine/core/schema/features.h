@@ -24,9 +24,12 @@ enum class Extension {
     Backlog = 186,      // leader_ext.leader_backlog: how much work waits, per role (issue 36)
     RegistryLockScan = 187, // leader_replicas_status reads pg_locks once per query (issue 37)
     BoardRead = 188, // leader_ext.leader_board: the read-first poll's read, planned once (issue 37)
+    // Beside replicas that speak only the ADR (issue 50): markers bound to their lease, pauses
+    // with an end held in not_before, the ADR's leader_status again and leader_ext.leader_status.
+    AdrFleet = 189,
 };
 inline constexpr Extension FirstExtension = Extension::PauseNotify;
-inline constexpr int LatestExtension = static_cast<int>(Extension::BoardRead);
+inline constexpr int LatestExtension = static_cast<int>(Extension::AdrFleet);
 // What leader-replica refuses to start without; a later one it uses where the database has it.
 inline constexpr Extension ReplicaNeeds = Extension::DefinerHardening;
 

@@ -115,6 +115,8 @@ void Registrar::beat()
                            "holder=" + m_replica.holderId);
             }
         }
+        if (m_reportEarlyTake && m_marker)
+            reportSuspension(*connection);
         if (m_failing)
             log::write(log::Level::Info, "replica", "registry beat works again",
                        "holder=" + m_replica.holderId);
@@ -126,6 +128,29 @@ void Registrar::beat()
                        "later beat works",
                        "holder=" + m_replica.holderId + " error=\"" + pg::explain(error) + "\"");
         m_failing = true;
+    }
+}
+
+void Registrar::reportSuspension(pg::Connection &connection)
+{
+    const std::optional<lease::MarkerState::Suspension> suspension = m_marker->suspension();
+    const std::optional<std::chrono::steady_clock::time_point> off
+            = suspension ? std::optional(suspension->until) : std::nullopt;
+    if (off == m_reportedOff)
+        return;
+    try {
+        lease::replicaEarlyTakeOff(
+                connection, m_replica.holderId,
+                suspension ? std::optional(std::chrono::duration_cast<std::chrono::milliseconds>(
+                        suspension->until - std::chrono::steady_clock::now()))
+                           : std::nullopt,
+                suspension ? suspension->reason : std::string(), lease::StatementTimeout);
+        m_reportedOff = off;
+    } catch (const pg::Error &error) {
+        // 0189 was undone under this replica: nothing to report to.
+        if (error.sqlstate() != pg::sqlstate::UndefinedFunction)
+            throw;
+        m_reportEarlyTake = false;
     }
 }
 

@@ -13,8 +13,9 @@ namespace leader::lease {
 class MarkerState;
 }
 namespace leader::pg {
+class Connection;
 class ConnectionPool;
-}
+} // namespace leader::pg
 
 namespace leader::replica {
 
@@ -53,6 +54,10 @@ public:
     // With migration 0183: each beat also reads the drain flag and reports the drain, and start()
     // runs the first beat on the caller's thread. Before start.
     void setDrain(DrainHooks hooks) { m_drain = std::move(hooks); }
+    // With migration 0189: a beat that finds the marker's suspension changed reports it
+    // (leader_replica_early_take_off), so leaderctl status and the console can say it. Before
+    // start.
+    void reportEarlyTake(bool on) { m_reportEarlyTake = on; }
     void start();
     // The next beat now, not at the end of the period: the marker has just been taken.
     void beatNow();
@@ -71,6 +76,7 @@ public:
 private:
     void loop();
     void beat();
+    void reportSuspension(pg::Connection &connection);
     void deregister(std::chrono::steady_clock::time_point startBy);
 
     pg::ConnectionPool &m_pool;
@@ -83,9 +89,12 @@ private:
     bool m_beatNow = false; // with m_mutex
     // Set with m_stop on a clean stop: when the delete must start by.
     std::optional<std::chrono::steady_clock::time_point> m_goneBy;
-    bool m_failing = false; // the thread's alone
-    bool m_named;           // the thread's alone once started
-    DrainHooks m_drain;     // the thread's alone once started; no report: no drain beat
+    bool m_failing = false;         // the thread's alone
+    bool m_named;                   // the thread's alone once started
+    DrainHooks m_drain;             // the thread's alone once started; no report: no drain beat
+    bool m_reportEarlyTake = false; // the thread's alone once started
+    // The suspension's end as last reported; the thread's alone.
+    std::optional<std::chrono::steady_clock::time_point> m_reportedOff;
     std::thread m_thread;
 };
 

@@ -146,6 +146,8 @@ void Replica::start()
     m_manager->recordTicks(features.has(schema::Extension::TickDetails));
     // A handover ends its tick at the next safe point, and prefers its replica (0185).
     m_manager->honourHandovers(features.has(schema::Extension::Handover));
+    // A marker names the lease it was recorded for (0189).
+    m_manager->bindMarkersToTokens(features.has(schema::Extension::AdrFleet));
     if (m_board) {
         m_board->setHandovers(features.has(schema::Extension::Handover));
         m_board->setBoardFunction(features.has(schema::Extension::BoardRead));
@@ -162,6 +164,7 @@ void Replica::start()
     m_registrar = std::make_unique<Registrar>(
             m_manager->pool(), std::move(registered), m_options.registryEvery,
             features.has(schema::Extension::ReplicaNames), &m_manager->marker());
+    m_registrar->reportEarlyTake(features.has(schema::Extension::AdrFleet));
     if (features.has(schema::Extension::ReplicaDrain))
         m_registrar->setDrain(DrainHooks{.report =
                                                  [this] {
