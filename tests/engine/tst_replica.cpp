@@ -209,6 +209,7 @@ private Q_SLOTS:
     void cutOffLeaderIsTakenOnlyAtExpiry_data();
     void cutOffLeaderIsTakenOnlyAtExpiry();
     void terminatedMarkerIsRepairedAndTheTickCompletes();
+    void markerEndedTwiceIsNamedNoMore();
     void idleSessionTimeoutTakesNoLiveHolder_data();
     void idleSessionTimeoutTakesNoLiveHolder();
     void idleCuttingProxyNeverCutsTheMarker();
@@ -786,6 +787,65 @@ void TestReplica::terminateTheHoldersMarkerMidTick(int attempt, bool &repaired)
     repaired = true;
     other.stop();
     holder.stop();
+}
+
+// A replica whose marker session is ended twice while its server lives on (a reaper's
+// pg_terminate_backend) names no marker for MarkerSuspendFor: its rows name none from then on, the
+// registry says until when and why (leaderctl status and the console read it there), and its
+// ticks go on completing, on the TTL path. Checked once with MarkerEndsToSuspend raised: the
+// registry said nothing.
+void TestReplica::markerEndedTwiceIsNamedNoMore()
+{
+    ReplicaOptions options
+            = optionsFor("a", billing("billing.interval = 1s\nbilling.min_tick = 2s"));
+    options.registryEvery = 500ms;
+    Events events; // before the replica, which publishes into it until it stops
+    Replica replica(std::move(options));
+    events.attach(replica);
+    replica.start();
+    Connection reaper = m_db->connectDirect(Login::App);
+    // Ends the marker session whose lock the replica holds now, as a reaper would.
+    const auto terminate = [&] {
+        QString marker;
+        QTRY_VERIFY_WITH_TIMEOUT(!(marker = field("SELECT marker_session FROM "
+                                                  "leader_ext.leader_replicas WHERE name = 'a' "
+                                                  "AND marker_session IS NOT NULL"))
+                                          .isEmpty(),
+                                 10000);
+        QVERIFY(reaper.exec("terminate marker",
+                            "SELECT pg_terminate_backend(($1::bigint & 4294967295)::int)",
+                            {marker.toStdString()}, 5s)
+                        .toBool(0, 0));
+        // Its next session's key is in the registry once the listener is back.
+        QTRY_VERIFY_WITH_TIMEOUT(field("SELECT marker_session FROM leader_ext.leader_replicas "
+                                       "WHERE name = 'a'")
+                                         != marker,
+                                 10000);
+    };
+    terminate();
+    QVERIFY(!QTest::currentTestFailed());
+    QTRY_VERIFY_WITH_TIMEOUT(!billingMarker().isEmpty(), 10000);
+    terminate();
+    QVERIFY(!QTest::currentTestFailed());
+    QTRY_COMPARE_WITH_TIMEOUT(field("SELECT early_take_off_until > now() + interval '50 minutes' "
+                                    "FROM leader_ext.leader_replicas_status WHERE name = 'a'"),
+                              QStringLiteral("t"), 10000);
+    QVERIFY(field("SELECT early_take_off_reason FROM leader_ext.leader_replicas_status WHERE "
+                  "name = 'a'")
+                    .contains(QStringLiteral("ended 2 times in 10 min")));
+    // Every lease since names no marker, over two ticks and more, and the ticks complete.
+    const int releasedBefore = events.count(EventKind::Released, "a");
+    QElapsedTimer sampled;
+    sampled.start();
+    while (sampled.elapsed() < 5000) {
+        QVERIFY2(billingMarker().isEmpty(), qPrintable(billingMarker()));
+        QTest::qWait(100);
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(events.count(EventKind::Released, "a") >= releasedBefore + 2, 10000);
+    QCOMPARE(events.count(EventKind::Lost), 0);
+    for (const ReplicaEvent &released : events.of(EventKind::Released, "a"))
+        QCOMPARE(released.transition.outcome, Outcome::Completed);
+    replica.stop();
 }
 
 void TestReplica::idleSessionTimeoutTakesNoLiveHolder_data()
