@@ -124,6 +124,7 @@ private Q_SLOTS:
     void killedLeaderIsTakenOverWithinTtl();
     void markedLeaderIsTakenBeforeExpiryOnlyOnceDead_data();
     void markedLeaderIsTakenBeforeExpiryOnlyOnceDead();
+    void pauseMidTickCancelsWithinOneHeartbeat_data();
     void pauseMidTickCancelsWithinOneHeartbeat();
     void unpauseResumesAtTheNextPoll_data() { pollModes(); }
     void unpauseResumesAtTheNextPoll();
@@ -777,8 +778,20 @@ void TestLeaseManager::markedLeaderIsTakenBeforeExpiryOnlyOnceDead()
     }
 }
 
+void TestLeaseManager::pauseMidTickCancelsWithinOneHeartbeat_data()
+{
+    QTest::addColumn<QString>("pause");
+    QTest::newRow("until unpaused") << "SELECT leader_pause('email_outbox', 'op@test', 'drill')";
+    // 0189 holds the end in not_before and leaves paused_at NULL: the loss is still a pause's
+    // (checked once: with the reason read from paused_at alone it read "released").
+    QTest::newRow("with an end")
+            << "SELECT leader_ext.leader_pause('email_outbox', 'op@test', 'drill', now() + "
+               "interval '1 hour')";
+}
+
 void TestLeaseManager::pauseMidTickCancelsWithinOneHeartbeat()
 {
+    QFETCH(QString, pause);
     Replica replica(appUrl());
     std::atomic<bool> workEnded = false;
     auto tick = std::async(std::launch::async, [&] {
@@ -789,7 +802,7 @@ void TestLeaseManager::pauseMidTickCancelsWithinOneHeartbeat()
     });
     QTRY_VERIFY_WITH_TIMEOUT(replica.recorder.count(EventKind::Acquired) == 1, 5000);
     QElapsedTimer sincePause;
-    m_owner->exec("pause", "SELECT leader_pause('email_outbox', 'op@test', 'drill')", {}, 5s);
+    m_owner->exec("pause", pause.toStdString(), {}, 5s);
     sincePause.start();
     QTRY_VERIFY_WITH_TIMEOUT(workEnded.load(), 10000);
     const double cancelledAfter = sincePause.elapsed() / 1000.0;

@@ -1036,6 +1036,16 @@ RETURNING holder_token
     QCOMPARE(roles[0]["holder_outside"].toBool(), true);
     QCOMPARE(roles[0]["counts_ours_only"].toBool(), true);
     QCOMPARE(roles[1]["counts_ours_only"].toBool(), false);
+    // A replica of ours that names no marker for now (its marker kept being ended) is named too.
+    app.exec("early take off",
+             "SELECT leader_ext.leader_replica_early_take_off('ctl-o:201:000000o1', 3600000, "
+             "'the marker session was ended 2 times in 10 min')",
+             {}, 5s);
+    run = leaderctl({"status", "--database", url(Login::Monitor)});
+    QVERIFY2(run.out.contains("early take off on o1 until ")
+                     && run.out.contains(": the marker session was ended 2 times in 10 min; its "
+                                         "leases end at their expiry only"),
+             qPrintable(run.describe()));
 
     run = leaderctl({"handover", "billing", "--to", "o1", "--database", url(Login::App)});
     QCOMPARE(run.exitCode, 0);
