@@ -19,7 +19,7 @@ struct Need
     const char *subject; // how extensionNeeded's sentence starts
 };
 
-constexpr std::array<Need, 7> Needs{{
+constexpr std::array<Need, 8> Needs{{
         {ExtensionFeature::PauseWake, Extension::PauseNotify,
          QT_TRANSLATE_NOOP("ExtensionNotes", "a pause that reaches the holder at once")},
         {ExtensionFeature::PauseEnd, Extension::PauseLog,
@@ -34,6 +34,8 @@ constexpr std::array<Need, 7> Needs{{
          QT_TRANSLATE_NOOP("ExtensionNotes", "draining a replica")},
         {ExtensionFeature::Handover, Extension::Handover,
          QT_TRANSLATE_NOOP("ExtensionNotes", "handing a role over now")},
+        {ExtensionFeature::OutsideHolders, Extension::AdrFleet,
+         QT_TRANSLATE_NOOP("ExtensionNotes", "the holders outside the replica registry")},
 }};
 
 const Need &needOf(ExtensionFeature feature)

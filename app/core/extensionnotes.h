@@ -16,6 +16,7 @@ enum class ExtensionFeature {
     TakeoverAtDeath, // 0179: a role taken at its holder's death, not only at its expiry
     ReplicaDrain,    // 0183: Drain and Undrain in the Replicas tab
     Handover,        // 0185: Hand over… on a held role
+    OutsideHolders,  // 0189: who holds a role from outside the registry (they take no request)
 };
 
 // What a database offers, as the poller probed it: the fields of the engine's

@@ -6,6 +6,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <optional>
+
 namespace leader::console {
 
 // One replica of the registry (extension 0178), its instants, age and liveness the database's.
@@ -27,6 +29,30 @@ struct RegistryEntry
     QString drain;
     QString drainedBy;
     QString drainReason;
+    // Extension 0189: it names no marker until then (its marker session kept being ended while it
+    // ran), and why; invalid when it names one. Its leases end at their expiry only meanwhile.
+    QDateTime earlyTakeOffUntil;
+    QString earlyTakeOffReason;
+};
+
+// A holder of a role outside the replica registry (extension 0189's leader_outside_holders): a
+// replica that speaks only the ADR, or another tool's ACQUIRE. It takes no drain and no hand-over
+// request. Ages and durations on the database clock.
+struct OutsideHolder
+{
+    QString role;
+    QString holderId;
+    double lastSeenAgeSeconds = 0; // since its last ACQUIRE or RELEASE of the role
+    bool holdsNow = false;
+    double heldForSeconds = 0;             // while it holds: since its ACQUIRE
+    std::optional<double> lastTickSeconds; // its last tick of the role seen to end
+};
+
+// Those seen in the last hour, as one read found them: most recently seen first.
+struct OutsideHolders
+{
+    QList<OutsideHolder> holders;
+    QString error; // one line when the read failed; holders is then empty
 };
 
 // One read of the registry, every few polls.
@@ -58,6 +84,9 @@ struct DrainResult
     QStringList orphans;
     bool refused = false; // Drain: refused for orphans, since force was not given
     bool changed = false; // Drain: drained by this call; Undrain: it was drained
+    // Check and Drain, with extension 0189: the holders outside the registry seen in the last hour
+    // on the roles the replica runs. They take no drain, so those roles are not orphaned.
+    OutsideHolders outside;
 };
 
 // A role handed over now from the status table (extension 0185), and how it went.
@@ -70,6 +99,9 @@ struct HandoverResult
     bool refused = false; // not held, paused, or a target not live, drained or holding it
     QString fromHolder;   // the holder asked to stop
     QDateTime at;         // the database's instant of the request
+    // With extension 0189, read after the request: the holders outside the registry seen on the
+    // role in the last hour. They ignore it: fromHolder among them runs its tick to its end.
+    OutsideHolders outside;
 };
 
 } // namespace leader::console

@@ -81,10 +81,10 @@ QByteArray statusToCsv(const StatusSnapshot &snapshot, TimeZoneMode zone)
 {
     QStringList lines{QStringLiteral(
             "role,state,holder_id,holder_token,acquired_at,expires_in_seconds,took_over,early_take,"
-            "last_tick_ended_at,last_tick_holder,last_tick_age_seconds,last_outcome,"
-            "last_loss_reason,last_duration_s,last_ended_at,last_holder,last_failed_step,"
-            "last_error,completed_last_hour,lost_last_hour,failed_last_hour,"
-            "interrupted_last_hour,paused_at,paused_by,pause_reason,paused_until,"
+            "holder_outside,last_tick_ended_at,last_tick_holder,last_tick_age_seconds,"
+            "last_outcome,last_loss_reason,last_duration_s,last_ended_at,last_holder,"
+            "last_failed_step,last_error,completed_last_hour,lost_last_hour,failed_last_hour,"
+            "interrupted_last_hour,counts_ours_only,paused_at,paused_by,pause_reason,paused_until,"
             "pause_remaining_seconds,not_before,not_before_in_seconds,backlog_what,"
             "backlog_pending,backlog_oldest_pending_age_seconds,backlog_error,observed_at")};
     for (const RoleStatus &row : snapshot.roles) {
@@ -101,6 +101,7 @@ QByteArray statusToCsv(const StatusSnapshot &snapshot, TimeZoneMode zone)
                                  number(row.expiresInSeconds),
                                  tookOverServerText(row.tookOver),
                                  boolText(row.earlyTake),
+                                 boolText(row.holderOutside),
                                  TimeRule::iso8601(row.lastTickEndedAt, zone),
                                  row.lastTickHolder,
                                  number(row.lastTickAgeSeconds),
@@ -115,6 +116,7 @@ QByteArray statusToCsv(const StatusSnapshot &snapshot, TimeZoneMode zone)
                                  count(lastHour(row, &TickCounts::lost)),
                                  count(lastHour(row, &TickCounts::failed)),
                                  count(lastHour(row, &TickCounts::interrupted)),
+                                 boolText(row.countsOursOnly),
                                  TimeRule::iso8601(row.pausedAt, zone),
                                  row.pausedBy,
                                  row.pauseReason,
@@ -149,6 +151,8 @@ QByteArray statusToJson(const StatusSnapshot &snapshot, TimeZoneMode zone)
                 {QStringLiteral("expires_in_seconds"), jsonNumber(row.expiresInSeconds)},
                 {QStringLiteral("took_over"), jsonText(tookOverServerText(row.tookOver))},
                 {QStringLiteral("early_take"), jsonBool(row.earlyTake)},
+                // Extension 0189, keyed as leaderctl status --json keys them; null without it.
+                {QStringLiteral("holder_outside"), jsonBool(row.holderOutside)},
                 {QStringLiteral("last_tick_ended_at"), jsonTime(row.lastTickEndedAt, zone)},
                 {QStringLiteral("last_tick_holder"), jsonText(row.lastTickHolder)},
                 {QStringLiteral("last_tick_age_seconds"), jsonNumber(row.lastTickAgeSeconds)},
@@ -168,6 +172,7 @@ QByteArray statusToJson(const StatusSnapshot &snapshot, TimeZoneMode zone)
                  jsonNumber(lastHour(row, &TickCounts::failed))},
                 {QStringLiteral("interrupted_last_hour"),
                  jsonNumber(lastHour(row, &TickCounts::interrupted))},
+                {QStringLiteral("counts_ours_only"), jsonBool(row.countsOursOnly)},
                 {QStringLiteral("paused_at"), jsonTime(row.pausedAt, zone)},
                 {QStringLiteral("paused_by"), jsonText(row.pausedBy)},
                 {QStringLiteral("pause_reason"), jsonText(row.pauseReason)},

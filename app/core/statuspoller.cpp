@@ -1,5 +1,6 @@
 #include "statuspoller.h"
 
+#include "core/outsideholders.h"
 #include "monitor/databaseidentity.h"
 #include "monitor/statusreader.h"
 
@@ -28,7 +29,8 @@ QDateTime utcFromEpoch(const std::optional<double> &seconds)
     return QDateTime::fromMSecsSinceEpoch(qRound64(*seconds * 1000), Qt::UTC);
 }
 
-RoleStatus roleStatus(const monitor::RoleRow &row)
+// adrFleet: the database has extension 0189, so countsOursOnly is its word and not a default.
+RoleStatus roleStatus(const monitor::RoleRow &row, bool adrFleet)
 {
     RoleStatus status;
     status.role = qtext(row.role);
@@ -59,6 +61,10 @@ RoleStatus roleStatus(const monitor::RoleRow &row)
     if (row.lastHour)
         status.lastHour = TickCounts{row.lastHour->completed, row.lastHour->lost,
                                      row.lastHour->failed, row.lastHour->interrupted};
+    status.holderOutside = row.holderOutside;
+    status.holderLastDurationSeconds = row.holderLastDurationSeconds;
+    if (adrFleet)
+        status.countsOursOnly = row.countsOursOnly;
     return status;
 }
 
@@ -242,6 +248,7 @@ void StatusPoller::checkDrain(const QString &replica)
     } else {
         for (const std::string &role : std::get<std::vector<std::string>>(outcome))
             result.orphans.append(qtext(role));
+        result.outside = outsideOfReplica(replica);
         result.ok = true;
     }
     Q_EMIT drainFinished(result);
@@ -268,6 +275,7 @@ void StatusPoller::drain(const QString &replica, const QString &by, const QStrin
     for (const std::string &role : record.orphaned)
         result.orphans.append(qtext(role));
     result.changed = record.byThisCall;
+    result.outside = outsideOfReplica(replica);
     result.ok = true;
     Q_EMIT drainFinished(result);
     readRegistry(); // the Drain column shows it at once
@@ -294,9 +302,21 @@ void StatusPoller::handOver(const QString &role, const QString &by, const QStrin
     const lease::HandoverRecord &record = std::get<lease::HandoverRecord>(outcome);
     result.fromHolder = qtext(record.fromHolder);
     result.at = utcFromIso(record.at);
+    // Read after the request, as leaderctl handover does: whether the holder asked is one of them
+    // and how far its tick is.
+    if (offers(m_privileges.features, ExtensionFeature::OutsideHolders))
+        result.outside
+                = readOutsideHoldersOfRole(m_target->conninfo(), m_abandon.get_token(), role);
     result.ok = true;
     Q_EMIT handoverFinished(result);
     poll(); // the holder's release shows as soon as it comes
+}
+
+OutsideHolders StatusPoller::outsideOfReplica(const QString &replica)
+{
+    if (!offers(m_privileges.features, ExtensionFeature::OutsideHolders))
+        return {};
+    return readOutsideHoldersOfReplica(m_target->conninfo(), m_abandon.get_token(), replica);
 }
 
 void StatusPoller::undrain(const QString &replica, const QString &by, const QString &reason)
@@ -461,7 +481,7 @@ void StatusPoller::poll()
     result.receivedAt = QDateTime::currentDateTimeUtc();
     result.databaseTime = utcFromEpoch(rows.observedAt);
     for (const monitor::RoleRow &row : rows.roles)
-        result.roles.append(roleStatus(row));
+        result.roles.append(roleStatus(row, rows.features.has(schema::Extension::AdrFleet)));
     // The backlog's rows by role (both ordered by role, but a source may name a role the lease
     // table does not have yet: that one shows nowhere).
     for (const monitor::BacklogRow &row : rows.backlog) {
@@ -523,7 +543,8 @@ void StatusPoller::readRegistry()
                                   roles, utcFromIso(row.startedAt), utcFromIso(row.lastSeen),
                                   row.lastSeenAgeSeconds, row.alive, row.markerEnded,
                                   qtext(row.name), qtext(row.drain), qtext(row.drainedBy),
-                                  qtext(row.drainReason)});
+                                  qtext(row.drainReason), utcFromIso(row.earlyTakeOffUntil),
+                                  qtext(row.earlyTakeOffReason)});
     }
     Q_EMIT registryRead(registry);
 }

@@ -106,6 +106,8 @@ private:
     void updateTimer();
     QString notConnectedMessage() const;
     void actionFailed(ActionResult result, const monitor::Failure &failure);
+    // With extension 0189: the holders outside the registry seen on the replica's roles.
+    OutsideHolders outsideOfReplica(const QString &replica);
 
     QTimer *m_pollTimer = nullptr;
     QTimer *m_retryTimer = nullptr;

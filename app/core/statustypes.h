@@ -91,6 +91,14 @@ struct RoleStatus
     QString lastError;
     // Ticks in the last hour of the database clock, to the minute; nullopt on an older schema.
     std::optional<TickCounts> lastHour;
+    // Extension 0189 (nullopt without it). While led: whether the holder is outside the replica
+    // registry (a replica that speaks only the ADR: it takes no hand-over request and no drain),
+    // and how long its previous tick of the role lasted, when one was seen.
+    std::optional<bool> holderOutside;
+    std::optional<double> holderLastDurationSeconds;
+    // Holders outside the registry led the role in the last hour: they record no tick, so
+    // lastHour counts this project's replicas only.
+    std::optional<bool> countsOursOnly;
     // nullopt: no backlog source registered for the role, or no migration 0186.
     std::optional<RoleBacklog> backlog;
 

@@ -43,9 +43,13 @@ QString RegistryModel::standingName(Standing standing)
 QString RegistryModel::stateText(const Row &row)
 {
     // A drained replica is alive but takes nothing over: "eligible" beside "drained" misleads.
+    QString text = standingName(row.standing);
     if (row.standing == Standing::Eligible && !row.drain.isEmpty())
-        return row.drain == QLatin1String("drained") ? tr("drained") : tr("draining");
-    return standingName(row.standing);
+        text = row.drain == QLatin1String("drained") ? tr("drained") : tr("draining");
+    // A gone replica's leases are past taking early or not: only a living one's note matters.
+    if (row.earlyTakeOffUntil.isValid() && row.standing != Standing::Gone)
+        text = tr("%1 · early take off").arg(text);
+    return text;
 }
 
 QString RegistryModel::formatUptime(double seconds)
@@ -117,6 +121,14 @@ QVariant RegistryModel::data(const QModelIndex &index, int role) const
             return QVariant(Qt::AlignRight | Qt::AlignVCenter);
         break;
     case PlainToolTipRole:
+        if (index.column() == State && row.earlyTakeOffUntil.isValid()
+            && row.standing != Standing::Gone)
+            return tr("Early take off until %1 UTC (database clock): %2. It names no marker "
+                      "meanwhile, so its leases end at their expiry only: at its death a role it "
+                      "holds is taken after the lease expires, not at once.")
+                    .arg(row.earlyTakeOffUntil.toUTC().toString(
+                                 QStringLiteral("yyyy-MM-dd HH:mm:ss")),
+                         row.earlyTakeOffReason);
         if (index.column() == State) {
             switch (row.standing) {
             case Standing::Holding:
@@ -261,7 +273,8 @@ void RegistryModel::rebuild()
             next.append({role, replica.name, replica.holderId, replica.host, replica.pid,
                          replica.version, standing, replica.markerEnded, replica.lastSeenAgeSeconds,
                          replica.startedAt, up, replica.drain, replica.drainedBy,
-                         replica.drainReason});
+                         replica.drainReason, replica.earlyTakeOffUntil,
+                         replica.earlyTakeOffReason});
         }
         ++(living ? counts.alive : counts.gone);
     }
@@ -318,6 +331,9 @@ void RegistryModel::updateRow(int row, const Row &next)
         cells.emplace_back(State, QList<int>{Qt::DisplayRole, Qt::ToolTipRole, StandingRole});
     else if (stateText(current) != stateText(next))
         cells.emplace_back(State, QList<int>{Qt::DisplayRole, Qt::ToolTipRole});
+    else if (current.earlyTakeOffUntil != next.earlyTakeOffUntil
+             || current.earlyTakeOffReason != next.earlyTakeOffReason)
+        cells.emplace_back(State, QList<int>{Qt::ToolTipRole});
     if (current.name != next.name)
         cells.emplace_back(Replica, QList<int>{Qt::DisplayRole, Qt::ToolTipRole});
     if (current.host != next.host)

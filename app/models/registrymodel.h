@@ -12,7 +12,9 @@ namespace leader::console {
 // Who could take over, per role: one row for each registered replica and each role it runs, the
 // living first (by role, holding before eligible), then the gone ones, greyed, by role. Whether a
 // replica holds a role comes from the latest leader_status rows, so the two reads (the registry
-// every few seconds, the status every poll) each update the rows they decide.
+// every few seconds, the status every poll) each update the rows they decide. A replica whose
+// early take is off for a while (extension 0189: its marker session kept being ended, so its
+// leases end at their expiry only) says so in its State cell, why and until when in the tooltip.
 class RegistryModel final : public QAbstractTableModel
 {
     Q_OBJECT
@@ -99,10 +101,13 @@ private:
         QString drain;
         QString drainedBy;
         QString drainReason;
+        QDateTime earlyTakeOffUntil; // extension 0189; invalid: it names its marker
+        QString earlyTakeOffReason;
     };
 
     static QString upText(const Row &row);
-    // The State column's word: the standing, or the drain of an eligible replica.
+    // The State column's word: the standing, or the drain of an eligible replica; "· early take
+    // off" while the replica names no marker (extension 0189).
     static QString stateText(const Row &row);
     void rebuild();
     void updateRow(int row, const Row &next);

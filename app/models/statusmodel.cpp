@@ -223,7 +223,8 @@ QVariant StatusModel::headerData(int section, Qt::Orientation orientation, int r
                       "rows are not live)");
         case Holder:
             return tr("The replica leading this tick (hostname:pid:id; a hosted replica by its "
-                      "name)");
+                      "name); \"(outside)\": a holder outside the replica registry, which takes "
+                      "no hand-over request and no drain");
         case Token:
             return tr("The fencing token: one more per acquisition");
         case ExpiresIn:
@@ -555,7 +556,7 @@ QVariant StatusModel::display(const RoleStatus &status, int column) const
     case Health:
         return healthText(health(status));
     case Holder:
-        return m_holderNames.value(status.holderId, status.holderId);
+        return holderText(status);
     case Token:
         return QString::number(status.token);
     case Acquired:
@@ -647,6 +648,8 @@ QVariant StatusModel::toolTip(const RoleStatus &status, int column) const
     case Health:
         return healthToolTip(status);
     case Holder: {
+        if (status.holderOutside == true)
+            return outsideHolderText(status);
         const QString name = m_holderNames.value(status.holderId);
         return name.isEmpty() ? status.holderId : tr("%1: holder %2").arg(name, status.holderId);
     }
@@ -668,6 +671,8 @@ QVariant StatusModel::toolTip(const RoleStatus &status, int column) const
         return fullTime(status.notBefore);
     case LastOutcome:
     case Took: {
+        if (status.lastOutcome.isEmpty() && status.countsOursOnly == true)
+            return tr("no tick recorded yet by our replicas\n%1").arg(oursOnlyText());
         if (status.lastOutcome.isEmpty())
             return status.lastHour ? tr("no tick recorded yet")
                                    : tr("the database does not record ticks (extension 0184)");
@@ -680,6 +685,8 @@ QVariant StatusModel::toolTip(const RoleStatus &status, int column) const
             tip += tr("\nerror: %1").arg(status.lastError);
         if (status.lastHour)
             tip += tr("\nlast hour: %1").arg(hourText(status));
+        if (status.countsOursOnly == true)
+            tip += QLatin1Char('\n') + oursOnlyText();
         return tip;
     }
     case Backlog:
@@ -709,7 +716,8 @@ bool StatusModel::cellDiffers(const RoleStatus &before, const RoleStatus &after,
         // Its text, colour and tooltip follow the state and the age (the level is the caller's).
         return before.state != after.state || before.lastTickAgeSeconds != after.lastTickAgeSeconds;
     case Holder:
-        return before.holderId != after.holderId;
+        return before.holderId != after.holderId || before.holderOutside != after.holderOutside
+               || before.holderLastDurationSeconds != after.holderLastDurationSeconds;
     case Token:
         return before.token != after.token;
     case Acquired:
@@ -737,7 +745,8 @@ bool StatusModel::cellDiffers(const RoleStatus &before, const RoleStatus &after,
                || before.lastDurationSeconds != after.lastDurationSeconds
                || before.lastEndedAt != after.lastEndedAt || before.lastHolder != after.lastHolder
                || before.lastFailedStep != after.lastFailedStep
-               || before.lastError != after.lastError || before.lastHour != after.lastHour;
+               || before.lastError != after.lastError || before.lastHour != after.lastHour
+               || before.countsOursOnly != after.countsOursOnly;
     case Backlog:
         return before.backlog != after.backlog;
     case ColumnCount:
@@ -798,11 +807,36 @@ QString StatusModel::hourText(const RoleStatus &status)
 {
     if (!status.lastHour)
         return {};
-    return tr("%1 completed, %2 lost, %3 failed, %4 interrupted")
-            .arg(status.lastHour->completed)
-            .arg(status.lastHour->lost)
-            .arg(status.lastHour->failed)
-            .arg(status.lastHour->interrupted);
+    const QString counts = tr("%1 completed, %2 lost, %3 failed, %4 interrupted")
+                                   .arg(status.lastHour->completed)
+                                   .arg(status.lastHour->lost)
+                                   .arg(status.lastHour->failed)
+                                   .arg(status.lastHour->interrupted);
+    // Never a count that reads as everything while holders outside the registry ran the role.
+    return status.countsOursOnly == true ? tr("%1 (ours only)").arg(counts) : counts;
+}
+
+QString StatusModel::oursOnlyText()
+{
+    return tr("Holders outside the replica registry (replicas that speak only the ADR) led it in "
+              "the last hour too, and record no tick: the hour's counts are our replicas' only.");
+}
+
+QString StatusModel::holderText(const RoleStatus &status) const
+{
+    const QString holder = m_holderNames.value(status.holderId, status.holderId);
+    return status.holderOutside == true ? tr("%1 (outside)").arg(holder) : holder;
+}
+
+QString StatusModel::outsideHolderText(const RoleStatus &status)
+{
+    QString text = tr("%1 (outside the registry): a replica that speaks only the ADR; it takes no "
+                      "hand-over request and no drain, and runs its tick to its end")
+                           .arg(status.holderId);
+    if (status.holderLastDurationSeconds)
+        text += tr("; its last tick of the role lasted %1")
+                        .arg(formatSeconds(*status.holderLastDurationSeconds));
+    return text;
 }
 
 QHash<QString, QString> holderNamesOf(const QList<ReplicaInfo> &replicas)

@@ -98,8 +98,14 @@ public:
     // The last tick's outcome as the Outcome column writes it: "completed", "lost (paused)";
     // empty when none was recorded.
     static QString outcomeText(const leader::console::RoleStatus &status);
-    // "12 completed, 1 lost, 0 failed, 0 interrupted"; empty without the hour's counts.
+    // "12 completed, 1 lost, 0 failed, 0 interrupted", with " (ours only)" when holders outside
+    // the registry led the role in the hour (they record no tick); empty without the counts.
     static QString hourText(const leader::console::RoleStatus &status);
+    // Why the hour's counts are ours only, one sentence.
+    static QString oursOnlyText();
+    // A holder outside the registry (extension 0189) in full: what it takes and does not, and
+    // its last tick of the role when one was seen.
+    static QString outsideHolderText(const leader::console::RoleStatus &status);
     // A short age for a narrow cell: "45s", "3m 05s", "2h 05m", "3d 04h".
     static QString formatShortAge(double seconds);
     // The Backlog cell: "12 · oldest 3m 05s", "0", "error".
@@ -113,6 +119,8 @@ public:
 
 private:
     QVariant display(const RoleStatus &status, int column) const;
+    // The Holder cell: its name or id, marked "(outside)" outside the registry.
+    QString holderText(const RoleStatus &status) const;
     QVariant raw(const RoleStatus &status, int column) const;
     QVariant toolTip(const RoleStatus &status, int column) const;
     QString healthToolTip(const RoleStatus &status) const;

@@ -1,13 +1,16 @@
 #include "draindialog.h"
 
 #include "core/leasefacts.h"
+#include "models/statusmodel.h"
 
 #include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMap>
 #include <QPushButton>
+#include <QSet>
 #include <QVBoxLayout>
 
 namespace leader::console {
@@ -23,14 +26,29 @@ QLabel *wrappedLabel(const QString &name, const QString &text)
     return label;
 }
 
+// A role that a holder outside the registry ran in the last hour runs there whatever the drain:
+// it is nobody's last eligible replica's.
+QStringList runNowhere(const QStringList &orphans, const OutsideHolders &outside)
+{
+    QSet<QString> outsideRoles;
+    for (const OutsideHolder &holder : outside.holders)
+        outsideRoles.insert(holder.role);
+    QStringList roles;
+    for (const QString &role : orphans) {
+        if (!outsideRoles.contains(role))
+            roles.append(role);
+    }
+    return roles;
+}
+
 } // namespace
 
 DrainDialog::DrainDialog(Mode mode, const QString &replica, const QStringList &orphans,
-                         const QString &target, QWidget *parent)
+                         const QString &target, const OutsideHolders &outside, QWidget *parent)
     : QDialog(parent)
     , m_mode(mode)
     , m_replica(replica)
-    , m_orphans(mode == Mode::Drain ? orphans : QStringList())
+    , m_orphans(mode == Mode::Drain ? runNowhere(orphans, outside) : QStringList())
     , m_whoEdit(new QLineEdit(defaultWho()))
     , m_whyEdit(new QLineEdit)
     , m_typeLabel(new QLabel)
@@ -51,6 +69,9 @@ DrainDialog::DrainDialog(Mode mode, const QString &replica, const QStringList &o
                               .arg(replica, where)
                     : tr("Undrain replica %1%2: it starts ticks again at once.")
                               .arg(replica, where)));
+    if (const QStringList lines = outsideLines(outside); mode == Mode::Drain && !lines.isEmpty())
+        layout->addWidget(
+                wrappedLabel(QStringLiteral("outsideHolders"), lines.join(QLatin1Char('\n'))));
     if (!m_orphans.isEmpty()) {
         const QString roles = m_orphans.join(QStringLiteral(", "));
         layout->addWidget(wrappedLabel(
@@ -127,6 +148,30 @@ bool DrainDialog::canConfirm() const
     if (m_force && !m_force->isChecked())
         return false;
     return !m_typed || m_typedEdit->text().trimmed() == m_replica;
+}
+
+QStringList DrainDialog::outsideLines(const OutsideHolders &outside)
+{
+    if (!outside.error.isEmpty())
+        return {tr("Whether holders outside the replica registry run its roles could not be read: "
+                   "%1")
+                        .arg(outside.error)};
+    QMap<QString, QStringList> byRole;
+    for (const OutsideHolder &holder : outside.holders)
+        byRole[holder.role].append(
+                holder.holdsNow
+                        ? tr("%1 (holds it now)").arg(holder.holderId)
+                        : tr("%1 (seen %2 ago)")
+                                  .arg(holder.holderId,
+                                       StatusModel::formatSeconds(holder.lastSeenAgeSeconds)));
+    QStringList lines;
+    for (auto role = byRole.cbegin(); role != byRole.cend(); ++role)
+        lines.append(tr("%1 also runs on holders outside the registry, which take no drain (%2 "
+                        "seen in the last hour): %3")
+                             .arg(role.key())
+                             .arg(role.value().size())
+                             .arg(role.value().join(QStringLiteral(", "))));
+    return lines;
 }
 
 void DrainDialog::validate()

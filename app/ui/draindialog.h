@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/registrytypes.h"
+
 #include <QDialog>
 #include <QStringList>
 
@@ -14,7 +16,9 @@ namespace leader::console {
 // required to drain), and two guards before the confirm button works. A drain that would leave
 // roles with no eligible replica names them and needs "Drain anyway" ticked (leaderctl's --force);
 // on a production profile the replica's name must be typed, as the pause dialog asks for the
-// roles'. The dialog holds plain strings, so a registry read behind it changes nothing.
+// roles'. A role that holders outside the registry ran in the last hour (extension 0189) is never
+// said to run nowhere: they take no drain, and the dialog names them. The dialog holds plain
+// values, so a registry read behind it changes nothing.
 class DrainDialog final : public QDialog
 {
     Q_OBJECT
@@ -26,13 +30,16 @@ public:
     static constexpr int MaxWhyLength = 500;
     static constexpr int MaxWhoLength = 200;
 
-    // orphans: the roles draining it would leave with no eligible replica (Drain only).
+    // orphans: the roles draining it would leave with no eligible replica; outside: the holders
+    // outside the registry seen on its roles (Drain only).
     DrainDialog(Mode mode, const QString &replica, const QStringList &orphans,
-                const QString &target, QWidget *parent = nullptr);
+                const QString &target, const OutsideHolders &outside = {},
+                QWidget *parent = nullptr);
     ~DrainDialog() override;
 
     Mode mode() const { return m_mode; }
     QString replica() const { return m_replica; }
+    // Those of the orphans given that no holder outside the registry runs.
     QStringList orphans() const { return m_orphans; }
     QString who() const; // trimmed
     QString why() const; // trimmed
@@ -41,6 +48,11 @@ public:
 
     void setTypedConfirmation(bool required);
     bool canConfirm() const;
+
+    // One sentence per role that holders outside the registry ran, as leaderctl drain says it:
+    // "billing also runs on holders outside the registry, which take no drain (1 seen in the last
+    // hour): adr:42:0000abcd (holds it now)"; or why they could not be read.
+    static QStringList outsideLines(const OutsideHolders &outside);
 
 private:
     void validate();

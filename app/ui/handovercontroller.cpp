@@ -11,6 +11,8 @@
 #include <QTableView>
 #include <QWidget>
 
+#include <algorithm>
+
 namespace leader::console {
 
 HandoverController::HandoverController(QWidget *window, ConsoleSession *session, StatusModel *model,
@@ -87,10 +89,16 @@ void HandoverController::update()
     else if (status->state != RoleState::Led)
         why = tr("%1 is not led: there is no tick to hand over").arg(status->role);
     m_handover->setEnabled(why.isEmpty());
-    m_handover->setToolTip(why.isEmpty() ? tr("Hand %1 over now: its holder stops at the next "
-                                              "step and another replica takes the next tick")
-                                                   .arg(status->role)
-                                         : why);
+    if (!why.isEmpty())
+        m_handover->setToolTip(why);
+    else if (status->holderOutside == true)
+        m_handover->setToolTip(tr("Hand %1 over: its holder is outside the replica registry and "
+                                  "runs its tick to its end; another replica takes the next tick")
+                                       .arg(status->role));
+    else
+        m_handover->setToolTip(tr("Hand %1 over now: its holder stops at the next step and "
+                                  "another replica takes the next tick")
+                                       .arg(status->role));
 }
 
 QStringList HandoverController::candidates(const QString &role, const QString &holderId) const
@@ -124,8 +132,18 @@ void HandoverController::open()
     const std::optional<RoleStatus> status = m_model->statusFor(role);
     if (!status)
         return;
+    HandoverOutside outside;
+    outside.holderOutside = status->holderOutside == true;
+    outside.seen = status->countsOursOnly == true;
+    if (outside.holderOutside) {
+        // Both instants are the database's: the poll's now and the holder's ACQUIRE.
+        const QDateTime now = m_model->snapshot().databaseTime;
+        if (now.isValid() && status->acquiredAt.isValid())
+            outside.heldForSeconds = status->acquiredAt.msecsTo(now) / 1000.0;
+        outside.lastTickSeconds = status->holderLastDurationSeconds;
+    }
     m_dialog = new HandoverDialog(role, nameOf(status->holderId),
-                                  candidates(role, status->holderId), m_target, m_window);
+                                  candidates(role, status->holderId), m_target, outside, m_window);
     m_dialog->setAttribute(Qt::WA_DeleteOnClose);
     m_dialog->setTypedConfirmation(m_guard && m_guard->isProduction());
     connect(m_dialog, &QDialog::accepted, this, [this, dialog = m_dialog] {
@@ -159,16 +177,48 @@ void HandoverController::onFinished(const HandoverResult &result)
     }
     // Released between the poll and the click: the request stands as a preference for the next
     // tick, and no tick was asked to stop.
-    const QString line
-            = result.fromHolder.isEmpty()
-                      ? tr("%1 handed over: it was not held when asked, so no tick stops; %2 takes "
-                           "its "
-                           "next tick")
-                                .arg(result.role, to)
-                      : tr("%1 handed over: %2 stops at its next step; %3 takes the next tick")
-                                .arg(result.role, nameOf(result.fromHolder), to);
+    QString line;
+    if (result.fromHolder.isEmpty()) {
+        line = tr("%1 handed over: it was not held when asked, so no tick stops; %2 takes its next "
+                  "tick")
+                       .arg(result.role, to);
+    } else {
+        line = tr("%1 handed over: %2; %3 takes the next tick")
+                       .arg(result.role, askedText(result), to);
+    }
+    line += othersText(result);
     Q_EMIT logged(result.role, EventKind::HandOver, line);
     Q_EMIT finished(line);
+}
+
+QString HandoverController::askedText(const HandoverResult &result) const
+{
+    // A holder outside the registry (extension 0189) speaks only the ADR: it never reads the
+    // request, and its tick runs to its end.
+    for (const OutsideHolder &holder : result.outside.holders) {
+        if (holder.holdsNow && holder.holderId == result.fromHolder)
+            return HandoverDialog::outsideHolderClause(result.fromHolder, holder.heldForSeconds,
+                                                       holder.lastTickSeconds);
+    }
+    return tr("%1 stops at its next step").arg(nameOf(result.fromHolder));
+}
+
+QString HandoverController::othersText(const HandoverResult &result)
+{
+    if (!result.outside.error.isEmpty())
+        return tr(" (the holders outside the replica registry could not be read: %1)")
+                .arg(result.outside.error);
+    const auto others = std::count_if(
+            result.outside.holders.cbegin(), result.outside.holders.cend(),
+            [&](const OutsideHolder &h) { return h.holderId != result.fromHolder; });
+    if (others == 0)
+        return {};
+    if (others == 1)
+        return tr(" unless the holder outside the registry seen on it in the last hour takes it "
+                  "first (it ignores the preference)");
+    return tr(" unless one of the %1 holders outside the registry seen on it in the last hour "
+              "takes it first (they ignore the preference)")
+            .arg(others);
 }
 
 } // namespace leader::console

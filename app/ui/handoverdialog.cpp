@@ -1,6 +1,7 @@
 #include "handoverdialog.h"
 
 #include "core/leasefacts.h"
+#include "models/statusmodel.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -14,7 +15,7 @@ namespace leader::console {
 
 HandoverDialog::HandoverDialog(const QString &role, const QString &holder,
                                const QStringList &candidates, const QString &target,
-                               QWidget *parent)
+                               const HandoverOutside &outside, QWidget *parent)
     : QDialog(parent)
     , m_role(role)
     , m_targetCombo(new QComboBox)
@@ -28,15 +29,32 @@ HandoverDialog::HandoverDialog(const QString &role, const QString &holder,
     setWindowTitle(tr("Hand role over"));
     const QString where = target.isEmpty() ? QString() : tr(" on %1").arg(target);
     auto *summary = new QLabel(
-            tr("Hand %1 over now%2: its holder %3 runs no further step of its tick (the step in "
-               "flight completes) and releases it, and the replica chosen below takes the next "
-               "tick. If that replica does not come within 10 s, any replica may take it.")
-                    .arg(role, where, holder));
+            outside.holderOutside
+                    ? tr("Hand %1 over now%2: %3. The replica chosen below takes the next tick; "
+                         "if it does not come within 10 s, any replica may take it.")
+                              .arg(role, where,
+                                   outsideHolderClause(holder, outside.heldForSeconds,
+                                                       outside.lastTickSeconds))
+                    : tr("Hand %1 over now%2: its holder %3 runs no further step of its tick (the "
+                         "step in flight completes) and releases it, and the replica chosen below "
+                         "takes the next tick. If that replica does not come within 10 s, any "
+                         "replica may take it.")
+                              .arg(role, where, holder));
     summary->setObjectName(QStringLiteral("handoverSummary"));
     summary->setTextFormat(Qt::PlainText); // names are the operator's text
     summary->setWordWrap(true);
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(summary);
+    if (outside.seen) {
+        auto *note = new QLabel(tr("Holders outside the replica registry led %1 in the last hour: "
+                                   "they ignore the preference, and one of them may take the next "
+                                   "tick first.")
+                                        .arg(role));
+        note->setObjectName(QStringLiteral("outsideNote"));
+        note->setTextFormat(Qt::PlainText);
+        note->setWordWrap(true);
+        layout->addWidget(note);
+    }
 
     m_targetCombo->setObjectName(QStringLiteral("targetCombo"));
     m_targetCombo->addItem(tr("Any replica but %1").arg(holder), QString());
@@ -104,6 +122,21 @@ bool HandoverDialog::canConfirm() const
     if (who().isEmpty() || why().isEmpty())
         return false;
     return !m_typed || m_typedEdit->text().trimmed() == m_role;
+}
+
+QString HandoverDialog::outsideHolderClause(const QString &holder, double heldForSeconds,
+                                            std::optional<double> lastTickSeconds)
+{
+    // Its work ends when it does: the only estimate is its previous tick's length.
+    const QString when
+            = lastTickSeconds ? tr(", about %1 from now (its last tick lasted %2)")
+                                        .arg(StatusModel::formatSeconds(
+                                                     qMax(0.0, *lastTickSeconds - heldForSeconds)),
+                                             StatusModel::formatSeconds(*lastTickSeconds))
+                              : QString();
+    return tr("%1 is outside the replica registry and does not take hand-over requests: its tick "
+              "ends when its work does%2, or at its lease's expiry if it stops renewing")
+            .arg(holder, when);
 }
 
 void HandoverDialog::validate()

@@ -208,10 +208,10 @@ void RegistryController::askToDrain(DrainDialog::Mode mode)
 }
 
 void RegistryController::openDialog(DrainDialog::Mode mode, const QString &replica,
-                                    const QStringList &orphans)
+                                    const QStringList &orphans, const OutsideHolders &outside)
 {
     auto *dialog = new DrainDialog(mode, replica, orphans, m_connection->target().describe(),
-                                   m_page->window());
+                                   outside, m_page->window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setTypedConfirmation(m_guard && m_guard->isProduction());
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
@@ -236,7 +236,7 @@ void RegistryController::drainFinished(const DrainResult &result)
             return;
         }
         m_drainLine->clear();
-        openDialog(DrainDialog::Mode::Drain, result.replica, result.orphans);
+        openDialog(DrainDialog::Mode::Drain, result.replica, result.orphans, result.outside);
         return;
     }
     const bool drain = result.action == DrainAction::Drain;
@@ -245,13 +245,16 @@ void RegistryController::drainFinished(const DrainResult &result)
                                      .arg(result.replica, result.error));
         return;
     }
-    if (drain)
-        m_drainLine->setText(
-                result.changed ? tr("Drained %1: it starts no new tick; running ticks end as they "
-                                    "would")
+    if (drain) {
+        QStringList lines{
+                result.changed ? tr("Drained %1: it starts no new tick; running ticks "
+                                    "end as they would")
                                          .arg(result.replica)
-                               : tr("%1 was already drained; nothing changed").arg(result.replica));
-    else
+                               : tr("%1 was already drained; nothing changed").arg(result.replica)};
+        // They take no drain: what they ran runs on.
+        lines += DrainDialog::outsideLines(result.outside);
+        m_drainLine->setText(lines.join(QLatin1Char('\n')));
+    } else
         m_drainLine->setText(result.changed
                                      ? tr("Undrained %1: it starts ticks again").arg(result.replica)
                                      : tr("%1 was not drained").arg(result.replica));

@@ -58,7 +58,8 @@ private:
     void updateActions();
     void askToDrain(DrainDialog::Mode mode);
     void drainFinished(const DrainResult &result);
-    void openDialog(DrainDialog::Mode mode, const QString &replica, const QStringList &orphans);
+    void openDialog(DrainDialog::Mode mode, const QString &replica, const QStringList &orphans,
+                    const OutsideHolders &outside = {});
 
     ConsoleSession *m_session;
     ConnectionController *m_connection;

@@ -18,6 +18,7 @@ RoleDetailsDialog::RoleDetailsDialog(StatusModel *model, const QString &role, QW
     setWindowTitle(tr("Tick details: %1").arg(role));
     m_form = new QFormLayout;
     m_state = addField(QStringLiteral("stateValue"), tr("State"));
+    m_leaseHolder = addField(QStringLiteral("leaseHolderValue"), tr("Held by"));
     m_outcome = addField(QStringLiteral("outcomeValue"), tr("Last tick"));
     m_took = addField(QStringLiteral("tookValue"), tr("Took"));
     m_ended = addField(QStringLiteral("endedValue"), tr("Ended (UTC)"));
@@ -63,9 +64,10 @@ void RoleDetailsDialog::refresh()
 {
     const std::optional<RoleStatus> status = m_model->statusFor(m_role);
     if (!status) {
-        for (QLabel *label : {m_state, m_outcome, m_took, m_ended, m_holder, m_step, m_error,
-                              m_hour, m_backlog, m_oldest, m_backlogError})
+        for (QLabel *label : {m_state, m_leaseHolder, m_outcome, m_took, m_ended, m_holder, m_step,
+                              m_error, m_hour, m_backlog, m_oldest, m_backlogError})
             label->clear();
+        m_hour->setToolTip({});
         m_note->setText(tr("%1 is not among the roles the database reports now.").arg(m_role));
         return;
     }
@@ -74,6 +76,12 @@ void RoleDetailsDialog::refresh()
         return m_model->index(row, column).data().toString();
     };
     m_state->setText(cell(StatusModel::State));
+    if (status->holderId.isEmpty())
+        m_leaseHolder->setText(tr("nobody"));
+    else if (status->holderOutside == true)
+        m_leaseHolder->setText(StatusModel::outsideHolderText(*status));
+    else
+        m_leaseHolder->setText(cell(StatusModel::Holder));
     m_outcome->setText(StatusModel::outcomeText(*status));
     m_took->setText(cell(StatusModel::Took));
     m_ended->setText(status->lastOutcome.isEmpty()
@@ -83,11 +91,16 @@ void RoleDetailsDialog::refresh()
     m_holder->setText(holder);
     m_step->setText(status->lastFailedStep.isEmpty() ? tr("none") : status->lastFailedStep);
     m_error->setText(status->lastError.isEmpty() ? tr("none") : status->lastError);
+    const bool oursOnly = status->countsOursOnly == true;
     m_hour->setText(StatusModel::hourText(*status));
+    m_hour->setToolTip(oursOnly ? StatusModel::oursOnlyText() : QString());
     showBacklog(*status);
     if (!status->lastHour)
         m_note->setText(tr("This database does not record ticks: add extension 0184 with "
                            "leaderctl migrate."));
+    else if (status->lastOutcome.isEmpty() && oursOnly)
+        m_note->setText(tr("No tick of %1 recorded yet by our replicas. %2")
+                                .arg(m_role, StatusModel::oursOnlyText()));
     else if (status->lastOutcome.isEmpty())
         m_note->setText(tr("No tick of %1 recorded yet.").arg(m_role));
     else

@@ -15,7 +15,8 @@ struct RoleStatus;
 // why; how long it ran, when it ended and on which replica; the step that failed and its error
 // (first line, secrets masked by the database); the last hour's ticks by outcome; and how much
 // work waits for it (migration 0186's registered source: what, how many, the oldest's age, or the
-// source's error). Opened from
+// source's error); beside replicas that speak only the ADR (0189), whether its holder is outside
+// the registry and that the hour's counts are ours only. Opened from
 // the status table (double-click, or Tick details… on a row); it follows the model's polls until
 // closed, and says so when the role leaves the rows or the database records no ticks.
 class RoleDetailsDialog final : public QDialog
@@ -37,6 +38,7 @@ private:
     StatusModel *m_model;
     const QString m_role;
     QLabel *m_state = nullptr;
+    QLabel *m_leaseHolder = nullptr; // marked when outside the registry (extension 0189)
     QLabel *m_outcome = nullptr;
     QLabel *m_took = nullptr;
     QLabel *m_ended = nullptr;

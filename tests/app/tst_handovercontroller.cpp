@@ -6,7 +6,15 @@
 //
 // Mutation check, done once: with HandoverController::update ignoring the role's state, the
 // "free role" check of offeredOnALedRoleOnly fails.
+//
+// Beside replicas that speak only the ADR (extension 0189): a holder outside the registry, the
+// ADR's own ACQUIRE as the app, is not promised to stop; the action, the dialog and the line
+// after say when its tick ends, and that the others seen on the role ignore the preference.
+// Mutation checks, each done once: with HandoverController::askedText ignoring the holders read
+// after the request, anOutsideHolderIsNotPromisedToStop failed on its line (it promised the stop);
+// with StatusPoller::handOver reading none, it failed alike, and the line named no others.
 
+#include "adrholder.h"
 #include "core/consolesession.h"
 #include "core/profilestore.h"
 #include "lease/events.h"
@@ -23,6 +31,7 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
@@ -271,6 +280,60 @@ private Q_SLOTS:
         QVERIFY(box);
         QVERIFY(box->text().contains(QLatin1String("Nothing was changed")));
         box->close();
+    }
+
+    void anOutsideHolderIsNotPromisedToStop()
+    {
+        // Two others ran billing in the hour, and it ran a tick before this one: its last tick
+        // is known.
+        QVERIFY(leader::test::adrTick(*m_app, "billing", "adr-b:1:0000000b"));
+        QVERIFY(leader::test::adrTick(*m_app, "billing", "adr-c:2:0000000c"));
+        QVERIFY(leader::test::adrTick(*m_app, "billing"));
+        const std::optional<std::int64_t> token = leader::test::adrAcquire(*m_app, "billing");
+        QVERIFY(token);
+        const QString adr = QString::fromLatin1(leader::test::AdrHolderId);
+        open();
+        if (QTest::currentTestFailed())
+            return;
+        select(QStringLiteral("billing"));
+        QTRY_VERIFY_WITH_TIMEOUT(handover()->isEnabled(), Timeout);
+        QVERIFY2(handover()->toolTip().contains(QLatin1String("outside the replica registry")),
+                 qPrintable(handover()->toolTip()));
+        handover()->trigger();
+        HandoverDialog *dialog = nullptr;
+        QTRY_VERIFY((dialog = m_window->findChild<HandoverDialog *>()));
+        const QString summary
+                = dialog->findChild<QLabel *>(QStringLiteral("handoverSummary"))->text();
+        const QString clause
+                = adr
+                  + QStringLiteral(" is outside the replica registry and does not take hand-over "
+                                   "requests: its tick ends when its work does, about ");
+        QVERIFY2(summary.contains(clause)
+                         && summary.contains(QLatin1String("(its last tick lasted "))
+                         && !summary.contains(QLatin1String("runs no further step")),
+                 qPrintable(summary));
+        QVERIFY(dialog->findChild<QLabel *>(QStringLiteral("outsideNote")));
+
+        auto *combo = dialog->findChild<QComboBox *>(QStringLiteral("targetCombo"));
+        combo->setCurrentIndex(combo->findData(QStringLiteral("r2")));
+        dialog->findChild<QLineEdit *>(QStringLiteral("whyEdit"))->setText(QStringLiteral("move"));
+        QSignalSpy finished(m_window->findChild<HandoverController *>(),
+                            &HandoverController::finished);
+        // Its lease runs 10 s unrenewed: renewed as the product's replica would, so it holds
+        // when the console asks.
+        QVERIFY(leader::test::adrRenew(*m_app, "billing", *token));
+        dialog->findChild<QPushButton *>(QStringLiteral("confirmButton"))->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), Timeout);
+        const QString line = finished.first().at(0).toString();
+        QVERIFY2(line.startsWith(QStringLiteral("billing handed over: ") + clause),
+                 qPrintable(line));
+        QVERIFY2(line.endsWith(QStringLiteral(
+                         ", or at its lease's expiry if it stops renewing; r2 takes the next tick "
+                         "unless one of the 2 holders outside the registry seen on it in the last "
+                         "hour takes it first (they ignore the preference)")),
+                 qPrintable(line));
+        // Written all the same: our replicas honour its preference once the role is free.
+        QCOMPARE(field("SELECT from_holder FROM leader_ext.leader_handover_log"), adr);
     }
 
 private:

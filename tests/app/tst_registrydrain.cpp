@@ -7,7 +7,15 @@
 //
 // Mutation check, done once: with DrainDialog::canConfirm ignoring the force box, dialogGuards'
 // row "last eligible, not forced" fails.
+//
+// Beside replicas that speak only the ADR (extension 0189): a role that a holder outside the
+// registry ran in the last hour is never said to run nowhere, and the dialog and the line after
+// the drain name those holders. Mutation checks, each done once: with DrainDialog keeping every
+// orphan given (no runNowhere), outsideHoldersRunOn's rows "outside beside an orphan" and "only
+// outside" failed; with StatusPoller::checkDrain reading no holders outside the registry,
+// drainNamesHoldersOutsideTheRegistry failed on the dialog's label.
 
+#include "adrholder.h"
 #include "core/consolesession.h"
 #include "lease/draincontrol.h"
 #include "lease/replicaregistry.h"
@@ -41,6 +49,8 @@ using leader::pg::Connection;
 using leader::test::Login;
 using leader::test::profileFor;
 using leader::test::TestDatabase;
+
+Q_DECLARE_METATYPE(leader::console::OutsideHolders)
 
 namespace {
 
@@ -115,6 +125,7 @@ private Q_SLOTS:
 
     void init()
     {
+        m_db->resetLeases();
         m_owner->execScript("reset",
                             "DELETE FROM leader_ext.leader_replicas;"
                             " DELETE FROM leader_ext.leader_replica_drains;"
@@ -176,6 +187,104 @@ private Q_SLOTS:
         QCOMPARE(dialog.canConfirm(), confirms);
         QCOMPARE(dialog.findChild<QPushButton *>("confirmButton")->isEnabled(), confirms);
         QCOMPARE(dialog.force(), forced);
+    }
+
+    void outsideHoldersRunOn_data()
+    {
+        QTest::addColumn<QStringList>("given"); // the database's orphans
+        QTest::addColumn<OutsideHolders>("outside");
+        QTest::addColumn<QStringList>("orphans"); // those said to run nowhere
+        QTest::addColumn<QString>("named");       // the outsideHolders label; empty: none
+        const OutsideHolder holds{
+                QStringLiteral("billing"), QStringLiteral("adr:1:0000000a"), 0.4, true, 2.5, 3.0};
+        const OutsideHolder seen{QStringLiteral("billing"),
+                                 QStringLiteral("adr:2:0000000b"),
+                                 12,
+                                 false,
+                                 0,
+                                 std::nullopt};
+        const QString both = QStringLiteral(
+                "billing also runs on holders outside the registry, which take no drain (2 seen "
+                "in the last hour): adr:1:0000000a (holds it now), adr:2:0000000b (seen 12.0 s "
+                "ago)");
+        QTest::newRow("none outside") << QStringList{"dunning"} << OutsideHolders{}
+                                      << QStringList{"dunning"} << QString();
+        QTest::newRow("outside beside an orphan")
+                << QStringList{"billing", "dunning"} << OutsideHolders{{holds, seen}, {}}
+                << QStringList{"dunning"} << both;
+        QTest::newRow("only outside") << QStringList{"billing"} << OutsideHolders{{holds, seen}, {}}
+                                      << QStringList() << both;
+        QTest::newRow("outside, no orphan")
+                << QStringList() << OutsideHolders{{seen}, {}} << QStringList()
+                << QStringLiteral("billing also runs on holders outside the registry, which take "
+                                  "no drain (1 seen in the last hour): adr:2:0000000b (seen 12.0 s "
+                                  "ago)");
+        QTest::newRow("unreadable")
+                << QStringList{"dunning"} << OutsideHolders{{}, QStringLiteral("privilege missing")}
+                << QStringList{"dunning"}
+                << QStringLiteral("Whether holders outside the replica registry run its roles "
+                                  "could not be read: privilege missing");
+    }
+
+    void outsideHoldersRunOn()
+    {
+        QFETCH(QStringList, given);
+        QFETCH(OutsideHolders, outside);
+        QFETCH(QStringList, orphans);
+        QFETCH(QString, named);
+        DrainDialog dialog(DrainDialog::Mode::Drain, QStringLiteral("r1"), given,
+                           QStringLiteral("lt_app@db"), outside);
+        QCOMPARE(dialog.orphans(), orphans);
+        const auto *label = dialog.findChild<QLabel *>("outsideHolders");
+        QCOMPARE(label ? label->text() : QString(), named);
+        // The force box and the warning name only the roles that would run nowhere.
+        const auto *warning = dialog.findChild<QLabel *>("lastReplicaWarning");
+        QCOMPARE(warning != nullptr, !orphans.isEmpty());
+        QCOMPARE(dialog.findChild<QCheckBox *>("forceCheck") != nullptr, !orphans.isEmpty());
+        if (warning)
+            QVERIFY2(!warning->text().contains(QLatin1String("billing")),
+                     qPrintable(warning->text()));
+        dialog.findChild<QLineEdit *>("whyEdit")->setText(QStringLiteral("deploy"));
+        QCOMPARE(dialog.canConfirm(), orphans.isEmpty());
+    }
+
+    // The product's own replica holds dunning (the ADR's ACQUIRE as the app, a holder the
+    // registry does not know): r1 is no longer dunning's last eligible replica, the dialog names
+    // the holder instead, and so does the line after the drain.
+    void drainNamesHoldersOutsideTheRegistry()
+    {
+        QVERIFY(leader::test::adrAcquire(*m_app, "dunning"));
+        Tab tab;
+        QAbstractItemModelTester tester(tab.model(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy reads(tab.session, &ConsoleSession::registryChanged);
+        QSignalSpy privileges(tab.session, &ConsoleSession::privilegesChanged);
+        tab.session->setInterval(60000);
+        tab.session->connectTo(profileFor(m_db->url(Login::App)));
+        QTRY_VERIFY_WITH_TIMEOUT(!reads.isEmpty() && !privileges.isEmpty(), Timeout);
+        QVERIFY(tab.select("r1"));
+        tab.button("drainButton")->click();
+        QTRY_VERIFY_WITH_TIMEOUT(openDialog() != nullptr, Timeout);
+        DrainDialog *dialog = openDialog();
+        QCOMPARE(dialog->orphans(), QStringList());
+        QVERIFY(!dialog->findChild<QCheckBox *>("forceCheck"));
+        const QString named
+                = QStringLiteral("dunning also runs on holders outside the registry, which "
+                                 "take no drain (1 seen in the last hour): %1 (holds it now)")
+                          .arg(QLatin1String(leader::test::AdrHolderId));
+        const auto *label = dialog->findChild<QLabel *>("outsideHolders");
+        QVERIFY(label);
+        QCOMPARE(label->text(), named);
+        dialog->findChild<QLineEdit *>("whyEdit")->setText(QStringLiteral("deploy 1.4.1"));
+        dialog->findChild<QPushButton *>("confirmButton")->click();
+        QTRY_COMPARE_WITH_TIMEOUT(tab.line(),
+                                  QStringLiteral("Drained r1: it starts no new tick; running "
+                                                 "ticks end as they would\n")
+                                          + named,
+                                  Timeout);
+        QCOMPARE(scalar("SELECT coalesce(array_to_string(forced, ','), '') FROM "
+                        "leader_ext.leader_drain_log"),
+                 QString());
     }
 
     void drainAndUndrainFromTheTab()

@@ -9,7 +9,8 @@
 // Mutation checks, each done once: with the gone rows sorted by role among the living,
 // onePerRolePerReplicaLivingFirst fails; without the ForegroundRole branch, standingOfOneRow's
 // greyed check fails; with a marker-ended holder left Holding, its row "marker ended, holding"
-// fails; with gone replicas counted as alive, countsAreReplicas fails.
+// fails; with gone replicas counted as alive, countsAreReplicas fails; with stateText leaving the
+// early take off out, earlyTakeOffShowsInTheState's "off" rows fail.
 
 #include "core/consolesession.h"
 #include "models/registrymodel.h"
@@ -220,6 +221,53 @@ private Q_SLOTS:
                       return args.at(0).toModelIndex().column() == RegistryModel::State;
                   });
         QCOMPARE(stateChanged, text != QLatin1String("holding") && !drain.isEmpty());
+    }
+
+    // A replica that names no marker for a while (extension 0189: its marker session kept being
+    // ended) says so beside its standing, why and until when in the tooltip; a gone one says
+    // gone alone. Announced on its State cell alone.
+    void earlyTakeOffShowsInTheState_data()
+    {
+        QTest::addColumn<QString>("billingHolder");
+        QTest::addColumn<bool>("alive");
+        QTest::addColumn<bool>("off");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("eligible, off") << QString(B) << true << true << "eligible · early take off";
+        QTest::newRow("holding, off") << QString(A) << true << true << "holding · early take off";
+        QTest::newRow("gone, off") << QString(B) << false << true << "gone";
+        QTest::newRow("eligible") << QString(B) << true << false << "eligible";
+    }
+    void earlyTakeOffShowsInTheState()
+    {
+        QFETCH(QString, billingHolder);
+        QFETCH(bool, alive);
+        QFETCH(bool, off);
+        QFETCH(QString, text);
+        RegistryModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setStatus(holders({{QStringLiteral("billing"), billingHolder}}));
+        RegistryEntry entry = replica(A, {QStringLiteral("billing")}, alive);
+        model.setReplicas({entry});
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        if (off) {
+            entry.earlyTakeOffUntil = QDateTime(QDate(2026, 12, 3), QTime(12, 5), Qt::UTC);
+            entry.earlyTakeOffReason = QStringLiteral("marker session ended 3 times in 60 s");
+        }
+        model.setReplicas({entry});
+        QCOMPARE(cell(model, 0, RegistryModel::State), text);
+        const QString tooltip
+                = model.index(0, RegistryModel::State).data(Qt::ToolTipRole).toString();
+        const bool said = text.endsWith(QLatin1String("early take off"));
+        QCOMPARE(tooltip.contains(QLatin1String("Early take off until 2026-12-03 12:05:00 UTC "
+                                                "(database clock): marker session ended 3 times "
+                                                "in 60 s")),
+                 said);
+        for (const QList<QVariant> &arguments : std::as_const(changed)) {
+            QCOMPARE(arguments.at(0).toModelIndex().column(), int(RegistryModel::State));
+            QCOMPARE(arguments.at(1).toModelIndex().column(), int(RegistryModel::State));
+        }
+        QCOMPARE(changed.isEmpty(), !off);
     }
 
     // The replica's --id (0182) in its own column, the holder id leader_status names in the

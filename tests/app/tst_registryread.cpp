@@ -8,6 +8,10 @@
 // Mutation check, done once: with StatusReader::replicas ignoring markerEnded for alive
 // (`row.alive = registered.state == "alive"`), the rows "terminated" and "closed" fail: the
 // replica stays eligible.
+//
+// With 0189 a replica that reported its early take off (leader_replica_early_take_off) says so in
+// its State cell, why and until when in the tooltip. Mutation check, done once: with
+// StatusReader::replicas asking listReplicas for no early take off, earlyTakeOffIsShown failed.
 
 #include "core/consolesession.h"
 #include "lease/replicaregistry.h"
@@ -269,6 +273,48 @@ private Q_SLOTS:
         const auto read = names.last().at(0).value<QHash<QString, QString>>();
         QCOMPARE(read.value(QString(Marked)), QStringLiteral("r1"));
         QCOMPARE(read.value(QString(Unmarked)), QStringLiteral("r2"));
+    }
+
+    void earlyTakeOffIsShown()
+    {
+        beat(*m_app, Marked);
+        beat(*m_app, Unmarked);
+        m_app->exec("early take off",
+                    "SELECT leader_ext.leader_replica_early_take_off($1, 600000, "
+                    "'marker session ended 3 times in 60 s')",
+                    {std::string(Marked)}, Short);
+        auto window = std::make_unique<QWidget>();
+        auto *session = new ConsoleSession(window.get());
+        auto *connection = new ConnectionController(window.get(), session, false);
+        auto *tabs = new QTabWidget(window.get());
+        new RegistryController(session, connection, tabs, nullptr, window.get());
+        auto *model = window->findChild<RegistryModel *>(QStringLiteral("registryModel"));
+        QVERIFY(model);
+        QAbstractItemModelTester tester(model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy reads(session, &ConsoleSession::registryChanged);
+        session->setInterval(60000);
+        session->connectTo(profileFor(m_db->url(Login::Monitor)));
+        QTRY_VERIFY_WITH_TIMEOUT(!reads.isEmpty(), Timeout);
+        const auto registry = reads.last().at(0).value<RegistrySnapshot>();
+        QVERIFY2(registry.error.isEmpty(), qPrintable(registry.error));
+        for (const RegistryEntry &entry : registry.replicas) {
+            QCOMPARE(entry.earlyTakeOffUntil.isValid(), entry.holderId == QLatin1String(Marked));
+            if (entry.holderId == QLatin1String(Marked))
+                QCOMPARE(entry.earlyTakeOffReason,
+                         QStringLiteral("marker session ended 3 times in 60 s"));
+        }
+        for (int row = 0; row < model->rowCount(); ++row) {
+            const QModelIndex state = model->index(row, RegistryModel::State);
+            const bool off = model->index(row, RegistryModel::Holder).data().toString()
+                             == QLatin1String(Marked);
+            QCOMPARE(state.data().toString(), off ? QStringLiteral("eligible · early take off")
+                                                  : QStringLiteral("eligible"));
+            QCOMPARE(state.data(Qt::ToolTipRole)
+                             .toString()
+                             .contains(QLatin1String("marker session ended 3 times in 60 s")),
+                     off);
+        }
     }
 
 private:

@@ -1,6 +1,12 @@
 // What each tick did, in the console (migration 0184): the status table's Outcome and Took
 // columns, announced precisely as the polls change them, and a role's tick details opened from its
-// row as a real widget tree (offscreen), following the polls.
+// row as a real widget tree (offscreen), following the polls. Beside replicas that speak only the
+// ADR (migration 0189) the details mark a holder outside the registry and say the hour's counts
+// are ours only.
+//
+// Mutation check, done once: with RoleDetailsDialog::refresh showing the Holder cell whatever
+// holderOutside says, saysWhoseTheCountsAre's "outside" rows failed; with the hour's tooltip left
+// empty, every "ours only" row failed.
 
 #include "models/statusmodel.h"
 #include "ui/roledetailsdialog.h"
@@ -78,6 +84,8 @@ private Q_SLOTS:
     void olderSchemaSaysWhatIsMissing();
     void showsTheBacklog_data();
     void showsTheBacklog();
+    void saysWhoseTheCountsAre_data();
+    void saysWhoseTheCountsAre();
 
 private:
     std::unique_ptr<StatusModel> m_model;
@@ -265,6 +273,73 @@ void TestRoleDetailsDialog::showsTheBacklog()
     QTEST(labelText(dialog, "backlogValue"), "backlog");
     QTEST(labelText(dialog, "backlogOldestValue"), "oldest");
     QTEST(labelText(dialog, "backlogErrorValue"), "error");
+}
+
+// The hour's counts say "(ours only)" with why in their tooltip while holders outside the registry
+// led the role; a holder outside the registry is named as one, with what it takes and does not.
+void TestRoleDetailsDialog::saysWhoseTheCountsAre_data()
+{
+    QTest::addColumn<RoleStatus>("status");
+    QTest::addColumn<QString>("hour");
+    QTest::addColumn<bool>("oursOnly"); // the hour's tooltip says why
+    QTest::addColumn<QString>("heldBy");
+    QTest::addColumn<QString>("note");
+    const QString counts = QStringLiteral("12 completed, 1 lost, 0 failed, 0 interrupted");
+    RoleStatus ours = ticked("billing", "completed", 1);
+    ours.state = RoleState::Led;
+    ours.holderId = QStringLiteral("vm:29601:7014df0c");
+    ours.holderOutside = false;
+    ours.countsOursOnly = false;
+    QTest::newRow("ours alone") << ours << counts << false << ours.holderId << QString();
+    RoleStatus theirsRan = ours;
+    theirsRan.countsOursOnly = true;
+    QTest::newRow("ours holds it, theirs ran it")
+            << theirsRan << counts + QStringLiteral(" (ours only)") << true << ours.holderId
+            << QString();
+    RoleStatus outside = theirsRan;
+    outside.holderId = QStringLiteral("adr-host:4242:0000abcd");
+    outside.holderOutside = true;
+    outside.holderLastDurationSeconds = 8;
+    QTest::newRow("outside")
+            << outside << counts + QStringLiteral(" (ours only)") << true
+            << QStringLiteral("adr-host:4242:0000abcd (outside the registry): a replica that "
+                              "speaks only the ADR; it takes no hand-over request and no drain, "
+                              "and runs its tick to its end; its last tick of the role lasted "
+                              "8.0 s")
+            << QString();
+    RoleStatus onlyTheirs = outside;
+    onlyTheirs.lastOutcome.clear();
+    onlyTheirs.lastHour = TickCounts{};
+    onlyTheirs.holderLastDurationSeconds.reset();
+    QTest::newRow("outside, no tick of ours")
+            << onlyTheirs
+            << QStringLiteral("0 completed, 0 lost, 0 failed, 0 interrupted (ours only)") << true
+            << QStringLiteral("adr-host:4242:0000abcd (outside the registry): a replica that "
+                              "speaks only the ADR; it takes no hand-over request and no drain, "
+                              "and runs its tick to its end")
+            << QStringLiteral("No tick of billing recorded yet by our replicas.");
+    RoleStatus free = ours;
+    free.state = RoleState::Free;
+    free.holderId.clear();
+    free.holderOutside.reset();
+    QTest::newRow("free") << free << counts << false << QStringLiteral("nobody") << QString();
+}
+
+void TestRoleDetailsDialog::saysWhoseTheCountsAre()
+{
+    QFETCH(RoleStatus, status);
+    QFETCH(QString, hour);
+    QFETCH(bool, oursOnly);
+    QFETCH(QString, note);
+    m_pane->setSnapshot(snapshotOf({status}));
+    RoleDetailsDialog *dialog = m_pane->openDetails(QStringLiteral("billing"));
+    QVERIFY(dialog);
+    QCOMPARE(labelText(dialog, "hourValue"), hour);
+    const QString tip = dialog->findChild<QLabel *>(QStringLiteral("hourValue"))->toolTip();
+    QCOMPARE(tip.contains(QLatin1String("record no tick")), oursOnly);
+    QTEST(labelText(dialog, "leaseHolderValue"), "heldBy");
+    QVERIFY2(labelText(dialog, "detailsNote").startsWith(note),
+             qPrintable(labelText(dialog, "detailsNote")));
 }
 
 QTEST_MAIN(TestRoleDetailsDialog)

@@ -1,6 +1,11 @@
 // The status export: every column, UTC times, RFC 4180 quoting, nulls as null in JSON. The last
 // tick's details, the hour's counts and the backlog in both formats, in Asia/Kolkata (UTC+05:30)
-// so that a time in the local zone differs from UTC.
+// so that a time in the local zone differs from UTC. Extension 0189's holder_outside and
+// counts_ours_only, keyed as leaderctl status --json keys them: true, false, or null without it.
+//
+// Mutation checks, each done once: with counts_ours_only exported as jsonBool(false) whatever the
+// row, every newFields row but "0189, our holder" failed; with holder_outside left out of the CSV,
+// every row failed on its missing column.
 
 #include "core/statusexport.h"
 
@@ -16,22 +21,17 @@ using namespace leader::console;
 
 namespace {
 
-// The keys the tick details (0184), the take (0179, 0180) and the backlog (0186) add to a role.
+// The keys the tick details (0184), the take (0179, 0180), the backlog (0186) and the holders
+// outside the registry (0189) add to a role.
 const QStringList NewKeys{
-        QStringLiteral("took_over"),
-        QStringLiteral("early_take"),
-        QStringLiteral("last_outcome"),
-        QStringLiteral("last_loss_reason"),
-        QStringLiteral("last_duration_s"),
-        QStringLiteral("last_ended_at"),
-        QStringLiteral("last_holder"),
-        QStringLiteral("last_failed_step"),
-        QStringLiteral("last_error"),
-        QStringLiteral("completed_last_hour"),
-        QStringLiteral("lost_last_hour"),
-        QStringLiteral("failed_last_hour"),
-        QStringLiteral("interrupted_last_hour"),
-        QStringLiteral("backlog"),
+        QStringLiteral("took_over"),           QStringLiteral("early_take"),
+        QStringLiteral("holder_outside"),      QStringLiteral("last_outcome"),
+        QStringLiteral("last_loss_reason"),    QStringLiteral("last_duration_s"),
+        QStringLiteral("last_ended_at"),       QStringLiteral("last_holder"),
+        QStringLiteral("last_failed_step"),    QStringLiteral("last_error"),
+        QStringLiteral("completed_last_hour"), QStringLiteral("lost_last_hour"),
+        QStringLiteral("failed_last_hour"),    QStringLiteral("interrupted_last_hour"),
+        QStringLiteral("counts_ours_only"),    QStringLiteral("backlog"),
 };
 
 // The CSV's columns for them: the backlog object flattened.
@@ -134,10 +134,14 @@ private Q_SLOTS:
         all.lastError = MaskedError;
         all.lastHour = TickCounts{57, 1, 2, 0};
         all.backlog = RoleBacklog{QStringLiteral("due subscriptions"), 0, std::nullopt, {}};
+        all.holderOutside = true;
+        all.holderLastDurationSeconds = 4.5;
+        all.countsOursOnly = true;
         QTest::newRow("every field set, local zone")
                 << all << QString() << TimeZoneMode::Local
                 << QJsonObject{{QStringLiteral("took_over"), QStringLiteral("session_ended")},
                                {QStringLiteral("early_take"), false},
+                               {QStringLiteral("holder_outside"), true},
                                {QStringLiteral("last_outcome"), QStringLiteral("lost")},
                                {QStringLiteral("last_loss_reason"), QStringLiteral("taken_over")},
                                {QStringLiteral("last_duration_s"), 12.5},
@@ -150,6 +154,7 @@ private Q_SLOTS:
                                {QStringLiteral("lost_last_hour"), 1},
                                {QStringLiteral("failed_last_hour"), 2},
                                {QStringLiteral("interrupted_last_hour"), 0},
+                               {QStringLiteral("counts_ours_only"), true},
                                // Nothing pending is 0, not null; its oldest age is then null.
                                {QStringLiteral("backlog"),
                                 QJsonObject{{QStringLiteral("what"),
@@ -161,6 +166,7 @@ private Q_SLOTS:
                                {QStringLiteral("backlog_error"), QJsonValue()}}
                 << QStringList{QStringLiteral("session_ended"),
                                QStringLiteral("false"),
+                               QStringLiteral("true"),
                                QStringLiteral("lost"),
                                QStringLiteral("taken_over"),
                                QStringLiteral("12.500"),
@@ -172,6 +178,7 @@ private Q_SLOTS:
                                QStringLiteral("1"),
                                QStringLiteral("2"),
                                QStringLiteral("0"),
+                               QStringLiteral("true"),
                                QStringLiteral("due subscriptions"),
                                QStringLiteral("0"),
                                QString(),
@@ -186,6 +193,32 @@ private Q_SLOTS:
             nulls.insert(key, QJsonValue());
         QTest::newRow("older schema, UTC") << older << QString() << TimeZoneMode::Utc << nulls
                                            << QStringList(NewColumns.size(), QString());
+
+        // With 0189, led by one of ours and no holder outside the registry in the hour: false,
+        // not null.
+        RoleStatus ours = older;
+        ours.state = RoleState::Led;
+        ours.holderId = QStringLiteral("ws1:4242:0badcafe");
+        ours.holderOutside = false;
+        ours.countsOursOnly = false;
+        QJsonObject oursJson = nulls;
+        oursJson.insert(QStringLiteral("holder_outside"), false);
+        oursJson.insert(QStringLiteral("counts_ours_only"), false);
+        QStringList oursCsv(NewColumns.size(), QString());
+        oursCsv[NewColumns.indexOf(QStringLiteral("holder_outside"))] = QStringLiteral("false");
+        oursCsv[NewColumns.indexOf(QStringLiteral("counts_ours_only"))] = QStringLiteral("false");
+        QTest::newRow("0189, our holder")
+                << ours << QString() << TimeZoneMode::Utc << oursJson << oursCsv;
+
+        // With 0189 and nobody holding it: whose the lease is says nothing (null); the counts do.
+        RoleStatus free = older;
+        free.countsOursOnly = true;
+        QJsonObject freeJson = nulls;
+        freeJson.insert(QStringLiteral("counts_ours_only"), true);
+        QStringList freeCsv(NewColumns.size(), QString());
+        freeCsv[NewColumns.indexOf(QStringLiteral("counts_ours_only"))] = QStringLiteral("true");
+        QTest::newRow("0189, free, theirs ran it")
+                << free << QString() << TimeZoneMode::Utc << freeJson << freeCsv;
 
         // The source ran and failed: what it counts, no count, and why.
         RoleStatus failed = older;

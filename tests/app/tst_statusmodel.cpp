@@ -1,9 +1,11 @@
 // StatusModel over real snapshots (from a StatusPoller against a real server, straight and through
 // PgBouncer) under QAbstractItemModelTester: precise dataChanged after a pause, the last-tick
-// colouring per AgeLevel. Also the pure pieces beside it: AgeThresholds and changesBetween, the
-// Health column (per state, age, stale flag and thresholds, its tooltip, its precise dataChanged)
-// and holders shown by name.
+// colouring per AgeLevel, a holder outside the registry (extension 0189) from the poll to the cell.
+// Also the pure pieces beside it: AgeThresholds and changesBetween, the Health column (per state,
+// age, stale flag and thresholds, its tooltip, its precise dataChanged), holders shown by name,
+// and holders outside the registry marked, the hour's counts said to be ours only.
 
+#include "adrholder.h"
 #include "agepolls.h"
 #include "core/demotypes.h"
 #include "core/statuspoller.h"
@@ -104,6 +106,18 @@ QList<QList<int>> rolesAnnounced(const QSignalSpy &spy, int row, int column)
         }
     }
     return out;
+}
+
+// A role with a tick recorded and the hour's counts (0184), led by holder.
+RoleStatus tickedAndLed(const QString &name, const QString &holder)
+{
+    RoleStatus status = aged(name, 5, RoleState::Led);
+    status.holderId = holder;
+    status.lastOutcome = QStringLiteral("completed");
+    status.lastDurationSeconds = 1.5;
+    status.lastHolder = QStringLiteral("vm:1:aaaaaaaa");
+    status.lastHour = leader::console::TickCounts{12, 0, 0, 0};
+    return status;
 }
 
 StatusSnapshot snapshotOf(QList<RoleStatus> roles)
@@ -843,7 +857,174 @@ private Q_SLOTS:
         QCOMPARE(cell.data().toString(), billing.holderId);
     }
 
+    // ---- Holders outside the registry (extension 0189), pure ------------------------------
+
+    // The Holder cell marks a holder outside the registry and its tooltip says what it takes
+    // and how long its last tick lasted; the Outcome and Took tooltips say the hour's counts are
+    // ours only while such holders led the role. An older schema (nothing known) and our own
+    // holder read plain. Mutation checks, each done once: with holderText ignoring holderOutside
+    // the "outside" rows failed; with hourText leaving out "(ours only)" the rows with theirs in
+    // the hour failed.
+    void outsideTheRegistry_data()
+    {
+        QTest::addColumn<RoleStatus>("status");
+        QTest::addColumn<QString>("holder");    // the Holder cell
+        QTest::addColumn<QString>("holderTip"); // part of its tooltip
+        QTest::addColumn<QString>("hour");      // StatusModel::hourText
+        QTest::addColumn<bool>("oursOnly");     // the Outcome and Took tooltips say why
+
+        const QString plainHour = QStringLiteral("12 completed, 0 lost, 0 failed, 0 interrupted");
+        const QString oursHour = plainHour + QStringLiteral(" (ours only)");
+        const QString ours = QStringLiteral("vm:29601:7014df0c");
+        const QString adr = QString::fromLatin1(leader::test::AdrHolderId);
+        QTest::newRow("older schema")
+                << tickedAndLed("billing", ours) << ours << ours << plainHour << false;
+        RoleStatus ourHolder = tickedAndLed("billing", ours);
+        ourHolder.holderOutside = false;
+        ourHolder.countsOursOnly = false;
+        QTest::newRow("0189, ours alone") << ourHolder << ours << ours << plainHour << false;
+        RoleStatus theirsRanIt = ourHolder;
+        theirsRanIt.countsOursOnly = true;
+        QTest::newRow("ours holds it, theirs ran it")
+                << theirsRanIt << ours << ours << oursHour << true;
+        RoleStatus outside = tickedAndLed("billing", adr);
+        outside.holderOutside = true;
+        outside.holderLastDurationSeconds = 5;
+        outside.countsOursOnly = true;
+        QTest::newRow("outside")
+                << outside << adr + QStringLiteral(" (outside)")
+                << adr
+                           + QStringLiteral(
+                                   " (outside the registry): a replica that speaks only the "
+                                   "ADR; it takes no hand-over request and no drain, and "
+                                   "runs its tick to its end; its last tick of the role "
+                                   "lasted 5.0 s")
+                << oursHour << true;
+        RoleStatus firstTick = outside;
+        firstTick.holderLastDurationSeconds.reset();
+        firstTick.lastOutcome.clear();
+        firstTick.lastDurationSeconds.reset();
+        firstTick.lastHour = leader::console::TickCounts{};
+        QTest::newRow("outside, first tick, none of ours")
+                << firstTick << adr + QStringLiteral(" (outside)")
+                << adr + QStringLiteral(" (outside the registry)")
+                << QStringLiteral("0 completed, 0 lost, 0 failed, 0 interrupted (ours only)")
+                << true;
+    }
+
+    void outsideTheRegistry()
+    {
+        QFETCH(RoleStatus, status);
+        QFETCH(QString, holder);
+        QFETCH(QString, holderTip);
+        QFETCH(QString, hour);
+        QFETCH(bool, oursOnly);
+        StatusModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSnapshot(snapshotOf({status}));
+        const QModelIndex holderCell = model.index(0, StatusModel::Holder);
+        QCOMPARE(holderCell.data().toString(), holder);
+        const QString tip = holderCell.data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(holderTip), qPrintable(tip));
+        QCOMPARE(StatusModel::hourText(status), hour);
+        for (const int column : {StatusModel::LastOutcome, StatusModel::Took}) {
+            const QString outcomeTip = model.index(0, column).data(Qt::ToolTipRole).toString();
+            QVERIFY2(outcomeTip.contains(QLatin1String("record no tick")) == oursOnly,
+                     qPrintable(outcomeTip));
+            if (!status.lastOutcome.isEmpty())
+                QVERIFY2(outcomeTip.contains(QStringLiteral("last hour: ") + hour),
+                         qPrintable(outcomeTip));
+            else if (oursOnly)
+                QVERIFY2(outcomeTip.startsWith(QLatin1String("no tick recorded yet by our")),
+                         qPrintable(outcomeTip));
+        }
+    }
+
+    // A poll that changes only what 0189 adds announces the cells that show it, nothing else of
+    // the row. Mutation check, done once: with cellDiffers ignoring countsOursOnly the "counts"
+    // rows announced nothing.
+    void outsideChangesAreAnnouncedOnTheirCells_data()
+    {
+        QTest::addColumn<RoleStatus>("before");
+        QTest::addColumn<RoleStatus>("after");
+        QTest::addColumn<int>("first");
+        QTest::addColumn<int>("last");
+        RoleStatus ours = tickedAndLed("billing", QStringLiteral("vm:29601:7014df0c"));
+        ours.holderOutside = false;
+        ours.countsOursOnly = false;
+        RoleStatus theirsRan = ours;
+        theirsRan.countsOursOnly = true;
+        QTest::newRow("counts turn ours only")
+                << ours << theirsRan << int(StatusModel::LastOutcome) << int(StatusModel::Took);
+        QTest::newRow("counts are everyone's again")
+                << theirsRan << ours << int(StatusModel::LastOutcome) << int(StatusModel::Took);
+        RoleStatus outside = theirsRan;
+        outside.holderOutside = true;
+        QTest::newRow("the same id, now outside the registry")
+                << theirsRan << outside << int(StatusModel::Holder) << int(StatusModel::Holder);
+        RoleStatus measured = outside;
+        measured.holderLastDurationSeconds = 4;
+        QTest::newRow("its last tick becomes known")
+                << outside << measured << int(StatusModel::Holder) << int(StatusModel::Holder);
+    }
+
+    void outsideChangesAreAnnouncedOnTheirCells()
+    {
+        QFETCH(RoleStatus, before);
+        QFETCH(RoleStatus, after);
+        QFETCH(int, first);
+        QFETCH(int, last);
+        StatusModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const RoleStatus dunning = tickedAndLed("dunning", QStringLiteral("vm:2:bbbbbbbb"));
+        model.setSnapshot(snapshotOf({before, dunning}));
+        QSignalSpy changes(&model, &QAbstractItemModel::dataChanged);
+        model.setSnapshot(snapshotOf({after, dunning}));
+        QCOMPARE(changes.size(), 1);
+        QCOMPARE(changes.at(0).at(0).toModelIndex(), model.index(0, first));
+        QCOMPARE(changes.at(0).at(1).toModelIndex(), model.index(0, last));
+        QVERIFY(changes.at(0).at(2).value<QList<int>>().contains(Qt::ToolTipRole));
+    }
+
     // ---- StatusModel over real snapshots -------------------------------------------------
+
+    // The ADR's ACQUIRE by a holder the registry does not know, as the app: the poll reads
+    // leader_ext.leader_status, and the row says the holder is outside, its last tick, and that
+    // the hour's counts are ours only; a role nobody outside ran says false, not unknown.
+    // Mutation check, done once: with StatusPoller's roleStatus leaving holderOutside out, this
+    // failed at its first holderOutside check.
+    void holderOutsideThroughThePoller()
+    {
+        StatusModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        StatusPoller poller;
+        connect(&poller, &StatusPoller::snapshot, &model, &StatusModel::setSnapshot);
+        poller.setTarget(profile(Login::Monitor));
+        QVERIFY(model.statusFor(QStringLiteral("billing")));
+        QCOMPARE(model.statusFor(QStringLiteral("billing"))->countsOursOnly,
+                 std::optional<bool>(false));
+        QVERIFY(!model.statusFor(QStringLiteral("billing"))->holderOutside); // nobody's lease
+
+        leader::pg::Connection app = m_db->connect(Login::App);
+        QVERIFY(leader::test::adrTick(app, "billing"));
+        QVERIFY(leader::test::adrAcquire(app, "billing"));
+        poller.pollNow();
+        const RoleStatus billing = *model.statusFor(QStringLiteral("billing"));
+        QCOMPARE(billing.holderOutside, std::optional<bool>(true));
+        QVERIFY(billing.holderLastDurationSeconds && *billing.holderLastDurationSeconds >= 0);
+        QCOMPARE(billing.countsOursOnly, std::optional<bool>(true));
+        QCOMPARE(model.statusFor(QStringLiteral("dunning"))->countsOursOnly,
+                 std::optional<bool>(false));
+        const int row = model.rowOf(QStringLiteral("billing"));
+        QCOMPARE(model.index(row, StatusModel::Holder).data().toString(),
+                 QString::fromLatin1(leader::test::AdrHolderId) + QStringLiteral(" (outside)"));
+        const QString tip
+                = model.index(row, StatusModel::LastOutcome).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QLatin1String("record no tick")), qPrintable(tip));
+    }
 
     void pauseChangesOnlyItsCells()
     {
