@@ -113,7 +113,7 @@ Commands:
                                      process died is taken about 0.2 s later; off, only at its
                                      lease's expiry (10 s after the last heartbeat). Takes effect
                                      at once, no deploy
-  migrate   [--demo]                 apply the extensions (leader_ext 0176 to 0188, in the
+  migrate   [--demo]                 apply the extensions (leader_ext 0176 to 0189, in the
                                      schema leader_ext, recorded in leader_ext.migrations), and
                                      ADR-114's 0174 and 0175 where leader_leases does not exist
                                      yet; names every change outside leader_ext before making it;
