@@ -9,9 +9,10 @@
 # The full run: the lease SQL suites, the replica, lease-manager, leader-replica and death-watch
 # suites whole (ctest), and the chaos benchmark's quick mode (its standby is pg_basebackup's where
 # Debian's 15 serves the server, 14 and 15, else a copy inside the low-level backup API: the npm
-# packages ship no pg_basebackup). --quick: the lease SQL suites, the death watch and the
-# advisory-lock gate whole, and from the replica, lease-manager and leader-replica suites the
-# takeover-at-death and marker tests only; about a minute a version. Both then check the server
+# packages ship no pg_basebackup). --quick: the lease SQL suites (0189's beside replicas that speak
+# only the ADR among them, and a pause with an end ending for the reference replica), the death
+# watch and the advisory-lock gate whole, and from the replica, lease-manager and leader-replica
+# suites the takeover-at-death and marker tests only; about a minute a version. Both then check the server
 # incarnation's definition (incarnation_check below).
 # Each version's logs stay in build/test-matrix/<version>/.
 set -euo pipefail
@@ -82,6 +83,10 @@ quick_group() {
             suite "$via" tests/sql/tst_leasesql
             suite "$via" tests/sql/tst_leaseprivileges
             suite "$via" tests/sql/tst_definerhijack
+            # Beside replicas that speak only the ADR (0189): its SQL, and a pause with an end
+            # ending for the reference replica's ACQUIRE, several racing.
+            suite "$via" tests/sql/tst_adrfleet
+            suite "$via" tests/tools/tst_mixedfleet aPauseWithAnEndEndsForTheReferenceReplica
         done
         suite direct tests/engine/tst_deathwatch
         suite direct tests/engine/tst_advisorygate
@@ -104,7 +109,7 @@ quick_suites() {
 full_suites() {
     local failures=0
     ctest --test-dir "$build" -j "$(($(nproc) + 1))" --timeout 900 --output-on-failure \
-        -R '^tst_(leasesql|leaseprivileges|definerhijack|pauselog|replicaregistry|migrator|leasemanager|replica|replicadrain|leaderreplica|deathwatch|advisorygate|takeoverwatch|handover)\.(direct|pgbouncer)$' ||
+        -R '^tst_(leasesql|leaseprivileges|definerhijack|pauselog|replicaregistry|migrator|leasemanager|replica|replicadrain|leaderreplica|deathwatch|advisorygate|takeoverwatch|handover|adrfleet|adrreplica|mixedfleet)\.(direct|pgbouncer)$' ||
         failures=1
     echo "--- chaos quick mode"
     # bench-chaos starts servers of its own, of the same binaries (LEADER_PG_BINDIR).

@@ -223,8 +223,8 @@ QVariant StatusModel::headerData(int section, Qt::Orientation orientation, int r
                       "rows are not live)");
         case Holder:
             return tr("The replica leading this tick (hostname:pid:id; a hosted replica by its "
-                      "name); \"(outside)\": a holder outside the replica registry, which takes "
-                      "no hand-over request and no drain");
+                      "name); \"outside:\" first, a holder outside the replica registry, which "
+                      "takes no hand-over request and no drain");
         case Token:
             return tr("The fencing token: one more per acquisition");
         case ExpiresIn:
@@ -825,7 +825,8 @@ QString StatusModel::oursOnlyText()
 QString StatusModel::holderText(const RoleStatus &status) const
 {
     const QString holder = m_holderNames.value(status.holderId, status.holderId);
-    return status.holderOutside == true ? tr("%1 (outside)").arg(holder) : holder;
+    // The mark first: the column is narrow, and a holder id is elided at its end.
+    return status.holderOutside == true ? tr("outside: %1").arg(holder) : holder;
 }
 
 QString StatusModel::outsideHolderText(const RoleStatus &status)

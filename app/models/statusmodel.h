@@ -119,7 +119,7 @@ public:
 
 private:
     QVariant display(const RoleStatus &status, int column) const;
-    // The Holder cell: its name or id, marked "(outside)" outside the registry.
+    // The Holder cell: its name or id, marked "outside:" outside the registry.
     QString holderText(const RoleStatus &status) const;
     QVariant raw(const RoleStatus &status, int column) const;
     QVariant toolTip(const RoleStatus &status, int column) const;

@@ -892,7 +892,7 @@ private Q_SLOTS:
         outside.holderLastDurationSeconds = 5;
         outside.countsOursOnly = true;
         QTest::newRow("outside")
-                << outside << adr + QStringLiteral(" (outside)")
+                << outside << QStringLiteral("outside: ") + adr
                 << adr
                            + QStringLiteral(
                                    " (outside the registry): a replica that speaks only the "
@@ -906,7 +906,7 @@ private Q_SLOTS:
         firstTick.lastDurationSeconds.reset();
         firstTick.lastHour = leader::console::TickCounts{};
         QTest::newRow("outside, first tick, none of ours")
-                << firstTick << adr + QStringLiteral(" (outside)")
+                << firstTick << QStringLiteral("outside: ") + adr
                 << adr + QStringLiteral(" (outside the registry)")
                 << QStringLiteral("0 completed, 0 lost, 0 failed, 0 interrupted (ours only)")
                 << true;
@@ -1020,7 +1020,7 @@ private Q_SLOTS:
                  std::optional<bool>(false));
         const int row = model.rowOf(QStringLiteral("billing"));
         QCOMPARE(model.index(row, StatusModel::Holder).data().toString(),
-                 QString::fromLatin1(leader::test::AdrHolderId) + QStringLiteral(" (outside)"));
+                 QStringLiteral("outside: ") + QString::fromLatin1(leader::test::AdrHolderId));
         const QString tip
                 = model.index(row, StatusModel::LastOutcome).data(Qt::ToolTipRole).toString();
         QVERIFY2(tip.contains(QLatin1String("record no tick")), qPrintable(tip));
