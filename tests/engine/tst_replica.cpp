@@ -804,34 +804,31 @@ void TestReplica::markerEndedTwiceIsNamedNoMore()
     events.attach(replica);
     replica.start();
     Connection reaper = m_db->connectDirect(Login::App);
+    // This replica's registry row: earlier tests' replicas named "a" may have left theirs.
+    const std::string row = "FROM leader_ext.leader_replicas_status WHERE holder_id = '"
+                            + replica.holderId() + "'";
     // Ends the marker session whose lock the replica holds now, as a reaper would.
     const auto terminate = [&] {
         QString marker;
-        QTRY_VERIFY_WITH_TIMEOUT(!(marker = field("SELECT marker_session FROM "
-                                                  "leader_ext.leader_replicas WHERE name = 'a' "
-                                                  "AND marker_session IS NOT NULL"))
-                                          .isEmpty(),
-                                 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+                !(marker = field("SELECT marker_session " + row + " AND marker_held")).isEmpty(),
+                10000);
         QVERIFY(reaper.exec("terminate marker",
                             "SELECT pg_terminate_backend(($1::bigint & 4294967295)::int)",
                             {marker.toStdString()}, 5s)
                         .toBool(0, 0));
         // Its next session's key is in the registry once the listener is back.
-        QTRY_VERIFY_WITH_TIMEOUT(field("SELECT marker_session FROM leader_ext.leader_replicas "
-                                       "WHERE name = 'a'")
-                                         != marker,
-                                 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(field("SELECT marker_session " + row) != marker, 10000);
     };
     terminate();
     QVERIFY(!QTest::currentTestFailed());
     QTRY_VERIFY_WITH_TIMEOUT(!billingMarker().isEmpty(), 10000);
     terminate();
     QVERIFY(!QTest::currentTestFailed());
-    QTRY_COMPARE_WITH_TIMEOUT(field("SELECT early_take_off_until > now() + interval '50 minutes' "
-                                    "FROM leader_ext.leader_replicas_status WHERE name = 'a'"),
-                              QStringLiteral("t"), 10000);
-    QVERIFY(field("SELECT early_take_off_reason FROM leader_ext.leader_replicas_status WHERE "
-                  "name = 'a'")
+    QTRY_COMPARE_WITH_TIMEOUT(
+            field("SELECT early_take_off_until > now() + interval '50 minutes' " + row),
+            QStringLiteral("t"), 10000);
+    QVERIFY(field("SELECT early_take_off_reason " + row)
                     .contains(QStringLiteral("ended 2 times in 10 min")));
     // Every lease since names no marker, over two ticks and more, and the ticks complete.
     const int releasedBefore = events.count(EventKind::Released, "a");
