@@ -210,6 +210,7 @@ private Q_SLOTS:
     void cutOffLeaderIsTakenOnlyAtExpiry();
     void terminatedMarkerIsRepairedAndTheTickCompletes();
     void markerEndedTwiceIsNamedNoMore();
+    void cleanStopIsNeverTakenEarly();
     void idleSessionTimeoutTakesNoLiveHolder_data();
     void idleSessionTimeoutTakesNoLiveHolder();
     void idleCuttingProxyNeverCutsTheMarker();
@@ -843,6 +844,41 @@ void TestReplica::markerEndedTwiceIsNamedNoMore()
     for (const ReplicaEvent &released : events.of(EventKind::Released, "a"))
         QCOMPARE(released.transition.outcome, Outcome::Completed);
     replica.stop();
+}
+
+// A clean stop keeps its marker until its ticks are released: the other replica takes the role from
+// the RELEASE, never early from the living, stopping holder. Its database link is slowed so that
+// the RELEASE lands well after the stop began. Checked once with the listener stopped before the
+// runners, as it was: the other replica took the row early (took_over session_ended) while the
+// holder's RELEASE was on its way.
+void TestReplica::cleanStopIsNeverTakenEarly()
+{
+    const std::vector<RoleProfile> roles = billing("billing.interval = 1s\nbilling.min_tick = 8s");
+    TwoReplicas pair(optionsFor("a", roles), optionsFor("b", roles));
+    QVERIFY(pair.waitForLeader());
+    Replica &holder = pair.holder();
+    Replica &other = pair.other();
+    QTRY_VERIFY_WITH_TIMEOUT(!billingMarker().isEmpty(), 6000);
+    QTRY_VERIFY_WITH_TIMEOUT(field(WaitingWatches) == QStringLiteral("1"), 3000);
+    leader::faults::Switchboard &link = switchboard(holder);
+    QVERIFY(link.hasLink());
+    link.slow(400ms);
+    std::thread stopping([&holder] { holder.stop(); });
+    QTRY_VERIFY_WITH_TIMEOUT(pair.events.count(EventKind::Acquired, other.id()) >= 1, 15000);
+    stopping.join();
+    const ReplicaEvent released = pair.events.of(EventKind::Released, holder.id()).front();
+    QCOMPARE(released.transition.outcome, Outcome::Interrupted);
+    const ReplicaEvent taken = pair.events.of(EventKind::Acquired, other.id()).front();
+    // The RELEASE found the row still this holder's (no database time: it had been taken).
+    QVERIFY2(!released.transition.databaseTime.empty(), "the stopping holder's lease was taken");
+    // On the database clock: the other replica acquired after the RELEASE, from a free row.
+    QCOMPARE(field("SELECT '" + released.transition.databaseTime + "'::timestamptz <= '"
+                   + taken.transition.databaseTime + "'::timestamptz"),
+             QStringLiteral("t"));
+    QCOMPARE(field("SELECT coalesce(took_over, 'released') FROM leader_leases WHERE role = "
+                   "'billing'"),
+             QStringLiteral("released"));
+    other.stop();
 }
 
 void TestReplica::idleSessionTimeoutTakesNoLiveHolder_data()

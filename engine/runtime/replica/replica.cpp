@@ -219,15 +219,19 @@ void Replica::stop()
     // The row is deleted on the registrar's thread while the runners release their ticks.
     if (m_registrar)
         m_registrar->requestStop(!m_killed.load());
-    // The ticks first: their RELEASE (and its notification) is what a contender waits for, and
-    // it goes out on the runners' threads while the listener and the watches wind down.
+    // The ticks first: their RELEASE (and its notification) is what a contender waits for.
     m_manager->shutdown();
     if (m_deathWatch)
         m_deathWatch->stop();
-    if (m_listener)
+    // On a clean stop the marker outlives the ticks: closing it first let a contender take a
+    // lease whose tick was still winding down, while this process lived (found by
+    // tst_mixedfleet; tst_replica cleanStopIsNeverTakenEarly). A kill ends it at once, as a death.
+    if (m_listener && m_killed.load())
         m_listener->stop();
     for (const auto &runner : m_runners)
         runner->stop();
+    if (m_listener)
+        m_listener->stop();
     if (m_registrar)
         m_registrar->join();
     if (m_running.exchange(false) && !m_killed.load())
