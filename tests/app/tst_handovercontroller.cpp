@@ -14,7 +14,7 @@
 // after the request, anOutsideHolderIsNotPromisedToStop failed on its line (it promised the stop);
 // with StatusPoller::handOver reading none, it failed alike, and the line named no others.
 
-#include "adrholder.h"
+#include "adrstatements.h"
 #include "core/consolesession.h"
 #include "core/profilestore.h"
 #include "lease/events.h"

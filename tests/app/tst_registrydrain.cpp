@@ -15,7 +15,7 @@
 // outside" failed; with StatusPoller::checkDrain reading no holders outside the registry,
 // drainNamesHoldersOutsideTheRegistry failed on the dialog's label.
 
-#include "adrholder.h"
+#include "adrstatements.h"
 #include "core/consolesession.h"
 #include "lease/draincontrol.h"
 #include "lease/replicaregistry.h"

@@ -5,7 +5,7 @@
 // age, stale flag and thresholds, its tooltip, its precise dataChanged), holders shown by name,
 // and holders outside the registry marked, the hour's counts said to be ours only.
 
-#include "adrholder.h"
+#include "adrstatements.h"
 #include "agepolls.h"
 #include "core/demotypes.h"
 #include "core/statuspoller.h"

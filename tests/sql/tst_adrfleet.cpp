@@ -15,6 +15,7 @@
 //  * drainCountsHoldersOutsideTheRegistry: its first check is the control, the same database
 //    before their ACQUIRE.
 
+#include "adrstatements.h"
 #include "lease/statements.h"
 #include "pg/error.h"
 #include "schema/features.h"
@@ -29,6 +30,9 @@
 
 using namespace std::chrono_literals;
 using leader::pg::Connection;
+using leader::test::AdrAcquire;
+using leader::test::AdrRelease;
+using leader::test::AdrRenew;
 using leader::test::Login;
 using leader::test::TestDatabase;
 
@@ -36,37 +40,7 @@ namespace {
 
 constexpr auto Short = 5s;
 
-// ADR-114's ACQUIRE with the 0175 predicate; its only change from the ADR's text is the table
-// name before each column of the DO UPDATE (unqualified, holder_token is ambiguous there).
-constexpr std::string_view AdrAcquire = R"sql(
-INSERT INTO leader_leases (role, holder_token, holder_id, acquired_at, expires_at)
-VALUES ($1, (extract(epoch FROM now()) * 1000)::bigint, $2, now(), now() + interval '10 seconds')
-ON CONFLICT (role) DO UPDATE
-   SET holder_token = leader_leases.holder_token + 1, holder_id = $2, acquired_at = now(),
-       expires_at = now() + interval '10 seconds'
- WHERE leader_leases.paused_at IS NULL
-   AND (leader_leases.expires_at IS NULL OR leader_leases.expires_at <= now())
-   AND (leader_leases.last_tick_ended_at IS NULL
-        OR leader_leases.last_tick_ended_at <= now() - $3::interval)
-   AND (leader_leases.not_before IS NULL OR leader_leases.not_before <= now())
-RETURNING holder_token, extract(epoch FROM now())
-)sql";
-constexpr std::string_view AdrRenew = R"sql(
-UPDATE leader_leases SET expires_at = now() + interval '10 seconds'
- WHERE role = $1 AND holder_token = $2 AND holder_id IS NOT NULL
-RETURNING now()
-)sql";
-// The ADR describes RELEASE in prose: it clears the holder, stamps the tick only if it completed
-// and proves the lease as RENEW does.
-constexpr std::string_view AdrRelease = R"sql(
-UPDATE leader_leases
-   SET holder_id = NULL, acquired_at = NULL, expires_at = NULL,
-       last_tick_ended_at = CASE WHEN $3 THEN now() ELSE last_tick_ended_at END,
-       last_tick_holder = CASE WHEN $3 THEN holder_id ELSE last_tick_holder END
- WHERE role = $1 AND holder_token = $2 AND holder_id IS NOT NULL
-)sql";
-
-constexpr std::string_view AdrHolder = "adr-host:4242:0000abcd";
+constexpr std::string_view AdrHolder = leader::test::AdrHolderId;
 constexpr std::string_view OursDead = "ours:1:00000001";
 constexpr std::string_view OursNext = "ours:2:00000002";
 constexpr std::int64_t KeyDead = (std::int64_t(0x1234) << 32) | 101;
@@ -173,11 +147,7 @@ QString TestAdrFleet::scalar(Connection &connection, const std::string &sql,
 std::optional<std::int64_t> TestAdrFleet::adrAcquire(Connection &connection, std::string_view role,
                                                      std::string_view holder)
 {
-    const leader::pg::Result result
-            = connection.exec("adr acquire", AdrAcquire, {role, holder, "0 seconds"}, Short);
-    if (result.rows() == 0)
-        return std::nullopt;
-    return result.toInt64(0, 0);
+    return leader::test::adrAcquire(connection, role, holder);
 }
 
 bool TestAdrFleet::ourAcquire(std::string_view holder, std::optional<std::int64_t> key)

@@ -2,6 +2,7 @@
 // straight to Postgres and through PgBouncer in transaction mode. A failure is one line on stderr
 // with the exit code the help text documents, and never echoes a password.
 
+#include "adrstatements.h"
 #include "lease/draincontrol.h"
 #include "lease/handovercontrol.h"
 #include "lease/pausecontrol.h"
@@ -997,30 +998,12 @@ void TestLeaderctl::outsideHoldersAreNamed()
                                 .roles = {"billing"},
                                 .name = "o1"},
                                5s, {}, true);
-    constexpr std::string_view AdrAcquire = R"sql(
-INSERT INTO leader_leases (role, holder_token, holder_id, acquired_at, expires_at)
-VALUES ('billing', (extract(epoch FROM now()) * 1000)::bigint, 'adr-h:7:0000adr1', now(),
-        now() + interval '10 seconds')
-ON CONFLICT (role) DO UPDATE
-   SET holder_token = leader_leases.holder_token + 1, holder_id = 'adr-h:7:0000adr1',
-       acquired_at = now(), expires_at = now() + interval '10 seconds'
- WHERE leader_leases.paused_at IS NULL
-   AND (leader_leases.expires_at IS NULL OR leader_leases.expires_at <= now())
-   AND (leader_leases.last_tick_ended_at IS NULL
-        OR leader_leases.last_tick_ended_at <= now() - interval '0 seconds')
-   AND (leader_leases.not_before IS NULL OR leader_leases.not_before <= now())
-RETURNING holder_token
-)sql";
     // One tick seen from its ACQUIRE to its RELEASE, so that the next one's end can be told.
-    const std::string first(app.exec("adr acquire", AdrAcquire, {}, 5s).text(0, 0));
-    app.exec("adr release",
-             "UPDATE leader_leases SET holder_id = NULL, acquired_at = NULL, expires_at = NULL,"
-             " last_tick_ended_at = now(), last_tick_holder = holder_id"
-             " WHERE role = 'billing' AND holder_token = $1 AND holder_id IS NOT NULL",
-             {first}, 5s);
+    constexpr std::string_view Adr = "adr-h:7:0000adr1";
+    QVERIFY(leader::test::adrTick(app, "billing", Adr));
     owner.exec("a longer tick",
                "UPDATE leader_ext.leader_outside_holders SET last_duration_seconds = 30", {}, 5s);
-    app.exec("adr acquire", AdrAcquire, {}, 5s);
+    QVERIFY(leader::test::adrAcquire(app, "billing", Adr));
 
     Run run = leaderctl({"status", "--database", url(Login::Monitor)});
     QCOMPARE(run.exitCode, 0);

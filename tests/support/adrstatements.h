@@ -1,8 +1,9 @@
 #pragma once
 
-// A holder outside the replica registry (extension 0189), for the console's tests: the ADR's own
-// ACQUIRE and RELEASE, run as the app login by a holder id the registry does not know, as the
-// product's replicas run them. The statements are tests/sql/tst_adrfleet.cpp's.
+// ADR-114's own statements, as the product's replicas run them (tests/fixtures/adr-replica runs
+// the same in Go; its README says why each differs from the ADR's text where it does): run as the
+// app login by a holder id the registry does not know, they make a holder outside the registry
+// (extension 0189).
 
 #include "pg/connection.h"
 
