@@ -8,6 +8,7 @@
 // SIGTERM and SIGINT release the running tick as interrupted; bad input is one line and an exit
 // code, never a password.
 
+#include "eventprocess.h"
 #include "loopbackport.h"
 #include "pg/connection.h"
 #include "testdatabase.h"
@@ -29,10 +30,10 @@
 #include <signal.h>
 
 using namespace std::chrono_literals;
+using leader::test::EventProcess;
 using leader::test::Login;
 using leader::test::TestDatabase;
 
-using leader::test::cleanEnvironment;
 using leader::test::qs;
 
 namespace {
@@ -45,73 +46,8 @@ const QRegularExpression Timestamp(R"(^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$)"
 const QRegularExpression DatabaseTime(R"(^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$)");
 const QRegularExpression HolderId(R"(^[^:]+:\d+:[0-9a-f]{8}$)");
 
-// One adr-replica process, its stdout read as events while it runs. Killed at the end if the
-// test left it running.
-class AdrReplica final
-{
-public:
-    explicit AdrReplica(const QStringList &arguments)
-    {
-        m_process.setProcessEnvironment(cleanEnvironment());
-        m_process.start(QStringLiteral(ADR_REPLICA_PATH), arguments);
-    }
-    ~AdrReplica()
-    {
-        if (m_process.state() != QProcess::NotRunning) {
-            m_process.kill();
-            m_process.waitForFinished();
-        }
-    }
-    AdrReplica(const AdrReplica &) = delete;
-    AdrReplica &operator=(const AdrReplica &) = delete;
-
-    QProcess &process() { return m_process; }
-
-    // Every complete stdout line so far.
-    QStringList lines()
-    {
-        m_out += m_process.readAllStandardOutput();
-        QStringList complete = QString::fromUtf8(m_out).split(u'\n');
-        complete.removeLast(); // the part after the last newline: empty, or a line still coming
-        return complete;
-    }
-    QString errors()
-    {
-        m_err += m_process.readAllStandardError();
-        return QString::fromUtf8(m_err);
-    }
-    // The lines parsed as JSON objects; a line that is not one becomes an empty object.
-    QList<QJsonObject> events()
-    {
-        QList<QJsonObject> parsed;
-        for (const QString &line : lines())
-            parsed << QJsonDocument::fromJson(line.toUtf8()).object();
-        return parsed;
-    }
-    // The events named event whose fields include every pair of match, in order.
-    QList<QJsonObject> all(const QString &event, const QJsonObject &match = {})
-    {
-        QList<QJsonObject> found;
-        for (const QJsonObject &object : events()) {
-            bool matches = object.value("event").toString() == event;
-            for (auto it = match.begin(); matches && it != match.end(); ++it)
-                matches = object.value(it.key()) == it.value();
-            if (matches)
-                found << object;
-        }
-        return found;
-    }
-    std::optional<QJsonObject> find(const QString &event, const QJsonObject &match = {})
-    {
-        const QList<QJsonObject> found = all(event, match);
-        return found.isEmpty() ? std::nullopt : std::optional<QJsonObject>(found.first());
-    }
-
-private:
-    QProcess m_process;
-    QByteArray m_out;
-    QByteArray m_err;
-};
+// The reference replica under test, as this build made it.
+const QString AdrReplicaPath = QStringLiteral(ADR_REPLICA_PATH);
 
 qint64 tokenOf(const QJsonObject &event)
 {
@@ -174,7 +110,7 @@ private:
     // The App login's connection: pause and unpause as a product replica's role may.
     leader::pg::Connection &app() { return *m_app; }
     // Every line so far is a JSON object with the fields every event has; fails the test if not.
-    void verifyEventLines(AdrReplica &replica, const QString &id, const QString &holder);
+    void verifyEventLines(EventProcess &replica, const QString &id, const QString &holder);
 
     std::unique_ptr<TestDatabase> m_db;
     std::unique_ptr<leader::pg::Connection> m_owner;
@@ -212,7 +148,8 @@ double TestAdrReplica::epochField(const std::string &sql,
     return m_owner->exec("inspect", sql, params, 5s).toDouble(0, 0);
 }
 
-void TestAdrReplica::verifyEventLines(AdrReplica &replica, const QString &id, const QString &holder)
+void TestAdrReplica::verifyEventLines(EventProcess &replica, const QString &id,
+                                      const QString &holder)
 {
     const QStringList lines = replica.lines();
     QVERIFY(!lines.isEmpty());
@@ -259,7 +196,8 @@ void TestAdrReplica::leadsClaimsRenewsAndReleases()
                           "--fence-every", "500ms"};
     if (claimTable)
         arguments << "--claim-table";
-    AdrReplica replica(arguments);
+    EventProcess replica;
+    replica.start(AdrReplicaPath, arguments);
     QTRY_VERIFY_WITH_TIMEOUT(replica.find("started").has_value(), 10000);
     const QJsonObject started = *replica.find("started");
     QCOMPARE(started.value("pid").toInteger(), replica.process().processId());
@@ -366,7 +304,8 @@ void TestAdrReplica::pauseMidTickIsALossAndTheReleaseTouchesNothing()
                           "--fence-every", fenceEvery};
     if (claimTable)
         arguments << "--claim-table";
-    AdrReplica replica(arguments);
+    EventProcess replica;
+    replica.start(AdrReplicaPath, arguments);
     QTRY_VERIFY_WITH_TIMEOUT(replica.find("claim", {{"ok", true}}).has_value(), 10000);
     const QJsonObject acquired = *replica.find("acquired");
     const qint64 token = tokenOf(acquired);
@@ -459,8 +398,10 @@ void TestAdrReplica::signalMidTickReleasesInterrupted()
     QFETCH(int, signal);
     QFETCH(QString, name);
 
-    AdrReplica replica({"--database", url(Login::App), "--id", "adr3", "--roles", "billing",
-                        "--interval", "1s", "--poll", "250ms", "--work", "20s"});
+    EventProcess replica;
+    replica.start(AdrReplicaPath,
+                  {"--database", url(Login::App), "--id", "adr3", "--roles", "billing",
+                   "--interval", "1s", "--poll", "250ms", "--work", "20s"});
     QTRY_VERIFY_WITH_TIMEOUT(replica.find("claim", {{"ok", true}}).has_value(), 10000);
     const QJsonObject acquired = *replica.find("acquired");
     const QString holder = acquired.value("holder").toString();
@@ -535,7 +476,8 @@ void TestAdrReplica::badInput()
     QFETCH(int, exitCode);
     QFETCH(QStringList, stderrContains);
 
-    AdrReplica replica(arguments);
+    EventProcess replica;
+    replica.start(AdrReplicaPath, arguments);
     QVERIFY(replica.process().waitForFinished(ProcessDeadlineMs));
     const QString err = replica.errors();
     const QString out = QString::fromUtf8(replica.process().readAllStandardOutput());

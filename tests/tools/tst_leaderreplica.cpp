@@ -3,6 +3,7 @@
 // with the documented exit code and never a password; a running replica writes one JSON event per
 // line, serves /metrics, obeys its control socket, releases on SIGTERM and not on a kill.
 
+#include "eventprocess.h"
 #include "lease/constants.h"
 #include "lease/manager.h"
 #include "loopbackport.h"
@@ -38,6 +39,7 @@
 #include <unistd.h>
 
 using namespace std::chrono_literals;
+using leader::test::EventProcess;
 using leader::test::Login;
 using leader::test::TestDatabase;
 
@@ -50,83 +52,13 @@ constexpr int ProcessDeadlineMs = 30'000;
 // A password no server knows, so any trace of it in the output is an echo of the URL.
 const QString WrongPassword = QStringLiteral("s3cr3t-xyz");
 
-// One leader-replica process, its stdout read as events while it runs. Killed at the end if the
-// test left it running.
-class ReplicaProcess final
-{
-public:
-    explicit ReplicaProcess(const QStringList &arguments, const QStringList &assignments = {})
-    {
-        QProcessEnvironment environment = cleanEnvironment();
-        for (const QString &assignment : assignments) {
-            const qsizetype equals = assignment.indexOf(u'=');
-            environment.insert(assignment.left(equals), assignment.mid(equals + 1));
-        }
-        m_process.setProcessEnvironment(environment);
-        m_process.start(QStringLiteral(LEADER_REPLICA_PATH), arguments);
-    }
-    ~ReplicaProcess()
-    {
-        if (m_process.state() != QProcess::NotRunning) {
-            m_process.kill();
-            m_process.waitForFinished();
-        }
-    }
-
-    QProcess &process() { return m_process; }
-
-    // Every complete stdout line so far.
-    QStringList lines()
-    {
-        m_out += m_process.readAllStandardOutput();
-        QStringList complete = QString::fromUtf8(m_out).split(u'\n');
-        complete.removeLast(); // the part after the last newline: empty, or a line still coming
-        return complete;
-    }
-    QString errors()
-    {
-        m_err += m_process.readAllStandardError();
-        return QString::fromUtf8(m_err);
-    }
-    // The lines parsed as JSON objects; a line that is not one becomes an empty object.
-    QList<QJsonObject> events()
-    {
-        QList<QJsonObject> parsed;
-        for (const QString &line : lines())
-            parsed << QJsonDocument::fromJson(line.toUtf8()).object();
-        return parsed;
-    }
-    // The first event named event whose fields include every pair of match.
-    std::optional<QJsonObject> find(const QString &event, const QJsonObject &match = {},
-                                    qsizetype from = 0)
-    {
-        const QList<QJsonObject> all = events();
-        for (qsizetype i = from; i < all.size(); ++i) {
-            const QJsonObject &object = all[i];
-            if (object.value("event").toString() != event)
-                continue;
-            bool matches = true;
-            for (auto it = match.begin(); it != match.end(); ++it)
-                matches = matches && object.value(it.key()) == it.value();
-            if (matches)
-                return object;
-        }
-        return std::nullopt;
-    }
-
-private:
-    QProcess m_process;
-    QByteArray m_out;
-    QByteArray m_err;
-};
+// The binary under test, as this build made it.
+const QString ReplicaPath = QStringLiteral(LEADER_REPLICA_PATH);
 
 // How many of the replica's events so far are named event.
-int countOf(ReplicaProcess &replica, const QString &event)
+int countOf(EventProcess &replica, const QString &event)
 {
-    const QList<QJsonObject> events = replica.events();
-    return static_cast<int>(std::count_if(events.begin(), events.end(), [&](const QJsonObject &e) {
-        return e.value("event").toString() == event;
-    }));
+    return static_cast<int>(replica.all(event).size());
 }
 
 // GET path over HTTP/1.0 on 127.0.0.1:port, the whole response (status line, headers, body);
@@ -264,7 +196,7 @@ private:
     // A --config file with these lines, in the test's directory.
     QString configFile(const QString &name, const QString &lines);
     // Every line so far is a JSON object with the fields every event has; fails the test if not.
-    void verifyEventLines(ReplicaProcess &replica, const QString &id);
+    void verifyEventLines(EventProcess &replica, const QString &id);
 
     std::unique_ptr<TestDatabase> m_db;        // lease and demo migrations
     std::unique_ptr<TestDatabase> m_bare;      // none
@@ -307,7 +239,7 @@ QString TestLeaderReplica::configFile(const QString &name, const QString &lines)
     return path;
 }
 
-void TestLeaderReplica::verifyEventLines(ReplicaProcess &replica, const QString &id)
+void TestLeaderReplica::verifyEventLines(EventProcess &replica, const QString &id)
 {
     const QStringList lines = replica.lines();
     QVERIFY(!lines.isEmpty());
@@ -424,7 +356,8 @@ void TestLeaderReplica::badInput()
     QFETCH(int, exitCode);
     QFETCH(QStringList, stderrContains);
 
-    ReplicaProcess replica(arguments, environment);
+    EventProcess replica;
+    replica.start(ReplicaPath, arguments, environment);
     QVERIFY(replica.process().waitForFinished(ProcessDeadlineMs));
     const QString err = replica.errors();
     const QString out = QString::fromUtf8(replica.process().readAllStandardOutput());
@@ -451,10 +384,11 @@ void TestLeaderReplica::runsReportsAndObeysItsControlSocket()
             = configFile("short.conf", "billing.interval = 1s\nbilling.min_tick = 3s\n");
     const QString socket = m_dir.filePath("r1.sock");
     const int metricsPort = leader::platform::freeLoopbackPort();
-    ReplicaProcess replica({"--database", url(Login::App), "--config", config, "--roles", "billing",
-                            "--id", "r1", "--control", socket, "--metrics-port",
-                            QString::number(metricsPort), "--metrics-address", "127.0.0.1",
-                            "--drain-on-sigterm", "off"});
+    EventProcess replica;
+    replica.start(ReplicaPath,
+                  {"--database", url(Login::App), "--config", config, "--roles", "billing", "--id",
+                   "r1", "--control", socket, "--metrics-port", QString::number(metricsPort),
+                   "--metrics-address", "127.0.0.1", "--drain-on-sigterm", "off"});
     QTRY_VERIFY_WITH_TIMEOUT(replica.find("started").has_value(), 10000);
     const QJsonObject started = *replica.find("started");
     QCOMPARE(started.value("pid").toInteger(), replica.process().processId());
@@ -514,8 +448,9 @@ void TestLeaderReplica::sigtermMidTickReleasesAndExits()
 {
     const QString config
             = configFile("long.conf", "billing.interval = 1s\nbilling.min_tick = 20s\n");
-    ReplicaProcess replica({"--database", url(Login::App), "--config", config, "--roles", "billing",
-                            "--id", "r2", "--drain-on-sigterm", "off"});
+    EventProcess replica;
+    replica.start(ReplicaPath, {"--database", url(Login::App), "--config", config, "--roles",
+                                "billing", "--id", "r2", "--drain-on-sigterm", "off"});
     QTRY_VERIFY_WITH_TIMEOUT(replica.find("acquired", {{"role", "billing"}}).has_value(), 10000);
     const QString holder = replica.find("acquired")->value("holder").toString();
     QCOMPARE(field("SELECT holder_id FROM leader_leases WHERE role = 'billing'"), holder);
@@ -560,8 +495,9 @@ void TestLeaderReplica::killedProcessLeavesTheRowHeld()
     const QString config
             = configFile("long.conf", "billing.interval = 1s\nbilling.min_tick = 20s\n");
     const QString socket = m_dir.filePath("r3.sock");
-    ReplicaProcess replica({"--database", url(Login::App), "--config", config, "--roles", "billing",
-                            "--id", "r3", "--control", socket});
+    EventProcess replica;
+    replica.start(ReplicaPath, {"--database", url(Login::App), "--config", config, "--roles",
+                                "billing", "--id", "r3", "--control", socket});
     QTRY_VERIFY_WITH_TIMEOUT(replica.find("acquired", {{"role", "billing"}}).has_value(), 10000);
     const QJsonObject acquired = *replica.find("acquired");
     const QString holder = acquired.value("holder").toString();
@@ -638,13 +574,14 @@ void TestLeaderReplica::stoppedHolderWhoseMarkerEndsStartsNothingAfter()
             = configFile("long.conf", "billing.interval = 1s\nbilling.min_tick = 20s\n");
     const QString direct = qs(m_db->directUrl(Login::App));
     const auto start = [&](const QString &id) {
-        return std::make_unique<ReplicaProcess>(
-                QStringList{"--database", url(Login::App), "--listen-database", direct, "--config",
-                            config, "--roles", "billing", "--id", id});
+        auto replica = std::make_unique<EventProcess>();
+        replica->start(ReplicaPath, {"--database", url(Login::App), "--listen-database", direct,
+                                     "--config", config, "--roles", "billing", "--id", id});
+        return replica;
     };
-    std::unique_ptr<ReplicaProcess> first = start("r1");
+    std::unique_ptr<EventProcess> first = start("r1");
     QTRY_VERIFY_WITH_TIMEOUT(first->find("acquired", {{"role", "billing"}}).has_value(), 10000);
-    std::unique_ptr<ReplicaProcess> second = start("r2");
+    std::unique_ptr<EventProcess> second = start("r2");
     QTRY_VERIFY_WITH_TIMEOUT(second->find("started").has_value(), 10000);
     QCOMPARE(second->find("started")->value("early_take").toBool(), true);
     const QJsonObject acquired = *first->find("acquired");
@@ -728,10 +665,11 @@ void TestLeaderReplica::earlyTakeOffIsTheTtlPath()
     const QString profile
             = configFile("off.conf", config + "billing.interval = 1s\nbilling.min_tick = 20s\n");
     const QString socket = m_dir.filePath("off.sock");
-    ReplicaProcess replica(QStringList{"--database", url(Login::App), "--listen-database",
-                                       qs(m_db->directUrl(Login::App)), "--config", profile,
-                                       "--roles", "billing", "--id", "off", "--control", socket}
-                           + arguments);
+    EventProcess replica;
+    replica.start(ReplicaPath, QStringList{"--database", url(Login::App), "--listen-database",
+                                           qs(m_db->directUrl(Login::App)), "--config", profile,
+                                           "--roles", "billing", "--id", "off", "--control", socket}
+                                       + arguments);
     QTRY_VERIFY_WITH_TIMEOUT(replica.find("acquired", {{"role", "billing"}}).has_value(), 10000);
     QCOMPARE(replica.find("started")->value("early_take").toBool(), false);
     QTRY_COMPARE_WITH_TIMEOUT(field("SELECT expires_at - acquired_at > interval '10 s' FROM "
@@ -789,7 +727,8 @@ void TestLeaderReplica::sigtermDrainsFirst()
                           "--roles",    "billing",       "--id",     "r6"};
     if (!bound.isEmpty())
         arguments << "--drain-timeout" << bound;
-    ReplicaProcess replica(arguments);
+    EventProcess replica;
+    replica.start(ReplicaPath, arguments);
     QTRY_VERIFY_WITH_TIMEOUT(replica.find("acquired", {{"role", "billing"}}).has_value(), 10000);
     const QJsonObject acquired = *replica.find("acquired");
     QElapsedTimer sinceTerm;
@@ -847,8 +786,9 @@ void TestLeaderReplica::leaderctlDrainWaitsForTheReplica()
 {
     const QString config
             = configFile("wait.conf", "billing.interval = 1s\nbilling.min_tick = 3s\n");
-    ReplicaProcess replica({"--database", url(Login::App), "--config", config, "--roles", "billing",
-                            "--id", "r7"});
+    EventProcess replica;
+    replica.start(ReplicaPath, {"--database", url(Login::App), "--config", config, "--roles",
+                                "billing", "--id", "r7"});
     QTRY_VERIFY_WITH_TIMEOUT(replica.find("acquired", {{"role", "billing"}}).has_value(), 10000);
     QProcess ctl;
     ctl.setProcessEnvironment(cleanEnvironment());
@@ -889,11 +829,13 @@ void TestLeaderReplica::leaderctlHandoverMovesTheRole()
     const QString config
             = configFile("handover.conf", "billing.interval = 1s\nbilling.min_tick = 30s\n");
     // Their SIGTERM at the end only stops them: no drain waiting for hb's tick.
-    ReplicaProcess from({"--database", url(Login::App), "--config", config, "--roles", "billing",
-                         "--id", "ha", "--drain-on-sigterm", "off"});
+    EventProcess from;
+    from.start(ReplicaPath, {"--database", url(Login::App), "--config", config, "--roles",
+                             "billing", "--id", "ha", "--drain-on-sigterm", "off"});
     QTRY_VERIFY_WITH_TIMEOUT(from.find("acquired", {{"role", "billing"}}).has_value(), 10000);
-    ReplicaProcess to({"--database", url(Login::App), "--config", config, "--roles", "billing",
-                       "--id", "hb", "--drain-on-sigterm", "off"});
+    EventProcess to;
+    to.start(ReplicaPath, {"--database", url(Login::App), "--config", config, "--roles", "billing",
+                           "--id", "hb", "--drain-on-sigterm", "off"});
     QTRY_COMPARE_WITH_TIMEOUT(field("SELECT count(*) FROM leader_ext.leader_replicas_status"
                                     " WHERE name = 'hb' AND state = 'alive'"),
                               QStringLiteral("1"), 10000);
@@ -923,7 +865,7 @@ void TestLeaderReplica::leaderctlHandoverMovesTheRole()
                     .arg(m_db->viaPgBouncer() ? "PgBouncer, no listener" : "direct, NOTIFY")
                     .arg(seconds * 1000, 0, 'f', 0));
     QVERIFY2(seconds < 15, qPrintable(out));
-    for (ReplicaProcess *replica : {&from, &to}) {
+    for (EventProcess *replica : {&from, &to}) {
         replica->process().terminate();
         QVERIFY(replica->process().waitForFinished(ProcessDeadlineMs));
     }
@@ -937,10 +879,11 @@ void TestLeaderReplica::registersAgesAndLeavesOnACleanStop()
     const QString config
             = configFile("idle.conf", "billing.interval = 1h\ndunning.interval = 1h\n");
     // Without the drain: the clean stop under test is the immediate one.
-    ReplicaProcess replica({"--database", url(Login::App), "--config", config, "--roles",
-                            "billing,dunning", "--id", "r5", "--drain-on-sigterm", "off"});
+    EventProcess replica;
+    replica.start(ReplicaPath, {"--database", url(Login::App), "--config", config, "--roles",
+                                "billing,dunning", "--id", "r5", "--drain-on-sigterm", "off"});
     QTRY_VERIFY_WITH_TIMEOUT(replica.find("started").has_value(), 10000);
-    const std::string holder = replica.find("started")->value("holder").toString().toStdString();
+    const std::string holder = replica.holder().toStdString();
     const std::string where
             = " FROM leader_ext.leader_replicas_status WHERE holder_id = '" + holder + "'";
     const std::string row
@@ -980,8 +923,9 @@ void TestLeaderReplica::aPortInUseFailsBeforeLeadingAnything()
     const std::string tokensSql
             = "SELECT string_agg(holder_token::text, ',' ORDER BY role) FROM leader_leases";
     const QString tokens = field(tokensSql);
-    ReplicaProcess replica({"--database", url(Login::App), "--metrics-port",
-                            QString::number(taken.port()), "--metrics-address", "127.0.0.1"});
+    EventProcess replica;
+    replica.start(ReplicaPath, {"--database", url(Login::App), "--metrics-port",
+                                QString::number(taken.port()), "--metrics-address", "127.0.0.1"});
     QVERIFY(replica.process().waitForFinished(ProcessDeadlineMs));
     QCOMPARE(replica.process().exitStatus(), QProcess::NormalExit);
     QCOMPARE(replica.process().exitCode(), 1);
@@ -1014,8 +958,10 @@ void TestLeaderReplica::metricsStayLocalAndCheapUnderAFlood()
     const QString config
             = configFile("flood.conf", "billing.interval = 1s\nbilling.min_tick = 60s\n");
     const int port = leader::platform::freeLoopbackPort();
-    ReplicaProcess replica({"--database", url(Login::App), "--config", config, "--roles", "billing",
-                            "--id", "flood", "--metrics-port", QString::number(port)});
+    EventProcess replica;
+    replica.start(ReplicaPath,
+                  {"--database", url(Login::App), "--config", config, "--roles", "billing", "--id",
+                   "flood", "--metrics-port", QString::number(port)});
     QTRY_VERIFY_WITH_TIMEOUT(replica.find("acquired", {{"role", "billing"}}).has_value(), 10000);
     const QJsonObject acquired = *replica.find("acquired", {{"role", "billing"}});
     const qint64 token = acquired.value("token").toInteger();
@@ -1140,9 +1086,10 @@ void TestLeaderReplica::metricsAnswerWhileTheDatabaseIsUnreachable()
     const QString config = configFile("idle.conf", "billing.interval = 1h\n");
     const QString socket = m_dir.filePath("down.sock");
     const int port = leader::platform::freeLoopbackPort();
-    ReplicaProcess replica({"--database", url(Login::App), "--config", config, "--roles", "billing",
-                            "--id", "down", "--control", socket, "--metrics-port",
-                            QString::number(port)});
+    EventProcess replica;
+    replica.start(ReplicaPath,
+                  {"--database", url(Login::App), "--config", config, "--roles", "billing", "--id",
+                   "down", "--control", socket, "--metrics-port", QString::number(port)});
     QTRY_VERIFY_WITH_TIMEOUT(replica.find("started").has_value(), 10000);
     qint64 slowest = 0;
     const auto scrape = [&] {
@@ -1217,8 +1164,9 @@ void TestLeaderReplica::controlPathInTheWayIsRefusedAndKept()
         live->start();
     }
 
-    ReplicaProcess replica({"--database", url(Login::App), "--roles", "billing", "--id", "inway",
-                            "--control", path});
+    EventProcess replica;
+    replica.start(ReplicaPath, {"--database", url(Login::App), "--roles", "billing", "--id",
+                                "inway", "--control", path});
     QVERIFY(replica.process().waitForFinished(ProcessDeadlineMs));
     QCOMPARE(replica.process().exitStatus(), QProcess::NormalExit);
     const QString err = replica.errors();
@@ -1254,8 +1202,10 @@ void TestLeaderReplica::aDeadReplicasSocketIsReplaced()
     QVERIFY(leaveDeadSocket(path));
     const QString config = configFile("idle.conf", "billing.interval = 1h\n");
     // No drain at the stop: its stop is the immediate one.
-    ReplicaProcess replica({"--database", url(Login::App), "--config", config, "--roles", "billing",
-                            "--id", "heir", "--control", path, "--drain-on-sigterm", "off"});
+    EventProcess replica;
+    replica.start(ReplicaPath,
+                  {"--database", url(Login::App), "--config", config, "--roles", "billing", "--id",
+                   "heir", "--control", path, "--drain-on-sigterm", "off"});
     QTRY_VERIFY_WITH_TIMEOUT(replica.find("started").has_value(), 10000);
     QCOMPARE(control(path, "status"), QStringLiteral("ok normal"));
     QCOMPARE(control(path, "stop"), QStringLiteral("ok normal"));
@@ -1283,8 +1233,10 @@ void TestLeaderReplica::controlNumbersMustBeFinite()
     const QString socket = m_dir.filePath("numbers.sock");
     const QString config = configFile("idle.conf", "billing.interval = 1h\n");
     // No drain at the stop: its stop is the immediate one.
-    ReplicaProcess replica({"--database", url(Login::App), "--config", config, "--roles", "billing",
-                            "--id", "numbers", "--control", socket, "--drain-on-sigterm", "off"});
+    EventProcess replica;
+    replica.start(ReplicaPath,
+                  {"--database", url(Login::App), "--config", config, "--roles", "billing", "--id",
+                   "numbers", "--control", socket, "--drain-on-sigterm", "off"});
     QTRY_VERIFY_WITH_TIMEOUT(replica.find("started").has_value(), 10000);
     const QString verb = command.section(u' ', 0, 0);
     const QString word = command.section(u' ', 1);

@@ -30,6 +30,7 @@
 // it. With the trigger disabled alone, it passed: our ACQUIRE's own token comparison refused the
 // take, as tst_adrfleet notes.
 
+#include "eventprocess.h"
 #include "lease/constants.h"
 #include "measurement.h"
 #include "pg/connection.h"
@@ -38,7 +39,6 @@
 
 #include <QElapsedTimer>
 #include <QFile>
-#include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -54,10 +54,10 @@
 #include <signal.h>
 
 using namespace std::chrono_literals;
+using leader::test::EventProcess;
 using leader::test::Login;
 using leader::test::TestDatabase;
 
-using leader::test::cleanEnvironment;
 using leader::test::qs;
 
 namespace {
@@ -166,92 +166,27 @@ bool waitFor(int timeoutMs, const std::function<bool()> &condition)
     }
 }
 
-// One child process: a replica of either kind, or a tool. Its stdout is read as JSON events, one
-// per line, parsed once. Killed when destroyed if still running.
-class Child final
+// One child process: a replica of either kind, or a tool, with what the checks know of it beyond
+// its events.
+struct Child final
 {
-public:
     Child(Kind kind, QString id, const QString &program, const QStringList &arguments)
-        : m_kind(kind)
-        , m_id(std::move(id))
+        : kind(kind)
+        , id(std::move(id))
     {
-        m_process.setProcessEnvironment(cleanEnvironment());
-        m_process.start(program, arguments);
+        events.start(program, arguments);
     }
-    ~Child()
-    {
-        if (m_process.state() != QProcess::NotRunning) {
-            m_process.kill();
-            m_process.waitForFinished();
-        }
-    }
-    Child(const Child &) = delete;
-    Child &operator=(const Child &) = delete;
 
-    Kind kind() const { return m_kind; }
-    const QString &id() const { return m_id; }
-    QProcess &process() { return m_process; }
-    bool killed() const { return m_killed; }
-    void markKilled() { m_killed = true; }
-
-    const QList<QJsonObject> &events()
-    {
-        m_out += m_process.readAllStandardOutput();
-        for (qsizetype newline = m_out.indexOf('\n'); newline >= 0; newline = m_out.indexOf('\n')) {
-            m_lines << QString::fromUtf8(m_out.left(newline));
-            m_events << QJsonDocument::fromJson(m_out.left(newline)).object();
-            m_out.remove(0, newline + 1);
-        }
-        return m_events;
-    }
-    // Every complete stdout line so far.
-    QStringList lines()
-    {
-        events();
-        return m_lines;
-    }
-    QList<QJsonObject> all(const QString &event, const QJsonObject &match = {})
-    {
-        QList<QJsonObject> found;
-        for (const QJsonObject &object : events()) {
-            bool matches = object.value("event").toString() == event;
-            for (auto it = match.begin(); matches && it != match.end(); ++it)
-                matches = object.value(it.key()) == it.value();
-            if (matches)
-                found << object;
-        }
-        return found;
-    }
-    std::optional<QJsonObject> first(const QString &event, const QJsonObject &match = {})
-    {
-        const QList<QJsonObject> found = all(event, match);
-        return found.isEmpty() ? std::nullopt : std::optional<QJsonObject>(found.first());
-    }
-    // The holder id from the started event; empty before it.
-    QString holder()
-    {
-        const std::optional<QJsonObject> started = first("started");
-        return started ? started->value("holder").toString() : QString();
-    }
-    QString errors()
-    {
-        m_err += m_process.readAllStandardError();
-        return QString::fromUtf8(m_err);
-    }
     QString describe()
     {
-        return QStringLiteral("%1 (%2, %3)").arg(m_id, kindName(m_kind), holder());
+        return QStringLiteral("%1 (%2, %3)").arg(id, kindName(kind), events.holder());
     }
 
-private:
-    Kind m_kind;
-    QString m_id;
-    QProcess m_process;
-    QByteArray m_out;
-    QByteArray m_err;
-    QStringList m_lines;
-    QList<QJsonObject> m_events;
-    bool m_killed = false;
+    const Kind kind;
+    const QString id;
+    // By the test's SIGKILL: it owes no clean stop, and its last ACQUIRE may be unannounced.
+    bool killed = false;
+    EventProcess events;
 };
 
 // A lease that was replaced, as the row log has it.
@@ -408,7 +343,7 @@ std::vector<Child *> TestMixedFleet::replicas(Kind kind)
 {
     std::vector<Child *> found;
     for (const auto &child : m_children)
-        if (child->kind() == kind)
+        if (child->kind == kind)
             found.push_back(child.get());
     return found;
 }
@@ -416,7 +351,7 @@ std::vector<Child *> TestMixedFleet::replicas(Kind kind)
 Child *TestMixedFleet::byHolder(const QString &holder)
 {
     for (const auto &child : m_children)
-        if (child->kind() != Kind::Tool && child->holder() == holder)
+        if (child->kind != Kind::Tool && child->events.holder() == holder)
             return child.get();
     return nullptr;
 }
@@ -431,19 +366,19 @@ int TestMixedFleet::acquisitions(Kind kind)
 {
     int count = 0;
     for (Child *replica : replicas(kind))
-        count += int(replica->all("acquired").size());
+        count += int(replica->events.all("acquired").size());
     return count;
 }
 
 void TestMixedFleet::kill(Child &replica, std::string &killedAt)
 {
     killedAt = dbClock();
-    if (replica.kind() == Kind::Ours)
-        m_killedOurs[replica.holder()] = killedAt;
-    replica.markKilled();
-    QCOMPARE(::kill(pid_t(replica.process().processId()), SIGKILL), 0);
-    QVERIFY(replica.process().waitForFinished(StopDeadlineMs));
-    QCOMPARE(replica.process().exitStatus(), QProcess::CrashExit);
+    if (replica.kind == Kind::Ours)
+        m_killedOurs[replica.events.holder()] = killedAt;
+    replica.killed = true;
+    QCOMPARE(::kill(pid_t(replica.events.process().processId()), SIGKILL), 0);
+    QVERIFY(replica.events.process().waitForFinished(StopDeadlineMs));
+    QCOMPARE(replica.events.process().exitStatus(), QProcess::CrashExit);
 }
 
 std::optional<Takeover> TestMixedFleet::takeoverOf(const QString &role, qint64 token,
@@ -506,14 +441,14 @@ SELECT l.role, l.old_holder, l.old_token, l.new_holder, l.new_token, l.at::text,
 void TestMixedFleet::stopFleet()
 {
     for (const auto &child : m_children)
-        if (child->process().state() != QProcess::NotRunning)
-            child->process().terminate();
+        if (child->events.process().state() != QProcess::NotRunning)
+            child->events.process().terminate();
     for (const auto &child : m_children) {
-        if (child->process().state() != QProcess::NotRunning
-            && !child->process().waitForFinished(StopDeadlineMs)) {
-            qWarning().noquote() << child->id() << "did not stop on SIGTERM; killed";
-            child->process().kill();
-            child->process().waitForFinished();
+        if (child->events.process().state() != QProcess::NotRunning
+            && !child->events.process().waitForFinished(StopDeadlineMs)) {
+            qWarning().noquote() << child->id << "did not stop on SIGTERM; killed";
+            child->events.process().kill();
+            child->events.process().waitForFinished();
         }
     }
 }
@@ -522,11 +457,11 @@ void TestMixedFleet::logReplicaWarnings()
 {
     for (const auto &child : m_children) {
         QStringList lines;
-        for (const QString &line : child->errors().split(u'\n', Qt::SkipEmptyParts))
-            if (child->kind() == Kind::Tool || !line.contains(" INFO ") || line.contains("marker"))
+        for (const QString &line : child->events.errors().split(u'\n', Qt::SkipEmptyParts))
+            if (child->kind == Kind::Tool || !line.contains(" INFO ") || line.contains("marker"))
                 lines << line;
-        if (child->kind() == Kind::Tool)
-            lines << child->lines();
+        if (child->kind == Kind::Tool)
+            lines << child->events.lines();
         if (!lines.isEmpty())
             qInfo().noquote() << child->describe() << "said:\n"
                               << lines.mid(lines.size() - 20).join(u'\n');
@@ -538,11 +473,11 @@ void TestMixedFleet::verifyInvariants()
 {
     // Each replica the test did not kill stopped cleanly.
     for (const auto &child : m_children) {
-        if (child->kind() == Kind::Tool || child->killed())
+        if (child->kind == Kind::Tool || child->killed)
             continue;
-        QVERIFY2(child->process().exitStatus() == QProcess::NormalExit
-                         && child->process().exitCode() == 0,
-                 qPrintable(child->describe() + ": " + child->errors()));
+        QVERIFY2(child->events.process().exitStatus() == QProcess::NormalExit
+                         && child->events.process().exitCode() == 0,
+                 qPrintable(child->describe() + ": " + child->events.errors()));
     }
 
     // 1. No two holders at once, but the early take of a killed replica of ours.
@@ -592,15 +527,15 @@ SELECT format('%s: token %s at %s after %s', role, new_token, at, greatest(old_t
     QStringList times;
     QStringList announcing;
     for (const auto &child : m_children) {
-        if (child->kind() == Kind::Tool)
+        if (child->kind == Kind::Tool)
             continue;
-        for (const QJsonObject &acquired : child->all("acquired")) {
+        for (const QJsonObject &acquired : child->events.all("acquired")) {
             tokens << QString::number(acquired.value("token").toInteger());
             holders << acquired.value("holder").toString();
             times << acquired.value("db_time").toString();
         }
-        if (!child->killed())
-            announcing << child->holder();
+        if (!child->killed)
+            announcing << child->events.holder();
     }
     const leader::pg::Result unmatched
             = owner().exec("events", R"sql(
@@ -664,17 +599,18 @@ void TestMixedFleet::aMixedFleetReplacesAKilledReplica()
     // The reference replicas first, as the product's fleet that ours join.
     startTheirs("a1", all, theirIntervals, "300ms");
     startTheirs("a2", all, theirIntervals, "300ms");
-    QTRY_VERIFY_WITH_TIMEOUT(replicas(Kind::Theirs)[0]->first("started").has_value()
-                                     && replicas(Kind::Theirs)[1]->first("started").has_value(),
-                             10000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+            replicas(Kind::Theirs)[0]->events.find("started").has_value()
+                    && replicas(Kind::Theirs)[1]->events.find("started").has_value(),
+            10000);
     startOurs("o1", all);
     startOurs("o2", all);
     startWorkload();
-    QTRY_VERIFY_WITH_TIMEOUT(replicas(Kind::Ours)[0]->first("started").has_value()
-                                     && replicas(Kind::Ours)[1]->first("started").has_value(),
+    QTRY_VERIFY_WITH_TIMEOUT(replicas(Kind::Ours)[0]->events.find("started").has_value()
+                                     && replicas(Kind::Ours)[1]->events.find("started").has_value(),
                              10000);
     for (Child *replica : replicas(Kind::Ours))
-        QCOMPARE(replica->first("started")->value("early_take").toBool(), true);
+        QCOMPARE(replica->events.find("started")->value("early_take").toBool(), true);
 
     // 3. Both kinds tick and claim: ours through the demo domain's fenced claims, theirs into
     // claim_log directly.
@@ -704,7 +640,7 @@ void TestMixedFleet::aMixedFleetReplacesAKilledReplica()
     const Kind victimKind = killOurs ? Kind::Ours : Kind::Theirs;
     QStringList candidates;
     for (Child *replica : replicas(victimKind))
-        candidates << replica->holder();
+        candidates << replica->events.holder();
     QString role;
     QString victimHolder;
     qint64 token = 0;
@@ -746,12 +682,12 @@ void TestMixedFleet::aMixedFleetReplacesAKilledReplica()
     Child *successor = byHolder(takeover->newHolder);
     QVERIFY2(successor, qPrintable(takeover->newHolder));
     if (killOurs) {
-        QCOMPARE(successor->kind(), Kind::Ours);
+        QCOMPARE(successor->kind, Kind::Ours);
         QVERIFY(successor != victim);
         leader::test::reportMeasurement(
                 QStringLiteral("%1 killed mid-tick holding %2: taken early by %3 %4 ms after the "
                                "kill, %5 ms before its expiry")
-                        .arg(victim->describe(), role, successor->id())
+                        .arg(victim->describe(), role, successor->id)
                         .arg(qRound64(takeover->afterKill * 1000))
                         .arg(qRound64(-takeover->afterExpiry * 1000)));
         QVERIFY2(takeover->afterKill * 1000 <= EarlyTakeWithinMs,
@@ -760,7 +696,7 @@ void TestMixedFleet::aMixedFleetReplacesAKilledReplica()
         leader::test::reportMeasurement(
                 QStringLiteral("%1 killed mid-tick holding %2: taken at expiry by %3 (%4) %5 ms "
                                "after the expiry, %6 ms after the kill")
-                        .arg(victim->describe(), role, successor->id(), kindName(successor->kind()))
+                        .arg(victim->describe(), role, successor->id, kindName(successor->kind))
                         .arg(qRound64(takeover->afterExpiry * 1000))
                         .arg(qRound64(takeover->afterKill * 1000)));
         QVERIFY2(takeover->afterExpiry >= 0, qPrintable(QString::number(takeover->afterExpiry)));
@@ -800,10 +736,10 @@ void TestMixedFleet::aNewReplicaOfOursLeavesTheirLiveLease()
         token = held.rows() == 1 ? std::optional<qint64>(held.toInt64(0, 0)) : std::nullopt;
         return token.has_value();
     };
-    QTRY_VERIFY_WITH_TIMEOUT(first.first("acquired").has_value(), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(first.events.find("acquired").has_value(), 10000);
     Child &adr = startTheirs("a1", "billing", "1s", "300ms");
-    QTRY_VERIFY_WITH_TIMEOUT(adr.first("started").has_value(), 10000);
-    QVERIFY2(waitFor(20000, [&] { return freshlyHeld(first.holder(), true); }),
+    QTRY_VERIFY_WITH_TIMEOUT(adr.events.find("started").has_value(), 10000);
+    QVERIFY2(waitFor(20000, [&] { return freshlyHeld(first.events.holder(), true); }),
              "ours never held billing afresh with its marker named");
     std::string killedAt;
     kill(first, killedAt);
@@ -818,33 +754,33 @@ void TestMixedFleet::aNewReplicaOfOursLeavesTheirLiveLease()
                          return (takeover = takeoverOf("billing", *token, killedAt)).has_value();
                      }),
              "the killed replica's billing was never taken");
-    QCOMPARE(takeover->newHolder, adr.holder());
+    QCOMPARE(takeover->newHolder, adr.events.holder());
     QCOMPARE(takeover->tookOver, QStringLiteral("expired"));
     QVERIFY2(takeover->afterExpiry >= 0, qPrintable(QString::number(takeover->afterExpiry)));
 
     // A new replica of ours, at once: the reference replica's tick has about 2 s to run.
     Child &second = startOurs("o2", "billing");
-    QTRY_VERIFY_WITH_TIMEOUT(second.first("started").has_value(), 10000);
-    QCOMPARE(second.first("started")->value("early_take").toBool(), true);
+    QTRY_VERIFY_WITH_TIMEOUT(second.events.find("started").has_value(), 10000);
+    QCOMPARE(second.events.find("started")->value("early_take").toBool(), true);
     leader::test::reportMeasurement(
             QStringLiteral("issue 50: billing taken at expiry by %1 %2 ms after it; %3 started")
-                    .arg(adr.id())
+                    .arg(adr.id)
                     .arg(qRound64(takeover->afterExpiry * 1000))
-                    .arg(second.id()));
+                    .arg(second.id));
     // For 25 s, no overlap: this wait ends early only on one.
     QStringList overlaps;
     waitFor(25000, [&] { return !(overlaps = disallowedOverlaps()).isEmpty(); });
     QVERIFY2(overlaps.isEmpty(), qPrintable(overlaps.join(u'\n')));
     // It could have taken early: its marker was held all along.
     QCOMPARE(field("SELECT marker_held FROM leader_ext.leader_replicas_status WHERE holder_id = $1",
-                   {second.holder().toStdString()}),
+                   {second.events.holder().toStdString()}),
              QStringLiteral("t"));
     qInfo().noquote() << QStringLiteral("after the restart: %1 acquired billing %2 times, %3 %4 "
                                         "times")
-                                 .arg(second.id())
-                                 .arg(second.all("acquired").size())
-                                 .arg(adr.id())
-                                 .arg(adr.all("acquired").size());
+                                 .arg(second.id)
+                                 .arg(second.events.all("acquired").size())
+                                 .arg(adr.id)
+                                 .arg(adr.events.all("acquired").size());
 }
 
 // Issue 50, deliverable 4: a pause with an end ends for replicas that speak only the ADR. Three
@@ -859,7 +795,7 @@ void TestMixedFleet::aPauseWithAnEndEndsForTheReferenceReplica()
         startTheirs(id, "billing", "1s", "200ms");
     QTRY_VERIFY_WITH_TIMEOUT(acquisitions(Kind::Theirs) >= 1, 10000);
     for (Child *replica : replicas(Kind::Theirs))
-        QTRY_VERIFY_WITH_TIMEOUT(replica->first("started").has_value(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(replica->events.find("started").has_value(), 10000);
     const QString logFrom = field("SELECT coalesce(max(id), 0) FROM leader_ext.leader_pause_log");
 
     // Paused as the App login, as any product replica's role may; the end on the database clock.
@@ -897,7 +833,7 @@ void TestMixedFleet::aPauseWithAnEndEndsForTheReferenceReplica()
         QStringList times;
         QList<QJsonObject> events;
         for (Child *replica : replicas(Kind::Theirs)) {
-            for (const QJsonObject &event : replica->all("acquired")) {
+            for (const QJsonObject &event : replica->events.all("acquired")) {
                 times << event.value("db_time").toString();
                 events << event;
             }
