@@ -339,7 +339,9 @@ void ConsoleSession::shutdown()
             postTo(m_demo, &DemoHost::shutdown);
         }
     }
-    finishIfDone();
+    // Never from within this call: a window's closeEvent calls it, and a close() nested in that
+    // event is dropped (the workers may well have ended already on a busy machine).
+    QMetaObject::invokeMethod(this, &ConsoleSession::finishIfDone, Qt::QueuedConnection);
 }
 
 void ConsoleSession::finishIfDone()

@@ -100,7 +100,7 @@ public Q_SLOTS:
     void cancelDrillAudit(); // cancels the statement in flight; no answer comes
     void forgetHolders();    // another database: the holders its polls saw are not the next one's
     // Ends everything within DemoShutdownBoundMs or DatabaseShutdownBoundMs, then emits
-    // finished(). Safe to call more than once.
+    // finished(), always later from the event loop. Safe to call more than once.
     void shutdown();
 
 Q_SIGNALS:

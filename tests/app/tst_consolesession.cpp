@@ -3,13 +3,15 @@
 // accepts and never answers, a poll on a link that went silent); rows go stale within two poll
 // intervals when the link goes silent and live again when it returns; a revoked SELECT is an
 // error the operator sees at once (not a live-looking table), reported once with a count. Each
-// connect says which database it reached, the same however it was spelled.
+// connect says which database it reached, the same however it was spelled. finished() never comes
+// from within shutdown().
 
 #include "clusterroot.h"
 #include "core/connectionprofile.h"
 #include "core/consolesession.h"
 #include "core/demotypes.h"
 #include "core/systemmessages.h"
+#include "endpollthread.h"
 #include "eventrecorder.h"
 #include "faults/linkproxy.h"
 #include "lease/events.h"
@@ -136,6 +138,24 @@ private Q_SLOTS:
         QCOMPARE(identities.at(3).database, QString::fromStdString(other.name()));
         QVERIFY(identities.at(3) != identities.first());
         session.shutdown();
+    }
+
+    // finished() comes from the event loop, never from within shutdown(): a window calls it from
+    // its closeEvent and closes on finished, and a close() nested in that event is dropped.
+    // Checked to fail with shutdown() ending in a direct finishIfDone() (finished emitted inside).
+    void finishedComesAfterShutdownReturns()
+    {
+        ConsoleSession session;
+        QSignalSpy rows(&session, &ConsoleSession::snapshot);
+        session.connectTo(profileFor(m_db->url(Login::Monitor)));
+        QVERIFY(rows.wait(Timeout));
+        QVERIFY(leader::test::endPollThreadFirst(&session));
+
+        QSignalSpy finished(&session, &ConsoleSession::finished);
+        session.shutdown();
+        QCOMPARE(finished.size(), 0);
+        QVERIFY(finished.wait(ConsoleSession::DatabaseShutdownBoundMs));
+        QCOMPARE(session.phase(), ConsoleSession::Phase::Finished);
     }
 
     void exitIsBoundedWhenTheDatabaseHangs_data()
