@@ -11,6 +11,8 @@
 #     killed by signal N under extract-and-run)
 #   - --appimage-extract (with a pattern), --appimage-extract-and-run (the directory deleted after),
 #     APPIMAGE_EXTRACT_AND_RUN=1, --appimage-offset, --appimage-version, an unknown option (64)
+#   - ./squashfs-root made 0700, and refused as a link, as another user's or writable by others;
+#     nothing written through a link planted inside it
 #   - where FUSE works: the mount is gone once the app ends, and once the app is killed with
 #     SIGKILL; --appimage-mount serves until it is stopped; as root, without a usable /dev/fuse (a
 #     private mount namespace hides it) the runtime says so in one line and exits 69; where FUSE
@@ -170,6 +172,48 @@ rm -rf squashfs-root
 ./plain.AppImage --appimage-extract >/dev/null
 check "--appimage-extract extracts all, modes and links kept" \
     sh -c "test -x squashfs-root/AppRun && test \"\$(readlink squashfs-root/link)\" = sub/data"
+check "--appimage-extract makes ./squashfs-root 0700" test "$(stat -c %a squashfs-root)" = 700
+
+# A ./squashfs-root another user prepared (in a sticky /tmp, say) is refused, and nothing is written
+# through a link planted in it. Checked to fail with the runtime that followed links: it extracted
+# into elsewhere/, into another user's directory and through squashfs-root/sub.
+refuses_extract() {
+    local words=$1 status=0 message
+    message=$(./plain.AppImage --appimage-extract 2>&1 >/dev/null) || status=$?
+    [[ $status == 71 && $(wc -l <<<"$message") == 1 && $message == *"$words"* ]] \
+        || { echo "  exit $status, said: $message" >&2; return 1; }
+}
+rm -rf squashfs-root elsewhere
+mkdir elsewhere
+ln -s elsewhere squashfs-root
+check "--appimage-extract refuses ./squashfs-root as a symbolic link" \
+    refuses_extract "./squashfs-root: it is a symbolic link"
+check "... and writes nothing where it points" test -z "$(ls -A elsewhere)"
+rm squashfs-root
+mkdir -m 0700 squashfs-root
+ln -s ../elsewhere squashfs-root/sub
+check "--appimage-extract refuses to write through a link inside ./squashfs-root" \
+    refuses_extract "cannot extract squashfs-root/sub"
+check "... and writes nothing where it points" test -z "$(ls -A elsewhere)"
+rm -rf squashfs-root
+mkdir -m 0777 squashfs-root
+check "--appimage-extract refuses a ./squashfs-root writable by others" \
+    refuses_extract "it is writable by others"
+rm -rf squashfs-root
+if ((EUID == 0)); then
+    mkdir -m 0700 squashfs-root
+    chown nobody squashfs-root
+    check "--appimage-extract refuses a ./squashfs-root of another user" \
+        refuses_extract "it belongs to another user"
+    check "... and writes nothing into it" test -z "$(ls -A squashfs-root)"
+    rm -rf squashfs-root
+else
+    echo "SKIP: not root: no ./squashfs-root of another user can be made"
+fi
+mkdir -m 0700 squashfs-root
+./plain.AppImage --appimage-extract >/dev/null
+check "--appimage-extract extracts into the caller's own empty ./squashfs-root" \
+    test "$(cat squashfs-root/sub/data)" = payload
 
 # Whether FUSE works here (squashfuse's word, not the runtime's) decides which side is checked.
 # shellcheck source=packaging/appimage/fuseprobe.sh

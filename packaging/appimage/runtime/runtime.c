@@ -185,28 +185,104 @@ static image_location locate_image(const char *path)
 
 /* ---- Extraction ---------------------------------------------------------------------------- */
 
-static bool make_parents(char *path)
+/* Every path is made relative to the extraction root's descriptor, one component at a time with
+ * O_NOFOLLOW: a symbolic link in the tree (planted, or extracted from the image) is never followed
+ * while writing, so nothing is written outside the root. */
+
+enum { DIRECTORY_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC };
+
+static bool plain_name(const char *name)
 {
-    for (char *slash = strchr(path + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-        *slash = '\0';
-        const bool ok = mkdir(path, 0755) == 0 || errno == EEXIST;
-        *slash = '/';
-        if (!ok)
-            return false;
+    return *name && strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
+}
+
+/* The directory holding path's last component, opened below root (missing directories are made on
+ * the way, as a PATTERN's matches need); *leaf points at that component in path. The caller closes
+ * it unless it is root. -1 with errno set when a component is a symbolic link (ELOOP), not a
+ * directory, "." or "..", or cannot be made. */
+static int open_parent(int root, const char *path, const char **leaf)
+{
+    int dir = root;
+    const char *name = path;
+    for (size_t length = strcspn(name, "/"); name[length] == '/';
+         name += length + 1, length = strcspn(name, "/")) {
+        char component[NAME_MAX + 1];
+        int next = -1;
+        errno = EINVAL;
+        if (length <= NAME_MAX) {
+            memcpy(component, name, length);
+            component[length] = '\0';
+        }
+        if (length <= NAME_MAX && plain_name(component)) {
+            next = openat(dir, component, DIRECTORY_FLAGS);
+            if (next < 0 && errno == ENOENT
+                && (mkdirat(dir, component, 0755) == 0 || errno == EEXIST))
+                next = openat(dir, component, DIRECTORY_FLAGS);
+        }
+        const int saved = errno;
+        if (dir != root)
+            close(dir);
+        if (next < 0) {
+            errno = saved;
+            return -1;
+        }
+        dir = next;
     }
-    return true;
+    if (!plain_name(name)) {
+        if (dir != root)
+            close(dir);
+        errno = EINVAL;
+        return -1;
+    }
+    *leaf = name;
+    return dir;
+}
+
+/* ./squashfs-root for --appimage-extract, opened: made 0700 when absent. One that exists must be a
+ * directory, not a symbolic link, owned by the caller and writable by nobody else: otherwise
+ * another user (in a sticky /tmp, say) would choose where the image goes, or edit what was
+ * extracted. -1 after saying why. */
+static int open_extract_root(const char *name)
+{
+    if (mkdir(name, 0700) != 0 && errno != EEXIST) {
+        say("cannot create ./%s: %s", name, strerror(errno));
+        return -1;
+    }
+    const int fd = open(name, DIRECTORY_FLAGS);
+    struct stat st;
+    const char *problem = NULL;
+    if (fd < 0 && (errno == ELOOP || errno == ENOTDIR) && lstat(name, &st) == 0)
+        problem = S_ISLNK(st.st_mode) ? "is a symbolic link" : "is not a directory";
+    else if (fd < 0 || fstat(fd, &st) != 0) {
+        say("cannot open ./%s: %s", name, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    } else if (st.st_uid != geteuid())
+        problem = "belongs to another user";
+    else if (st.st_mode & (S_IWGRP | S_IWOTH))
+        problem = "is writable by others";
+    if (problem) {
+        say("refusing to extract into ./%s: it %s; remove it or extract in another directory", name,
+            problem);
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return fd;
 }
 
 typedef struct
 {
     sqfs_inode_num number;
-    char *path;
+    char *path; /* below the extraction root */
 } hard_link;
 
-static bool extract_file(sqfs *fs, sqfs_inode *inode, const char *target)
+static bool extract_file(sqfs *fs, sqfs_inode *inode, int dir, const char *name)
 {
-    unlink(target);
-    int out = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, inode->base.mode & 07777);
+    unlinkat(dir, name, 0);
+    int out = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                     inode->base.mode & 07777);
     if (out < 0)
         return false;
     static char buffer[1 << 17];
@@ -233,8 +309,48 @@ static bool extract_file(sqfs *fs, sqfs_inode *inode, const char *target)
     return close(out) == 0;
 }
 
-/* Extracts the image's paths matching pattern (all when NULL) below destination. */
-static bool extract(const char *image, uint64_t offset, const char *destination,
+/* Makes one entry of the image at name in dir, a regular file as a hard link to first (below root)
+ * when that is not NULL; false with errno set. */
+static bool extract_entry(sqfs *fs, sqfs_inode *inode, int root, int dir, const char *name,
+                          const char *first)
+{
+    if (S_ISDIR(inode->base.mode)) {
+        if (mkdirat(dir, name, (inode->base.mode & 07777) | S_IRWXU) == 0)
+            return true;
+        /* An existing entry is accepted only as a directory, not as a link to one. */
+        const int existing = errno == EEXIST ? openat(dir, name, DIRECTORY_FLAGS) : -1;
+        return existing >= 0 && close(existing) == 0;
+    }
+    if (S_ISLNK(inode->base.mode)) {
+        char link_target[PATH_MAX + 1];
+        size_t size = sizeof link_target;
+        unlinkat(dir, name, 0);
+        if (sqfs_readlink(fs, inode, link_target, &size) != SQFS_OK) {
+            errno = EIO;
+            return false;
+        }
+        return symlinkat(link_target, dir, name) == 0;
+    }
+    if (!S_ISREG(inode->base.mode))
+        return true;
+    if (!first)
+        return extract_file(fs, inode, dir, name);
+    const char *first_name = NULL;
+    const int first_dir = open_parent(root, first, &first_name);
+    if (first_dir < 0)
+        return false;
+    unlinkat(dir, name, 0);
+    const bool linked = linkat(first_dir, first_name, dir, name, 0) == 0;
+    const int saved = errno;
+    if (first_dir != root)
+        close(first_dir);
+    errno = saved;
+    return linked;
+}
+
+/* Extracts the image's paths matching pattern (all when NULL) below the directory root, shown as
+ * shown in messages and in the verbose listing. */
+static bool extract(const char *image, uint64_t offset, int root, const char *shown,
                     const char *pattern, bool verbose)
 {
     sqfs fs;
@@ -242,12 +358,6 @@ static bool extract(const char *image, uint64_t offset, const char *destination,
         return false;
     sqfs_traverse traversal;
     if (sqfs_traverse_open(&traversal, &fs, sqfs_inode_root(&fs)) != SQFS_OK) {
-        sqfs_destroy(&fs);
-        return false;
-    }
-    if (mkdir(destination, 0755) != 0 && errno != EEXIST) {
-        say("cannot create %s: %s", destination, strerror(errno));
-        sqfs_traverse_close(&traversal);
         sqfs_destroy(&fs);
         return false;
     }
@@ -265,58 +375,32 @@ static bool extract(const char *image, uint64_t offset, const char *destination,
             ok = false;
             break;
         }
-        char *target = NULL;
-        if (asprintf(&target, "%s/%s", destination, traversal.path) < 0) {
-            ok = false;
-            break;
-        }
         if (verbose)
-            puts(target);
-        if (pattern && !make_parents(target)) {
-            say("cannot create the directories of %s: %s", target, strerror(errno));
-            ok = false;
-        } else if (S_ISDIR(inode.base.mode)) {
-            if (mkdir(target, (inode.base.mode & 07777) | S_IRWXU) != 0 && errno != EEXIST) {
-                say("cannot create %s: %s", target, strerror(errno));
-                ok = false;
-            }
-        } else if (S_ISLNK(inode.base.mode)) {
-            char link_target[PATH_MAX + 1];
-            size_t size = sizeof link_target;
-            unlink(target);
-            if (sqfs_readlink(&fs, &inode, link_target, &size) != SQFS_OK
-                || symlink(link_target, target) != 0) {
-                say("cannot create the symbolic link %s: %s", target, strerror(errno));
-                ok = false;
-            }
-        } else if (S_ISREG(inode.base.mode)) {
-            const char *first = NULL;
-            for (size_t i = 0; inode.nlink > 1 && i < link_count; ++i)
-                if (links[i].number == inode.base.inode_number)
-                    first = links[i].path;
-            if (first) {
-                unlink(target);
-                if (link(first, target) != 0) {
-                    say("cannot link %s: %s", target, strerror(errno));
-                    ok = false;
-                }
-            } else if (!extract_file(&fs, &inode, target)) {
-                say("cannot extract %s: %s", target, strerror(errno));
-                ok = false;
-            } else if (inode.nlink > 1) {
-                hard_link *grown = realloc(links, (link_count + 1) * sizeof *links);
-                if (!grown) {
-                    ok = false;
-                } else {
-                    links = grown;
-                    links[link_count].number = inode.base.inode_number;
-                    links[link_count].path = target;
-                    ++link_count;
-                    target = NULL;
-                }
-            }
+            printf("%s/%s\n", shown, traversal.path);
+        const char *first = NULL;
+        for (size_t i = 0; S_ISREG(inode.base.mode) && inode.nlink > 1 && i < link_count; ++i)
+            if (links[i].number == inode.base.inode_number)
+                first = links[i].path;
+        const char *name = NULL;
+        const int dir = open_parent(root, traversal.path, &name);
+        ok = dir >= 0 && extract_entry(&fs, &inode, root, dir, name, first);
+        if (!ok && (errno == ENOTDIR || errno == ELOOP))
+            say("cannot extract %s/%s: a file or a symbolic link stands where a directory belongs "
+                "(links are not followed): remove %s and extract again",
+                shown, traversal.path, shown);
+        else if (!ok)
+            say("cannot extract %s/%s: %s", shown, traversal.path, strerror(errno));
+        if (dir >= 0 && dir != root)
+            close(dir);
+        if (ok && !first && S_ISREG(inode.base.mode) && inode.nlink > 1) {
+            hard_link *grown = realloc(links, (link_count + 1) * sizeof *links);
+            if (grown)
+                links = grown;
+            char *path = grown ? strdup(traversal.path) : NULL;
+            ok = path != NULL;
+            if (ok)
+                links[link_count++] = (hard_link){inode.base.inode_number, path};
         }
-        free(target);
     }
     if (error != SQFS_OK) {
         say("cannot read the squashfs image in %s (error %d)", image, (int)error);
@@ -393,7 +477,13 @@ static int extract_and_run(const char *image, uint64_t offset, int argc, char **
     /* Readable by all as a FUSE mount would be: what the app runs as another account (the demo's
      * server, when started by root) must reach it. */
     chmod(dir, 0755);
-    if (!extract(image, offset, dir, NULL, false)) {
+    const int root = open(dir, DIRECTORY_FLAGS);
+    const bool extracted = root >= 0 && extract(image, offset, root, dir, NULL, false);
+    if (root < 0)
+        say("cannot open %s: %s", dir, strerror(errno));
+    else
+        close(root);
+    if (!extracted) {
         remove_tree(dir);
         return EXIT_SYSTEM;
     }
@@ -679,7 +769,9 @@ static void print_help(void)
            "runs\n"
            "the application and passes it every argument.\n\n"
            "  --appimage-extract [PATTERN]  extract the contents (the paths matching the shell\n"
-           "                                PATTERN) into ./squashfs-root\n"
+           "                                PATTERN) into ./squashfs-root, made 0700; an\n"
+           "                                existing one must be the caller's own directory\n"
+           "                                (not a link), writable by nobody else\n"
            "  --appimage-extract-and-run [ARGS]  extract to a temporary directory, run, delete it\n"
            "                                (also when APPIMAGE_EXTRACT_AND_RUN=1): needs no FUSE\n"
            "  --appimage-mount              mount, print the mount point, stay until interrupted\n"
@@ -742,9 +834,13 @@ int main(int argc, char **argv)
             say("--appimage-extract takes one pattern at most");
             return EXIT_USAGE;
         }
-        return extract(image, where.offset, "squashfs-root", argc > 2 ? argv[2] : NULL, true)
-                       ? 0
-                       : EXIT_SYSTEM;
+        const int root = open_extract_root("squashfs-root");
+        const bool extracted = root >= 0
+                               && extract(image, where.offset, root, "squashfs-root",
+                                          argc > 2 ? argv[2] : NULL, true);
+        if (root >= 0)
+            close(root);
+        return extracted ? 0 : EXIT_SYSTEM;
     }
     const char *env_extract = getenv("APPIMAGE_EXTRACT_AND_RUN");
     if (strcmp(option, "--appimage-extract-and-run") == 0)
