@@ -1,6 +1,7 @@
 // leader-console: the operator's desktop console over leader_status, with the embedded demo.
 
 #include "core/commandline.h"
+#include "core/privatefiles.h"
 #include "core/queued.h"
 #include "core/systemmessages.h"
 #include "platform/control.h"
@@ -51,6 +52,8 @@ int main(int argc, char *argv[])
     QApplication application(argc, argv);
     leader::console::useEnglishSystemMessages();
     setIdentity();
+    // Before any window reads or writes a setting; it warns itself of what it could not change.
+    leader::console::ensurePrivateConsoleFiles();
     QApplication::setApplicationDisplayName(QStringLiteral("Leader Console"));
     QApplication::setDesktopFileName(QStringLiteral("com.hardcount.LeaderConsole"));
     QApplication::setWindowIcon(QIcon::fromTheme(

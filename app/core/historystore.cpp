@@ -1,6 +1,7 @@
 #include "historystore.h"
 
 #include "core/connectionprofile.h"
+#include "core/privatefiles.h"
 #include "core/queued.h"
 
 #include <QCryptographicHash>
@@ -153,6 +154,10 @@ qint64 HistoryWriter::pragma(const char *name)
 
 bool HistoryWriter::openFile(QString *error)
 {
+    // 0600 before SQLite opens it: SQLite would create it with the umask, and it gives the -wal,
+    // -shm and -journal it creates the file's mode.
+    if (!ensurePrivateFile(m_filePath, error))
+        return false;
     {
         QSqlDatabase db
                 = QSqlDatabase::contains(m_connectionName)
@@ -281,12 +286,15 @@ void HistoryWriter::open()
         return;
     }
     const QString directory = QFileInfo(m_filePath).absolutePath();
-    if (!QDir().mkpath(directory)) {
-        stop(QStringLiteral("History is not kept this session: cannot create the directory %1;"
-                            " check that it can be written.")
+    if (!ensurePrivateDirectory(directory)) {
+        stop(QStringLiteral("History is not kept this session: cannot create the directory %1 or"
+                            " make it private (0700); check that it can be written.")
                      .arg(QDir::toNativeSeparators(directory)));
         return;
     }
+    // What an older console made with the umask: SQLite keeps an existing -wal's or -shm's mode,
+    // a former file taken over keeps its own.
+    narrowFilesIn(directory);
     const bool merge = takeOverFormer();
     TickHistory::Saved saved;
     QString error;

@@ -62,6 +62,8 @@ struct HistoryKey
 // BatchSamples, whichever comes first) and trims to the retention and the size bound every
 // TrimEveryBatches batches (oldest first, the space given back with incremental_vacuum). On
 // construction the writer opens the file and loads the last 24 h, handed over as restored().
+// Only the user may read the history: the directory is 0700 and every file in it 0600, an older
+// console's narrowed when a store opens (privatefiles.h).
 // A file that cannot be read is renamed aside and a fresh one started; if no file can be written
 // the history is not kept this session. Either way problem() says so in one line.
 class HistoryStore final : public QObject

@@ -7,6 +7,7 @@
 #include "core/connectionprofile.h"
 #include "core/historystore.h"
 #include "core/tickhistory.h"
+#include "filemodes.h"
 #include "ui/preferencescontroller.h"
 #include "ui/preferencesdialog.h"
 
@@ -38,6 +39,8 @@ using leader::console::PreferencesDialog;
 using leader::console::RoleStatus;
 using leader::console::StatusSnapshot;
 using leader::console::TickHistory;
+using leader::test::modeOf;
+using leader::test::setMode;
 using Kind = leader::console::TickHistory::Marker::Kind;
 
 namespace {
@@ -419,6 +422,58 @@ private Q_SLOTS:
             store.flush();
         }
         QVERIFY(QFile::remove(directory));
+    }
+
+    void filesArePrivate_data()
+    {
+        QTest::addColumn<bool>("older");  // an older console's history, made with the umask
+        QTest::addColumn<bool>("former"); // ... kept under the key the store takes over
+        QTest::newRow("new") << false << false;
+        QTest::newRow("older, 0644 in a 0755 directory") << true << false;
+        QTest::newRow("older, under the former key") << true << true;
+    }
+
+    // The history names the databases watched and what their roles did: only its user may read
+    // it, whatever the umask (issue 51). SQLite gives -wal and -shm the main file's mode, so they
+    // are checked while the store is open. Checked to fail with the HistoryWriter of before
+    // (mkpath, the file left to SQLite): "755 644 644 644", and 644 for the older file moved aside;
+    // and, for the older rows, without narrowFilesIn: that file stays 644.
+    void filesArePrivate()
+    {
+        QFETCH(bool, older);
+        QFETCH(bool, former);
+        const leader::test::CommonUmask umask;
+        HistoryKey key(QStringLiteral("private"));
+        if (former)
+            key.formerKey = QStringLiteral("private-former");
+        const QString aside = fileOf(key.key) + QStringLiteral(".bad-20250101-000000");
+        if (older) {
+            const QString oldKey = former ? key.formerKey : key.key;
+            {
+                HistoryStore store(oldKey, 7 * DayS * 1000, MaxBytes);
+                TickHistory live;
+                feed(live, store, 10, 1);
+            }
+            QVERIFY(setMode(HistoryStore::directory(), 0755));
+            QVERIFY(setMode(fileOf(oldKey), 0644));
+            QFile wide(aside);
+            QVERIFY(wide.open(QIODevice::WriteOnly));
+            QCOMPARE(modeOf(aside), QStringLiteral("644"));
+        }
+        HistoryStore store(key, 7 * DayS * 1000, MaxBytes);
+        QSignalSpy written(&store, &HistoryStore::batchWritten);
+        TickHistory live;
+        feed(live, store, 10, 1);
+        store.flush();
+        QVERIFY(written.wait(WaitMs));
+        // The directory, the file, its -wal and -shm, and the older file moved aside.
+        QStringList modes{modeOf(HistoryStore::directory())};
+        for (const char *suffix : {"", "-wal", "-shm"})
+            modes.append(modeOf(fileOf(key.key) + QLatin1String(suffix)));
+        if (older)
+            modes.append(modeOf(aside));
+        QCOMPARE(modes.join(QLatin1Char(' ')),
+                 older ? QStringLiteral("700 600 600 600 600") : QStringLiteral("700 600 600 600"));
     }
 
     void keyHasNoSecret()
