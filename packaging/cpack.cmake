@@ -23,8 +23,8 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION "database")
 set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE "amd64")
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
-    "libc6, libstdc++6, libpq5, libcpp-httplib0.11, libqt6core6, libqt6gui6, libqt6widgets6, \
-libqt6charts6, libqt6keychain1, libqt6opengl6, libqt6openglwidgets6, libqt6sql6, \
+    "libc6, libstdc++6, libpq5, libqt6core6, libqt6gui6, libqt6widgets6, libqt6charts6, \
+libqt6keychain1, libqt6opengl6, libqt6openglwidgets6, libqt6sql6, \
 libqt6sql6-sqlite, postgresql")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "pgbouncer, qt6-gtk-platformtheme")
 set(CPACK_STRIP_FILES ON)

@@ -9,18 +9,24 @@
 
 namespace leader::tools {
 
-// leader-replica's /metrics over HTTP (cpp-httplib), hardened against its clients: a deep listen
-// backlog; a worker thread of its own for each connection, started on demand, up to
-// MaxConnections at once (more wait for one); every read and write bounded by IoTimeout; a
-// kept-alive connection serving a few requests and idling IoTimeout at most. Slow or silent
-// clients so hold a worker briefly and cannot keep a scrape waiting behind them. The text comes
-// from a callback that must itself not wait long (Replica::metricsText waits 0.5 s at most).
+// leader-replica's /metrics over HTTP/1.1, hardened against its clients: one thread runs a poll
+// loop over every connection, non-blocking, so a slow or silent client costs the others nothing
+// (a thread per connection let more stalled clients than threads queue the scrapes behind them).
+// Each request head must arrive whole, at most MaxRequestHead bytes, within IoTimeout of the
+// connection's accept or previous answer, and each answer be taken within IoTimeout; a kept-alive
+// connection serves RequestsPerConnection requests at most. At MaxConnections open, a new
+// connection closes the one that has waited longest for a request head (a stalled or idle one);
+// when none waits for one, new connections stay in the listen backlog until one ends. The text
+// comes from a callback that may wait (Replica::metricsText waits 0.5 s at most): it runs on
+// RenderThreads threads of its own, one call serving every request that waits when it starts.
 class MetricsServer final
 {
 public:
-    static constexpr std::size_t MaxConnections = 128;
+    static constexpr std::size_t MaxConnections = 512; // within a default limit of 1024 files
     static constexpr std::chrono::seconds IoTimeout{2};
     static constexpr std::size_t RequestsPerConnection = 20;
+    static constexpr std::size_t MaxRequestHead = 8192;
+    static constexpr std::size_t RenderThreads = 4;
 
     explicit MetricsServer(std::function<std::string()> text);
     ~MetricsServer();
@@ -29,11 +35,11 @@ public:
 
     // Takes the port (false when it is in use or address is not one of this host's).
     bool bind(const std::string &address, int port);
-    // Serves on a thread of its own.
+    // Serves on threads of its own.
     void start();
-    // Closes the listening socket: no new connection from now on. Quick.
+    // No new connection from now on; those waiting for a request head are closed. Quick.
     void stopListening();
-    // Waits for the connections being served (each ends within IoTimeout).
+    // Waits for the answers being rendered and written (each written within IoTimeout).
     void join();
 
 private:

@@ -1,8 +1,8 @@
 #include "metricsserver.h"
 
-// MetricsServer where no cpp-httplib library is at hand for the target: the Windows cross build
-// (Debian's libcpp-httplib-dev is a header declaring what a Linux shared library implements).
-// leader-replica refuses --metrics-port there (LEADER_REPLICA_METRICS=0), so none of this serves.
+// MetricsServer for the Windows replica, which refuses --metrics-port (LEADER_REPLICA_METRICS=0,
+// checked by scripts/windows-tools.sh), so none of this serves. metricsserver.cpp compiles there
+// as well: serving /metrics on Windows is lifting that refusal.
 
 namespace leader::tools {
 
