@@ -188,8 +188,8 @@ private Q_SLOTS:
     {
         leader::pg::Connection owner = m_db->connectDirect(Login::Owner);
         leader::schema::Migrator migrator(owner);
-        QCOMPARE(migrator.rollbackTo(177), (std::vector<int>{189, 188, 187, 186, 185, 184, 183, 182,
-                                                             181, 180, 179, 178, 177}));
+        QCOMPARE(migrator.rollbackTo(177), (std::vector<int>{190, 189, 188, 187, 186, 185, 184, 183,
+                                                             182, 181, 180, 179, 178, 177}));
         const auto restore = qScopeGuard([&migrator] {
             migrator.migrate(
                     {leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension});

@@ -216,7 +216,7 @@ void TestHandover::preferredReplicaAcquiresOthersAreRefused()
 
     const auto acquire = [&](const std::string &holderId) {
         return leader::lease::acquire(app, "billing", holderId, 60s, std::nullopt, nullptr,
-                                      {.handovers = true});
+                                      {.handovers = true, .handoversClearedByDatabase = true});
     };
     // The holder that was asked is refused either way; another is refused when one is named.
     QVERIFY(!acquire(holder.holderId()));
@@ -251,7 +251,7 @@ void TestHandover::othersTakeItOncePreferForHasPassed()
     std::optional<leader::lease::Acquired> acquired;
     while (!acquired && since.elapsed() < leader::lease::PreferFor / 1ms + 15000) {
         acquired = leader::lease::acquire(app, "billing", OtherHolder, 60s, std::nullopt, nullptr,
-                                          {.handovers = true});
+                                          {.handovers = true, .handoversClearedByDatabase = true});
         if (!acquired)
             QTest::qWait(200);
     }

@@ -122,7 +122,7 @@ void TestStatusReader::openSaysWhatTheExtensionsWouldAdd()
     QCOMPARE(access.features.extension, 0);
     QVERIFY(access.canPause && access.canUnpause);
     QVERIFY2(access.readOnlyReason.empty(), access.readOnlyReason.c_str());
-    QVERIFY2(qs(access.schemaWarning).startsWith("the extensions leader_ext 0176 to 0189 would add")
+    QVERIFY2(qs(access.schemaWarning).startsWith("the extensions leader_ext 0176 to 0190 would add")
                      && qs(access.schemaWarning).contains("leaderctl migrate --print-sql"),
              access.schemaWarning.c_str());
 
@@ -141,12 +141,20 @@ void TestStatusReader::theLastExtensionsAreNamedToo_data()
     QTest::addColumn<QString>("summary");
     QTest::newRow("up to 0186")
             << 186
-            << "the extensions leader_ext 0187 to 0189 would add the registry read at one lock "
+            << "the extensions leader_ext 0187 to 0190 would add the registry read at one lock "
                "scan per query, the read-first poll's read planned once per server session, "
-               "pauses with an end that end for replicas that speak only the ADR too. Add";
-    QTest::newRow("up to 0188") << 188
-                                << "the extension leader_ext 0189 would add pauses with an end "
-                                   "that end for replicas that speak only the ADR too. Add it";
+               "pauses with an end that end for replicas that speak only the ADR too, hand-overs "
+               "only leader_handover may ask for and backlog sources run only if leader_ext's "
+               "owner owns them. Add";
+    QTest::newRow("up to 0188")
+            << 188
+            << "the extensions leader_ext 0189 to 0190 would add pauses with an end that end for "
+               "replicas that speak only the ADR too, hand-overs only leader_handover may ask for "
+               "and backlog sources run only if leader_ext's owner owns them. Add them";
+    QTest::newRow("up to 0189") << 189
+                                << "the extension leader_ext 0190 would add hand-overs only "
+                                   "leader_handover may ask for and backlog sources run only if "
+                                   "leader_ext's owner owns them. Add it";
 }
 
 // A database one or two extensions behind is told what they add: the two that only make a large

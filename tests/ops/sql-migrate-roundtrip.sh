@@ -168,9 +168,9 @@ ext=$work/ext
 "$leaderctl" migrate --print-sql --format sql-migrate --out "$ext" >"$work/out" 2>&1 ||
     { cat "$work/out" >&2; fail "c: leaderctl migrate --print-sql --format sql-migrate failed"; }
 ext_ids=$(cd "$ext" && ls -- *.sql | sort)
-[[ $(echo "$ext_ids" | grep -cE '^01(7[6-9]|8[0-9])_[a-z0-9_]+\.sql$') == 14 &&
-    $(echo "$ext_ids" | wc -l) == 14 ]] ||
-    fail "c: the printed files are not fourteen named NNNN_name.sql for 0176-0189: $(echo "$ext_ids" | tr '\n' ' ')"
+[[ $(echo "$ext_ids" | grep -cE '^01(7[6-9]|8[0-9]|90)_[a-z0-9_]+\.sql$') == 15 &&
+    $(echo "$ext_ids" | wc -l) == 15 ]] ||
+    fail "c: the printed files are not fifteen named NNNN_name.sql for 0176-0190: $(echo "$ext_ids" | tr '\n' ' ')"
 for file in "$ext"/*.sql; do
     grep -qx -- '-- +migrate Up' "$file" && grep -qx -- '-- +migrate Down' "$file" ||
         fail "c: $(basename "$file") lacks an Up or a Down section"
@@ -188,11 +188,11 @@ grep -q '0174 and 0175' "$work/out" || { cat "$work/out" >&2; fail "c: the refus
 # A directory and a table of their own: the application's directory and gorp_migrations are its.
 config "$work/ext-a.yml" "$db_a" "$ext" leader_ext_gorp_migrations
 sm up -config "$work/ext-a.yml"
-grep -qx 'Applied 14 migrations' "$work/out" || { cat "$work/out" >&2; fail "c: not the fourteen extensions applied"; }
+grep -qx 'Applied 15 migrations' "$work/out" || { cat "$work/out" >&2; fail "c: not the fifteen extensions applied"; }
 sm status -config "$work/ext-a.yml"
 ! grep -q '| no ' "$work/out" || { cat "$work/out" >&2; fail "c: sql-migrate status shows an extension not applied"; }
 [[ $(query "$db_a" "SELECT string_agg(version::text, ' ' ORDER BY version) FROM leader_ext.migrations") == \
-    "176 177 178 179 180 181 182 183 184 185 186 187 188 189" ]] || fail "c: leader_ext.migrations does not record 0176-0189"
+    "176 177 178 179 180 181 182 183 184 185 186 187 188 189 190" ]] || fail "c: leader_ext.migrations does not record 0176-0190"
 ctl_ok lt_monitor "$db_a" replicas
 ctl_ok lt_app "$db_a" pause billing --for 10m --by ops@roundtrip --reason "expiring pause"
 [[ $(query "$db_a" "SELECT paused_until - now() BETWEEN interval '9 minutes' AND interval '10 minutes'
@@ -229,7 +229,7 @@ no_schema_migrations "$db_b" d
 
 step "e. sql-migrate down -limit 0: the extensions gone, the ADR's behaviour back"
 sm down -limit 0 -config "$work/ext-a.yml"
-grep -qx 'Applied 14 migrations' "$work/out" || { cat "$work/out" >&2; fail "e: not the fourteen extensions removed"; }
+grep -qx 'Applied 15 migrations' "$work/out" || { cat "$work/out" >&2; fail "e: not the fifteen extensions removed"; }
 [[ -z $(query "$db_a" "SELECT to_regnamespace('leader_ext')") ]] || fail "e: leader_ext is still there"
 [[ $(query "$db_a" "SELECT count(*) FROM leader_ext_gorp_migrations") == 0 ]] ||
     fail "e: leader_ext_gorp_migrations still records an extension"

@@ -413,7 +413,7 @@ SELECT count(*), coalesce(string_agg(p.oid::regprocedure::text, ', ')
     QCOMPARE(result.toInt64(0, 0), 20);
     QCOMPARE(QString::fromUtf8(result.text(0, 1)), QString());
     // 0186's functions run as their caller, who may be the owner (register, unregister, a
-    // leaderctl status as the owner): pinned as well.
+    // leaderctl status as the owner): pinned as well, and 0190's leader_backlog_refusal.
     const leader::pg::Result invokers = m_owner->exec("backlog functions", R"sql(
 SELECT count(*), coalesce(string_agg(p.oid::regprocedure::text, ', ')
                               FILTER (WHERE NOT coalesce(p.proconfig, '{}')
@@ -422,7 +422,7 @@ SELECT count(*), coalesce(string_agg(p.oid::regprocedure::text, ', ')
  WHERE p.pronamespace = 'leader_ext'::regnamespace AND p.proname LIKE 'leader\_backlog%'
 )sql",
                                                       {}, Short);
-    QCOMPARE(invokers.toInt64(0, 0), 3);
+    QCOMPARE(invokers.toInt64(0, 0), 4);
     QCOMPARE(QString::fromUtf8(invokers.text(0, 1)), QString());
 }
 
@@ -584,7 +584,7 @@ void TestDefinerHijack::migratorRefusesACreatableSchema()
     const std::vector<int> applied
             = leader::schema::Migrator(owner).migrate({MigrationSet::Adr, MigrationSet::Extension});
     QCOMPARE(applied, (std::vector<int>{174, 175, 176, 177, 178, 179, 180, 181, 182, 183, 184, 185,
-                                        186, 187, 188, 189}));
+                                        186, 187, 188, 189, 190}));
 }
 
 QTEST_GUILESS_MAIN(TestDefinerHijack)

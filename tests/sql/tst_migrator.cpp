@@ -201,10 +201,10 @@ void TestMigrator::freshDatabaseRecordsEveryVersionInLeaderExt()
     Connection owner = m_db->connect(Login::Owner);
     QCOMPARE(Migrator(owner).migrate({MigrationSet::Adr, MigrationSet::Extension}),
              (std::vector<int>{174, 175, 176, 177, 178, 179, 180, 181, 182, 183, 184, 185, 186, 187,
-                               188, 189}));
+                               188, 189, 190}));
     QCOMPARE(scalar(owner, "SELECT string_agg(version::text, ',' ORDER BY version) "
                            "FROM leader_ext.migrations"),
-             QStringLiteral("174,175,176,177,178,179,180,181,182,183,184,185,186,187,188,189"));
+             QStringLiteral("174,175,176,177,178,179,180,181,182,183,184,185,186,187,188,189,190"));
     QCOMPARE(scalar(owner, "SELECT to_regclass('schema_migrations') IS NULL"), QStringLiteral("t"));
     QVERIFY(Migrator(owner).migrate({MigrationSet::Adr, MigrationSet::Extension}).empty());
 
@@ -215,8 +215,8 @@ void TestMigrator::freshDatabaseRecordsEveryVersionInLeaderExt()
     // leaderctl installed the ADR's migrations here, so it may undo them, and the version table
     // and its schema go with the last row.
     QCOMPARE(Migrator(owner).rollbackTo(174),
-             (std::vector<int>{189, 188, 187, 186, 185, 184, 183, 182, 181, 180, 179, 178, 177, 176,
-                               175, 174}));
+             (std::vector<int>{190, 189, 188, 187, 186, 185, 184, 183, 182, 181, 180, 179, 178, 177,
+                               176, 175, 174}));
     QCOMPARE(scalar(owner, "SELECT to_regnamespace('leader_ext') IS NULL"), QStringLiteral("t"));
 }
 
@@ -253,16 +253,16 @@ void TestMigrator::applicationsMigrationTableIsNeverTouched()
 
     Migrator migrator(owner);
     QCOMPARE(migrator.migrate({MigrationSet::Adr, MigrationSet::Extension}),
-             (std::vector<int>{176, 177, 178, 179, 180, 181, 182, 183, 184, 185, 186, 187, 188,
-                               189}));
+             (std::vector<int>{176, 177, 178, 179, 180, 181, 182, 183, 184, 185, 186, 187, 188, 189,
+                               190}));
     QCOMPARE(scalar(owner, TableSql), before);
     QCOMPARE(scalar(owner, "SELECT count(*) FROM leader_ext.migrations WHERE version < 176"),
              QStringLiteral("0"));
 
     // The ADR's own migrations are the application's: undone are the extensions only, and what
     // they replaced is the ADR's again, to the byte.
-    QCOMPARE(migrator.rollbackTo(174), (std::vector<int>{189, 188, 187, 186, 185, 184, 183, 182,
-                                                         181, 180, 179, 178, 177, 176}));
+    QCOMPARE(migrator.rollbackTo(174), (std::vector<int>{190, 189, 188, 187, 186, 185, 184, 183,
+                                                         182, 181, 180, 179, 178, 177, 176}));
     QCOMPARE(scalar(owner, AdrDefinitionsSql), adrOnly);
     QCOMPARE(scalar(owner, "SELECT to_regnamespace('leader_ext') IS NULL"), QStringLiteral("t"));
     QCOMPARE(scalar(owner, TableSql), before);
@@ -389,7 +389,7 @@ void TestMigrator::featuresFollowTheVersionTable()
     }
     QVERIFY(!leader::schema::probeFeatures(monitor).extensionsHidden);
     QCOMPARE(migrator.rollbackTo(179),
-             (std::vector<int>{189, 188, 187, 186, 185, 184, 183, 182, 181, 180, 179}));
+             (std::vector<int>{190, 189, 188, 187, 186, 185, 184, 183, 182, 181, 180, 179}));
     features = leader::schema::probeFeatures(monitor);
     QCOMPARE(features.extension, 178);
     QVERIFY(features.has(Extension::ReplicaRegistry));
@@ -572,7 +572,7 @@ void TestMigrator::printedFilesFollowEachTool_data()
                            << QStringList{"0176_pause_notify.up.sql", "0176_pause_notify.down.sql"}
                            << QStringList{"BEGIN;\n", "COMMIT;\n"};
     QTest::newRow("sql-migrate") << QStringLiteral("sql-migrate")
-                                 << QStringList{"0176_pause_notify.sql", "0189_adr_fleet.sql"}
+                                 << QStringList{"0176_pause_notify.sql", "0190_second_review.sql"}
                                  << QStringList{"-- +migrate Up\n-- +migrate StatementBegin\n",
                                                 "-- +migrate StatementEnd\n\n-- +migrate Down\n"};
     QTest::newRow("golang-migrate")
@@ -580,7 +580,7 @@ void TestMigrator::printedFilesFollowEachTool_data()
             << QStringList{"0176_pause_notify.up.sql", "0176_pause_notify.down.sql"}
             << QStringList{"BEGIN;\n", "COMMIT;\n"};
     QTest::newRow("goose") << QStringLiteral("goose")
-                           << QStringList{"0176_pause_notify.sql", "0189_adr_fleet.sql"}
+                           << QStringList{"0176_pause_notify.sql", "0190_second_review.sql"}
                            << QStringList{"-- +goose Up\n-- +goose StatementBegin\n",
                                           "-- +goose StatementEnd\n\n-- +goose Down\n"};
     QTest::newRow("flyway") << QStringLiteral("flyway")
@@ -605,7 +605,7 @@ void TestMigrator::printedFilesFollowEachTool()
     // --to stops there, down files included.
     for (const leader::schema::ScriptFile &file : leader::schema::extensionScripts(*parsed, 178))
         QVERIFY2(!QString::fromStdString(file.name).contains(QRegularExpression(
-                         "0179|0180|0181|0182|0183|0184|0185|0186|0187|0188|0189")),
+                         "0179|0180|0181|0182|0183|0184|0185|0186|0187|0188|0189|0190")),
                  file.name.c_str());
 }
 

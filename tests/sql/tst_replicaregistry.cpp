@@ -342,8 +342,8 @@ void TestReplicaRegistry::olderSchemaReadsUnavailable()
         migrator.migrate({MigrationSet::Adr, MigrationSet::Extension, MigrationSet::Demo});
     });
     // The demo's migrations are newer, so they go (and come back) too.
-    QCOMPARE(migrator.rollbackTo(178), (std::vector<int>{1003, 1002, 1001, 189, 188, 187, 186, 185,
-                                                         184, 183, 182, 181, 180, 179, 178}));
+    QCOMPARE(migrator.rollbackTo(178), (std::vector<int>{1003, 1002, 1001, 190, 189, 188, 187, 186,
+                                                         185, 184, 183, 182, 181, 180, 179, 178}));
     QVERIFY(!leader::lease::listReplicas(*m_monitor).has_value());
     QVERIFY(!leader::lease::listReplicas(*m_app).has_value());
     // Readers need no 0178; a replica does, and says so.
@@ -357,8 +357,8 @@ void TestReplicaRegistry::olderSchemaReadsUnavailable()
         QVERIFY2(QString::fromUtf8(error.what()).contains("leaderctl migrate"), error.what());
     }
     QCOMPARE(migrator.migrate({MigrationSet::Adr, MigrationSet::Extension, MigrationSet::Demo}),
-             (std::vector<int>{178, 179, 180, 181, 182, 183, 184, 185, 186, 187, 188, 189, 1001,
-                               1002, 1003}));
+             (std::vector<int>{178, 179, 180, 181, 182, 183, 184, 185, 186, 187, 188, 189, 190,
+                               1001, 1002, 1003}));
     QVERIFY(leader::lease::listReplicas(*m_monitor)->empty());
     QVERIFY(leader::schema::probeFeatures(*m_app).complete());
 }
@@ -608,7 +608,7 @@ void TestReplicaRegistry::aReplicaStartsOnARegistryWithoutNames()
         migrator.migrate({MigrationSet::Adr, MigrationSet::Extension, MigrationSet::Demo});
     });
     QCOMPARE(migrator.rollbackTo(182),
-             (std::vector<int>{1003, 1002, 1001, 189, 188, 187, 186, 185, 184, 183, 182}));
+             (std::vector<int>{1003, 1002, 1001, 190, 189, 188, 187, 186, 185, 184, 183, 182}));
     QCOMPARE(migrator.migrate({MigrationSet::Demo}), (std::vector<int>{1001, 1002, 1003}));
     QVERIFY(!leader::schema::probeFeatures(*m_app).has(leader::schema::Extension::ReplicaNames));
 

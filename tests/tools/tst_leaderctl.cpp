@@ -32,6 +32,7 @@
 
 #ifndef Q_OS_WIN
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #endif
 
@@ -160,6 +161,8 @@ private Q_SLOTS:
     void replicasOnAnOlderSchema();
     void badInput_data();
     void badInput();
+    void printSqlOut_data();
+    void printSqlOut();
     void demoStartsMigratesRunsAndStopsItsCluster();
     void demoKeepRunningOutlivesLeaderctlUntilStop();
     void demoClosesItsPublicSchemaBeforeMigrating();
@@ -955,9 +958,10 @@ void TestLeaderctl::handoverCommand()
                " expires_at = NULL WHERE role = 'billing'",
                {}, 5s);
     QVERIFY(!leader::lease::acquire(app, "billing", "ctl-h:203:000000h3", 60s, std::nullopt,
-                                    nullptr, {.handovers = true}));
+                                    nullptr,
+                                    {.handovers = true, .handoversClearedByDatabase = true}));
     QVERIFY(leader::lease::acquire(app, "billing", b2, 60s, std::nullopt, nullptr,
-                                   {.handovers = true}));
+                                   {.handovers = true, .handoversClearedByDatabase = true}));
     QVERIFY(waiting.waitForFinished(10000));
     QCOMPARE(waiting.exitCode(), 0);
     const QString waited = QString::fromUtf8(waiting.readAllStandardOutput());
@@ -1220,7 +1224,7 @@ void TestLeaderctl::replicasOnAnOlderSchema()
                 {leader::schema::MigrationSet::Adr, leader::schema::MigrationSet::Extension});
     });
     QCOMPARE(migrator.rollbackTo(178),
-             (std::vector<int>{189, 188, 187, 186, 185, 184, 183, 182, 181, 180, 179, 178}));
+             (std::vector<int>{190, 189, 188, 187, 186, 185, 184, 183, 182, 181, 180, 179, 178}));
     const QString database = withLeaseSchema ? url(Login::Monitor) : qs(m_empty->url(Login::Owner));
     QStringList arguments{"replicas", "--database", database};
     if (json)
@@ -1314,7 +1318,7 @@ void TestLeaderctl::badInput_data()
             << QStringList{"unknown --format 'liquibase'", "sql-migrate, golang-migrate"};
     QTest::newRow("--print-sql to an ADR migration")
             << QStringList{"migrate", "--print-sql", "--to", "0175"} << QStringList() << 2
-            << QStringList{"--to 0175 is no extension migration", "0176 to 0189"};
+            << QStringList{"--to 0175 is no extension migration", "0176 to 0190"};
     QTest::newRow("--print-sql --down for sql-migrate")
             << QStringList{"migrate", "--print-sql", "--format", "sql-migrate", "--down"}
             << QStringList() << 2 << QStringList{"files hold both directions"};
@@ -1362,6 +1366,26 @@ void TestLeaderctl::badInput_data()
                                     << QStringList() << 2 << QStringList{"unknown option --jsn"};
     QTest::newRow("no command") << QStringList() << QStringList() << 2
                                 << QStringList{"no command given"};
+    // The database's bounds (0190), before anything connects; characters, not bytes, and the
+    // text never echoed (a 100 KB --to came back in a 100,140-character error).
+    QTest::newRow("--reason of 501 characters")
+            << QStringList{"pause",      "billing",      "--reason", QString(501, u'é'),
+                           "--database", url(Login::App)}
+            << QStringList() << 2
+            << QStringList{"--reason is 501 characters long; at most 500 are taken"};
+    QTest::newRow("--by of 100 KB")
+            << QStringList{"pause",      "billing",      "--reason",
+                           "x",          "--by",         QString(100000, u'x'),
+                           "--database", url(Login::App)}
+            << QStringList() << 2 << QStringList{"--by is 100000 characters long"};
+    QTest::newRow("--to of 100 KB")
+            << QStringList{"handover",   "billing",      "--to", QString(100000, u'r'),
+                           "--database", url(Login::App)}
+            << QStringList() << 2 << QStringList{"--to is 100000 characters long; at most 128"};
+    QTest::newRow("a replica name of 129 characters")
+            << QStringList{"drain", QString(129, u'r'), "--database", url(Login::App)}
+            << QStringList() << 2
+            << QStringList{"a role or replica name is 129 characters long; at most 128"};
 }
 
 void TestLeaderctl::badInput()
@@ -1380,10 +1404,118 @@ void TestLeaderctl::badInput()
     QVERIFY2(run.err.startsWith("leaderctl: ") && run.err.endsWith(u'\n')
                      && run.err.count(u'\n') == 1,
              qPrintable(run.err));
+    QVERIFY2(run.err.size() < 1000, qPrintable(run.err.left(200)));
     for (const QString &expected : stderrContains)
         QVERIFY2(run.err.contains(expected), qPrintable(run.err));
     for (const QString &secret : {WrongPassword, qEnvironmentVariable("LEADER_TEST_PASSWORD")})
         QVERIFY2(!QString(run.out + run.err).contains(secret), qPrintable(run.err));
+}
+
+// migrate --print-sql --out as the review of issue 51 found it: root's files went into a directory
+// another local user had made, through a link planted there, and stayed theirs to edit before the
+// owner ran them. Now DIR is made 0700 and each file 0600; a DIR that is a link, another user's or
+// writable by others, and any existing file, are refused in one line (exit 1) and left as they
+// were. Checked to fail with the printSql of before (create_directories, and an std::ofstream that
+// truncated whatever the path led to): every row.
+void TestLeaderctl::printSqlOut_data()
+{
+    QTest::addColumn<QString>("setup"); // what stands at --out before leaderctl runs
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QStringList>("stderrContains");
+    const QStringList exists{"0176_pause_notify.up.sql: it exists already (a file or a link)",
+                             "choose a new --out directory"};
+    QTest::newRow("nothing: made 0700, files 0600") << "nothing" << 0 << QStringList();
+    QTest::newRow("the caller's own empty 0700 directory") << "own" << 0 << QStringList();
+    QTest::newRow("a file of a name it writes") << "file" << 1 << exists;
+    QTest::newRow("a link planted as a name it writes") << "planted link" << 1 << exists;
+    QTest::newRow("a directory writable by all (0777)")
+            << "0777" << 1 << QStringList{"it is writable by its group or by others"};
+    QTest::newRow("a directory of another user (nobody, 0755)")
+            << "nobody" << 1 << QStringList{"it belongs to another user"};
+    QTest::newRow("a link to a directory")
+            << "link" << 1 << QStringList{"it is a symbolic link", "choose a new directory"};
+}
+
+void TestLeaderctl::printSqlOut()
+{
+#ifdef Q_OS_WIN
+    QSKIP("POSIX owners, modes and links");
+#else
+    QFETCH(QString, setup);
+    QFETCH(int, exitCode);
+    QFETCH(QStringList, stderrContains);
+    QTemporaryDir parent;
+    QVERIFY(parent.isValid());
+    const QString out = parent.filePath("out");
+    const QString first = out + "/0176_pause_notify.up.sql";
+    // Where the planted links lead, with a file that is not leaderctl's to change.
+    const QString elsewhere = parent.filePath("elsewhere");
+    const QString victim = elsewhere + "/victim";
+    const QByteArray kept = "-- not leaderctl's\n";
+    const auto contents = [](const QString &path) {
+        QFile file(path);
+        return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray("(unreadable)");
+    };
+    const auto writeKept = [&kept](const QString &path) {
+        QFile file(path);
+        return file.open(QIODevice::WriteOnly) && file.write(kept) == kept.size();
+    };
+    const auto entries = [](const QString &path) {
+        return QDir(path).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::System
+                                    | QDir::Hidden);
+    };
+    QVERIFY(QDir().mkpath(elsewhere) && writeKept(victim));
+    if (setup != "nothing" && setup != "link")
+        QVERIFY(::mkdir(qPrintable(out), 0700) == 0);
+    if (setup == "file") {
+        QVERIFY(writeKept(first));
+    } else if (setup == "planted link") {
+        QVERIFY(::symlink(qPrintable(victim), qPrintable(first)) == 0);
+    } else if (setup == "0777") {
+        QVERIFY(::chmod(qPrintable(out), 0777) == 0);
+    } else if (setup == "nobody") {
+        if (::geteuid() != 0)
+            QSKIP("only root can give a directory to nobody");
+        const passwd *nobody = ::getpwnam("nobody");
+        QVERIFY(nobody);
+        QVERIFY(::chmod(qPrintable(out), 0755) == 0
+                && ::chown(qPrintable(out), nobody->pw_uid, nobody->pw_gid) == 0);
+    } else if (setup == "link") {
+        QVERIFY(::symlink(qPrintable(elsewhere), qPrintable(out)) == 0);
+    }
+
+    const Run run = leaderctl({"migrate", "--print-sql", "--out", out});
+    QVERIFY2(run.finished && run.exitStatus == QProcess::NormalExit, qPrintable(run.describe()));
+    QCOMPARE(run.exitCode, exitCode);
+    struct stat status = {};
+    if (exitCode == 0) {
+        QVERIFY2(run.err.isEmpty(), qPrintable(run.err));
+        QVERIFY(::lstat(qPrintable(out), &status) == 0 && S_ISDIR(status.st_mode));
+        QCOMPARE(status.st_mode & 07777, 0700U);
+        const QStringList files = entries(out);
+        QVERIFY2(files.contains("0176_pause_notify.up.sql"), qPrintable(files.join(' ')));
+        QCOMPARE(run.out.count("leaderctl: wrote "), files.size());
+        for (const QString &file : files) {
+            QVERIFY(::lstat(qPrintable(out + '/' + file), &status) == 0);
+            QVERIFY2(S_ISREG(status.st_mode) && (status.st_mode & 07777) == 0600,
+                     qPrintable(file + QStringLiteral(": mode %1").arg(status.st_mode, 0, 8)));
+        }
+    } else {
+        QVERIFY2(run.out.isEmpty(), qPrintable(run.out));
+        QVERIFY2(run.err.startsWith("leaderctl: ") && run.err.count(u'\n') == 1
+                         && run.err.contains(out),
+                 qPrintable(run.err));
+        for (const QString &expected : stderrContains)
+            QVERIFY2(run.err.contains(expected), qPrintable(run.err));
+    }
+    // What stood there is as it was: the file, the link's target, the directory it led to.
+    QCOMPARE(contents(victim), kept);
+    QCOMPARE(entries(elsewhere), QStringList{"victim"});
+    if (setup == "file")
+        QCOMPARE(contents(first), kept);
+    if (setup == "0777" || setup == "nobody")
+        QCOMPARE(entries(out), QStringList());
+#endif
 }
 
 void TestLeaderctl::demoStartsMigratesRunsAndStopsItsCluster()
@@ -1686,7 +1818,7 @@ void TestLeaderctl::adrOnlyStatus()
     for (int i = 0; i < roles.size(); ++i)
         QVERIFY2(lines[i + 1].startsWith(roles[i] + " "), qPrintable(lines[i + 1]));
     QVERIFY2(lines[6].startsWith("database clock: "), qPrintable(lines[6]));
-    QVERIFY2(lines[7].startsWith("leaderctl: the extensions leader_ext 0176 to 0189 would add ")
+    QVERIFY2(lines[7].startsWith("leaderctl: the extensions leader_ext 0176 to 0190 would add ")
                      && lines[7].contains("next heartbeat, within 3 s")
                      && lines[7].contains("leaderctl migrate --print-sql"),
              qPrintable(lines[7]));

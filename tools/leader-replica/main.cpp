@@ -6,6 +6,7 @@
 
 #include "eventjson.h"
 #include "lease/roles.h"
+#include "lease/textbounds.h"
 #include "log/log.h"
 #include "metricsserver.h"
 #include "pg/cancel.h"
@@ -422,6 +423,9 @@ int run(const Arguments &arguments)
     const std::string id = arguments.options.contains("--id")
                                    ? arguments.option("--id")
                                    : "replica-" + std::to_string(leader::platform::processId());
+    // The registry's bound (leader_ext 0190): a longer name's beats would be refused.
+    if (const auto message = leader::lease::tooLong("--id", id, leader::lease::MaxReplicaName))
+        throw UsageError(*message);
     const std::string controlPath = arguments.option("--control");
     // The link proxy fronts the first server only, and while that server is down it accepts and
     // then closes each connection, which makes libpq give up instead of trying the next host: a

@@ -11,6 +11,7 @@
 #include "lease/defaultwho.h"
 #include "lease/pausecontrol.h"
 #include "lease/roles.h"
+#include "lease/textbounds.h"
 #include "log/json.h"
 #include "log/log.h"
 #include "migratecommand.h"
@@ -113,14 +114,14 @@ Commands:
                                      process died is taken about 0.2 s later; off, only at its
                                      lease's expiry (10 s after the last heartbeat). Takes effect
                                      at once, no deploy
-  migrate   [--demo]                 apply the extensions (leader_ext 0176 to 0189, in the
+  migrate   [--demo]                 apply the extensions (leader_ext 0176 to 0190, in the
                                      schema leader_ext, recorded in leader_ext.migrations), and
                                      ADR-114's 0174 and 0175 where leader_leases does not exist
                                      yet; names every change outside leader_ext before making it;
                                      --demo adds the demo domain (1001 to 1003). Never touches the
                                      application's schema_migrations; a no-op when up to date
   migrate   --print-sql [--format plain|sql-migrate|golang-migrate|goose|flyway] [--to V]
-            [--down] [--out DIR]     the extension migrations as files for the application's
+            [--down] [--out DIR]     the extension migrations, as new files, for the application's
                                      own migration tool (default plain, to standard output; --down
                                      the undo direction); each file checks first what it needs
   workload  [--rate N/s] [--count N] [--duration S]
@@ -182,6 +183,24 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// The database's bounds (leader_ext 0190), before anything connects; the text is never echoed.
+void requireBoundedText(const Arguments &arguments)
+{
+    using leader::lease::tooLong;
+    for (const auto &[option, most] :
+         {std::pair<std::string, std::size_t>{"--reason", leader::lease::MaxWhoOrWhy},
+          {"--by", leader::lease::MaxWhoOrWhy},
+          {"--to", leader::lease::MaxReplicaName}}) {
+        if (const auto message = tooLong(option, arguments.option(option), most))
+            throw UsageError(*message);
+    }
+    for (const std::string &argument : arguments.positional) {
+        if (const auto message
+            = tooLong("a role or replica name", argument, leader::lease::MaxReplicaName))
+            throw UsageError(*message);
+    }
+}
+
 Arguments parse(int argc, char **argv)
 {
     static const std::vector<std::string> valued{
@@ -221,6 +240,7 @@ Arguments parse(int argc, char **argv)
             throw UsageError("unknown option " + arg);
         }
     }
+    requireBoundedText(arguments);
     return arguments;
 }
 

@@ -21,7 +21,8 @@ struct PrintSqlOptions
 // leaderctl migrate: names each migration's changes outside leader_ext before it applies it.
 void migrate(leader::pg::Connection &connection, bool withDemo);
 // leaderctl migrate --print-sql: needs no database. Throws std::runtime_error with one line when
-// DIR cannot be written.
+// DIR cannot be written, or is not safe to write (another's, writable by others, a link, or
+// holding a file of the same name already).
 void printSql(const PrintSqlOptions &options);
 
 } // namespace leaderctl

@@ -102,7 +102,8 @@ template<typename Statement>
 auto Manager::withExtensions(Statement statement)
 {
     for (;;) {
-        const StatementShape shape{m_handovers.load(), m_markerTokens.load()};
+        const StatementShape shape{m_handovers.load(), m_markerTokens.load(),
+                                   m_handoversClearedByDatabase.load()};
         try {
             return statement(shape);
         } catch (const pg::Error &error) {
@@ -111,6 +112,13 @@ auto Manager::withExtensions(Statement statement)
                     log::write(log::Level::Warning, "lease",
                                "the handover columns are gone (migration 0185 undone); leading "
                                "without handovers",
+                               "holder=" + m_holderId);
+            } else if (shape.handovers && !shape.handoversClearedByDatabase
+                       && handoverColumnsClosed(error)) {
+                if (!m_handoversClearedByDatabase.exchange(true))
+                    log::write(log::Level::Info, "lease",
+                               "the app may no longer write the handover columns (migration "
+                               "0190 applied); the database clears a request",
                                "holder=" + m_holderId);
             } else if (shape.markerTokens && markerTokenColumnGone(error)) {
                 if (m_markerTokens.exchange(false))

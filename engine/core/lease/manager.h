@@ -103,6 +103,10 @@ public:
     // default; off where the database lacks the column, which a statement that finds it gone
     // (0189 undone under this replica) also turns off.
     void bindMarkersToTokens(bool on) { m_markerTokens.store(on); }
+    // Hand-over requests cleared by the database (extension 0190): ACQUIRE no longer clears the
+    // request's columns itself, which the app may not write there. A statement refused the write
+    // (0190 applied under this replica) also turns it on.
+    void clearHandoversInDatabase(bool on) { m_handoversClearedByDatabase.store(on); }
 
     // A draining manager starts no new tick (lead() returns at once, LeadResult::draining) and
     // lets the running ones end as they would. Thread-safe.
@@ -184,6 +188,7 @@ private:
     std::atomic<bool> m_recordTicks = false;
     std::atomic<bool> m_handovers = false;
     std::atomic<bool> m_markerTokens = true;
+    std::atomic<bool> m_handoversClearedByDatabase = false;
     std::atomic<long long> m_driftMs = 0;
     std::atomic<bool> m_driftKnown = false;
     MarkerState m_marker;

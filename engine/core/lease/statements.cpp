@@ -132,15 +132,24 @@ std::string spliced(std::string_view sql, std::string_view marker, std::string_v
     return text;
 }
 
+constexpr std::size_t ShapeCount = 8;
+
 std::size_t shapeIndex(StatementShape shape)
 {
-    return (shape.handovers ? 1 : 0) + (shape.markerTokens ? 2 : 0);
+    return (shape.handovers ? 1 : 0) + (shape.markerTokens ? 2 : 0)
+           + (shape.handoversClearedByDatabase ? 4 : 0);
+}
+
+StatementShape shapeAt(std::size_t index)
+{
+    return {(index & 1) != 0, (index & 2) != 0, (index & 4) != 0};
 }
 
 std::string acquireText(StatementShape shape)
 {
     std::string text(AcquireSql);
-    text = spliced(text, "handover set", shape.handovers ? AcquireHandoverSet : "");
+    text = spliced(text, "handover set",
+                   shape.handovers && !shape.handoversClearedByDatabase ? AcquireHandoverSet : "");
     text = spliced(text, "handover where", shape.handovers ? AcquireHandoverWhere : "");
     text = spliced(text, "token column", shape.markerTokens ? AcquireTokenColumn : "");
     text = spliced(text, "token value", shape.markerTokens ? AcquireTokenValue : "");
@@ -155,19 +164,24 @@ std::string renewText(StatementShape shape)
     return spliced(text, "token renew", shape.markerTokens ? RenewTokenSet : "");
 }
 
+template<typename Text>
+std::array<std::string, ShapeCount> everyShape(Text text)
+{
+    std::array<std::string, ShapeCount> texts;
+    for (std::size_t index = 0; index < ShapeCount; ++index)
+        texts[index] = text(shapeAt(index));
+    return texts;
+}
+
 const std::string &acquireSql(StatementShape shape)
 {
-    static const std::array<std::string, 4> texts{
-            acquireText({false, false}), acquireText({true, false}), acquireText({false, true}),
-            acquireText({true, true})};
+    static const std::array<std::string, ShapeCount> texts = everyShape(acquireText);
     return texts[shapeIndex(shape)];
 }
 
 const std::string &renewSql(StatementShape shape)
 {
-    static const std::array<std::string, 4> texts{
-            renewText({false, false}), renewText({true, false}), renewText({false, true}),
-            renewText({true, true})};
+    static const std::array<std::string, ShapeCount> texts = everyShape(renewText);
     return texts[shapeIndex(shape)];
 }
 
@@ -268,6 +282,11 @@ bool handoverColumnsGone(const pg::Error &error)
 {
     return error.sqlstate() == pg::sqlstate::UndefinedColumn
            && std::string_view(error.what()).find("handover_") != std::string_view::npos;
+}
+
+bool handoverColumnsClosed(const pg::Error &error)
+{
+    return error.sqlstate() == pg::sqlstate::InsufficientPrivilege;
 }
 
 bool markerTokenColumnGone(const pg::Error &error)

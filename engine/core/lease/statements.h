@@ -63,12 +63,15 @@ std::optional<HeldAnnouncement> parseHeldAnnouncement(std::string_view payload);
 // Which extensions' columns ACQUIRE and RENEW name. handovers: 0185's (the statement honours and
 // clears a handover's preference, docs/handover.md; RENEW says whether the tick is asked to hand
 // over). markerTokens: 0189's holder_session_token, so that a recorded marker names this lease
-// only, and only a marker recorded for the row's own token is taken early. The defaults are a
-// database with every extension but the handover.
+// only, and only a marker recorded for the row's own token is taken early.
+// handoversClearedByDatabase: 0190's trigger clears a request when the token moves, and the app
+// may not write the request's columns, so ACQUIRE does not name them in its SET. The defaults are
+// a database with every extension but the handover.
 struct StatementShape
 {
     bool handovers = false;
     bool markerTokens = true;
+    bool handoversClearedByDatabase = false;
 };
 
 // 1 row: this holder leads the role for this tick. nullopt: not due, held, paused or cooling.
@@ -100,6 +103,9 @@ std::optional<Renewed> renew(pg::Connection &connection, std::string_view role, 
 bool handoverColumnsGone(const pg::Error &error);
 // The same for 0189's holder_session_token.
 bool markerTokenColumnGone(const pg::Error &error);
+// What an ACQUIRE that clears a request itself meets once 0190 is applied under a running
+// replica: 42501, the app may no longer write the request's columns.
+bool handoverColumnsClosed(const pg::Error &error);
 
 // What RELEASE needs to know of the tick it ends.
 struct Release

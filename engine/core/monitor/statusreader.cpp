@@ -189,7 +189,7 @@ std::string extensionsSummary(const schema::LeaseFeatures &features)
                "tracked in schema_migrations), and only the ADR's features are used until "
                "leaderctl migrate moves them into leader_ext";
     const std::string heartbeat = std::to_string(lease::HeartbeatEvery / 1s);
-    const std::array<std::pair<Extension, std::string>, 14> adds{{
+    const std::array<std::pair<Extension, std::string>, 15> adds{{
             {Extension::PauseNotify, "the pause wake NOTIFY (without it a holder stops at its next "
                                      "heartbeat, within "
                                              + heartbeat + " s)"},
@@ -210,6 +210,8 @@ std::string extensionsSummary(const schema::LeaseFeatures &features)
             {Extension::BoardRead, "the read-first poll's read planned once per server session"},
             {Extension::AdrFleet, "pauses with an end that end for replicas that speak only the "
                                   "ADR too"},
+            {Extension::SecondReview, "hand-overs only leader_handover may ask for and backlog "
+                                      "sources run only if leader_ext's owner owns them"},
     }};
     std::string added;
     for (const auto &[extension, what] : adds)

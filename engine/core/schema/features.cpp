@@ -84,6 +84,8 @@ std::string_view purpose(Extension extension)
         return "the planned-once board read";
     case Extension::AdrFleet:
         return "the extensions beside replicas that speak only the ADR";
+    case Extension::SecondReview:
+        return "hand-overs and backlog sources guarded";
     }
     return "an extension";
 }

@@ -27,9 +27,12 @@ enum class Extension {
     // Beside replicas that speak only the ADR (issue 50): markers bound to their lease, pauses
     // with an end held in not_before, the ADR's leader_status again and leader_ext.leader_status.
     AdrFleet = 189,
+    // The second security review (issue 51): a hand-over request is leader_handover's alone (the
+    // database clears it at the next ACQUIRE), backlog sources run only if leader_ext's owner's.
+    SecondReview = 190,
 };
 inline constexpr Extension FirstExtension = Extension::PauseNotify;
-inline constexpr int LatestExtension = static_cast<int>(Extension::AdrFleet);
+inline constexpr int LatestExtension = static_cast<int>(Extension::SecondReview);
 // What leader-replica refuses to start without; a later one it uses where the database has it.
 inline constexpr Extension ReplicaNeeds = Extension::DefinerHardening;
 

@@ -148,6 +148,8 @@ void Replica::start()
     m_manager->honourHandovers(features.has(schema::Extension::Handover));
     // A marker names the lease it was recorded for (0189).
     m_manager->bindMarkersToTokens(features.has(schema::Extension::AdrFleet));
+    // The database clears a hand-over request, which the app may no longer write (0190).
+    m_manager->clearHandoversInDatabase(features.has(schema::Extension::SecondReview));
     if (m_board) {
         m_board->setHandovers(features.has(schema::Extension::Handover));
         m_board->setBoardFunction(features.has(schema::Extension::BoardRead));
