@@ -94,7 +94,12 @@ wait_for() {
         sleep 0.1
     done
 }
-events() { grep -c "\"event\":\"$2\"" "$1" || true; }
+# 0 before the log exists: an empty count made the caller's (( )) a syntax error.
+events() {
+    local count
+    count=$(grep -c "\"event\":\"$2\"" "$1" 2>/dev/null) || true
+    echo "${count:-0}"
+}
 
 # leaderctl.exe: the demo's migrations on a fresh database, then status, pause and unpause.
 leaderctl migrate --demo --database "$owner" >"$work/migrate.out" 2>&1 ||
@@ -113,8 +118,10 @@ leaderctl pause billing dunning --reason "wine check" --by windows-tools --datab
 [[ $(sql "SELECT string_agg(role || ':' || paused_by, ',' ORDER BY role) FROM leader_leases
           WHERE paused_at IS NOT NULL") == "billing:windows-tools,dunning:windows-tools" ]] ||
     fail "leaderctl.exe pause did not pause billing and dunning"
-leaderctl status --database "$app" | grep -q "^billing  *paused" ||
-    fail "leaderctl.exe status does not show billing paused"
+# Read whole, then searched: under pipefail a grep -q that stops reading early fails the pipe
+# when the writer is still writing (SIGPIPE), whatever it found.
+status=$(leaderctl status --database "$app")
+grep -q "^billing  *paused" <<<"$status" || fail "leaderctl.exe status does not show billing paused"
 leaderctl unpause billing dunning --database "$app" >"$work/unpause.out" 2>&1 ||
     { cat "$work/unpause.out" >&2; fail "leaderctl.exe unpause failed"; }
 [[ $(sql "SELECT count(*) FROM leader_leases WHERE paused_at IS NOT NULL") == 0 ]] ||
@@ -284,7 +291,8 @@ upgrade_code=$(sed -n 's/^set(LEADER_MSI_UPGRADE_CODE "\(.*\)")$/{\1}/p' packagi
 product=$(property "$msi" ProductCode)
 newer_product=$(property "$newer_msi" ProductCode)
 [[ -n $product && $product != "$newer_product" ]] || fail "the two versions' ProductCodes are not two"
-msiinfo export "$msi" Upgrade | grep -q "^$upgrade_code.*WIX_UPGRADE_DETECTED" ||
+upgrades=$(msiinfo export "$msi" Upgrade)
+grep -q "^$upgrade_code.*WIX_UPGRADE_DETECTED" <<<"$upgrades" ||
     fail "the MSI's Upgrade table does not look for older versions (MajorUpgrade)"
 shortcut=$(msiinfo export "$msi" Shortcut | tr -d '\r' | tail -n +4)
 [[ $(cut -f5 <<<"$shortcut") == '[System64Folder]cmd.exe' ]] ||
