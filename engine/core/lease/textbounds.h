@@ -7,11 +7,10 @@
 
 namespace leader::lease {
 
-// The bounds leader_ext 0190 enforces in the database (leader_bounded_text), checked by the tools
+// Bounds leader_ext 0190 enforces in the database (leader_bounded_text), checked by the tools
 // first so that the error is one short line before anything connects.
 inline constexpr std::size_t MaxWhoOrWhy = 500;    // --by, --reason
 inline constexpr std::size_t MaxReplicaName = 128; // --id, --to, a drained replica
-inline constexpr std::size_t MaxRoleName = 63;
 
 // Characters as the database counts them (code points of UTF-8 text).
 std::size_t characterCount(std::string_view text);
