@@ -642,8 +642,9 @@ static void serve(const char *image, uint64_t offset, const char *mountpoint, in
     if (chdir("/") != 0) {
         /* The daemon keeps no directory busy; "/" always exists. */
     }
-    if (write(ready, "R", 1) != 1)
-        _exit(1);
+    /* The parent may be killed between the mount and this byte: the mount is then undone below
+     * rather than left behind without a daemon. */
+    const bool parent_waits = write(ready, "R", 1) == 1;
     close(ready);
     if (null >= 0) {
         dup2(null, STDIN_FILENO);
@@ -655,7 +656,7 @@ static void serve(const char *image, uint64_t offset, const char *mountpoint, in
     struct pollfd watched[2] = {{fuse_session_fd(session), POLLIN, 0}, {keepalive, 0, 0}};
     struct fuse_buf buffer;
     memset(&buffer, 0, sizeof buffer);
-    while (!fuse_session_exited(session)) {
+    while (parent_waits && !fuse_session_exited(session)) {
         if (ppoll(watched, 2, NULL, &during_poll) < 0) {
             if (errno == EINTR)
                 continue;
