@@ -16,6 +16,11 @@ if [[ ${LEADER_DEB_INSTALL_CHECK:-0} == 1 ]]; then
         version=$("/usr/bin/$tool" --version)
         echo "package-deb: installed /usr/bin/$tool: $version"
     done
+    # The production replica: fault injection is the benchmarks' and the tests', never a package's.
+    if [[ $(/usr/bin/leader-replica --help) == *--control* ]]; then
+        echo "package-deb: /usr/bin/leader-replica offers --control: a fault build was packaged" >&2
+        exit 1
+    fi
     for file in /usr/share/applications/com.hardcount.LeaderConsole.desktop \
         /usr/share/metainfo/com.hardcount.LeaderConsole.metainfo.xml \
         /usr/share/icons/hicolor/48x48/apps/leader-console.png \

@@ -23,11 +23,15 @@ wineserver=/usr/lib/wine/wineserver
 bin=build/windows-cross/bin
 control=build/windows-cross/tests/platform/controlrequest.exe
 linux_replica=build/ci/tools/leader-replica/leader-replica
+# What the MSI ships in place of bin/'s leader-replica.exe, the fault build the checks drive through
+# its pipe: the production replica (tools/leader-replica/CMakeLists.txt).
+production_replica=build/windows-cross/tools/leader-replica/production/leader-replica.exe
 fail() {
     echo "windows-tools: $*" >&2
     exit 1
 }
-for file in "$bin/leaderctl.exe" "$bin/leader-replica.exe" "$bin/libpq.dll" "$control"; do
+for file in "$bin/leaderctl.exe" "$bin/leader-replica.exe" "$bin/libpq.dll" "$control" \
+    "$production_replica"; do
     [[ -f $file ]] || fail "$file is missing: run scripts/windows-cross.sh (it builds it)"
 done
 [[ -x $linux_replica ]] || fail "$linux_replica is missing: cmake --build --preset ci first"
@@ -268,8 +272,12 @@ replicas_done=$SECONDS
 version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' build/windows-cross/CMakeCache.txt)
 IFS=. read -r major minor patch <<<"$version"
 newer=$major.$minor.$((patch + 1))
+packed_dir=$work/msi-bin
+mkdir -p "$packed_dir"
+cp "$bin"/*.exe "$bin"/*.dll "$packed_dir/"
+cp "$production_replica" "$packed_dir/leader-replica.exe"
 for v in "$version" "$newer"; do
-    cmake -DBIN_DIR="$bin" -DVERSION="$v" -DOUTPUT_DIR="$work/msi" \
+    cmake -DBIN_DIR="$packed_dir" -DVERSION="$v" -DOUTPUT_DIR="$work/msi" \
         -P packaging/windows/tools-msi.cmake >"$work/msi.log" 2>&1 ||
         { cat "$work/msi.log" >&2; fail "the MSI of $v did not build"; }
 done
@@ -281,9 +289,9 @@ for table in File Component Feature Directory Shortcut Upgrade Media Property In
     grep -qx "$table" <<<"$tables" || fail "the MSI has no $table table"
 done
 packed=$(msiinfo export "$msi" File | tr -d '\r' | tail -n +4 | cut -f3 | sort)
-expected=$(cd "$bin" && ls -1 -- *.exe *.dll | sort)
+expected=$(cd "$packed_dir" && ls -1 -- *.exe *.dll | sort)
 [[ $packed == "$expected" ]] ||
-    fail "the MSI's files ($(echo $packed)) are not those of $bin ($(echo $expected))"
+    fail "the MSI's files ($(echo $packed)) are not those of $packed_dir ($(echo $expected))"
 upgrade_code=$(sed -n 's/^set(LEADER_MSI_UPGRADE_CODE "\(.*\)")$/{\1}/p' packaging/windows/tools-msi.cmake)
 [[ $(property "$msi" UpgradeCode) == "$upgrade_code" && $(property "$newer_msi" UpgradeCode) == "$upgrade_code" ]] ||
     fail "the MSIs' UpgradeCode is not the fixed $upgrade_code"
@@ -312,6 +320,8 @@ for file in $expected; do
 done
 got=$("$wine" "$installed_win\\leaderctl.exe" --version | tr -d '\r')
 [[ $got == "leaderctl $version" ]] || fail "the installed leaderctl.exe --version said '$got'"
+[[ $("$wine" "$installed_win\\leader-replica.exe" --help) != *--control* ]] ||
+    fail "the installed leader-replica.exe offers --control: the MSI packed a fault build"
 # Wine puts the shortcut in the account's Start menu or the common one: either will do.
 link=$(find "$WINEPREFIX/drive_c" -name 'Leader Console tools prompt.lnk' | head -n 1)
 [[ -n $link ]] || fail "the MSI made no Start-menu entry"

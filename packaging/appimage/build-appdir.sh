@@ -35,6 +35,11 @@ done
 rm -rf "$appdir"
 mkdir -p "$appdir/usr/lib" "$appdir/usr/plugins"
 cmake --install "$build" --prefix "$appdir/usr" --strip >/dev/null
+# The production replica, whatever the build (tools/leader-replica/CMakeLists.txt): fault injection
+# (--control, --gate advisory) is the benchmarks' and the tests', never a package's.
+if [[ $("$appdir/usr/bin/leader-replica" --help) == *--control* ]]; then
+    fail "the installed leader-replica offers --control: a fault build, not the production one"
+fi
 
 # Base libraries the host provides (https://github.com/AppImageCommunity/pkg2appimage excludelist).
 is_host_library() {

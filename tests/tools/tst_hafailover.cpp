@@ -13,6 +13,7 @@
 #include "pg/connection.h"
 #include "pg/error.h"
 #include "platform/process.h"
+#include "replicapath.h"
 #include "toolprocess.h"
 
 #include <QElapsedTimer>
@@ -268,7 +269,7 @@ public:
     explicit ReplicaProcess(const QStringList &arguments)
     {
         m_process.setProcessEnvironment(cleanEnvironment());
-        m_process.start(QStringLiteral(LEADER_REPLICA_PATH), arguments);
+        m_process.start(leader::test::replicaPath(), arguments);
     }
     ~ReplicaProcess()
     {
@@ -435,7 +436,8 @@ private:
 void TestHaFailover::initTestCase()
 {
     QVERIFY2(QFileInfo(QStringLiteral(LEADERCTL_PATH)).isExecutable(), LEADERCTL_PATH);
-    QVERIFY2(QFileInfo(QStringLiteral(LEADER_REPLICA_PATH)).isExecutable(), LEADER_REPLICA_PATH);
+    QVERIFY2(QFileInfo(leader::test::replicaPath()).isExecutable(),
+             qPrintable(leader::test::replicaPath()));
     QVERIFY(m_dir.isValid());
     m_password = QByteArray(platform::randomBytes(12).c_str(), 12).toHex().toStdString();
     try {

@@ -11,6 +11,7 @@
 #include "pg/connection.h"
 #include "platform/control.h"
 #include "platform/process.h"
+#include "replicapath.h"
 #include "testdatabase.h"
 #include "toolprocess.h"
 
@@ -54,8 +55,14 @@ constexpr int ProcessDeadlineMs = 30'000;
 // A password no server knows, so any trace of it in the output is an echo of the URL.
 const QString WrongPassword = QStringLiteral("s3cr3t-xyz");
 
-// The binary under test, as this build made it.
-const QString ReplicaPath = QStringLiteral(LEADER_REPLICA_PATH);
+// The binary under test: the production replica in the .production runs, else this build's.
+const QString ProductionReplica = leader::test::productionReplica();
+const QString ReplicaPath = leader::test::replicaPath();
+constexpr const char *NeedsFaults
+        = "drives the replica through --control, which the production replica refuses";
+const QString NoFaults = QStringLiteral("this leader-replica is built without fault injection "
+                                        "(LEADER_REPLICA_FAULTS=OFF): no --control, no --gate "
+                                        "advisory");
 
 // How many of the replica's events so far are named event.
 int countOf(EventProcess &replica, const QString &event)
@@ -211,7 +218,7 @@ private:
 
 void TestLeaderReplica::initTestCase()
 {
-    QVERIFY2(QFileInfo(QStringLiteral(LEADER_REPLICA_PATH)).isExecutable(), LEADER_REPLICA_PATH);
+    QVERIFY2(QFileInfo(ReplicaPath).isExecutable(), qPrintable(ReplicaPath));
     QVERIFY(m_dir.isValid());
     m_db = std::make_unique<TestDatabase>("leaderreplica");
     m_db->migrateDemo();
@@ -319,11 +326,14 @@ void TestLeaderReplica::badInput_data()
     QTest::newRow("no migrations")
             << QStringList{"--database", qs(m_bare->url(Login::App))} << QStringList() << 3
             << QStringList{"lacks ADR-114's migration 0174", "leaderctl migrate"};
+    // The production replica refuses --control and --gate advisory before anything else.
+    const bool faults = ProductionReplica.isEmpty();
     QTest::newRow("no migrations, faults routed")
             << QStringList{"--database", qs(m_bare->url(Login::App)), "--control",
                            m_dir.filePath("unused.sock")}
-            << QStringList() << 3
-            << QStringList{"lacks ADR-114's migration 0174", "leaderctl migrate"};
+            << QStringList() << (faults ? 3 : 2)
+            << (faults ? QStringList{"lacks ADR-114's migration 0174", "leaderctl migrate"}
+                       : QStringList{NoFaults});
     QTest::newRow("no demo migrations")
             << QStringList{"--database", qs(m_leaseOnly->url(Login::App))} << QStringList() << 3
             << QStringList{"lacks the demo migrations", "leaderctl migrate --demo"};
@@ -344,10 +354,16 @@ void TestLeaderReplica::badInput_data()
                                    .arg(m_db->targetPort())
                                    .arg(qs(m_db->name())),
                            "--control", m_dir.filePath("unused.sock")}
-            << QStringList() << 2 << QStringList{"--control needs a --database naming one server"};
+            << QStringList() << 2
+            << QStringList{faults ? QStringLiteral("--control needs a --database naming one server")
+                                  : NoFaults};
     QTest::newRow("nothing listening, faults routed")
             << QStringList{"--database", nowhere, "--control", m_dir.filePath("unused.sock")}
-            << QStringList() << 4 << QStringList{"cannot connect"};
+            << QStringList() << (faults ? 4 : 2)
+            << QStringList{faults ? QStringLiteral("cannot connect") : NoFaults};
+    if (!faults)
+        QTest::newRow("--gate advisory") << QStringList{"--database", app, "--gate", "advisory"}
+                                         << QStringList() << 2 << QStringList{NoFaults};
     QTest::newRow("wrong password") << QStringList{"--database", wrongPassword} << QStringList()
                                     << 4 << QStringList{"authentication failed"};
 }
@@ -383,6 +399,8 @@ void TestLeaderReplica::badInput()
 // status, bad command and panic, which fails the next tick once and pages on the counter.
 void TestLeaderReplica::runsReportsAndObeysItsControlSocket()
 {
+    if (!ProductionReplica.isEmpty())
+        QSKIP(NeedsFaults);
     const QString config
             = configFile("short.conf", "billing.interval = 1s\nbilling.min_tick = 3s\n");
     const QString socket = m_dir.filePath("r1.sock");
@@ -495,6 +513,8 @@ void TestLeaderReplica::sigtermMidTickReleasesAndExits()
 // stays held, until its expiry or, with a marker session, until the database ended that session.
 void TestLeaderReplica::killedProcessLeavesTheRowHeld()
 {
+    if (!ProductionReplica.isEmpty())
+        QSKIP(NeedsFaults);
     const QString config
             = configFile("long.conf", "billing.interval = 1s\nbilling.min_tick = 20s\n");
     const QString socket = m_dir.filePath("r3.sock");
@@ -663,6 +683,8 @@ void TestLeaderReplica::earlyTakeOffIsTheTtlPath_data()
 // ignored by Replica::start, the row is taken within a second and this fails.
 void TestLeaderReplica::earlyTakeOffIsTheTtlPath()
 {
+    if (!ProductionReplica.isEmpty())
+        QSKIP(NeedsFaults);
     QFETCH(QStringList, arguments);
     QFETCH(QString, config);
     const QString profile
@@ -1185,6 +1207,8 @@ void TestLeaderReplica::metricsCapClosesTheLongestWaiting()
 // 2 s (the old code has no up gauge at all).
 void TestLeaderReplica::metricsAnswerWhileTheDatabaseIsUnreachable()
 {
+    if (!ProductionReplica.isEmpty())
+        QSKIP(NeedsFaults);
     constexpr qint64 ScrapeDeadlineMs = 1500;
     const QString config = configFile("idle.conf", "billing.interval = 1h\n");
     const QString socket = m_dir.filePath("down.sock");
@@ -1242,6 +1266,8 @@ void TestLeaderReplica::controlPathInTheWayIsRefusedAndKept_data()
 // unconditional unlink before bind() the regular file was deleted and the replica ran.
 void TestLeaderReplica::controlPathInTheWayIsRefusedAndKept()
 {
+    if (!ProductionReplica.isEmpty())
+        QSKIP(NeedsFaults);
     QFETCH(QString, kind);
     QFETCH(QString, message);
     const QString path = m_dir.filePath("inway.sock");
@@ -1300,6 +1326,8 @@ void TestLeaderReplica::controlPathInTheWayIsRefusedAndKept()
 // stop.
 void TestLeaderReplica::aDeadReplicasSocketIsReplaced()
 {
+    if (!ProductionReplica.isEmpty())
+        QSKIP(NeedsFaults);
     const QString path = m_dir.filePath("dead.sock");
     QFile::remove(path);
     QVERIFY(leaveDeadSocket(path));
@@ -1332,6 +1360,8 @@ void TestLeaderReplica::controlNumbersMustBeFinite_data()
 // others were refused already: the infinities by the range, 1e400 and hex by from_chars).
 void TestLeaderReplica::controlNumbersMustBeFinite()
 {
+    if (!ProductionReplica.isEmpty())
+        QSKIP(NeedsFaults);
     QFETCH(QString, command);
     const QString socket = m_dir.filePath("numbers.sock");
     const QString config = configFile("idle.conf", "billing.interval = 1h\n");

@@ -34,6 +34,7 @@
 #include "lease/constants.h"
 #include "measurement.h"
 #include "pg/connection.h"
+#include "replicapath.h"
 #include "testdatabase.h"
 #include "toolprocess.h"
 
@@ -254,7 +255,8 @@ private:
 void TestMixedFleet::initTestCase()
 {
     QVERIFY2(QFileInfo(QStringLiteral(ADR_REPLICA_PATH)).isExecutable(), ADR_REPLICA_PATH);
-    QVERIFY2(QFileInfo(QStringLiteral(LEADER_REPLICA_PATH)).isExecutable(), LEADER_REPLICA_PATH);
+    QVERIFY2(QFileInfo(leader::test::replicaPath()).isExecutable(),
+             qPrintable(leader::test::replicaPath()));
     QVERIFY2(QFileInfo(QStringLiteral(LEADERCTL_PATH)).isExecutable(), LEADERCTL_PATH);
     QVERIFY(m_dir.isValid());
     m_db = std::make_unique<TestDatabase>("mixedfleet");
@@ -313,8 +315,8 @@ Child &TestMixedFleet::startOurs(const QString &id, const QString &roles)
     // The marker session must be a direct one: PgBouncer's transaction mode holds no session lock.
     if (m_db->viaPgBouncer())
         arguments << "--listen-database" << qs(m_db->directUrl(Login::App));
-    m_children.push_back(std::make_unique<Child>(Kind::Ours, id,
-                                                 QStringLiteral(LEADER_REPLICA_PATH), arguments));
+    m_children.push_back(
+            std::make_unique<Child>(Kind::Ours, id, leader::test::replicaPath(), arguments));
     return *m_children.back();
 }
 

@@ -53,7 +53,10 @@ enum ExitCode {
     Unreachable = 4,   // cannot connect, or the login was refused
 };
 
-constexpr const char *HelpText = R"(Usage: leader-replica [OPTIONS]
+// A build without fault injection leaves --control and --gate out of its help (and so of its man
+// page): it refuses them.
+constexpr const char *HelpText
+        = R"(Usage: leader-replica [OPTIONS]
 
 Runs one replica: the named roles (default all five) against the database, each tick claimed,
 renewed, fenced and released per ADR-114. One JSON line per transition on stdout; logs on stderr.
@@ -62,9 +65,13 @@ Options:
   --database URL          postgresql:// URL or key=value conninfo; default DATABASE_URL, then the
                           standard PG* variables. May be PgBouncer in transaction mode, or a
                           multi-host URL (postgresql://h1,h2/db?target_session_attrs=read-write)
-                          that follows a promotion (not with --control: faults need one
-                          server).
-  --listen-database URL   a direct (session) connection for the fast wake, when --database is a
+                          that follows a promotion.
+)"
+#if LEADER_REPLICA_FAULTS
+          R"(                          Not with --control: faults need one server.
+)"
+#endif
+          R"(  --listen-database URL   a direct (session) connection for the fast wake, when --database is a
                           transaction pooler; without it the replica LISTENs on --database and
                           falls back to polling if notifications do not arrive
   --roles LIST            comma-separated: billing,dunning,webhook_outbox,email_outbox,
@@ -85,7 +92,9 @@ Options:
   --metrics-listen ADDR   the address to serve it on instead of 127.0.0.1 (loopback only): a
                           host address for a Prometheus on another machine, or 0.0.0.0 / :: for
                           every interface. --metrics-address is its old name
-  --control PATH          a Unix socket (on Windows a named pipe named after PATH) taking one
+)"
+#if LEADER_REPLICA_FAULTS
+          R"(  --control PATH          a Unix socket (on Windows a named pipe named after PATH) taking one
                           command per connection, and routes the replica's database traffic
                           through its fault switchboard. PATH must not exist (a dead replica's
                           socket, which nobody answers on, is replaced). Commands:
@@ -98,7 +107,9 @@ Options:
                           item_latency shape it; no domain rows are touched), then
                           pg_advisory_unlock. No lease rows, no fence, no pause; not with
                           --metrics-port or --listen-database
-  --drain-on-sigterm on|off
+)"
+#endif
+          R"(  --drain-on-sigterm on|off
                           on (default): at SIGTERM or SIGINT the replica first drains: it starts
                           no new tick and lets the running ones end as they would (completed,
                           released) for up to --drain-timeout, then stops; a tick still running
@@ -427,6 +438,13 @@ int run(const Arguments &arguments)
     if (const auto message = leader::lease::tooLong("--id", id, leader::lease::MaxReplicaName))
         throw UsageError(*message);
     const std::string controlPath = arguments.option("--control");
+    const std::string gate
+            = arguments.options.contains("--gate") ? arguments.option("--gate") : "lease";
+#if !LEADER_REPLICA_FAULTS
+    if (!controlPath.empty() || gate == "advisory")
+        throw UsageError("this leader-replica is built without fault injection "
+                         "(LEADER_REPLICA_FAULTS=OFF): no --control, no --gate advisory");
+#endif
     // The link proxy fronts the first server only, and while that server is down it accepts and
     // then closes each connection, which makes libpq give up instead of trying the next host: a
     // replica with faults routed would never follow a promotion.
@@ -434,15 +452,9 @@ int run(const Arguments &arguments)
         throw UsageError("--control needs a --database naming one server: the fault link proxy "
                          "fronts one, and would keep this replica from following a failover to "
                          "the others");
-    const std::string gate
-            = arguments.options.contains("--gate") ? arguments.option("--gate") : "lease";
 #if LEADER_REPLICA_FAULTS
     if (gate == "advisory")
         return runAdvisory(arguments, url, id);
-#else
-    if (!controlPath.empty() || gate == "advisory")
-        throw UsageError("this leader-replica is built without fault injection "
-                         "(LEADER_REPLICA_FAULTS=OFF): no --control, no --gate advisory");
 #endif
     if (gate != "lease")
         throw UsageError("--gate is lease or advisory, not \"" + gate + "\"");
@@ -488,8 +500,8 @@ int run(const Arguments &arguments)
                   << *metricsPort << " (in use, or not an address of this host)\n";
         return Failed;
     }
-    std::unique_ptr<leader::platform::ControlServer> controlServer;
 #if LEADER_REPLICA_FAULTS
+    std::unique_ptr<leader::platform::ControlServer> controlServer;
     if (const std::optional<int> failed
         = openControl(controlServer, controlPath, switchboard.get(), out))
         return *failed;
@@ -503,8 +515,10 @@ int run(const Arguments &arguments)
     stopOnSignal(
             id, out,
             [&] {
+#if LEADER_REPLICA_FAULTS
                 if (controlServer)
                     controlServer->stop();
+#endif
                 // Its connections wind down (within MetricsServer::IoTimeout) while the replica
                 // stops.
                 metrics.stopListening();
