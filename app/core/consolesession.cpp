@@ -1,6 +1,7 @@
 #include "consolesession.h"
 
 #include "core/demohost.h"
+#include "core/leasefacts.h"
 #include "core/queued.h"
 #include "core/statuspoller.h"
 #include "core/takeovertracker.h"
@@ -283,7 +284,7 @@ void ConsoleSession::runDrill()
     const ReplicaInfo *victim = nullptr;
     for (const ReplicaInfo &replica : std::as_const(m_replicas)) {
         if (replica.state == ReplicaState::Running
-            && replica.leading.contains(QStringLiteral("billing")))
+            && replica.leading.contains(leaseRoleName(LeaseRole::Billing)))
             victim = &replica;
     }
     for (const ReplicaInfo &replica : std::as_const(m_replicas)) {

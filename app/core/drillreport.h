@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/demotypes.h"
+#include "core/leasefacts.h"
 
 #include <QByteArray>
 #include <QDateTime>
@@ -62,7 +63,7 @@ struct DrillEnvironment
 // What a drill measured. Pure data: DrillRunner fills it, drillMarkdown and drillJson render it.
 struct DrillResult
 {
-    QString role = QStringLiteral("billing");
+    QString role = leaseRoleName(LeaseRole::Billing);
     QDateTime startedAt; // UTC
     QDateTime endedAt;
     QList<DrillFault> faults;

@@ -2,6 +2,7 @@
 
 #include "core/consolesession.h"
 #include "core/drillauditor.h"
+#include "core/leasefacts.h"
 
 #include <QSysInfo>
 #include <QTimer>
@@ -12,7 +13,7 @@ namespace leader::console {
 
 namespace {
 
-const QString Role = QStringLiteral("billing");
+const QString Role = leaseRoleName(LeaseRole::Billing);
 const QString By = QStringLiteral("leader-console drill");
 
 struct PlannedFault

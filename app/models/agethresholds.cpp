@@ -34,11 +34,7 @@ QString ageLevelName(AgeLevel level)
 AgeThresholds AgeThresholds::defaults()
 {
     AgeThresholds thresholds;
-    thresholds.setRoleIntervals({{QStringLiteral("billing"), 60},
-                                 {QStringLiteral("dunning"), 10},
-                                 {QStringLiteral("webhook_outbox"), 2},
-                                 {QStringLiteral("email_outbox"), 2},
-                                 {QStringLiteral("webhook_delivery"), 2}});
+    thresholds.setRoleIntervals(defaultRoleIntervals());
     return thresholds;
 }
 

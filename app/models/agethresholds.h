@@ -38,8 +38,7 @@ class AgeThresholds final
 public:
     AgeThresholds() = default;
 
-    // The demo's intervals (engine/runtime/replica/profile.cpp demoProfile()): billing 60 s,
-    // dunning 10 s, the three outboxes 2 s.
+    // The roles' default intervals, which the demo runs (lease::RoleTable, via core/leasefacts.h).
     static AgeThresholds defaults();
     // warn = 2 x interval + 15 s, alert = 4 x interval + 30 s (why: see the .cpp).
     static AgeThreshold forInterval(double intervalSeconds);

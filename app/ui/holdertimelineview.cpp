@@ -1,5 +1,6 @@
 #include "holdertimelineview.h"
 
+#include "core/leasefacts.h"
 #include "models/plaintext.h"
 #include "models/tones.h"
 
@@ -121,7 +122,7 @@ HolderTimelineView::Layout HolderTimelineView::layoutNow() const
 {
     Layout layout;
     layout.laneHeight = laneHeight();
-    int labelWidth = fontMetrics().horizontalAdvance(QStringLiteral("webhook_delivery"));
+    int labelWidth = fontMetrics().horizontalAdvance(longestLeaseRole());
     if (m_model) {
         for (const QString &role : m_model->roles())
             labelWidth = std::max(labelWidth, fontMetrics().horizontalAdvance(role));

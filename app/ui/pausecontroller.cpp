@@ -2,6 +2,7 @@
 
 #include "core/consolesession.h"
 #include "core/extensionnotes.h"
+#include "core/leasefacts.h"
 #include "core/timerule.h"
 #include "models/plaintext.h"
 #include "models/statusmodel.h"
@@ -39,7 +40,8 @@ PauseController::PauseController(QWidget *window, ConsoleSession *session, Statu
     connect(m_pause, &QAction::triggered, this, [this] { open(true); });
     connect(m_unpause, &QAction::triggered, this, [this] { open(false); });
     connect(m_selectOutboxes, &QAction::triggered, this, [this] {
-        m_pane->selectRoles({QStringLiteral("webhook_outbox"), QStringLiteral("email_outbox")});
+        m_pane->selectRoles(
+                {leaseRoleName(LeaseRole::WebhookOutbox), leaseRoleName(LeaseRole::EmailOutbox)});
     });
     connect(pane, &StatusPane::selectionChanged, this, &PauseController::update);
     pane->view()->addAction(m_pause);

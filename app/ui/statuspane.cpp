@@ -1,5 +1,6 @@
 #include "statuspane.h"
 
+#include "core/leasefacts.h"
 #include "models/health.h"
 #include "models/statusmodel.h"
 #include "roledetailsdialog.h"
@@ -50,7 +51,7 @@ QList<ColumnWidth> statusColumnWidths(int decoration)
         if (text.size() > health.size())
             health = text;
     }
-    return {{StatusModel::Role, QStringLiteral("webhook_delivery")},
+    return {{StatusModel::Role, longestLeaseRole()},
             {StatusModel::State,
              roleStateDisplayName(RoleState::Paused) + QStringLiteral(" · ")
                      + StatusModel::formatRemaining(23 * 3600 + 59 * 60) + QStringLiteral(" left"),

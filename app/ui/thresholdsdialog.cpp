@@ -1,5 +1,6 @@
 #include "ui/thresholdsdialog.h"
 
+#include "core/leasefacts.h"
 #include "ui/dialogfit.h"
 
 #include <QDialogButtonBox>
@@ -32,8 +33,7 @@ QDoubleSpinBox *makeSpin(const QString &objectName, const QString &toolTip)
 
 QStringList ThresholdsDialog::roles()
 {
-    return {QStringLiteral("billing"), QStringLiteral("dunning"), QStringLiteral("webhook_outbox"),
-            QStringLiteral("email_outbox"), QStringLiteral("webhook_delivery")};
+    return leaseRoles();
 }
 
 ThresholdsDialog::ThresholdsDialog(QWidget *parent)

@@ -262,9 +262,8 @@ std::vector<std::string> requireRoles(const Arguments &arguments)
     std::vector<std::string> roles;
     for (const std::string &role : arguments.positional) {
         if (!leader::lease::isKnownRole(role))
-            throw UsageError("unknown role '" + role
-                             + "'; roles are billing, dunning, webhook_outbox, email_outbox, "
-                               "webhook_delivery, or all");
+            throw UsageError("unknown role '" + role + "'; roles are " + leader::lease::roleList()
+                             + ", or all");
         if (std::find(roles.begin(), roles.end(), role) == roles.end())
             roles.push_back(role);
     }
@@ -311,9 +310,8 @@ leader::lease::PauseLogQuery historyQuery(const Arguments &arguments)
     if (!arguments.positional.empty()) {
         query.role = arguments.positional.front();
         if (!leader::lease::isKnownRole(query.role))
-            throw UsageError("unknown role '" + query.role
-                             + "'; roles are billing, dunning, webhook_outbox, email_outbox, "
-                               "webhook_delivery");
+            throw UsageError("unknown role '" + query.role + "'; roles are "
+                             + leader::lease::roleList());
     }
     const std::string since = arguments.option("--since");
     if (const std::optional<std::string> interval = leader::lease::intervalFromDuration(since))

@@ -46,12 +46,18 @@ bool isReplicaSetting(std::string_view line)
 
 std::vector<RoleProfile> demoProfile()
 {
+    // Each role at its default interval (lease::RoleTable), with the work its tick simulates.
+    const auto at
+            = [](lease::Role role, roles::RoleOptions options, std::chrono::milliseconds minTick) {
+                  return RoleProfile{std::string(lease::nameOf(role)), lease::defaultInterval(role),
+                                     options, minTick};
+              };
     return {
-            {"billing", 60s, {.perItemLatency = 250ms, .batchSize = 10}, 30s},
-            {"dunning", 10s, {.perItemLatency = 300ms, .batchSize = 10}, 3s},
-            {"webhook_outbox", 2s, {.perItemLatency = 20ms, .batchSize = 50}, 1s},
-            {"email_outbox", 2s, {.perItemLatency = 50ms, .batchSize = 20}, 1s},
-            {"webhook_delivery", 2s, {.perItemLatency = 50ms, .batchSize = 20}, 1s},
+            at(lease::Role::Billing, {.perItemLatency = 250ms, .batchSize = 10}, 30s),
+            at(lease::Role::Dunning, {.perItemLatency = 300ms, .batchSize = 10}, 3s),
+            at(lease::Role::WebhookOutbox, {.perItemLatency = 20ms, .batchSize = 50}, 1s),
+            at(lease::Role::EmailOutbox, {.perItemLatency = 50ms, .batchSize = 20}, 1s),
+            at(lease::Role::WebhookDelivery, {.perItemLatency = 50ms, .batchSize = 20}, 1s),
     };
 }
 
@@ -99,9 +105,8 @@ std::vector<RoleProfile> parseProfile(std::string_view text, std::vector<RolePro
         const auto profile = std::find_if(base.begin(), base.end(),
                                           [&](const RoleProfile &p) { return p.role == role; });
         if (profile == base.end())
-            throw ProfileError(where + "unknown role \"" + std::string(role)
-                               + "\"; the roles are billing, dunning, webhook_outbox, "
-                                 "email_outbox, webhook_delivery");
+            throw ProfileError(where + "unknown role \"" + std::string(role) + "\"; the roles are "
+                               + lease::roleList());
         try {
             if (key == "interval")
                 profile->interval = parseDuration(value);
@@ -154,9 +159,7 @@ std::vector<RoleProfile> selectRoles(const std::vector<RoleProfile> &profiles,
     std::vector<RoleProfile> selected;
     for (const std::string &role : roles) {
         if (!lease::isKnownRole(role))
-            throw ProfileError("unknown role \"" + role
-                               + "\"; the roles are billing, dunning, webhook_outbox, "
-                                 "email_outbox, webhook_delivery");
+            throw ProfileError("unknown role \"" + role + "\"; the roles are " + lease::roleList());
         const auto profile = std::find_if(profiles.begin(), profiles.end(),
                                           [&](const RoleProfile &p) { return p.role == role; });
         if (profile != profiles.end()

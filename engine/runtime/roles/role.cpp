@@ -10,16 +10,21 @@ namespace leader::roles {
 
 std::unique_ptr<Role> makeRole(std::string_view name, const RoleOptions &options)
 {
-    if (name == "billing")
+    const std::optional<lease::Role> role = lease::roleFromName(name);
+    if (!role)
+        return nullptr;
+    switch (*role) {
+    case lease::Role::Billing:
         return std::make_unique<BillingRole>(options);
-    if (name == "dunning")
+    case lease::Role::Dunning:
         return std::make_unique<DunningRole>(options);
-    if (name == "email_outbox")
+    case lease::Role::EmailOutbox:
         return std::make_unique<EmailOutboxRole>(options);
-    if (name == "webhook_delivery")
+    case lease::Role::WebhookDelivery:
         return std::make_unique<WebhookDeliveryRole>(options);
-    if (name == "webhook_outbox")
+    case lease::Role::WebhookOutbox:
         return std::make_unique<WebhookOutboxRole>(options);
+    }
     return nullptr;
 }
 

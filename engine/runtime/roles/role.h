@@ -1,5 +1,7 @@
 #pragma once
 
+#include "lease/roles.h"
+
 #include <chrono>
 #include <memory>
 #include <string_view>
@@ -30,7 +32,7 @@ public:
     virtual void tick(lease::TickContext &context) = 0;
 };
 
-// One of billing, dunning, webhook_outbox, email_outbox, webhook_delivery; nullptr otherwise.
+// The role named name (lease::RoleTable); nullptr for an unknown name.
 std::unique_ptr<Role> makeRole(std::string_view name, const RoleOptions &options = {});
 
 } // namespace leader::roles

@@ -1,8 +1,10 @@
 #include "auditor.h"
 
+#include "lease/roles.h"
 #include "pg/connection.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace leader::demo {
 
@@ -14,7 +16,7 @@ using namespace std::chrono_literals;
 // info: one row of bigint columns, each named by what it counts.
 struct Check
 {
-    const char *role;
+    std::optional<lease::Role> role; // none: all roles
     const char *name;
     std::string_view offending;
     std::string_view info;
@@ -22,7 +24,7 @@ struct Check
 };
 
 constexpr Check Checks[] = {
-        {"billing", "at most one invoice per subscription and period", R"sql(
+        {lease::Role::Billing, "at most one invoice per subscription and period", R"sql(
 SELECT min(id) AS ord,
        format('subscription %s, period from %s: %s invoices (%s)', subscription_id, period_start,
               count(*), string_agg(id::text, ', ' ORDER BY id)) AS sample
@@ -33,7 +35,7 @@ HAVING count(*) > 1
          "SELECT count(*) AS invoices FROM invoices"},
         // The unique index makes the check above unbreakable, so these two look for what a stale
         // writer could still do: bill a period no watermark CAS closed, or bill across another.
-        {"billing", "every invoice's period closed by a watermark advance", R"sql(
+        {lease::Role::Billing, "every invoice's period closed by a watermark advance", R"sql(
 SELECT i.id AS ord,
        format('invoice %s: subscription %s, period %s to %s, no watermark advance from %s',
               i.id, i.subscription_id, i.period_start, i.period_end, i.period_end) AS sample
@@ -45,7 +47,7 @@ SELECT i.id AS ord,
                       AND w.old_watermark = i.period_end)
 )sql",
          "SELECT count(*) FILTER (WHERE reason = 'advance') AS advances FROM watermark_history"},
-        {"billing", "no two invoices' periods overlap for one subscription", R"sql(
+        {lease::Role::Billing, "no two invoices' periods overlap for one subscription", R"sql(
 SELECT b.id AS ord,
        format('invoices %s and %s of subscription %s overlap: %s to %s and %s to %s', a.id, b.id,
               a.subscription_id, a.period_start, a.period_end, b.period_start,
@@ -55,7 +57,7 @@ SELECT b.id AS ord,
                  AND a.period_start < b.period_end AND b.period_start < a.period_end
 )sql",
          "SELECT count(DISTINCT subscription_id) AS subscriptions_billed FROM invoices"},
-        {"billing", "no watermark moved backward but by a truncation", R"sql(
+        {lease::Role::Billing, "no watermark moved backward but by a truncation", R"sql(
 SELECT id AS ord,
        format('watermark_history %s: subscription %s moved back from %s to %s (reason %s, '
               'token %s)', id, subscription_id, old_watermark, new_watermark, reason,
@@ -65,7 +67,7 @@ SELECT id AS ord,
 )sql",
          "SELECT count(*) AS watermark_writes, count(*) FILTER (WHERE reason = 'truncation') AS "
          "truncations FROM watermark_history"},
-        {"billing", "no invoice charged successfully twice", R"sql(
+        {lease::Role::Billing, "no invoice charged successfully twice", R"sql(
 SELECT invoice_id AS ord,
        format('invoice %s: %s succeeded charges (%s)', invoice_id, count(*),
               string_agg(idempotency_key, ', ' ORDER BY charged_at, idempotency_key)) AS sample
@@ -76,7 +78,7 @@ HAVING count(*) > 1
 )sql",
          "SELECT count(*) AS charges, count(*) FILTER (WHERE outcome = 'succeeded') AS succeeded, "
          "count(*) FILTER (WHERE outcome = 'declined') AS declined FROM provider_charges"},
-        {"billing", "every charge call reached the provider", R"sql(
+        {lease::Role::Billing, "every charge call reached the provider", R"sql(
 SELECT e.id AS ord,
        format('external_effects %s: charge %s (token %s) has no provider charge', e.id,
               e.idempotency_key, coalesce(e.token::text, 'none')) AS sample
@@ -87,7 +89,7 @@ SELECT e.id AS ord,
          // A repeated call with the same key is the provider's to deduplicate: information.
          "SELECT count(*) AS charge_calls, count(*) - count(DISTINCT idempotency_key) AS "
          "repeated_charge_calls FROM external_effects WHERE kind = 'charge'"},
-        {"dunning", "attempt_count equals its attempts, numbered 1..n", R"sql(
+        {lease::Role::Dunning, "attempt_count equals its attempts, numbered 1..n", R"sql(
 SELECT r.id AS ord,
        format('dunning_run %s (invoice %s): attempt_count %s, %s attempts recorded (numbers %s)',
               r.id, r.invoice_id, r.attempt_count, count(a.attempt_no),
@@ -100,7 +102,7 @@ HAVING r.attempt_count <> count(a.attempt_no)
 )sql",
          "SELECT (SELECT count(*) FROM dunning_runs) AS runs, (SELECT count(*) FROM "
          "dunning_attempts) AS attempts"},
-        {"dunning", "exhausted exactly when max_attempts attempts all declined", R"sql(
+        {lease::Role::Dunning, "exhausted exactly when max_attempts attempts all declined", R"sql(
 SELECT r.id AS ord,
        format('dunning_run %s (invoice %s): status %s, attempt_count %s of %s, %s declined',
               r.id, r.invoice_id, r.status, r.attempt_count, r.max_attempts,
@@ -113,7 +115,7 @@ HAVING (r.status = 'exhausted')
            AND bool_and(a.outcome = 'declined'))
 )sql",
          "SELECT count(*) FILTER (WHERE status = 'exhausted') AS exhausted FROM dunning_runs"},
-        {"dunning", "recovered exactly when the last attempt succeeded", R"sql(
+        {lease::Role::Dunning, "recovered exactly when the last attempt succeeded", R"sql(
 SELECT r.id AS ord,
        format('dunning_run %s (invoice %s): status %s, last attempt %s', r.id, r.invoice_id,
               r.status, coalesce(l.attempt_no || ' ' || l.outcome, 'none')) AS sample
@@ -127,7 +129,7 @@ SELECT r.id AS ord,
 )sql",
          "SELECT count(*) FILTER (WHERE status = 'recovered') AS recovered, count(*) FILTER "
          "(WHERE status = 'active') AS active FROM dunning_runs"},
-        {"webhook_outbox", "every event past the grace dispatched", R"sql(
+        {lease::Role::WebhookOutbox, "every event past the grace dispatched", R"sql(
 SELECT id AS ord,
        format('webhook_event %s (%s, tenant %s) created %s, not dispatched', id, kind, tenant_id,
               created_at) AS sample
@@ -135,7 +137,8 @@ SELECT id AS ord,
  WHERE dispatched_at IS NULL AND created_at < now() - (SELECT grace FROM audit)
 )sql",
          "SELECT count(*) AS events, count(dispatched_at) AS dispatched FROM webhook_events"},
-        {"webhook_delivery", "every event dispatched past the grace delivered, unless dead", R"sql(
+        {lease::Role::WebhookDelivery,
+         "every event dispatched past the grace delivered, unless dead", R"sql(
 SELECT e.id AS ord,
        format('webhook_event %s dispatched %s: %s', e.id, e.dispatched_at,
               CASE WHEN d.id IS NULL THEN 'no delivery'
@@ -166,7 +169,7 @@ SELECT (SELECT count(*) FROM webhook_deliveries WHERE status = 'delivered') AS d
          WHERE kind = 'webhook_post'
          GROUP BY idempotency_key) k
 )sql"},
-        {"email_outbox", "every email past the grace sent", R"sql(
+        {lease::Role::EmailOutbox, "every email past the grace sent", R"sql(
 SELECT id AS ord,
        format('email %s (%s to %s) created %s, %s', id, kind, recipient, created_at,
               CASE WHEN status = 'sent' THEN 'marked sent, but no email effect email:' || id
@@ -187,7 +190,7 @@ SELECT (SELECT count(*) FROM email_outbox) AS emails,
        coalesce(sum(n - 1), 0)::bigint AS duplicate_sends
   FROM (SELECT count(*) AS n FROM external_effects WHERE kind = 'email' GROUP BY idempotency_key) k
 )sql"},
-        {"all roles", "no row claimed under a stale token", R"sql(
+        {std::nullopt, "no row claimed under a stale token", R"sql(
 SELECT id AS ord,
        format('claim_log %s: %s claimed %s under token %s after token %s had claimed', id, role,
               item, token, earlier) AS sample
@@ -213,7 +216,10 @@ AuditReport audit(pg::Connection &connection, const AuditOptions &options)
 {
     AuditReport report;
     for (const Check &check : Checks) {
-        InvariantResult result{.role = check.role, .name = check.name, .fencing = check.fencing};
+        InvariantResult result{.role
+                               = check.role ? std::string(lease::nameOf(*check.role)) : "all roles",
+                               .name = check.name,
+                               .fencing = check.fencing};
         // The window count is taken before LIMIT: the total, not the number of samples.
         const pg::Result offending = connection.exec(
                 "audit",

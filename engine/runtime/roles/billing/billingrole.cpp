@@ -13,7 +13,7 @@ BillingRole::BillingRole(RoleOptions options)
 
 void BillingRole::tick(lease::TickContext &context)
 {
-    scheduler::StepGuard guard("billing");
+    scheduler::StepGuard guard{std::string(name())};
     std::vector<billing::DueSubscription> due;
     guard.run("GetDueBilling", [&] { due = billing::getDueBilling(context, m_options.batchSize); });
     const std::int64_t token = lease::fence(&context).token;

@@ -10,7 +10,7 @@ class BillingRole final : public Role
 {
 public:
     explicit BillingRole(RoleOptions options);
-    std::string_view name() const override { return "billing"; }
+    std::string_view name() const override { return lease::nameOf(lease::Role::Billing); }
     void tick(lease::TickContext &context) override;
 
 private:

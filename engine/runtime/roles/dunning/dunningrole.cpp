@@ -12,7 +12,7 @@ DunningRole::DunningRole(RoleOptions options)
 
 void DunningRole::tick(lease::TickContext &context)
 {
-    scheduler::StepGuard guard("dunning");
+    scheduler::StepGuard guard{std::string(name())};
     std::vector<dunning::DueRun> runs;
     guard.run("ListDueRuns", [&] { runs = dunning::listDueRuns(context, m_options.batchSize); });
     const std::int64_t token = lease::fence(&context).token;

@@ -10,7 +10,7 @@ class DunningRole final : public Role
 {
 public:
     explicit DunningRole(RoleOptions options);
-    std::string_view name() const override { return "dunning"; }
+    std::string_view name() const override { return lease::nameOf(lease::Role::Dunning); }
     void tick(lease::TickContext &context) override;
 
 private:

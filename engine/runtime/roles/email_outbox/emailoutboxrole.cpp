@@ -12,7 +12,7 @@ EmailOutboxRole::EmailOutboxRole(RoleOptions options)
 
 void EmailOutboxRole::tick(lease::TickContext &context)
 {
-    scheduler::StepGuard guard("email_outbox");
+    scheduler::StepGuard guard{std::string(name())};
     std::vector<email::QueuedEmail> batch;
     guard.run("claim batch", [&] { batch = email::claimBatch(context, m_options.batchSize); });
     const std::int64_t token = lease::fence(&context).token;

@@ -9,7 +9,7 @@ class EmailOutboxRole final : public Role
 {
 public:
     explicit EmailOutboxRole(RoleOptions options);
-    std::string_view name() const override { return "email_outbox"; }
+    std::string_view name() const override { return lease::nameOf(lease::Role::EmailOutbox); }
     void tick(lease::TickContext &context) override;
 
 private:

@@ -13,7 +13,7 @@ WebhookDeliveryRole::WebhookDeliveryRole(RoleOptions options)
 
 void WebhookDeliveryRole::tick(lease::TickContext &context)
 {
-    scheduler::StepGuard guard("webhook_delivery");
+    scheduler::StepGuard guard{std::string(name())};
     std::vector<webhook::PendingDelivery> batch;
     guard.run("list pending deliveries",
               [&] { batch = webhook::listPendingDeliveries(context, m_options.batchSize); });
@@ -29,7 +29,7 @@ void WebhookDeliveryRole::tick(lease::TickContext &context)
                     webhook::markFailed(context, delivery, token);
             } catch (const webhook::StaleDeliveryMark &stale) {
                 // Lost to a newer claim of the row, which owns it now: not a failure of this tick.
-                log::write(log::Level::Warning, "webhook_delivery", stale.what(),
+                log::write(log::Level::Warning, name(), stale.what(),
                            "token=" + std::to_string(token));
             }
         });

@@ -11,7 +11,7 @@ class WebhookDeliveryRole final : public Role
 {
 public:
     explicit WebhookDeliveryRole(RoleOptions options);
-    std::string_view name() const override { return "webhook_delivery"; }
+    std::string_view name() const override { return lease::nameOf(lease::Role::WebhookDelivery); }
     void tick(lease::TickContext &context) override;
 
 private:

@@ -11,7 +11,7 @@ WebhookOutboxRole::WebhookOutboxRole(RoleOptions options)
 
 void WebhookOutboxRole::tick(lease::TickContext &context)
 {
-    scheduler::StepGuard guard("webhook_outbox");
+    scheduler::StepGuard guard{std::string(name())};
     guard.run("process batch", [&] { webhook::processBatch(context, m_options.batchSize); });
     guard.finish();
 }

@@ -10,7 +10,7 @@ class WebhookOutboxRole final : public Role
 {
 public:
     explicit WebhookOutboxRole(RoleOptions options);
-    std::string_view name() const override { return "webhook_outbox"; }
+    std::string_view name() const override { return lease::nameOf(lease::Role::WebhookOutbox); }
     void tick(lease::TickContext &context) override;
 
 private:
