@@ -3,6 +3,7 @@
 #include "constants.h"
 #include "pg/connection.h"
 #include "pg/error.h"
+#include "pg/transaction.h"
 
 #include <sstream>
 
@@ -67,31 +68,13 @@ std::string joined(const std::vector<std::string> &items)
     return text;
 }
 
-template<typename Work>
-auto inTransaction(pg::Connection &connection, Work &&work)
-{
-    connection.exec("begin", "BEGIN", {}, StatementTimeout);
-    try {
-        auto result = work();
-        connection.exec("commit", "COMMIT", {}, StatementTimeout);
-        return result;
-    } catch (...) {
-        try {
-            connection.exec("rollback", "ROLLBACK", {}, StatementTimeout);
-        } catch (const pg::Error &) {
-            // The session is gone, and its transaction with it.
-        }
-        throw;
-    }
-}
-
 } // namespace
 
 DrainRecord drainReplica(pg::Connection &connection, std::string_view name, std::string_view by,
                          std::string_view reason, bool force)
 {
     try {
-        return inTransaction(connection, [&] {
+        return pg::inTransaction(connection, StatementTimeout, [&] {
             DrainRecord record;
             record.name = std::string(name);
             const pg::Result drained = connection.exec(

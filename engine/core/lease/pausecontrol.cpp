@@ -3,6 +3,7 @@
 #include "constants.h"
 #include "pg/connection.h"
 #include "pg/error.h"
+#include "pg/transaction.h"
 #include "schema/features.h"
 #include "schema/migrator.h"
 
@@ -57,26 +58,6 @@ pg::Param optional(std::string_view value)
     return value.empty() ? pg::Param(nullptr) : pg::Param(value);
 }
 
-// BEGIN … COMMIT around work; ROLLBACK when it throws (a statement refused, the session lost), so
-// several roles change together or not at all, also through a transaction pooler.
-template<typename Work>
-auto inTransaction(pg::Connection &connection, Work &&work)
-{
-    connection.exec("begin", "BEGIN", {}, StatementTimeout);
-    try {
-        auto result = work();
-        connection.exec("commit", "COMMIT", {}, StatementTimeout);
-        return result;
-    } catch (...) {
-        try {
-            connection.exec("rollback", "ROLLBACK", {}, StatementTimeout);
-        } catch (const pg::Error &) {
-            // The session is gone, and its transaction with it.
-        }
-        throw;
-    }
-}
-
 } // namespace
 
 std::optional<std::string> intervalFromDuration(std::string_view duration)
@@ -119,7 +100,7 @@ std::vector<PauseRecord> pauseRoles(pg::Connection &connection,
         throw schema::SchemaError(schema::extensionNeeded("a pause that ends by itself",
                                                           schema::Extension::PauseLog));
     const bool notifies = features.has(schema::Extension::PauseNotify);
-    return inTransaction(connection, [&] {
+    return pg::inTransaction(connection, StatementTimeout, [&] {
         std::vector<PauseRecord> records;
         for (const std::string &role : roles) {
             const pg::Result paused
@@ -156,7 +137,7 @@ std::vector<UnpauseRecord> unpauseRoles(pg::Connection &connection,
 {
     const bool withLog = features.has(schema::Extension::PauseLog);
     const bool notifies = features.has(schema::Extension::PauseNotify);
-    return inTransaction(connection, [&] {
+    return pg::inTransaction(connection, StatementTimeout, [&] {
         std::vector<UnpauseRecord> records;
         for (const std::string &role : roles) {
             const pg::Result result
