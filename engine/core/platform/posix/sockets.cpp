@@ -1,5 +1,7 @@
 #include "platform/sockets.h"
 
+#include "platform/common/lookup.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <climits>
@@ -44,7 +46,9 @@ void Socket::close()
         ::close(std::exchange(m_handle, -1));
 }
 
-std::vector<TcpAddress> TcpAddress::resolve(const std::string &host, int port)
+void lookUpAddresses(
+        const std::string &host, int port,
+        const std::function<void(const void *sockaddr, std::size_t length, int family)> &each)
 {
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
@@ -53,18 +57,9 @@ std::vector<TcpAddress> TcpAddress::resolve(const std::string &host, int port)
     const int failed = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found);
     if (failed != 0)
         throw std::runtime_error("cannot resolve " + host + ": " + ::gai_strerror(failed));
-    std::vector<TcpAddress> addresses;
-    for (const addrinfo *entry = found; entry; entry = entry->ai_next) {
-        TcpAddress address;
-        address.m_length = static_cast<unsigned>(entry->ai_addrlen);
-        address.m_family = entry->ai_family;
-        std::memcpy(address.m_storage.data(), entry->ai_addr, entry->ai_addrlen);
-        addresses.push_back(address);
-    }
+    for (const addrinfo *entry = found; entry; entry = entry->ai_next)
+        each(entry->ai_addr, entry->ai_addrlen, entry->ai_family);
     ::freeaddrinfo(found);
-    if (addresses.empty())
-        throw std::runtime_error("cannot resolve " + host + ": no address");
-    return addresses;
 }
 
 Socket startConnect(const TcpAddress &address)

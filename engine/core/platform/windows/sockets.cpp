@@ -1,5 +1,6 @@
 #include "platform/sockets.h"
 
+#include "platform/common/lookup.h"
 #include "win32.h"
 
 #include <algorithm>
@@ -72,7 +73,9 @@ void Socket::close()
         ::closesocket(native(std::exchange(m_handle, -1)));
 }
 
-std::vector<TcpAddress> TcpAddress::resolve(const std::string &host, int port)
+void lookUpAddresses(
+        const std::string &host, int port,
+        const std::function<void(const void *sockaddr, std::size_t length, int family)> &each)
 {
     win32::startWinsock();
     addrinfo hints{};
@@ -83,18 +86,9 @@ std::vector<TcpAddress> TcpAddress::resolve(const std::string &host, int port)
     if (failed != 0)
         throw std::runtime_error("cannot resolve " + host + ": "
                                  + win32::errorText(static_cast<DWORD>(failed)));
-    std::vector<TcpAddress> addresses;
-    for (const addrinfo *entry = found; entry; entry = entry->ai_next) {
-        TcpAddress address;
-        address.m_length = static_cast<unsigned>(entry->ai_addrlen);
-        address.m_family = entry->ai_family;
-        std::memcpy(address.m_storage.data(), entry->ai_addr, entry->ai_addrlen);
-        addresses.push_back(address);
-    }
+    for (const addrinfo *entry = found; entry; entry = entry->ai_next)
+        each(entry->ai_addr, entry->ai_addrlen, entry->ai_family);
     ::freeaddrinfo(found);
-    if (addresses.empty())
-        throw std::runtime_error("cannot resolve " + host + ": no address");
-    return addresses;
 }
 
 Socket startConnect(const TcpAddress &address)
