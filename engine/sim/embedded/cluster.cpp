@@ -1,6 +1,7 @@
 #include "cluster.h"
 
 #include "platform/process.h"
+#include "platform/serverdirectory.h"
 
 #include <libpq-fe.h>
 
@@ -8,7 +9,6 @@
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
-#include <fstream>
 #include <optional>
 #include <sstream>
 #include <system_error>
@@ -162,58 +162,23 @@ std::optional<fs::path> newestBinDirUnder(const fs::path &root)
     return std::max_element(candidates.begin(), candidates.end())->second;
 }
 
-// What differs on Windows: pg_ctl starts the server through cmd.exe instead of /bin/sh, and
-// PostgreSQL's installer puts each version under Program Files.
-#ifdef _WIN32
-// pg_ctl splices -D and -l into a cmd.exe command line inside double quotes, where % still
-// expands variables, and libpq reads a comma in a host as a list separator.
-constexpr std::string_view UnsafePathCharacters = "\"%,";
-constexpr std::string_view UnsafePathCharacterList = "\" % ,";
-
-// One word of pg_ctl's -o: cmd.exe, then the server's C runtime, split that line, and double
-// quotes keep a space in (the directory holds no quote, and does not end in a backslash). The
-// server reads an unquoted list element up to the next comma, spaces included.
-std::string socketDirectoryOption(const fs::path &directory)
-{
-    return "\"unix_socket_directories=" + directory.string() + "\"";
-}
-
+// The newest one under where this system's packages install PostgreSQL.
 std::optional<fs::path> installedBinDir()
 {
-    const char *programFiles = std::getenv("ProgramFiles");
-    if (!programFiles || !*programFiles)
+    const fs::path root = platform::postgresInstallRoot();
+    if (root.empty())
         return std::nullopt;
-    return newestBinDirUnder(fs::path(programFiles) / "PostgreSQL");
+    return newestBinDirUnder(root);
 }
 
-constexpr const char *BinDirExample = "e.g. C:\\Program Files\\PostgreSQL\\<version>\\bin";
-constexpr const char *InstallAdvice = "install PostgreSQL for Windows (the installer or the zip "
-                                      "archive from postgresql.org) or set LEADER_PG_BINDIR";
-#else
-// pg_ctl splices -D and -l into a /bin/sh command line inside double quotes, and libpq reads a
-// comma in a host as a list separator.
-constexpr std::string_view UnsafePathCharacters = "\"$`\\,";
-constexpr std::string_view UnsafePathCharacterList = "\" $ ` \\ ,";
-
-// One word of pg_ctl's -o, which pg_ctl hands to /bin/sh: single quotes keep it whole, and the
-// double quotes inside keep a space or a comma in the server's list element.
-std::string socketDirectoryOption(const fs::path &directory)
+// The characters for a message: "\" $ ` \\ ,".
+std::string spaced(std::string_view characters)
 {
-    std::string quoted = "'";
-    for (const char c : "\"" + directory.string() + "\"")
-        quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return "unix_socket_directories=" + quoted + "'";
+    std::string list;
+    for (const char c : characters)
+        list += (list.empty() ? "" : " ") + std::string(1, c);
+    return list;
 }
-
-std::optional<fs::path> installedBinDir()
-{
-    return newestBinDirUnder("/usr/lib/postgresql");
-}
-
-constexpr const char *BinDirExample = "e.g. /usr/lib/postgresql/<version>/bin";
-constexpr const char *InstallAdvice
-        = "install them with `sudo apt-get install postgresql` or set LEADER_PG_BINDIR";
-#endif
 
 struct PidFile
 {
@@ -267,7 +232,8 @@ bool waitUntil(Clock::time_point deadline, Condition condition)
     }
 }
 
-// Failures of the OS itself (fork, sockets, the file system) reach the caller as ClusterError too.
+// Failures of the OS itself (fork, sockets, the file system) and the server directory's refusals
+// reach the caller as ClusterError too.
 template<typename Function>
 void reportingAsClusterError(Function function)
 {
@@ -275,6 +241,8 @@ void reportingAsClusterError(Function function)
         function();
     } catch (const std::system_error &error) {
         throw ClusterError(error.what());
+    } catch (const platform::DirectoryRefused &refused) {
+        throw ClusterError(refused.what());
     }
 }
 
@@ -301,26 +269,13 @@ struct Cluster::Private
     // The postmaster this object started or adopted; 0 when there is none.
     int pid = 0;
     fs::path socketDirectory;
-#ifndef _WIN32
-    // The cluster directory, opened from / without following a symbolic link (openDirectory).
-    std::optional<platform::OpenDirectory> handle;
-#endif
+    std::optional<platform::ServerDirectory> files; // made by locate()
 
     void locate();
     std::optional<platform::Account> serverAccount() const;
     bool adopt(Clock::time_point deadline);
-    // The cluster directory and what it holds (data/, run/, server.log, superuser.password)
-    // checked, and with create what is missing made; false when it is missing and create is not
-    // set. A directory, parent or file another user could have planted or changed is refused
-    // with the fix, never repaired.
-    bool openDirectory(bool create);
-    void checkReachable() const;
     std::optional<std::string> storedPassword() const;
     bool loadPassword();
-    void writePasswordFile();
-    std::optional<std::string> readInData(const std::string &name) const;
-    std::uintmax_t logSize() const;
-    std::string logSince(std::uintmax_t offset) const;
     void initdb();
     void checkVersion();
     void launch(Clock::time_point deadline);
@@ -345,9 +300,10 @@ void Cluster::Private::locate()
         fail("cannot resolve", options.directory, error);
     if (!directory.has_filename())
         directory = directory.parent_path();
-    if (directory.string().find_first_of(UnsafePathCharacters) != std::string::npos)
+    if (directory.string().find_first_of(platform::serverPathUnsafeCharacters())
+        != std::string::npos)
         throw ClusterError("the cluster directory " + directory.string() + " contains one of "
-                           + std::string(UnsafePathCharacterList)
+                           + spaced(platform::serverPathUnsafeCharacters())
                            + " which pg_ctl or libpq cannot pass on: choose another directory");
     dataDirectory = directory / "data";
     runDirectory = directory / "run";
@@ -363,6 +319,7 @@ void Cluster::Private::locate()
                            + "): choose a shorter directory");
     binDir = findBinDir(options.binDir);
     account = platform::isRoot() ? serverAccount() : std::nullopt;
+    files.emplace(directory, account);
 }
 
 std::optional<platform::Account> Cluster::Private::serverAccount() const
@@ -387,7 +344,7 @@ std::optional<platform::Account> Cluster::Private::serverAccount() const
 bool Cluster::Private::adopt(Clock::time_point deadline)
 {
     for (;;) {
-        const auto pidFile = parsePidFile(readInData("postmaster.pid"));
+        const auto pidFile = parsePidFile(files->readInData("postmaster.pid"));
         if (!pidFile)
             return false;
         if (!platform::processAlive(pidFile->pid)) {
@@ -427,387 +384,14 @@ bool Cluster::Private::adopt(Clock::time_point deadline)
 void Cluster::Private::fail(const std::string &what, const fs::path &path,
                             const std::error_code &error) const
 {
-    throw ClusterError(what + " " + path.string() + " (" + error.message()
-                       + "): choose a directory you can write to");
-}
-
-void Cluster::Private::checkReachable() const
-{
-    std::error_code error;
-    // What is still to be created will be the account's; what exists must let it through. A file
-    // on the way is left for create_directories() to report.
-    fs::path existing = directory;
-    while (!fs::is_directory(existing, error) && existing.has_relative_path())
-        existing = existing.parent_path();
-    if (platform::canTraverse(*account, existing))
-        return;
-    fs::path blocker;
-    for (const fs::path &part : existing) {
-        blocker /= part;
-        if (!platform::canTraverse(*account, blocker))
-            break;
-    }
-    const std::string where = blocker == directory ? directory.string()
-                                                   : directory.string() + " (" + blocker.string()
-                                                             + " is closed to it)";
-    throw ClusterError("the server runs as '" + account->name + "', which cannot reach " + where
-                       + ": choose a directory it can traverse (e.g. under /var/lib or /tmp)");
-}
-
-#ifdef _WIN32
-namespace {
-
-std::optional<std::string> readFile(const fs::path &path, std::uintmax_t offset = 0)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return std::nullopt;
-    in.seekg(static_cast<std::streamoff>(offset));
-    std::ostringstream contents;
-    contents << in.rdbuf();
-    return contents.str();
-}
-
-} // namespace
-
-// Windows: the default directory lives in the user's profile, which its ACL keeps from other
-// users, and the server runs as the caller.
-bool Cluster::Private::openDirectory(bool create)
-{
-    std::error_code error;
-    const auto status = fs::status(directory, error);
-    if (fs::exists(status) && !fs::is_directory(status))
-        throw ClusterError(directory.string()
-                           + " exists and is not a directory: choose another directory for the "
-                             "cluster");
-    if (!create)
-        return fs::is_directory(status);
-    const bool created = fs::create_directories(directory, error);
-    if (error)
-        fail("cannot create", directory, error);
-    try {
-        if (created)
-            fs::permissions(directory, fs::perms::owner_all);
-        for (const fs::path &subdirectory : {dataDirectory, runDirectory}) {
-            if (fs::create_directory(subdirectory, error))
-                fs::permissions(subdirectory, fs::perms::owner_all);
-            if (error)
-                fail("cannot create", subdirectory, error);
-        }
-        if (!fs::exists(logFile) && !std::ofstream(logFile))
-            fail("cannot create", logFile, std::make_error_code(std::errc::permission_denied));
-    } catch (const fs::filesystem_error &failure) {
-        fail("cannot prepare", failure.path1(), failure.code());
-    }
-    return true;
+    throw ClusterError(platform::DirectoryRefused::unwritable(what, path, error).what());
 }
 
 std::optional<std::string> Cluster::Private::storedPassword() const
 {
-    const std::string stored = trimmed(readFile(passwordFile).value_or(""));
+    const std::string stored = trimmed(files->readPassword().value_or(""));
     return stored.empty() ? std::nullopt : std::optional(stored);
 }
-
-void Cluster::Private::writePasswordFile()
-{
-    platform::writePrivateFile(passwordFile, password + "\n");
-}
-
-std::optional<std::string> Cluster::Private::readInData(const std::string &name) const
-{
-    return readFile(dataDirectory / name);
-}
-
-std::uintmax_t Cluster::Private::logSize() const
-{
-    std::error_code error;
-    const auto size = fs::file_size(logFile, error);
-    return error ? 0 : size;
-}
-
-std::string Cluster::Private::logSince(std::uintmax_t offset) const
-{
-    return readFile(logFile, offset).value_or("");
-}
-#else
-namespace {
-
-using platform::FileType;
-
-constexpr const char *LogName = "server.log";
-constexpr const char *PasswordName = "superuser.password";
-constexpr unsigned Sticky = 01000;
-
-std::string octal(unsigned mode)
-{
-    std::string text;
-    for (int shift = 9; shift >= 0; shift -= 3)
-        text += static_cast<char>('0' + ((mode >> shift) & 7));
-    return text;
-}
-
-std::string ownerText(unsigned uid)
-{
-    const auto owner = platform::accountOf(uid);
-    return (owner ? owner->name + " " : std::string()) + "(uid " + std::to_string(uid) + ")";
-}
-
-// A path as one word of a shell command, for the fixes the messages give.
-std::string shellWord(const fs::path &path)
-{
-    const std::string text = path.string();
-    const bool plain = std::all_of(text.begin(), text.end(), [](unsigned char c) {
-        return std::isalnum(c) || std::string_view("/._-+@%:").find(c) != std::string_view::npos;
-    });
-    if (plain)
-        return text;
-    std::string quoted = "'";
-    for (const char c : text)
-        quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return quoted + "'";
-}
-
-// What an entry of the cluster directory must be, and what to say when it is not.
-struct Rule
-{
-    std::string_view what;
-    FileType type;
-    unsigned forbidden;         // mode bits that must be clear
-    std::string_view exposure;  // who the forbidden bits let in, and what for
-    bool removalOnly;           // whether only removing it is safe once others got in
-    std::string_view chmodMode; // the mode to set when it is not
-};
-
-constexpr Rule DirectoryRule{"the cluster directory",
-                             FileType::Directory,
-                             022,
-                             "writable by others, who may have planted files in it",
-                             true,
-                             "700"};
-constexpr Rule DataRule{"the data directory",
-                        FileType::Directory,
-                        022,
-                        "writable by others, who may have planted files in it",
-                        true,
-                        "700"};
-constexpr Rule SocketRule{"the socket directory",
-                          FileType::Directory,
-                          077,
-                          "open to others, who could connect as the superuser through its socket",
-                          false,
-                          "700"};
-constexpr Rule LogRule{"the server log",
-                       FileType::Regular,
-                       022,
-                       "writable by others, who may have planted a link in its place",
-                       false,
-                       "600"};
-constexpr Rule PasswordRule{"the superuser's password file",
-                            FileType::Regular,
-                            077,
-                            "readable by others, who may have the password",
-                            true,
-                            "600"};
-
-// Why the entry at path, as info describes it, may not be used, with the fix; empty when it may.
-// owner is the account it must belong to (nullopt: the caller).
-std::string problemWith(const fs::path &path, const platform::FileInfo &info, const Rule &rule,
-                        const std::optional<platform::Account> &owner,
-                        const std::string &linkTarget)
-{
-    const std::string where = std::string(rule.what) + " " + path.string();
-    const bool directory = rule.type == FileType::Directory;
-    const std::string remove = std::string(directory ? "rm -rf " : "rm ") + shellWord(path);
-    if (info.type == FileType::SymbolicLink)
-        return where + " is a symbolic link (to " + linkTarget + "): remove it (" + remove
-               + ") or choose another directory for the cluster";
-    if (info.type != rule.type)
-        return where + " is not a " + (directory ? "directory" : "regular file") + ": remove it ("
-               + remove + ")";
-    if (!directory && info.links > 1)
-        return where + " has " + std::to_string(info.links)
-               + " hard links, one of which may be someone else's file: remove it (" + remove + ")";
-    const unsigned caller = platform::effectiveUserId();
-    const unsigned expected = owner ? owner->uid : caller;
-    const bool badMode = (info.mode & rule.forbidden) != 0;
-    const std::string chmod = "chmod " + std::string(rule.chmodMode) + " " + shellWord(path);
-    // Root may have made it for the server's account: then handing it over is the fix.
-    const bool madeByRoot = owner && info.uid == 0;
-    if (info.uid != expected && !madeByRoot)
-        return where + " is mode " + octal(info.mode) + " and owned by " + ownerText(info.uid)
-               + ", who may have planted it: remove it (" + remove
-               + ", as root or its owner) or choose another directory for the cluster";
-    if (madeByRoot && !(badMode && rule.removalOnly))
-        return where + " is owned by " + ownerText(info.uid) + ", not by the server's account '"
-               + owner->name + "': run: chown " + (directory ? "-R " : "") + owner->name + ": "
-               + shellWord(path) + (badMode ? " && " + chmod : "");
-    if (badMode) {
-        std::string fix = "run: " + chmod;
-        if (rule.removalOnly && directory)
-            fix = "remove it (" + remove + ") or, if you trust what is in it, " + fix;
-        else if (rule.removalOnly)
-            fix = "remove it (" + remove + "); the next start sets a new password";
-        return where + " is mode " + octal(info.mode) + ", " + std::string(rule.exposure) + ": "
-               + fix;
-    }
-    return {};
-}
-
-} // namespace
-
-bool Cluster::Private::openDirectory(bool create)
-{
-    const unsigned caller = platform::effectiveUserId();
-    const unsigned owner = account ? account->uid : caller;
-    std::vector<std::string> names;
-    for (const fs::path &part : directory.relative_path())
-        names.push_back(part.string());
-    if (names.empty())
-        throw ClusterError("the cluster directory cannot be /: choose a directory of its own");
-
-    // The parents that exist, then the cluster directory, each opened below the last: a link
-    // anywhere is refused, as is a parent others could write to (they could swap what is below
-    // it for a directory of theirs), unless it is sticky (/tmp) and what is below it is ours.
-    std::optional<platform::OpenDirectory> current = platform::OpenDirectory::root();
-    fs::path path = directory.root_path();
-    std::size_t next = 0;
-    for (; next < names.size(); ++next) {
-        const std::string &name = names[next];
-        const bool last = next + 1 == names.size();
-        const fs::path at = path / name;
-        const platform::FileInfo found = current->infoOf(name);
-        if (found.type == FileType::Missing)
-            break;
-        // A parent names the cluster directory too: that is what the caller chose.
-        const std::string where = last ? "the cluster directory " + at.string()
-                                       : at.string() + ", on the way to the cluster directory "
-                                                  + directory.string() + ",";
-        if (found.type == FileType::SymbolicLink)
-            throw ClusterError(where + " is a symbolic link (to " + current->linkTarget(name)
-                               + "): remove it (rm " + shellWord(at)
-                               + ") or give the cluster a path without symbolic links");
-        if (found.type != FileType::Directory)
-            throw ClusterError(where
-                               + " exists and is not a directory: choose another directory for "
-                                 "the cluster");
-        try {
-            current = current->open(name);
-        } catch (const std::system_error &failure) {
-            fail("cannot open", at, failure.code());
-        }
-        const platform::FileInfo info = current->info();
-        if (last) {
-            if (const std::string problem = problemWith(at, info, DirectoryRule, account, {});
-                !problem.empty())
-                throw ClusterError(problem);
-        } else if (info.uid != 0 && info.uid != caller && info.uid != owner) {
-            throw ClusterError(where + " is owned by " + ownerText(info.uid)
-                               + ", who could replace what is below it: choose a directory "
-                                 "elsewhere for the cluster");
-        } else if ((info.mode & 022) != 0 && (info.mode & Sticky) == 0) {
-            throw ClusterError(where + " is mode " + octal(info.mode)
-                               + ", writable by others, who could replace what is below it: run: "
-                                 "chmod go-w "
-                               + shellWord(at) + ", or choose a directory elsewhere");
-        }
-        path = at;
-    }
-    if (next < names.size()) {
-        if (!create)
-            return false;
-        if (account)
-            checkReachable();
-        for (; next < names.size(); ++next) {
-            const bool last = next + 1 == names.size();
-            // The server's account must traverse the parents; the directory is its owner's alone.
-            try {
-                current = current->create(names[next], last || !account ? 0700 : 0755,
-                                          last ? account : std::nullopt);
-            } catch (const std::system_error &failure) {
-                fail("cannot create", directory, failure.code());
-            }
-        }
-    }
-    handle = std::move(current);
-
-    struct Entry
-    {
-        const char *name;
-        const Rule &rule;
-    };
-    const Entry entries[] = {{"data", DataRule},
-                             {"run", SocketRule},
-                             {LogName, LogRule},
-                             {PasswordName, PasswordRule}};
-    // Everything checked before anything is made, so a refusal leaves the directory untouched.
-    for (const Entry &entry : entries) {
-        const platform::FileInfo info = handle->infoOf(entry.name);
-        if (info.type == FileType::Missing)
-            continue;
-        const std::string target
-                = info.type == FileType::SymbolicLink ? handle->linkTarget(entry.name) : "";
-        if (const std::string problem
-            = problemWith(directory / entry.name, info, entry.rule, account, target);
-            !problem.empty())
-            throw ClusterError(problem);
-    }
-    if (!create)
-        return true;
-    try {
-        for (const char *name : {"data", "run"}) {
-            if (handle->infoOf(name).type == FileType::Missing)
-                handle->create(name, 0700, account);
-        }
-        // pg_ctl appends to it as the server's account.
-        if (handle->infoOf(LogName).type == FileType::Missing)
-            handle->createFile(LogName, "", 0600, account);
-    } catch (const std::system_error &failure) {
-        fail("cannot prepare", directory, failure.code());
-    }
-    return true;
-}
-
-std::optional<std::string> Cluster::Private::storedPassword() const
-{
-    if (handle->infoOf(PasswordName).type == FileType::Missing)
-        return std::nullopt;
-    const std::string stored = trimmed(handle->read(PasswordName));
-    return stored.empty() ? std::nullopt : std::optional(stored);
-}
-
-void Cluster::Private::writePasswordFile()
-{
-    if (handle->infoOf(PasswordName).type != FileType::Missing)
-        handle->remove(PasswordName); // empty
-    // initdb reads it as the server's account; root still reads it for the caller.
-    handle->createFile(PasswordName, password + "\n", 0600, account);
-}
-
-std::optional<std::string> Cluster::Private::readInData(const std::string &name) const
-{
-    if (handle->infoOf("data").type == FileType::Missing)
-        return std::nullopt;
-    const platform::OpenDirectory data = handle->open("data");
-    if (data.infoOf(name).type == FileType::Missing)
-        return std::nullopt;
-    return data.read(name);
-}
-
-std::uintmax_t Cluster::Private::logSize() const
-{
-    const platform::FileInfo info = handle->infoOf(LogName);
-    return info.type == FileType::Regular ? info.size : 0;
-}
-
-std::string Cluster::Private::logSince(std::uintmax_t offset) const
-{
-    try {
-        return handle->read(LogName, offset);
-    } catch (const std::system_error &) {
-        return {};
-    }
-}
-#endif
 
 // The stored password, or a new one written (true) for initdb or storePassword to set.
 bool Cluster::Private::loadPassword()
@@ -818,7 +402,7 @@ bool Cluster::Private::loadPassword()
     }
     password = hexOf(platform::randomBytes(16));
     try {
-        writePasswordFile();
+        files->writePassword(password);
     } catch (const std::system_error &failure) {
         fail("cannot write", passwordFile, failure.code());
     }
@@ -866,7 +450,7 @@ void Cluster::Private::initdb()
 
 void Cluster::Private::checkVersion()
 {
-    const std::string cluster = trimmed(readInData("PG_VERSION").value_or(""));
+    const std::string cluster = trimmed(files->readInData("PG_VERSION").value_or(""));
     // "pg_ctl (PostgreSQL) 15.8 (Debian 15.8-0+deb12u1)"
     const std::string output
             = run({platform::programFile(binDir, "pg_ctl").string(), "--version"}, ToolTimeout)
@@ -893,15 +477,15 @@ void Cluster::Private::launch(Clock::time_point deadline)
 {
     for (int portAttempt = 1;;) {
         const int candidate = platform::freeLoopbackPort();
-        const auto logStart = logSize();
+        const auto logStart = files->logSize();
         const auto timeout = secondsUntil(deadline);
         const std::string serverOptions
                 = "-c listen_addresses=127.0.0.1 -c port=" + std::to_string(candidate) + " -c "
-                  + socketDirectoryOption(runDirectory);
+                  + platform::socketDirectoryOption(runDirectory);
         const auto result = pgCtl({"-l", logFile.string(), "-o", serverOptions, "-w", "-t",
                                    std::to_string(timeout.count()), "start"},
                                   timeout + ToolTimeout);
-        const auto pidFile = parsePidFile(readInData("postmaster.pid"));
+        const auto pidFile = parsePidFile(files->readInData("postmaster.pid"));
         bool cameUp = false;
         if (result.succeeded() && pidFile) {
             pid = pidFile->pid;
@@ -911,7 +495,7 @@ void Cluster::Private::launch(Clock::time_point deadline)
                 return;
             cameUp = true;
         }
-        const std::string log = logSince(logStart);
+        const std::string log = files->logSince(logStart);
         const std::string line
                 = relevantLine(log).empty() ? failureOf(result, timeout) : relevantLine(log);
         if (cameUp || result.timedOut || contains(result.output, "did not start in time")) {
@@ -994,7 +578,7 @@ void Cluster::start()
     d->pid = 0;
     reportingAsClusterError([this] {
         d->locate();
-        d->openDirectory(true);
+        d->files->open(true);
         if (d->adopt(Clock::now() + d->options.startTimeout)) {
             if (d->loadPassword())
                 d->storePassword();
@@ -1021,7 +605,7 @@ bool Cluster::attach()
     bool adopted = false;
     reportingAsClusterError([this, &adopted] {
         d->locate();
-        if (!d->openDirectory(false))
+        if (!d->files->open(false))
             return;
         adopted = d->adopt(Clock::now() + d->options.startTimeout);
         if (adopted)
@@ -1107,7 +691,7 @@ fs::path Cluster::findBinDir(const fs::path &preferred)
             return fs::absolute(preferred);
         throw ClusterError("PostgreSQL server binaries not found in " + preferred.string()
                            + " (no initdb): choose the directory holding initdb and pg_ctl, "
-                           + BinDirExample);
+                           + std::string(platform::postgresBinDirExample()));
     }
     if (const char *fromEnvironment = std::getenv("LEADER_PG_BINDIR");
         fromEnvironment && *fromEnvironment) {
@@ -1138,7 +722,7 @@ fs::path Cluster::findBinDir(const fs::path &preferred)
     if (auto installed = installedBinDir())
         return *installed;
     throw ClusterError(std::string("PostgreSQL server binaries not found (no initdb): ")
-                       + InstallAdvice);
+                       + std::string(platform::postgresInstallAdvice()));
 }
 
 } // namespace leader::embedded
