@@ -1037,9 +1037,8 @@ int run(const Arguments &arguments)
     if (arguments.command == "handover") {
         if (arguments.positional.size() != 1
             || !leader::lease::isKnownRole(arguments.positional[0]))
-            throw UsageError("handover takes one role (billing, dunning, webhook_outbox, "
-                             "email_outbox, webhook_delivery), e.g. leaderctl handover billing "
-                             "--to r2");
+            throw UsageError("handover takes one role (" + leader::lease::roleList()
+                             + "), e.g. leaderctl handover billing --to r2");
         leaderctl::HandoverOptions options;
         options.role = arguments.positional.front();
         if (arguments.options.contains("--to")) {
