@@ -2,11 +2,13 @@
 
 #include "pg/connection.h"
 #include "schema/features.h"
+#include "schema/migrations.h"
 #include "schema/migrator.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <iomanip>
 #include <iostream>
 #include <stdexcept>
 #include <string_view>
@@ -242,6 +244,19 @@ void printSql(const PrintSqlOptions &options)
     for (const leader::schema::ScriptFile &file : files) {
         out.write(file.name, file.text);
         std::cout << "leaderctl: wrote " << (out.path() / file.name).string() << "\n";
+    }
+}
+
+void printApplied(const std::string &target, const std::vector<int> &applied)
+{
+    if (applied.empty()) {
+        std::cout << "leaderctl: " << target << " is up to date\n";
+        return;
+    }
+    for (const leader::schema::Migration &migration : leader::schema::embeddedMigrations()) {
+        if (std::find(applied.begin(), applied.end(), migration.version) != applied.end())
+            std::cout << "leaderctl: applied migration " << std::setw(4) << std::setfill('0')
+                      << migration.version << " " << migration.name << "\n";
     }
 }
 

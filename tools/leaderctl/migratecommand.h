@@ -3,6 +3,8 @@
 #include "schema/scriptformat.h"
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 namespace leader::pg {
 class Connection;
@@ -18,6 +20,8 @@ struct PrintSqlOptions
     std::filesystem::path out; // standard output when empty
 };
 
+// "applied migration 0174 …" for each of applied, or that target is up to date.
+void printApplied(const std::string &target, const std::vector<int> &applied);
 // leaderctl migrate: names each migration's changes outside leader_ext before it applies it.
 void migrate(leader::pg::Connection &connection, bool withDemo);
 // leaderctl migrate --print-sql: needs no database. Throws std::runtime_error with one line when
