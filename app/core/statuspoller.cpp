@@ -267,7 +267,7 @@ void StatusPoller::drain(const QString &replica, const QString &by, const QStrin
             = m_reader->drain(replica.toStdString(), by.toStdString(), reason.toStdString(), force);
     if (const auto *failure = std::get_if<monitor::Failure>(&outcome)) {
         result.error = qtext(failure->message);
-        result.refused = failure->sqlstate == "55000";
+        result.refused = failure->kind == pg::FailureKind::Refused;
         Q_EMIT drainFinished(result);
         return;
     }
@@ -295,7 +295,7 @@ void StatusPoller::handOver(const QString &role, const QString &by, const QStrin
             toReplica.isEmpty() ? std::nullopt : std::optional(toReplica.toStdString()));
     if (const auto *failure = std::get_if<monitor::Failure>(&outcome)) {
         result.error = qtext(failure->message);
-        result.refused = failure->sqlstate == "55000";
+        result.refused = failure->kind == pg::FailureKind::Refused;
         Q_EMIT handoverFinished(result);
         return;
     }

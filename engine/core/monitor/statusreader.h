@@ -3,6 +3,7 @@
 #include "lease/draincontrol.h"
 #include "lease/handovercontrol.h"
 #include "lease/pausecontrol.h"
+#include "pg/failurekind.h"
 #include "schema/features.h"
 
 #include <chrono>
@@ -182,6 +183,9 @@ struct Failure
     // The session is gone or no use (the server closed it, restarted, became a standby): the
     // next call must reconnect. A refused statement leaves the session usable.
     bool sessionLost = false;
+    // What kind of failure, for callers that act on it (pg::classify): a drain or hand-over the
+    // database refused as things stand is Refused.
+    pg::FailureKind kind = pg::FailureKind::Other;
 };
 
 template<typename T>
@@ -233,7 +237,7 @@ public:
                                                        const std::string &reason);
 
     // Drains a replica by name (extension 0183, lease/draincontrol): a refusal for a role left
-    // with no eligible replica is a Failure whose sqlstate is "55000" and whose message names it.
+    // with no eligible replica is a Failure of kind Refused whose message names it.
     Outcome<lease::DrainRecord> drain(const std::string &name, const std::string &by,
                                       const std::string &reason, bool force);
     Outcome<bool> undrain(const std::string &name, const std::string &by,
@@ -241,8 +245,8 @@ public:
     // The roles draining name would leave with no eligible replica (read only).
     Outcome<std::vector<std::string>> drainOrphans(const std::string &name);
     // Hands a role over now (extension 0185, lease/handovercontrol): to the replica named, or
-    // to any other. A refusal (not held, paused, a target not live or drained) is a Failure
-    // whose sqlstate is "55000"; an unknown role or replica, "22023".
+    // to any other. A refusal (not held, paused, a target not live or drained) is a Failure of
+    // kind Refused; an unknown role or replica, one whose sqlstate is "22023".
     Outcome<lease::HandoverRecord> handOver(const std::string &role, const std::string &by,
                                             const std::string &reason,
                                             const std::optional<std::string> &toReplica);
