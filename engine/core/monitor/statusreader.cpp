@@ -327,8 +327,8 @@ Outcome<StatusRows> StatusReader::poll()
             role.tookOver = std::string(result.text(row, 17));
             if (!result.isNull(row, 18))
                 role.earlyTake = result.toBool(row, 18);
-            role.lastOutcome = std::string(result.text(row, 19));
-            role.lastLossReason = std::string(result.text(row, 20));
+            role.lastOutcome = lease::outcomeFromName(result.text(row, 19));
+            role.lastLossReason = lease::lossReasonFromName(result.text(row, 20));
             role.lastDurationSeconds = optionalDouble(result, row, 21);
             role.lastEndedAt = optionalDouble(result, row, 22);
             role.lastHolder = std::string(result.text(row, 23));
@@ -398,7 +398,7 @@ Outcome<ReplicaList> StatusReader::replicas()
             row.markerEnded = !registered.markerHeld
                               && (registered.markerRecorded
                                   || m_markersSeen.contains(registered.replica.holderId));
-            row.alive = registered.state == "alive" && !row.markerEnded;
+            row.alive = registered.state == lease::ReplicaState::Alive && !row.markerEnded;
             row.drain = registered.drain;
             row.drainedBy = registered.drainedBy;
             row.drainReason = registered.drainReason;

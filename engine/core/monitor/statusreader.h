@@ -2,7 +2,9 @@
 
 #include "lease/draincontrol.h"
 #include "lease/handovercontrol.h"
+#include "lease/outcome.h"
 #include "lease/pausecontrol.h"
+#include "lease/replicaregistry.h"
 #include "pg/failurekind.h"
 #include "schema/features.h"
 
@@ -57,8 +59,8 @@ struct RoleRow
     std::optional<bool> earlyTake;
     // The last recorded tick of the role, whatever its outcome (extension 0184): outcome empty
     // without 0184 or before any tick was recorded. The error is its first line, secrets masked.
-    std::string lastOutcome;    // completed, interrupted, failed, lost (lease::OutcomeNames)
-    std::string lastLossReason; // when lost (lease::LossReasonNames)
+    std::optional<lease::Outcome> lastOutcome;
+    std::optional<lease::LossReason> lastLossReason; // when lost
     std::optional<double> lastDurationSeconds;
     std::optional<double> lastEndedAt;
     std::string lastHolder;
@@ -157,8 +159,8 @@ struct ReplicaRow
     // beat says.
     bool markerEnded = false;
     bool alive = false; // the view's "alive" and no marker ended; anything else is gone
-    // With 0183: "draining", "drained" or empty; who drained it and why.
-    std::string drain;
+    // With 0183: its drain, none when not drained; who drained it and why.
+    std::optional<lease::DrainState> drain;
     std::string drainedBy;
     std::string drainReason;
     // With 0189: until when it names no marker (its marker session kept being ended while it ran),
