@@ -2,6 +2,7 @@
 
 #include "core/demoengine.h"
 #include "lease/pausecontrol.h"
+#include "log/nametable.h"
 
 #include <QCoreApplication>
 
@@ -19,11 +20,13 @@ constexpr std::array<std::pair<RoleState, QLatin1StringView>, 5> ServerTexts{{
         {RoleState::Cooling, QLatin1StringView("cooling")},
         {RoleState::Paused, QLatin1StringView("paused")},
 }};
+static_assert(namesEveryValue(ServerTexts, {RoleState::Unknown})); // the view has no such text
 
 constexpr std::array<std::pair<TookOver, QLatin1StringView>, 2> TookOverTexts{{
         {TookOver::Expired, QLatin1StringView("expired")},
         {TookOver::SessionEnded, QLatin1StringView("session_ended")},
 }};
+static_assert(namesEveryValue(TookOverTexts, {TookOver::None})); // the view's empty took_over
 
 // ConnectionState's one table: its name, and what a list of databases shows for it.
 struct ConnectionStateNames
@@ -47,6 +50,10 @@ constexpr std::array<ConnectionStateNames, 5> ConnectionStates{{
         {ConnectionState::Failed, QLatin1StringView("failed"),
          QT_TRANSLATE_NOOP("leader::console::ConnectionState", "failed, retrying")},
 }};
+static_assert(namesEveryValue<ConnectionState>(ConnectionStates,
+                                               [](const ConnectionStateNames &names) {
+                                                   return names.state;
+                                               }));
 
 const ConnectionStateNames &namesOf(ConnectionState state)
 {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <utility>
 
 namespace leader {
 
@@ -95,6 +96,15 @@ constexpr bool namesEveryValue(const std::array<Named<E>, N> &table,
             return false;
     return namesEveryValue<E>(
             table, [](const Named<E> &entry) { return entry.value; }, unnamed);
+}
+
+// The same for a table of pairs, the value first: the console's tables of Qt texts.
+template<class E, class Name, std::size_t N>
+constexpr bool namesEveryValue(const std::array<std::pair<E, Name>, N> &table,
+                               std::initializer_list<E> unnamed = {})
+{
+    return namesEveryValue<E>(
+            table, [](const std::pair<E, Name> &entry) { return entry.first; }, unnamed);
 }
 
 } // namespace leader
