@@ -63,11 +63,6 @@ FailureKind classify(std::string_view state, std::string_view message, bool tran
     return FailureKind::Other;
 }
 
-FailureKind classify(const Error &error)
-{
-    return classify(error.sqlstate(), error.what(), error.isTransport(), error.deadlineExceeded());
-}
-
 bool closedByServer(std::string_view state, std::string_view message)
 {
     return state.starts_with("57P") || state.starts_with("08")

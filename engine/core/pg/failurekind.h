@@ -5,8 +5,8 @@
 #include <array>
 #include <string_view>
 
-// What kind of failure an error from the server or libpq is: the one place that reads SQLSTATEs
-// and libpq's English texts to learn it, so that callers and the console compare a kind.
+// What kind of failure an error from the server or libpq is: the one place that learns it from
+// SQLSTATEs and libpq's English texts, so that callers and the console compare a kind.
 namespace leader::pg {
 
 enum class FailureKind {
@@ -41,15 +41,12 @@ constexpr std::string_view nameOf(FailureKind kind)
     return nameIn<FailureKind>(FailureKindNames, kind);
 }
 
-class Error;
-
-// The kind of an error: its SQLSTATE, state (empty when libpq failed before the server answered)
-// and its text, whether the link broke (Error::isTransport) and whether the deadline passed. Where
-// several match, the first in the enum's order wins: libpq reports a refused login or connect as
-// a transport error, whose text says more than the flag.
+// The kind of an Error: its SQLSTATE, state (empty when libpq failed before the server answered)
+// and its text, whether the link broke (isTransport) and whether the deadline passed. Where
+// several match, the earliest in the enum's order wins: libpq reports a refused login or connect
+// as a transport error, whose text says more than the flag.
 FailureKind classify(std::string_view state, std::string_view message, bool transport = false,
                      bool deadlineExceeded = false);
-FailureKind classify(const Error &error);
 
 // Whether the server or the network ended the session (the SQLSTATE or libpq's words): the next
 // statement needs a new one.
