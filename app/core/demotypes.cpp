@@ -1,6 +1,7 @@
 #include "demotypes.h"
 
 #include "core/demoengine.h"
+#include "log/nametable.h"
 
 #include <array>
 #include <utility>
@@ -47,6 +48,7 @@ constexpr std::array<std::pair<EventKind, QLatin1StringView>, 36> EventKindNames
         {EventKind::Backlog, QLatin1StringView("backlog")},
         {EventKind::Demo, QLatin1StringView("demo")},
 }};
+static_assert(namesEveryValue(EventKindNames));
 
 } // namespace
 

@@ -1,5 +1,6 @@
 #include "extensionnotes.h"
 
+#include "log/nametable.h"
 #include "schema/features.h"
 
 #include <QCoreApplication>
@@ -37,6 +38,8 @@ constexpr std::array<Need, 8> Needs{{
         {ExtensionFeature::OutsideHolders, Extension::AdrFleet,
          QT_TRANSLATE_NOOP("ExtensionNotes", "the holders outside the replica registry")},
 }};
+static_assert(namesEveryValue<ExtensionFeature>(Needs,
+                                                [](const Need &need) { return need.feature; }));
 
 const Need &needOf(ExtensionFeature feature)
 {

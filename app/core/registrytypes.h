@@ -10,6 +10,11 @@
 
 namespace leader::console {
 
+// A replica's drain (extension 0183): a drained one takes no role over, a draining one still
+// runs a tick (lease::DrainState, mirrored by the poller).
+enum class DrainState { Draining, Drained };
+QString drainStateName(DrainState state); // the view's text: "draining", "drained"
+
 // One replica of the registry (extension 0178), its instants, age and liveness the database's.
 struct RegistryEntry
 {
@@ -25,8 +30,8 @@ struct RegistryEntry
     // The database ended its marker session (monitor::ReplicaRow::markerEnded): its process died.
     bool markerEnded = false;
     QString name; // its --id (extension 0182); empty: not recorded
-    // Extension 0183: "draining", "drained" or empty; who drained it (as typed) and why.
-    QString drain;
+    // Extension 0183: its drain, none when not drained; who drained it (as typed) and why.
+    std::optional<DrainState> drain;
     QString drainedBy;
     QString drainReason;
     // Extension 0189: it names no marker until then (its marker session kept being ended while it

@@ -56,6 +56,17 @@ std::optional<qint64> lastHour(const RoleStatus &row, int TickCounts::*outcome)
     return row.lastHour ? std::optional<qint64>((*row.lastHour).*outcome) : std::nullopt;
 }
 
+// The engine's names, as leaderctl status prints them; empty when none.
+QString lastOutcomeText(const RoleStatus &row)
+{
+    return row.lastOutcome ? tickOutcomeName(*row.lastOutcome) : QString();
+}
+
+QString lastLossReasonText(const RoleStatus &row)
+{
+    return row.lastLossReason ? lossReasonName(*row.lastLossReason) : QString();
+}
+
 QString boolText(const std::optional<bool> &value)
 {
     return value ? QString::fromLatin1(*value ? "true" : "false") : QString();
@@ -105,8 +116,8 @@ QByteArray statusToCsv(const StatusSnapshot &snapshot, TimeZoneMode zone)
                                  TimeRule::iso8601(row.lastTickEndedAt, zone),
                                  row.lastTickHolder,
                                  number(row.lastTickAgeSeconds),
-                                 row.lastOutcome,
-                                 row.lastLossReason,
+                                 lastOutcomeText(row),
+                                 lastLossReasonText(row),
                                  number(row.lastDurationSeconds),
                                  TimeRule::iso8601(row.lastEndedAt, zone),
                                  row.lastHolder,
@@ -158,8 +169,8 @@ QByteArray statusToJson(const StatusSnapshot &snapshot, TimeZoneMode zone)
                 {QStringLiteral("last_tick_age_seconds"), jsonNumber(row.lastTickAgeSeconds)},
                 // Keyed as leaderctl status --json keys them (last_duration_s, the *_last_hour
                 // counts, backlog), so that one jq script reads both.
-                {QStringLiteral("last_outcome"), jsonText(row.lastOutcome)},
-                {QStringLiteral("last_loss_reason"), jsonText(row.lastLossReason)},
+                {QStringLiteral("last_outcome"), jsonText(lastOutcomeText(row))},
+                {QStringLiteral("last_loss_reason"), jsonText(lastLossReasonText(row))},
                 {QStringLiteral("last_duration_s"), jsonNumber(row.lastDurationSeconds)},
                 {QStringLiteral("last_ended_at"), jsonTime(row.lastEndedAt, zone)},
                 {QStringLiteral("last_holder"), jsonText(row.lastHolder)},

@@ -1,5 +1,6 @@
 #include "statuspoller.h"
 
+#include "core/demoengine.h"
 #include "core/outsideholders.h"
 #include "monitor/databaseidentity.h"
 #include "monitor/statusreader.h"
@@ -51,8 +52,10 @@ RoleStatus roleStatus(const monitor::RoleRow &row, bool adrFleet)
     status.pauseRemainingSeconds = row.pauseRemainingSeconds;
     status.tookOver = parseTookOver(qtext(row.tookOver));
     status.earlyTake = row.earlyTake;
-    status.lastOutcome = qtext(row.lastOutcome);
-    status.lastLossReason = qtext(row.lastLossReason);
+    if (row.lastOutcome)
+        status.lastOutcome = fromEngine(*row.lastOutcome);
+    if (row.lastLossReason)
+        status.lastLossReason = fromEngine(*row.lastLossReason);
     status.lastDurationSeconds = row.lastDurationSeconds;
     status.lastEndedAt = utcFromEpoch(row.lastEndedAt);
     status.lastHolder = qtext(row.lastHolder);
@@ -267,7 +270,7 @@ void StatusPoller::drain(const QString &replica, const QString &by, const QStrin
             = m_reader->drain(replica.toStdString(), by.toStdString(), reason.toStdString(), force);
     if (const auto *failure = std::get_if<monitor::Failure>(&outcome)) {
         result.error = qtext(failure->message);
-        result.refused = failure->sqlstate == "55000";
+        result.refused = failure->kind == pg::FailureKind::Refused;
         Q_EMIT drainFinished(result);
         return;
     }
@@ -295,7 +298,7 @@ void StatusPoller::handOver(const QString &role, const QString &by, const QStrin
             toReplica.isEmpty() ? std::nullopt : std::optional(toReplica.toStdString()));
     if (const auto *failure = std::get_if<monitor::Failure>(&outcome)) {
         result.error = qtext(failure->message);
-        result.refused = failure->sqlstate == "55000";
+        result.refused = failure->kind == pg::FailureKind::Refused;
         Q_EMIT handoverFinished(result);
         return;
     }
@@ -539,12 +542,13 @@ void StatusPoller::readRegistry()
         QStringList roles;
         for (const std::string &role : row.roles)
             roles.append(qtext(role));
-        registry.replicas.append({qtext(row.holderId), qtext(row.host), row.pid, qtext(row.version),
-                                  roles, utcFromIso(row.startedAt), utcFromIso(row.lastSeen),
-                                  row.lastSeenAgeSeconds, row.alive, row.markerEnded,
-                                  qtext(row.name), qtext(row.drain), qtext(row.drainedBy),
-                                  qtext(row.drainReason), utcFromIso(row.earlyTakeOffUntil),
-                                  qtext(row.earlyTakeOffReason)});
+        registry.replicas.append(
+                {qtext(row.holderId), qtext(row.host), row.pid, qtext(row.version), roles,
+                 utcFromIso(row.startedAt), utcFromIso(row.lastSeen), row.lastSeenAgeSeconds,
+                 row.alive, row.markerEnded, qtext(row.name),
+                 row.drain ? std::optional(fromEngine(*row.drain)) : std::nullopt,
+                 qtext(row.drainedBy), qtext(row.drainReason), utcFromIso(row.earlyTakeOffUntil),
+                 qtext(row.earlyTakeOffReason)});
     }
     Q_EMIT registryRead(registry);
 }

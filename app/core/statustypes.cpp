@@ -1,6 +1,8 @@
 #include "statustypes.h"
 
+#include "core/demoengine.h"
 #include "lease/pausecontrol.h"
+#include "log/nametable.h"
 
 #include <QCoreApplication>
 
@@ -18,11 +20,13 @@ constexpr std::array<std::pair<RoleState, QLatin1StringView>, 5> ServerTexts{{
         {RoleState::Cooling, QLatin1StringView("cooling")},
         {RoleState::Paused, QLatin1StringView("paused")},
 }};
+static_assert(namesEveryValue(ServerTexts, {RoleState::Unknown})); // the view has no such text
 
 constexpr std::array<std::pair<TookOver, QLatin1StringView>, 2> TookOverTexts{{
         {TookOver::Expired, QLatin1StringView("expired")},
         {TookOver::SessionEnded, QLatin1StringView("session_ended")},
 }};
+static_assert(namesEveryValue(TookOverTexts, {TookOver::None})); // the view's empty took_over
 
 // ConnectionState's one table: its name, and what a list of databases shows for it.
 struct ConnectionStateNames
@@ -46,6 +50,10 @@ constexpr std::array<ConnectionStateNames, 5> ConnectionStates{{
         {ConnectionState::Failed, QLatin1StringView("failed"),
          QT_TRANSLATE_NOOP("leader::console::ConnectionState", "failed, retrying")},
 }};
+static_assert(namesEveryValue<ConnectionState>(ConnectionStates,
+                                               [](const ConnectionStateNames &names) {
+                                                   return names.state;
+                                               }));
 
 const ConnectionStateNames &namesOf(ConnectionState state)
 {
@@ -116,6 +124,84 @@ QString pauseActionName(PauseAction action)
         return QLatin1StringView(lease::nameOf(lease::PauseAction::Expire));
     }
     Q_UNREACHABLE();
+}
+
+lease::Outcome toEngine(TickOutcome outcome)
+{
+    switch (outcome) {
+    case TickOutcome::Completed:
+        return lease::Outcome::Completed;
+    case TickOutcome::Interrupted:
+        return lease::Outcome::Interrupted;
+    case TickOutcome::Failed:
+        return lease::Outcome::Failed;
+    case TickOutcome::Lost:
+        return lease::Outcome::Lost;
+    }
+    Q_UNREACHABLE();
+}
+
+TickOutcome fromEngine(lease::Outcome outcome)
+{
+    switch (outcome) {
+    case lease::Outcome::Completed:
+        return TickOutcome::Completed;
+    case lease::Outcome::Interrupted:
+        return TickOutcome::Interrupted;
+    case lease::Outcome::Failed:
+        return TickOutcome::Failed;
+    case lease::Outcome::Lost:
+        return TickOutcome::Lost;
+    }
+    Q_UNREACHABLE();
+}
+
+lease::LossReason toEngine(LossReason reason)
+{
+    switch (reason) {
+    case LossReason::TakenOver:
+        return lease::LossReason::TakenOver;
+    case LossReason::Released:
+        return lease::LossReason::Released;
+    case LossReason::Paused:
+        return lease::LossReason::Paused;
+    case LossReason::HeartbeatTimeout:
+        return lease::LossReason::HeartbeatTimeout;
+    case LossReason::MarkerLost:
+        return lease::LossReason::MarkerLost;
+    case LossReason::Panicked:
+        return lease::LossReason::Panicked;
+    }
+    Q_UNREACHABLE();
+}
+
+LossReason fromEngine(lease::LossReason reason)
+{
+    switch (reason) {
+    case lease::LossReason::TakenOver:
+        return LossReason::TakenOver;
+    case lease::LossReason::Released:
+        return LossReason::Released;
+    case lease::LossReason::Paused:
+        return LossReason::Paused;
+    case lease::LossReason::HeartbeatTimeout:
+        return LossReason::HeartbeatTimeout;
+    case lease::LossReason::MarkerLost:
+        return LossReason::MarkerLost;
+    case lease::LossReason::Panicked:
+        return LossReason::Panicked;
+    }
+    Q_UNREACHABLE();
+}
+
+QString tickOutcomeName(TickOutcome outcome)
+{
+    return QLatin1StringView(lease::nameOf(toEngine(outcome)));
+}
+
+QString lossReasonName(LossReason reason)
+{
+    return QLatin1StringView(lease::nameOf(toEngine(reason)));
 }
 
 QString roleStateDisplayName(RoleState state)

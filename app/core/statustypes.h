@@ -30,7 +30,14 @@ enum class TookOver { None, Expired, SessionEnded };
 TookOver parseTookOver(QStringView serverText); // "expired", "session_ended", or empty
 QString tookOverServerText(TookOver tookOver);  // parseTookOver's inverse
 
-// One row of leader_status, as the database computed it (ages and expiries on its clock).
+// How a role's last recorded tick ended (migration 0184), and why a lost one was lost: the
+// engine's lease::Outcome and lease::LossReason, mirrored one for one by the poller.
+enum class TickOutcome { Completed, Interrupted, Failed, Lost };
+enum class LossReason { TakenOver, Released, Paused, HeartbeatTimeout, MarkerLost, Panicked };
+// The engine's names, which leaderctl and the exports print: "completed", "taken_over".
+QString tickOutcomeName(TickOutcome outcome);
+QString lossReasonName(LossReason reason);
+
 // Ticks of one role by outcome (migration 0184).
 struct TickCounts
 {
@@ -55,6 +62,7 @@ struct RoleBacklog
     friend bool operator==(const RoleBacklog &, const RoleBacklog &) = default;
 };
 
+// One row of leader_status, as the database computed it (ages and expiries on its clock).
 struct RoleStatus
 {
     QString role;
@@ -80,10 +88,10 @@ struct RoleStatus
     // Whether the role is taken at its holder's death or only at its expiry (migration 0180's
     // early_take); nullopt on an older schema.
     std::optional<bool> earlyTake;
-    // The last recorded tick, whatever its outcome (migration 0184): lastOutcome is empty on an
+    // The last recorded tick, whatever its outcome (migration 0184): lastOutcome is none on an
     // older schema and before a tick was recorded. The error is its first line, secrets masked.
-    QString lastOutcome;    // completed, interrupted, failed, lost
-    QString lastLossReason; // when lost: taken_over, released, paused, heartbeat_timeout, ...
+    std::optional<TickOutcome> lastOutcome;
+    std::optional<LossReason> lastLossReason; // when lost
     std::optional<double> lastDurationSeconds;
     QDateTime lastEndedAt;
     QString lastHolder;

@@ -1,5 +1,7 @@
 #include "timerule.h"
 
+#include "log/nametable.h"
+
 #include <QSettings>
 
 #include <array>
@@ -17,6 +19,7 @@ constexpr std::array<std::pair<TimeZoneMode, QLatin1StringView>, 2> ModeNames{{
         {TimeZoneMode::Local, QLatin1StringView("local")},
         {TimeZoneMode::Utc, QLatin1StringView("utc")},
 }};
+static_assert(namesEveryValue(ModeNames));
 
 QString offsetText(int offsetSeconds)
 {

@@ -44,8 +44,8 @@ QString RegistryModel::stateText(const Row &row)
 {
     // A drained replica is alive but takes nothing over: "eligible" beside "drained" misleads.
     QString text = standingName(row.standing);
-    if (row.standing == Standing::Eligible && !row.drain.isEmpty())
-        text = row.drain == QLatin1String("drained") ? tr("drained") : tr("draining");
+    if (row.standing == Standing::Eligible && row.drain)
+        text = row.drain == DrainState::Drained ? tr("drained") : tr("draining");
     // A gone replica's leases are past taking early or not: only a living one's note matters.
     if (row.earlyTakeOffUntil.isValid() && row.standing != Standing::Gone)
         text = tr("%1 · early take off").arg(text);
@@ -102,7 +102,7 @@ QVariant RegistryModel::data(const QModelIndex &index, int role) const
         case LastSeen:
             return tr("%1 s ago").arg(qRound(row.lastSeenAgeSeconds));
         case Drain:
-            return row.drain;
+            return row.drain ? drainStateName(*row.drain) : QString();
         case DrainedBy:
             return row.drainedBy;
         }
@@ -134,10 +134,10 @@ QVariant RegistryModel::data(const QModelIndex &index, int role) const
             case Standing::Holding:
                 return tr("Holds %1's lease in the latest leader_status rows").arg(row.role);
             case Standing::Eligible:
-                if (row.drain == QLatin1String("drained"))
+                if (row.drain == DrainState::Drained)
                     return tr("Alive and runs %1, but drained: it takes no tick until undrained")
                             .arg(row.role);
-                if (!row.drain.isEmpty())
+                if (row.drain)
                     return tr("Alive and runs %1, but draining: it starts no new tick until "
                               "undrained")
                             .arg(row.role);
@@ -163,8 +163,8 @@ QVariant RegistryModel::data(const QModelIndex &index, int role) const
         if (index.column() == LastSeen)
             return tr("Seconds since its last beat on the database clock; replicas beat every "
                       "15 s");
-        if (index.column() == Drain && !row.drain.isEmpty())
-            return row.drain == QLatin1String("drained")
+        if (index.column() == Drain && row.drain)
+            return row.drain == DrainState::Drained
                            ? tr("Drained: it starts no tick of any role and runs none")
                            : tr("Draining: it starts no new tick; its running ticks end as they "
                                 "would");

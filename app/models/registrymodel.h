@@ -98,7 +98,7 @@ private:
         double lastSeenAgeSeconds = 0;
         QDateTime startedAt;
         double upSeconds = 0; // started to the database's now, on its clock
-        QString drain;
+        std::optional<DrainState> drain;
         QString drainedBy;
         QString drainReason;
         QDateTime earlyTakeOffUntil; // extension 0189; invalid: it names its marker

@@ -120,9 +120,9 @@ QVariant StatusModel::data(const QModelIndex &index, int role) const
         }
         if (column == LastOutcome) {
             // A failed tick is a defect to look at; a lost one may be an operator's pause.
-            if (status.lastOutcome == QLatin1String("failed"))
+            if (status.lastOutcome == TickOutcome::Failed)
                 return toneText(Tone::Alert, currentPalette());
-            if (status.lastOutcome == QLatin1String("lost"))
+            if (status.lastOutcome == TickOutcome::Lost)
                 return toneText(Tone::Warning, currentPalette());
             return {};
         }
@@ -671,9 +671,9 @@ QVariant StatusModel::toolTip(const RoleStatus &status, int column) const
         return fullTime(status.notBefore);
     case LastOutcome:
     case Took: {
-        if (status.lastOutcome.isEmpty() && status.countsOursOnly == true)
+        if (!status.lastOutcome && status.countsOursOnly == true)
             return tr("no tick recorded yet by our replicas\n%1").arg(oursOnlyText());
-        if (status.lastOutcome.isEmpty())
+        if (!status.lastOutcome)
             return status.lastHour ? tr("no tick recorded yet")
                                    : tr("the database does not record ticks (extension 0184)");
         QString tip = tr("%1, ended %2 by %3")
@@ -757,9 +757,12 @@ bool StatusModel::cellDiffers(const RoleStatus &before, const RoleStatus &after,
 
 QString StatusModel::outcomeText(const RoleStatus &status)
 {
-    if (status.lastOutcome.isEmpty() || status.lastLossReason.isEmpty())
-        return status.lastOutcome;
-    return tr("%1 (%2)").arg(status.lastOutcome, status.lastLossReason);
+    if (!status.lastOutcome)
+        return {};
+    const QString outcome = tickOutcomeName(*status.lastOutcome);
+    if (!status.lastLossReason)
+        return outcome;
+    return tr("%1 (%2)").arg(outcome, lossReasonName(*status.lastLossReason));
 }
 
 QString StatusModel::formatShortAge(double seconds)

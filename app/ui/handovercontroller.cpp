@@ -105,9 +105,8 @@ QStringList HandoverController::candidates(const QString &role, const QString &h
 {
     QStringList names;
     for (const RegistryEntry &entry : m_registry.replicas) {
-        if (entry.alive && entry.drain.isEmpty() && !entry.name.isEmpty()
-            && entry.holderId != holderId && entry.roles.contains(role)
-            && !names.contains(entry.name))
+        if (entry.alive && !entry.drain && !entry.name.isEmpty() && entry.holderId != holderId
+            && entry.roles.contains(role) && !names.contains(entry.name))
             names.append(entry.name);
     }
     names.sort();

@@ -84,7 +84,7 @@ void RoleDetailsDialog::refresh()
         m_leaseHolder->setText(cell(StatusModel::Holder));
     m_outcome->setText(StatusModel::outcomeText(*status));
     m_took->setText(cell(StatusModel::Took));
-    m_ended->setText(status->lastOutcome.isEmpty()
+    m_ended->setText(!status->lastOutcome
                              ? QString()
                              : status->lastEndedAt.toUTC().toString(Qt::ISODateWithMs));
     const QString holder = m_model->holderNames().value(status->lastHolder, status->lastHolder);
@@ -98,10 +98,10 @@ void RoleDetailsDialog::refresh()
     if (!status->lastHour)
         m_note->setText(tr("This database does not record ticks: add extension 0184 with "
                            "leaderctl migrate."));
-    else if (status->lastOutcome.isEmpty() && oursOnly)
+    else if (!status->lastOutcome && oursOnly)
         m_note->setText(tr("No tick of %1 recorded yet by our replicas. %2")
                                 .arg(m_role, StatusModel::oursOnlyText()));
-    else if (status->lastOutcome.isEmpty())
+    else if (!status->lastOutcome)
         m_note->setText(tr("No tick of %1 recorded yet.").arg(m_role));
     else
         m_note->clear();

@@ -37,6 +37,7 @@ inline constexpr std::array<leader::Named<ProcessEvent>, 6> ProcessEventNames{{
         {ProcessEvent::Fault, "fault"},
         {ProcessEvent::Stopped, "stopped"},
 }};
+static_assert(leader::namesEveryValue(ProcessEventNames));
 
 constexpr std::string_view nameOf(ProcessEvent kind)
 {

@@ -34,6 +34,8 @@
 
 using namespace leader::console;
 using Standing = RegistryModel::Standing;
+using Drain = std::optional<DrainState>;
+Q_DECLARE_METATYPE(Drain)
 
 Q_DECLARE_METATYPE(leader::console::RegistryModel::Standing)
 
@@ -179,26 +181,22 @@ private Q_SLOTS:
     void drainShowsInTheState_data()
     {
         QTest::addColumn<QString>("billingHolder");
-        QTest::addColumn<QString>("drain");
+        QTest::addColumn<Drain>("drain");
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("tip");
-        QTest::newRow("drained") << QString(B) << "drained"
-                                 << "drained"
+        QTest::newRow("drained") << QString(B) << Drain(DrainState::Drained) << "drained"
                                  << "drained: it takes no tick until undrained";
-        QTest::newRow("draining") << QString() << "draining"
-                                  << "draining"
+        QTest::newRow("draining") << QString() << Drain(DrainState::Draining) << "draining"
                                   << "draining: it starts no new tick";
-        QTest::newRow("holding, draining") << QString(A) << "draining"
-                                           << "holding"
+        QTest::newRow("holding, draining") << QString(A) << Drain(DrainState::Draining) << "holding"
                                            << "Holds billing's lease";
-        QTest::newRow("not drained") << QString(B) << ""
-                                     << "eligible"
+        QTest::newRow("not drained") << QString(B) << Drain() << "eligible"
                                      << "can take over";
     }
     void drainShowsInTheState()
     {
         QFETCH(QString, billingHolder);
-        QFETCH(QString, drain);
+        QFETCH(Drain, drain);
         QFETCH(QString, text);
         QFETCH(QString, tip);
         RegistryModel model;
@@ -220,7 +218,7 @@ private Q_SLOTS:
                 = std::any_of(changed.cbegin(), changed.cend(), [](const auto &args) {
                       return args.at(0).toModelIndex().column() == RegistryModel::State;
                   });
-        QCOMPARE(stateChanged, text != QLatin1String("holding") && !drain.isEmpty());
+        QCOMPARE(stateChanged, text != QLatin1String("holding") && drain.has_value());
     }
 
     // A replica that names no marker for a while (extension 0189: its marker session kept being

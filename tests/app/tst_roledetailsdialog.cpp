@@ -21,6 +21,7 @@
 
 #include <memory>
 
+using leader::console::LossReason;
 using leader::console::RoleBacklog;
 using leader::console::RoleDetailsDialog;
 using leader::console::RoleState;
@@ -29,6 +30,7 @@ using leader::console::StatusModel;
 using leader::console::StatusPane;
 using leader::console::StatusSnapshot;
 using leader::console::TickCounts;
+using leader::console::TickOutcome;
 
 namespace {
 
@@ -42,7 +44,7 @@ RoleStatus role(const QString &name)
     return status;
 }
 
-RoleStatus ticked(const QString &name, const QString &outcome, double took)
+RoleStatus ticked(const QString &name, TickOutcome outcome, double took)
 {
     RoleStatus status = role(name);
     status.lastOutcome = outcome;
@@ -116,10 +118,10 @@ void TestRoleDetailsDialog::columnsSayTheLastTick_data()
     QTest::addColumn<RoleStatus>("status");
     QTest::addColumn<QString>("outcome");
     QTest::addColumn<QString>("took");
-    QTest::newRow("completed") << ticked("billing", "completed", 1.25) << "completed"
+    QTest::newRow("completed") << ticked("billing", TickOutcome::Completed, 1.25) << "completed"
                                << StatusModel::formatSeconds(1.25);
-    RoleStatus lost = ticked("billing", "lost", 4);
-    lost.lastLossReason = QStringLiteral("taken_over");
+    RoleStatus lost = ticked("billing", TickOutcome::Lost, 4);
+    lost.lastLossReason = LossReason::TakenOver;
     QTest::newRow("lost") << lost << "lost (taken_over)" << StatusModel::formatSeconds(4);
     QTest::newRow("none recorded") << role("billing") << QString() << QString();
 }
@@ -138,9 +140,10 @@ void TestRoleDetailsDialog::columnsSayTheLastTick()
 
 void TestRoleDetailsDialog::aChangedTickIsAnnouncedOnItsCellsOnly()
 {
-    m_pane->setSnapshot(snapshotOf({ticked("billing", "completed", 1), role("dunning")}));
+    m_pane->setSnapshot(
+            snapshotOf({ticked("billing", TickOutcome::Completed, 1), role("dunning")}));
     QSignalSpy changed(m_model.get(), &QAbstractItemModel::dataChanged);
-    RoleStatus failed = ticked("billing", "failed", 2);
+    RoleStatus failed = ticked("billing", TickOutcome::Failed, 2);
     failed.lastFailedStep = QStringLiteral("billing > close period > subscription 42");
     failed.lastError = QStringLiteral("nil dereference");
     m_pane->setSnapshot(snapshotOf({failed, role("dunning")}));
@@ -161,7 +164,7 @@ void TestRoleDetailsDialog::aChangedTickIsAnnouncedOnItsCellsOnly()
 
 void TestRoleDetailsDialog::doubleClickOpensTheDetailsAndTheyFollowThePolls()
 {
-    RoleStatus failed = ticked("billing", "failed", 2.5);
+    RoleStatus failed = ticked("billing", TickOutcome::Failed, 2.5);
     failed.lastFailedStep = QStringLiteral("billing > close period > subscription 42");
     failed.lastError = QStringLiteral("charge failed via postgresql://alice:***@db/pay");
     m_pane->setSnapshot(snapshotOf({failed, role("dunning")}));
@@ -185,7 +188,7 @@ void TestRoleDetailsDialog::doubleClickOpensTheDetailsAndTheyFollowThePolls()
     QCOMPARE(labelText(dialog, "endedValue"), QStringLiteral("2026-12-06T06:53:20.000Z"));
 
     // The next poll: the role's next tick completed.
-    RoleStatus completed = ticked("billing", "completed", 0.5);
+    RoleStatus completed = ticked("billing", TickOutcome::Completed, 0.5);
     completed.lastHour = TickCounts{13, 1, 0, 0};
     m_pane->setSnapshot(snapshotOf({completed, role("dunning")}));
     QCOMPARE(labelText(dialog, "outcomeValue"), QStringLiteral("completed"));
@@ -202,7 +205,8 @@ void TestRoleDetailsDialog::doubleClickOpensTheDetailsAndTheyFollowThePolls()
 
 void TestRoleDetailsDialog::contextActionRaisesTheOpenDialog()
 {
-    m_pane->setSnapshot(snapshotOf({ticked("billing", "completed", 1), role("dunning")}));
+    m_pane->setSnapshot(
+            snapshotOf({ticked("billing", TickOutcome::Completed, 1), role("dunning")}));
     QVERIFY(m_pane->selectRole(QStringLiteral("dunning")));
     auto *action = m_pane->view()->findChild<QAction *>(QStringLiteral("tickDetailsAction"));
     QVERIFY(action);
@@ -285,7 +289,7 @@ void TestRoleDetailsDialog::saysWhoseTheCountsAre_data()
     QTest::addColumn<QString>("heldBy");
     QTest::addColumn<QString>("note");
     const QString counts = QStringLiteral("12 completed, 1 lost, 0 failed, 0 interrupted");
-    RoleStatus ours = ticked("billing", "completed", 1);
+    RoleStatus ours = ticked("billing", TickOutcome::Completed, 1);
     ours.state = RoleState::Led;
     ours.holderId = QStringLiteral("vm:29601:7014df0c");
     ours.holderOutside = false;
@@ -308,7 +312,7 @@ void TestRoleDetailsDialog::saysWhoseTheCountsAre_data()
                               "8.0 s")
             << QString();
     RoleStatus onlyTheirs = outside;
-    onlyTheirs.lastOutcome.clear();
+    onlyTheirs.lastOutcome.reset();
     onlyTheirs.lastHour = TickCounts{};
     onlyTheirs.holderLastDurationSeconds.reset();
     QTest::newRow("outside, no tick of ours")

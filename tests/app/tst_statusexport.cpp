@@ -125,8 +125,8 @@ private Q_SLOTS:
         all.token = 8;
         all.tookOver = TookOver::SessionEnded;
         all.earlyTake = false;
-        all.lastOutcome = QStringLiteral("lost");
-        all.lastLossReason = QStringLiteral("taken_over");
+        all.lastOutcome = TickOutcome::Lost;
+        all.lastLossReason = LossReason::TakenOver;
         all.lastDurationSeconds = 12.5;
         all.lastEndedAt = QDateTime(QDate(2026, 12, 2), QTime(19, 59, 30, 125), Qt::UTC);
         all.lastHolder = QStringLiteral("ws2:17:deadbeef");

@@ -113,7 +113,7 @@ RoleStatus tickedAndLed(const QString &name, const QString &holder)
 {
     RoleStatus status = aged(name, 5, RoleState::Led);
     status.holderId = holder;
-    status.lastOutcome = QStringLiteral("completed");
+    status.lastOutcome = leader::console::TickOutcome::Completed;
     status.lastDurationSeconds = 1.5;
     status.lastHolder = QStringLiteral("vm:1:aaaaaaaa");
     status.lastHour = leader::console::TickCounts{12, 0, 0, 0};
@@ -902,7 +902,7 @@ private Q_SLOTS:
                 << oursHour << true;
         RoleStatus firstTick = outside;
         firstTick.holderLastDurationSeconds.reset();
-        firstTick.lastOutcome.clear();
+        firstTick.lastOutcome.reset();
         firstTick.lastDurationSeconds.reset();
         firstTick.lastHour = leader::console::TickCounts{};
         QTest::newRow("outside, first tick, none of ours")
@@ -932,7 +932,7 @@ private Q_SLOTS:
             const QString outcomeTip = model.index(0, column).data(Qt::ToolTipRole).toString();
             QVERIFY2(outcomeTip.contains(QLatin1String("record no tick")) == oursOnly,
                      qPrintable(outcomeTip));
-            if (!status.lastOutcome.isEmpty())
+            if (status.lastOutcome)
                 QVERIFY2(outcomeTip.contains(QStringLiteral("last hour: ") + hour),
                          qPrintable(outcomeTip));
             else if (oursOnly)

@@ -138,8 +138,8 @@ void TestTickDetails::completedTickIsShownToTheMonitor()
                                              [](TickContext &context) { context.sleepFor(300ms); });
     QVERIFY(result.acquired);
     const RoleRow row = statusOf("billing");
-    QCOMPARE(row.lastOutcome, std::string("completed"));
-    QVERIFY(row.lastLossReason.empty());
+    QCOMPARE(row.lastOutcome, std::optional(Outcome::Completed));
+    QVERIFY(!row.lastLossReason);
     QVERIFY(row.lastDurationSeconds);
     QVERIFY2(*row.lastDurationSeconds >= 0.3 && *row.lastDurationSeconds < 5,
              qPrintable(QString::number(*row.lastDurationSeconds)));
@@ -165,8 +165,8 @@ void TestTickDetails::lostTickNamesItsReason()
     QVERIFY(tick.wait_for(10s) == std::future_status::ready);
     QCOMPARE(tick.get().outcome, Outcome::Lost);
     const RoleRow row = statusOf("webhook_outbox");
-    QCOMPARE(row.lastOutcome, std::string("lost"));
-    QCOMPARE(row.lastLossReason, std::string("paused"));
+    QCOMPARE(row.lastOutcome, std::optional(Outcome::Lost));
+    QCOMPARE(row.lastLossReason, std::optional(leader::lease::LossReason::Paused));
     QVERIFY(row.lastHour);
     QCOMPARE(row.lastHour->lost, 1);
     QCOMPARE(row.lastHour->completed, 0);
@@ -191,7 +191,7 @@ void TestTickDetails::failedTickNamesTheStepAndMasksItsError()
                 guard.finish();
             }));
     const RoleRow row = statusOf("billing");
-    QCOMPARE(row.lastOutcome, std::string("failed"));
+    QCOMPARE(row.lastOutcome, std::optional(Outcome::Failed));
     QCOMPARE(row.lastFailedStep,
              std::string("billing > close period > subscriptions > subscription 42"));
     QCOMPARE(row.lastError,
@@ -212,7 +212,7 @@ void TestTickDetails::interruptedTickIsRecorded()
     QVERIFY(tick.wait_for(10s) == std::future_status::ready);
     QCOMPARE(tick.get().outcome, Outcome::Interrupted);
     const RoleRow row = statusOf("dunning");
-    QCOMPARE(row.lastOutcome, std::string("interrupted"));
+    QCOMPARE(row.lastOutcome, std::optional(Outcome::Interrupted));
     QVERIFY(row.lastHour);
     QCOMPARE(row.lastHour->interrupted, 1);
 }
@@ -267,7 +267,7 @@ void TestTickDetails::staleHolderNeverOverwritesTheRecord()
     const std::int64_t late = neverIssued ? token + 1000 : token - behind;
     QVERIFY(!record("dunning", late, "failed", "a stale holder's late report"));
     const RoleRow row = statusOf("dunning");
-    QCOMPARE(row.lastOutcome, std::string("completed"));
+    QCOMPARE(row.lastOutcome, std::optional(Outcome::Completed));
     QVERIFY(row.lastError.empty());
     QCOMPARE(row.lastHour->completed, 1);
     QCOMPARE(row.lastHour->failed, 0);
@@ -307,7 +307,7 @@ void TestTickDetails::monitorReadsEverythingAndWritesNothing()
     monitor.exec("read", "SELECT * FROM leader_status", {}, Short);
     monitor.exec("read", "SELECT * FROM leader_ext.leader_tick_last", {}, Short);
     monitor.exec("read", "SELECT * FROM leader_ext.leader_tick_counts", {}, Short);
-    QCOMPARE(statusOf("billing").lastOutcome, std::string("completed"));
+    QCOMPARE(statusOf("billing").lastOutcome, std::optional(Outcome::Completed));
     const std::vector<std::pair<Login, std::string>> writes{
             {Login::Monitor, "SELECT leader_ext.leader_tick_record('billing', 1, 'h', "
                              "'failed', NULL, 1, NULL, NULL)"},
@@ -327,7 +327,7 @@ void TestTickDetails::monitorReadsEverythingAndWritesNothing()
             QCOMPARE(QString::fromStdString(error.sqlstate()), QStringLiteral("42501"));
         }
     }
-    QCOMPARE(statusOf("billing").lastOutcome, std::string("completed"));
+    QCOMPARE(statusOf("billing").lastOutcome, std::optional(Outcome::Completed));
 }
 
 void TestTickDetails::schemaWithout0184StillReads()
@@ -347,7 +347,7 @@ void TestTickDetails::schemaWithout0184StillReads()
     QCOMPARE(replica.recorder.last(EventKind::Released)->outcome, Outcome::Completed);
     const RoleRow row = statusOf("billing");
     QCOMPARE(row.state, std::string("free"));
-    QVERIFY(row.lastOutcome.empty());
+    QVERIFY(!row.lastOutcome);
     QVERIFY(!row.lastDurationSeconds);
     QVERIFY(!row.lastHour);
 }

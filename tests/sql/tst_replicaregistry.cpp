@@ -39,6 +39,7 @@
 using namespace std::chrono_literals;
 using leader::lease::RegisteredReplica;
 using leader::lease::ReplicaInfo;
+using leader::lease::ReplicaState;
 using leader::pg::Connection;
 using leader::test::Login;
 using leader::test::TestDatabase;
@@ -152,7 +153,7 @@ void TestReplicaRegistry::seenCreatesThenRefreshes()
     QCOMPARE(rows[0].replica.version, std::string("9.9.9"));
     QCOMPARE(rows[0].replica.roles, (std::vector<std::string>{"billing", "dunning"}));
     QCOMPARE(rows[0].startedAt, rows[0].lastSeen);
-    QCOMPARE(rows[0].state, std::string("alive"));
+    QCOMPARE(rows[0].state, ReplicaState::Alive);
     QVERIFY(rows[0].lastSeenAgeSeconds < 5);
 
     // As if 10 s had passed: the next beat keeps the start and moves last seen to now.
@@ -199,7 +200,7 @@ void TestReplicaRegistry::stateFollowsLastSeen()
               + std::to_string(secondsAgo) + " s'");
     const std::vector<RegisteredReplica> rows = list(*m_monitor);
     QCOMPARE(rows.size(), std::size_t(1));
-    QCOMPARE(QString::fromStdString(rows[0].state), state);
+    QCOMPARE(QString::fromStdString(std::string(leader::lease::nameOf(rows[0].state))), state);
     QVERIFY2(rows[0].lastSeenAgeSeconds >= secondsAgo
                      && rows[0].lastSeenAgeSeconds < secondsAgo + 5,
              qPrintable(QString::number(rows[0].lastSeenAgeSeconds)));
@@ -213,7 +214,7 @@ void TestReplicaRegistry::ageNeverNegative()
               "last_seen = now() + interval '1 h'");
     const std::vector<RegisteredReplica> rows = list(*m_monitor);
     QCOMPARE(rows[0].lastSeenAgeSeconds, 0.0);
-    QCOMPARE(rows[0].state, std::string("alive"));
+    QCOMPARE(rows[0].state, ReplicaState::Alive);
 }
 
 void TestReplicaRegistry::beatPrunesOnlyRowsUnseenFor24h()
@@ -229,8 +230,8 @@ void TestReplicaRegistry::beatPrunesOnlyRowsUnseenFor24h()
     leader::lease::replicaSeen(*m_app, info("me:3:00000003"), Short);
     const std::vector<RegisteredReplica> rows = list(*m_monitor);
     QVERIFY(!find(rows, "killed:1:00000001"));
-    QCOMPARE(find(rows, "killed:2:00000002")->state, std::string("gone"));
-    QCOMPARE(find(rows, "me:3:00000003")->state, std::string("alive"));
+    QCOMPARE(find(rows, "killed:2:00000002")->state, ReplicaState::Gone);
+    QCOMPARE(find(rows, "me:3:00000003")->state, ReplicaState::Alive);
 }
 
 void TestReplicaRegistry::goneDeletesOnlyItsOwnRow()
@@ -395,7 +396,7 @@ void TestReplicaRegistry::replicaBeatsOncePerPeriodAndLeavesOnAStop()
     const RegisteredReplica row = *find(list(*m_monitor), replica.holderId());
     QCOMPARE(row.replica.roles, std::vector<std::string>{"billing"});
     QCOMPARE(row.replica.version, std::string(LEADER_VERSION));
-    QCOMPARE(row.state, std::string("alive"));
+    QCOMPARE(row.state, ReplicaState::Alive);
     QTRY_VERIFY_WITH_TIMEOUT(
             m_owner->exec("beats", "SELECT count(*) FROM test_beats", {}, Short).toInt64(0, 0) >= 8,
             10000);
@@ -467,7 +468,7 @@ void TestReplicaRegistry::markerHeldFollowsTheLock()
                              5000);
     const RegisteredReplica row = *find(list(*m_monitor), holder);
     QVERIFY(!row.markerHeld);
-    QCOMPARE(row.state, std::string("alive")); // the beats alone would say so for 35 s
+    QCOMPARE(row.state, ReplicaState::Alive); // the beats alone would say so for 35 s
 }
 
 // The engine's own marker is the one the registry read recognises, and a killed replica's ends.
@@ -493,11 +494,11 @@ void TestReplicaRegistry::aReplicasMarkerIsSeenUntilItIsKilled()
     QTRY_VERIFY_WITH_TIMEOUT(named()->markerRecorded, 5000);
     QCOMPARE(named()->replica.name, std::string("marked"));
     QVERIFY(named()->markerHeld);
-    QCOMPARE(named()->state, std::string("alive"));
+    QCOMPARE(named()->state, ReplicaState::Alive);
     replica.kill(); // no clean stop: the row stays, as a SIGKILL leaves it
     QTRY_VERIFY_WITH_TIMEOUT(!find(list(*m_monitor), replica.holderId())->markerHeld, 5000);
     // The view says gone, where before 0182 only a reader that had seen the marker could tell.
-    QCOMPARE(named()->state, std::string("gone"));
+    QCOMPARE(named()->state, ReplicaState::Gone);
     QVERIFY(named()->lastSeenAgeSeconds < 30);
 }
 
@@ -516,7 +517,7 @@ void TestReplicaRegistry::namedBeatRecordsNameAndMarker()
     QCOMPARE(row.replica.markerSession, replica.markerSession);
     QVERIFY(row.markerRecorded);
     QVERIFY(row.markerHeld);
-    QCOMPARE(row.state, std::string("alive"));
+    QCOMPARE(row.state, ReplicaState::Alive);
     // A reader that does not ask (an older schema's columns) reads what it always did.
     row = *find(list(*m_monitor), holder);
     QCOMPARE(row.replica.name, std::string());
@@ -575,7 +576,7 @@ void TestReplicaRegistry::aLateReaderSeesAnEndedMarker()
     // Readers that start now.
     Connection late = m_db->connect(Login::Monitor);
     const RegisteredReplica row = *find(*leader::lease::listReplicas(late, true), holder);
-    QCOMPARE(row.state, std::string(gone ? "gone" : "alive"));
+    QCOMPARE(row.state, gone ? ReplicaState::Gone : ReplicaState::Alive);
     QCOMPARE(row.replica.name, std::string("r4"));
     QVERIFY(row.lastSeenAgeSeconds < 30);
     std::stop_source stop;
@@ -624,7 +625,7 @@ void TestReplicaRegistry::aReplicaStartsOnARegistryWithoutNames()
     // Beats keep working: started_at stays, last_seen moves.
     const std::string first = find(list(*m_monitor), replica.holderId())->lastSeen;
     QTRY_VERIFY_WITH_TIMEOUT(find(list(*m_monitor), replica.holderId())->lastSeen != first, 5000);
-    QCOMPARE(find(list(*m_monitor), replica.holderId())->state, std::string("alive"));
+    QCOMPARE(find(list(*m_monitor), replica.holderId())->state, ReplicaState::Alive);
     replica.stop();
 }
 
@@ -678,7 +679,7 @@ void TestReplicaRegistry::theViewReadsTheLockTableOnce()
     for (int i = 0; i < Replicas; ++i) {
         const auto row = find(rows, "scale-host:" + std::to_string(i) + ":0000abcd");
         QVERIFY(row);
-        QCOMPARE(row->state, std::string(i % 2 == 0 ? "alive" : "gone"));
+        QCOMPARE(row->state, i % 2 == 0 ? ReplicaState::Alive : ReplicaState::Gone);
     }
 }
 

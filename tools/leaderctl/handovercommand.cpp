@@ -47,7 +47,7 @@ int handover(leader::pg::Connection &connection, const HandoverOptions &options)
                                          options.to);
     } catch (const leader::pg::Error &error) {
         // The function's refusals of a state (not held, paused, a target not live or drained).
-        if (error.sqlstate() != "55000")
+        if (error.sqlstate() != leader::pg::sqlstate::ObjectNotInPrerequisiteState)
             throw;
         std::cerr << "leaderctl: " << printable(leader::pg::explain(error)) << "\n";
         return DrainRefusedExit;

@@ -32,6 +32,12 @@ std::string joined(const std::vector<std::string> &roles)
     return text;
 }
 
+// Empty when not drained, which the table prints as "-" and JSON as null.
+std::string drainName(const std::optional<leader::lease::DrainState> &drain)
+{
+    return drain ? std::string(leader::lease::nameOf(*drain)) : std::string();
+}
+
 } // namespace
 
 void replicas(leader::pg::Connection &connection, bool json)
@@ -72,7 +78,7 @@ void replicas(leader::pg::Connection &connection, bool json)
             std::cout << "],\"started_at\":" << leader::log::jsonQuoted(row.startedAt)
                       << ",\"last_seen\":" << leader::log::jsonQuoted(row.lastSeen)
                       << ",\"last_seen_age_s\":" << seconds(row.lastSeenAgeSeconds)
-                      << ",\"state\":" << leader::log::jsonQuoted(row.state);
+                      << ",\"state\":" << leader::log::jsonQuoted(leader::lease::nameOf(row.state));
             if (named)
                 std::cout << ",\"name\":"
                           << (row.replica.name.empty() ? std::string("null")
@@ -85,7 +91,7 @@ void replicas(leader::pg::Connection &connection, bool json)
                 return text.empty() ? std::string("null") : leader::log::jsonQuoted(text);
             };
             if (drains)
-                std::cout << ",\"drain\":" << orNull(row.drain)
+                std::cout << ",\"drain\":" << orNull(drainName(row.drain))
                           << ",\"drained_by\":" << orNull(row.drainedBy)
                           << ",\"drain_reason\":" << orNull(row.drainReason);
             std::cout << "}";
@@ -109,7 +115,8 @@ void replicas(leader::pg::Connection &connection, bool json)
                         row.replica.version,
                         row.replica.roles.empty() ? std::nullopt
                                                   : std::optional(joined(row.replica.roles)),
-                        row.startedAt, row.lastSeen, seconds(row.lastSeenAgeSeconds), row.state});
+                        row.startedAt, row.lastSeen, seconds(row.lastSeenAgeSeconds),
+                        std::string(leader::lease::nameOf(row.state))});
         if (named)
             rows.back().push_back(row.replica.name.empty() ? std::nullopt
                                                            : std::optional(row.replica.name));
@@ -117,7 +124,7 @@ void replicas(leader::pg::Connection &connection, bool json)
             return text.empty() ? std::nullopt : std::optional(text);
         };
         if (drains) {
-            rows.back().push_back(orNone(row.drain));
+            rows.back().push_back(orNone(drainName(row.drain)));
             rows.back().push_back(orNone(row.drainedBy));
         }
     }

@@ -95,7 +95,7 @@ DrainRecord drainReplica(pg::Connection &connection, std::string_view name, std:
     } catch (const pg::Error &error) {
         // The function's refusal (object_not_in_prerequisite_state) names the roles; the message
         // is its first line.
-        if (error.sqlstate() != "55000")
+        if (error.sqlstate() != pg::sqlstate::ObjectNotInPrerequisiteState)
             throw;
         std::vector<std::string> roles = drainOrphans(connection, name);
         std::string message = "draining replica " + std::string(name) + " leaves "

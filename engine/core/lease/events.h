@@ -33,6 +33,7 @@ inline constexpr std::array<Named<EventKind>, 6> EventKindNames{{
         {EventKind::LateBeat, "late_beat"},
         {EventKind::PausedObserved, "paused_observed"},
 }};
+static_assert(namesEveryValue(EventKindNames));
 
 constexpr std::string_view nameOf(EventKind kind)
 {

@@ -34,6 +34,7 @@ inline constexpr std::array<Named<Outcome>, 4> OutcomeNames{{
         {Outcome::Failed, "failed"},
         {Outcome::Lost, "lost"},
 }};
+static_assert(namesEveryValue(OutcomeNames));
 
 inline constexpr std::array<Named<LossReason>, 6> LossReasonNames{{
         {LossReason::TakenOver, "taken_over"},
@@ -43,6 +44,7 @@ inline constexpr std::array<Named<LossReason>, 6> LossReasonNames{{
         {LossReason::MarkerLost, "marker_lost"},
         {LossReason::Panicked, "panicked"},
 }};
+static_assert(namesEveryValue(LossReasonNames));
 
 constexpr std::string_view nameOf(Outcome outcome)
 {

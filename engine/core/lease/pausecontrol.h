@@ -102,6 +102,7 @@ inline constexpr std::array<Named<PauseAction>, 3> PauseActionNames{{
         {PauseAction::Unpause, "unpause"},
         {PauseAction::Expire, "expire"},
 }};
+static_assert(namesEveryValue(PauseActionNames));
 
 constexpr std::string_view nameOf(PauseAction action)
 {

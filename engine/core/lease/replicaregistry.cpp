@@ -135,7 +135,9 @@ std::optional<std::vector<RegisteredReplica>> listReplicas(pg::Connection &conne
         listed.startedAt = result->text(row, 5);
         listed.lastSeen = result->text(row, 6);
         listed.lastSeenAgeSeconds = result->toDouble(row, 7);
-        listed.state = result->text(row, 8);
+        // Anything but "alive" reads gone, as it always did.
+        listed.state = valueIn<ReplicaState>(ReplicaStateNames, result->text(row, 8))
+                               .value_or(ReplicaState::Gone);
         listed.observedAt = result->text(row, 9);
         listed.markerHeld
                 = markers.contains(WakeListener::sessionKeyPrefix(listed.replica.holderId));
@@ -150,7 +152,7 @@ std::optional<std::vector<RegisteredReplica>> listReplicas(pg::Connection &conne
                 listed.markerHeld = result->toBool(row, 13);
         }
         if (drains) {
-            listed.drain = result->text(row, 14);
+            listed.drain = valueIn<DrainState>(DrainStateNames, result->text(row, 14));
             listed.drainedBy = result->text(row, 15);
             listed.drainReason = result->text(row, 16);
             listed.running = split(result->text(row, 17));

@@ -1,7 +1,9 @@
 #pragma once
 
+#include "log/nametable.h"
 #include "pg/connection.h"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -27,6 +29,36 @@ struct ReplicaInfo
     std::optional<std::int64_t> markerSession;
 };
 
+// leader_replicas_status.state: seen within 35 s (and, with 0182, its recorded marker held), or
+// not.
+enum class ReplicaState { Alive, Gone };
+
+// With 0183: a drained replica takes no role over; a draining one still runs a tick of one.
+enum class DrainState { Draining, Drained };
+
+// The view's texts, which leaderctl replicas prints too.
+inline constexpr std::array<Named<ReplicaState>, 2> ReplicaStateNames{{
+        {ReplicaState::Alive, "alive"},
+        {ReplicaState::Gone, "gone"},
+}};
+static_assert(namesEveryValue(ReplicaStateNames));
+
+inline constexpr std::array<Named<DrainState>, 2> DrainStateNames{{
+        {DrainState::Draining, "draining"},
+        {DrainState::Drained, "drained"},
+}};
+static_assert(namesEveryValue(DrainStateNames));
+
+constexpr std::string_view nameOf(ReplicaState state)
+{
+    return nameIn<ReplicaState>(ReplicaStateNames, state);
+}
+
+constexpr std::string_view nameOf(DrainState state)
+{
+    return nameIn<DrainState>(DrainStateNames, state);
+}
+
 // One row of leader_replicas_status. Instants ISO 8601 UTC with milliseconds, database clock.
 struct RegisteredReplica
 {
@@ -34,7 +66,7 @@ struct RegisteredReplica
     std::string startedAt;
     std::string lastSeen;
     double lastSeenAgeSeconds = 0;
-    std::string state; // "alive" (seen within 35 s) or "gone", as the view decides
+    ReplicaState state = ReplicaState::Gone; // as the view decides
     std::string observedAt;
     // A session holds the replica's marker lock now (pg_locks, which every login may read): its
     // process lives. A replica without a marker (through a pooler, or with the early take off)
@@ -43,9 +75,9 @@ struct RegisteredReplica
     // With 0182: the row records a marker (replica.markerSession), so a marker not held proves its
     // process died, and the view's state says gone; for a reader that started after the death too.
     bool markerRecorded = false;
-    // With 0183 (schema::Extension::ReplicaDrain): "draining", "drained" or empty, as the view
-    // says; who drained it, why, and while draining the roles whose tick still runs.
-    std::string drain;
+    // With 0183 (schema::Extension::ReplicaDrain): its drain as the view says, none when not
+    // drained; who drained it, why, and while draining the roles whose tick still runs.
+    std::optional<DrainState> drain;
     std::string drainedBy;
     std::string drainReason;
     std::vector<std::string> running;

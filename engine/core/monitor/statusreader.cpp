@@ -4,6 +4,7 @@
 #include "lease/replicaregistry.h"
 #include "pg/connection.h"
 #include "pg/error.h"
+#include "pg/failurekind.h"
 #include "schema/features.h"
 #include "schema/migrator.h"
 
@@ -11,7 +12,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <regex>
 
 namespace leader::monitor {
@@ -83,45 +83,6 @@ constexpr auto AccessSql
 
 constexpr auto MigrateHint = "run `leaderctl migrate --database URL` as the database owner";
 
-std::string sqlstateMeaning(const std::string &code)
-{
-    static const std::array<std::pair<const char *, const char *>, 15> meanings{{
-            {"42501", "insufficient privilege"},
-            {"22023", "invalid parameter value"},
-            {"P0001", "raised by a function"},
-            {"42883", "undefined function"},
-            {"42P01", "undefined table"},
-            {"42703", "undefined column"},
-            {"3D000", "database does not exist"},
-            {"28P01", "invalid password"},
-            {"28000", "invalid authorization"},
-            {"53300", "too many connections"},
-            {"57P01", "administrator shutdown"},
-            {"57P02", "crash shutdown"},
-            {"57P03", "cannot connect now"},
-            {"57014", "query cancelled"},
-            {"25006", "read-only transaction"},
-    }};
-    for (const auto &[state, meaning] : meanings)
-        if (code == state)
-            return meaning;
-    return code.starts_with("08") ? "connection exception" : "";
-}
-
-bool containsAny(const std::string &text, std::initializer_list<const char *> needles)
-{
-    std::string lower = text;
-    std::ranges::transform(lower, lower.begin(), [](unsigned char c) { return std::tolower(c); });
-    for (const char *needle : needles) {
-        std::string wanted = needle;
-        std::ranges::transform(wanted, wanted.begin(),
-                               [](unsigned char c) { return std::tolower(c); });
-        if (lower.find(wanted) != std::string::npos)
-            return true;
-    }
-    return false;
-}
-
 // libpq's connect messages carry "FATAL:  " and "ERROR:  " prefixes; the operator needs neither.
 std::string withoutSeverity(std::string text)
 {
@@ -129,15 +90,6 @@ std::string withoutSeverity(std::string text)
     static const std::regex spaces(R"(\s+)");
     text = std::regex_replace(text, severity, "");
     return std::regex_replace(text, spaces, " ");
-}
-
-bool closedByServer(const std::string &code, const std::string &detail)
-{
-    return code.starts_with("57P") || code.starts_with("08")
-           || containsAny(detail, {"server closed the connection", "terminating connection",
-                                   "no connection to the server", "connection to server was lost",
-                                   "SSL connection has been closed", "server conn crashed",
-                                   "Connection reset", "Broken pipe"});
 }
 
 std::optional<double> optionalDouble(const pg::Result &result, int row, int column)
@@ -253,7 +205,8 @@ Outcome<Access> StatusReader::open()
             schema::requireAdr(*m_connection, m_features);
         } catch (const schema::SchemaError &error) {
             close();
-            return Failure{error.what(), {}, true}; // what is missing, and how to add it
+            // What is missing, and how to add it.
+            return Failure{error.what(), {}, true, pg::FailureKind::Schema};
         }
         const bool withLog = m_features.has(schema::Extension::PauseLog);
         const std::string pauseFunction
@@ -275,7 +228,8 @@ Outcome<Access> StatusReader::open()
                                    + "; GRANT hardcount_monitor TO " + user
                                    + " (or GRANT SELECT ON " + view + " TO " + user + ")",
                            {},
-                           true};
+                           true,
+                           pg::FailureKind::Privilege};
         }
         const bool schemaUsage = row.toBool(0, 5);
         Access access{user, row.toBool(0, 3) && schemaUsage, row.toBool(0, 4) && schemaUsage,
@@ -292,7 +246,7 @@ Outcome<Access> StatusReader::open()
         // The server may end the session just after its last answer (a primary stopping as it was
         // reached): not opened, so the caller retries rather than calls it connected.
         if (!isOpen())
-            return Failure{"the session ended as it opened", {}, true};
+            return Failure{"the session ended as it opened", {}, true, pg::FailureKind::Closed};
         return access;
     } catch (const pg::Error &error) {
         close();
@@ -342,7 +296,7 @@ Outcome<StatusRows> StatusReader::poll()
                 return m_connection->exec("poll", pollSql(extendedView), {}, m_statementTimeout);
             } catch (const pg::Error &error) {
                 // 0189 undone under this reader: read the ADR's view, and probe again.
-                if (!extendedView || error.sqlstate() != "42P01")
+                if (!extendedView || error.sqlstate() != pg::sqlstate::UndefinedTable)
                     throw;
                 m_features = schema::probeFeatures(*m_connection);
                 m_featuresProbedAt = std::chrono::steady_clock::now();
@@ -373,8 +327,8 @@ Outcome<StatusRows> StatusReader::poll()
             role.tookOver = std::string(result.text(row, 17));
             if (!result.isNull(row, 18))
                 role.earlyTake = result.toBool(row, 18);
-            role.lastOutcome = std::string(result.text(row, 19));
-            role.lastLossReason = std::string(result.text(row, 20));
+            role.lastOutcome = lease::outcomeFromName(result.text(row, 19));
+            role.lastLossReason = lease::lossReasonFromName(result.text(row, 20));
             role.lastDurationSeconds = optionalDouble(result, row, 21);
             role.lastEndedAt = optionalDouble(result, row, 22);
             role.lastHolder = std::string(result.text(row, 23));
@@ -444,7 +398,7 @@ Outcome<ReplicaList> StatusReader::replicas()
             row.markerEnded = !registered.markerHeld
                               && (registered.markerRecorded
                                   || m_markersSeen.contains(registered.replica.holderId));
-            row.alive = registered.state == "alive" && !row.markerEnded;
+            row.alive = registered.state == lease::ReplicaState::Alive && !row.markerEnded;
             row.drain = registered.drain;
             row.drainedBy = registered.drainedBy;
             row.drainReason = registered.drainReason;
@@ -475,7 +429,7 @@ Outcome<std::vector<lease::PauseRecord>> StatusReader::pause(const std::vector<s
     try {
         return lease::pauseRoles(*m_connection, m_features, roles, by, reason, end);
     } catch (const schema::SchemaError &error) {
-        return Failure{error.what(), {}, false}; // an end without 0177: nothing was sent
+        return Failure{error.what(), {}, false, pg::FailureKind::Schema}; // an end without 0177
     } catch (const pg::Error &error) {
         return failure(error);
     }
@@ -504,7 +458,8 @@ Outcome<lease::DrainRecord> StatusReader::drain(const std::string &name, const s
     try {
         return lease::drainReplica(*m_connection, name, by, reason, force);
     } catch (const lease::DrainRefused &refused) {
-        return Failure{refused.what(), "55000", false};
+        return Failure{refused.what(), pg::sqlstate::ObjectNotInPrerequisiteState, false,
+                       pg::FailureKind::Refused};
     } catch (const pg::Error &error) {
         return failure(error);
     }
@@ -549,45 +504,48 @@ Failure StatusReader::failure(const pg::Error &error)
 {
     const std::string code = error.sqlstate();
     std::string detail = withoutSeverity(error.what());
+    const pg::FailureKind kind
+            = pg::classify(code, detail, error.isTransport(), error.deadlineExceeded());
     // The engine names the statement's target before libpq's reason; a connect failure keeps it.
     std::string message;
-    if (code == "28P01" || code == "28000"
-        || containsAny(detail, {"password authentication failed", "no password supplied",
-                                "authentication failed", "password is required"})) {
+    switch (kind) {
+    case pg::FailureKind::Authentication:
         message = "authentication failed: " + detail;
-    } else if (code == "3D000"
-               || (detail.find("database \"") != std::string::npos
-                   && detail.find("does not exist") != std::string::npos)
-               || detail.find("no such database") != std::string::npos) {
+        break;
+    case pg::FailureKind::DatabaseMissing:
         message = "database missing: " + detail;
-    } else if (containsAny(detail,
-                           {"Connection refused", "could not translate host name",
-                            "timeout expired", "No such file or directory",
-                            "Network is unreachable", "No route to host", "could not connect",
-                            "Connection timed out", "within the connect timeout"})) {
+        break;
+    case pg::FailureKind::Unreachable:
         message = "cannot reach the server: " + detail;
-    } else if (error.deadlineExceeded()) {
+        break;
+    case pg::FailureKind::Timeout:
         message = "the server did not answer in time: " + detail;
-    } else if (closedByServer(code, detail) || error.isTransport()) {
+        break;
+    case pg::FailureKind::Closed:
         message = "the server closed the connection: " + detail;
-    } else if (code == "42P01" || code == "42883" || code == "42703") {
+        break;
+    case pg::FailureKind::Schema:
         message = "the lease schema is missing or out of date (" + detail + "): " + MigrateHint;
-    } else if (code == "42501") {
+        break;
+    case pg::FailureKind::Privilege:
         message = "privilege missing: " + detail;
-    } else {
+        break;
+    case pg::FailureKind::Refused:
+    case pg::FailureKind::Other:
         message = detail;
+        break;
     }
     if (!code.empty()) {
-        const std::string meaning = sqlstateMeaning(code);
+        const std::string_view meaning = pg::sqlstateMeaning(code);
         message += meaning.empty() ? " (SQLSTATE " + code + ")"
-                                   : " (SQLSTATE " + code + ": " + meaning + ")";
+                                   : " (SQLSTATE " + code + ": " + std::string(meaning) + ")";
     }
     // A read-only refusal ends the session in pg::Connection too (a standby or a demoted
     // primary), though a ROLLBACK after it may already have opened another.
     const bool lost = error.isTransport() || error.notStarted() || !isOpen()
-                      || closedByServer(code, detail)
+                      || pg::closedByServer(code, detail)
                       || code == pg::sqlstate::ReadOnlySqlTransaction;
-    return Failure{pg::redactSecrets(message, m_conninfo), code, lost};
+    return Failure{pg::redactSecrets(message, m_conninfo), code, lost, kind};
 }
 
 } // namespace leader::monitor

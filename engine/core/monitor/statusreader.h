@@ -2,7 +2,10 @@
 
 #include "lease/draincontrol.h"
 #include "lease/handovercontrol.h"
+#include "lease/outcome.h"
 #include "lease/pausecontrol.h"
+#include "lease/replicaregistry.h"
+#include "pg/failurekind.h"
 #include "schema/features.h"
 
 #include <chrono>
@@ -56,8 +59,8 @@ struct RoleRow
     std::optional<bool> earlyTake;
     // The last recorded tick of the role, whatever its outcome (extension 0184): outcome empty
     // without 0184 or before any tick was recorded. The error is its first line, secrets masked.
-    std::string lastOutcome;    // completed, interrupted, failed, lost (lease::OutcomeNames)
-    std::string lastLossReason; // when lost (lease::LossReasonNames)
+    std::optional<lease::Outcome> lastOutcome;
+    std::optional<lease::LossReason> lastLossReason; // when lost
     std::optional<double> lastDurationSeconds;
     std::optional<double> lastEndedAt;
     std::string lastHolder;
@@ -156,8 +159,8 @@ struct ReplicaRow
     // beat says.
     bool markerEnded = false;
     bool alive = false; // the view's "alive" and no marker ended; anything else is gone
-    // With 0183: "draining", "drained" or empty; who drained it and why.
-    std::string drain;
+    // With 0183: its drain, none when not drained; who drained it and why.
+    std::optional<lease::DrainState> drain;
     std::string drainedBy;
     std::string drainReason;
     // With 0189: until when it names no marker (its marker session kept being ended while it ran),
@@ -182,6 +185,9 @@ struct Failure
     // The session is gone or no use (the server closed it, restarted, became a standby): the
     // next call must reconnect. A refused statement leaves the session usable.
     bool sessionLost = false;
+    // What kind of failure, for callers that act on it (pg::classify): a drain or hand-over the
+    // database refused as things stand is Refused.
+    pg::FailureKind kind = pg::FailureKind::Other;
 };
 
 template<typename T>
@@ -233,7 +239,7 @@ public:
                                                        const std::string &reason);
 
     // Drains a replica by name (extension 0183, lease/draincontrol): a refusal for a role left
-    // with no eligible replica is a Failure whose sqlstate is "55000" and whose message names it.
+    // with no eligible replica is a Failure of kind Refused whose message names it.
     Outcome<lease::DrainRecord> drain(const std::string &name, const std::string &by,
                                       const std::string &reason, bool force);
     Outcome<bool> undrain(const std::string &name, const std::string &by,
@@ -241,8 +247,8 @@ public:
     // The roles draining name would leave with no eligible replica (read only).
     Outcome<std::vector<std::string>> drainOrphans(const std::string &name);
     // Hands a role over now (extension 0185, lease/handovercontrol): to the replica named, or
-    // to any other. A refusal (not held, paused, a target not live or drained) is a Failure
-    // whose sqlstate is "55000"; an unknown role or replica, "22023".
+    // to any other. A refusal (not held, paused, a target not live or drained) is a Failure of
+    // kind Refused; an unknown role or replica, one whose sqlstate is "22023".
     Outcome<lease::HandoverRecord> handOver(const std::string &role, const std::string &by,
                                             const std::string &reason,
                                             const std::optional<std::string> &toReplica);

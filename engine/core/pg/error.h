@@ -51,6 +51,8 @@ inline constexpr const char *UndefinedColumn = "42703";
 inline constexpr const char *CheckViolation = "23514";
 inline constexpr const char *UniqueViolation = "23505";
 inline constexpr const char *InvalidParameterValue = "22023";
+// A request the state refuses (a drain orphaning roles, a hand-over of a role not held).
+inline constexpr const char *ObjectNotInPrerequisiteState = "55000";
 inline constexpr const char *QueryCanceled = "57014";
 inline constexpr const char *InvalidPassword = "28P01";
 inline constexpr const char *InvalidAuthorization = "28000";

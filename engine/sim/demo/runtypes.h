@@ -75,6 +75,7 @@ inline constexpr std::array<Named<DemoEventKind>, 11> DemoEventKindNames{{
         {DemoEventKind::FaultMissed, "fault_missed"},
         {DemoEventKind::Error, "error"},
 }};
+static_assert(namesEveryValue(DemoEventKindNames));
 
 constexpr std::string_view nameOf(DemoEventKind kind)
 {

@@ -63,6 +63,7 @@ inline constexpr std::array<Named<Fault>, 21> FaultNames{{
         {Fault::IdleProxy, "idle-proxy"},
         {Fault::Partition, "partition"},
 }};
+static_assert(namesEveryValue(FaultNames));
 
 constexpr std::string_view nameOf(Fault fault)
 {
