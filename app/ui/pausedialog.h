@@ -81,7 +81,7 @@ private:
     void showConfirmation();
     void showEdit();
     void confirm();
-    QString subject() const;    // "billing", "3 roles: billing, dunning, email_outbox"
+    QString subject() const;    // the role, or "3 roles: " and their names
     QString atTimeText() const; // "at a time (UTC)…"
     EndChoice endChoice() const;
     QString endText() const;

@@ -49,6 +49,8 @@ private Q_SLOTS:
     void classifies();
     void closedByServer_data();
     void closedByServer();
+    void serverEnds_data();
+    void serverEnds();
     void meanings();
 };
 
@@ -183,6 +185,47 @@ void TestFailureKind::closedByServer()
     QFETCH(QString, message);
     QFETCH(bool, closed);
     QCOMPARE(leader::pg::closedByServer(sqlstate.toStdString(), message.toStdString()), closed);
+}
+
+// The marker's repair (lease::WakeListener) takes a dead holder's row early only when the ended
+// session announced the server going away and the reconnect is then refused for that reason.
+void TestFailureKind::serverEnds_data()
+{
+    QTest::addColumn<QString>("sqlstate");
+    QTest::addColumn<QString>("reconnect");
+    QTest::addColumn<bool>("announced");
+    QTest::addColumn<bool>("notAccepting");
+
+    QTest::newRow("shutdown, then refused") << "57P01"
+                                            << "connection to server at \"127.0.0.1\", port 5432 "
+                                               "failed: Connection refused"
+                                            << true << true;
+    QTest::newRow("crash, then recovering")
+            << "57P02"
+            << "FATAL:  the database system is in recovery mode" << true << true;
+    QTest::newRow("starting up") << "57P03"
+                                 << "FATAL:  the database system is starting up" << true << true;
+    QTest::newRow("socket gone") << "57P01"
+                                 << "connection to server on socket \"/tmp/.s.PGSQL.5432\" "
+                                    "failed: No such file or directory"
+                                 << true << true;
+    // pg_terminate_backend also says 57P01, but the server takes the reconnect.
+    QTest::newRow("terminated, server lives") << "57P01"
+                                              << "" << true << false;
+    QTest::newRow("idle timeout") << "57P05"
+                                  << "too many clients already" << false << false;
+    QTest::newRow("no answer") << ""
+                               << "timeout expired" << false << false;
+}
+
+void TestFailureKind::serverEnds()
+{
+    QFETCH(QString, sqlstate);
+    QFETCH(QString, reconnect);
+    QFETCH(bool, announced);
+    QFETCH(bool, notAccepting);
+    QCOMPARE(leader::pg::announcesServerEnd(sqlstate.toStdString()), announced);
+    QCOMPARE(leader::pg::serverNotAccepting(reconnect.toStdString()), notAccepting);
 }
 
 void TestFailureKind::meanings()

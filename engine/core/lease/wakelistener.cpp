@@ -4,6 +4,7 @@
 #include "log/log.h"
 #include "pg/connection.h"
 #include "pg/error.h"
+#include "pg/failurekind.h"
 #include "platform/socketwait.h"
 #include "tick.h"
 
@@ -56,24 +57,6 @@ bool waitForInput(pg::Connection &connection, std::chrono::milliseconds timeout)
         == platform::WaitResult::Failed)
         return false;
     return PQconsumeInput(connection.handle()) == 1;
-}
-
-// A failed connect's message says the server itself is not taking sessions because its life is
-// ending or beginning: libpq's text of the server's 57P03 (shutting down, starting up, in recovery)
-// or of a refused TCP connection (no postmaster). Matched on libpq's and the server's English
-// texts; a server whose lc_messages is another language is not recognised, which only costs its
-// holders their tick across a restart (it is cancelled as if the server lived on).
-bool serverNotAccepting(const std::string &message)
-{
-    for (const char *reason :
-         {"the database system is shutting down", "the database system is starting up",
-          "the database system is in recovery mode",
-          "the database system is not yet accepting connections",
-          "the database system is not accepting connections", "Connection refused",
-          "No such file or directory"})
-        if (message.find(reason) != std::string::npos)
-            return true;
-    return false;
 }
 
 } // namespace
@@ -246,7 +229,7 @@ void WakeListener::sessionEnded(const std::string &sqlstate)
     // takes the new session at once. So the reconnect, tried now, tells the two apart. A refusal
     // for another reason (too many clients, a login refused) or no answer says nothing of the
     // server's life, and the row must be repaired in time.
-    const bool announced = sqlstate == "57P01" || sqlstate == "57P02" || sqlstate == "57P03";
+    const bool announced = pg::announcesServerEnd(sqlstate);
     m_marker->ended(ended, Clock::now(), announced);
     log::write(log::Level::Info, "lease", "marker session ended; repairing",
                "session=" + std::to_string(ended)
@@ -258,7 +241,7 @@ void WakeListener::sessionEnded(const std::string &sqlstate)
     const bool stale = Clock::now() - m_lookedAt > MarkerFreshFor;
     const std::optional<std::string> failed = connect();
     const bool otherIncarnation = !failed && m_key != 0 && m_incarnation != incarnation;
-    if (!stale && (otherIncarnation || (failed && announced && serverNotAccepting(*failed))))
+    if (!stale && (otherIncarnation || (failed && announced && pg::serverNotAccepting(*failed))))
         m_marker->serverEnding(ended);
     else
         m_marker->serverUp(ended);

@@ -72,6 +72,24 @@ bool closedByServer(std::string_view state, std::string_view message)
                                     "Connection reset", "Broken pipe"});
 }
 
+bool announcesServerEnd(std::string_view state)
+{
+    return state == "57P01" || state == "57P02" || state == "57P03";
+}
+
+bool serverNotAccepting(std::string_view message)
+{
+    for (const std::string_view reason :
+         {"the database system is shutting down", "the database system is starting up",
+          "the database system is in recovery mode",
+          "the database system is not yet accepting connections",
+          "the database system is not accepting connections", "Connection refused",
+          "No such file or directory"})
+        if (message.find(reason) != std::string_view::npos)
+            return true;
+    return false;
+}
+
 std::string_view sqlstateMeaning(std::string_view state)
 {
     static constexpr std::array<std::pair<std::string_view, std::string_view>, 15> Meanings{{

@@ -52,6 +52,17 @@ FailureKind classify(std::string_view state, std::string_view message, bool tran
 // statement needs a new one.
 bool closedByServer(std::string_view state, std::string_view message);
 
+// Whether an ended session's SQLSTATE announced the server going away: 57P01 (a shutdown, or
+// pg_terminate_backend), 57P02 (a crash restart), 57P03 (not taking sessions now).
+bool announcesServerEnd(std::string_view state);
+
+// Whether a failed connect's message says the server itself is not taking sessions because its
+// life is ending or beginning: libpq's text of the server's 57P03 (shutting down, starting up, in
+// recovery) or of a refused connection (no postmaster). Matched on libpq's and the server's
+// English texts; a server whose lc_messages is another language is not recognised, which only
+// costs the lease holders their tick across a restart (cancelled as if the server lived on).
+bool serverNotAccepting(std::string_view message);
+
 // A few words for the SQLSTATEs an operator meets ("insufficient privilege"); empty for others.
 std::string_view sqlstateMeaning(std::string_view state);
 
